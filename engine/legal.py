@@ -1,0 +1,355 @@
+"""Every legal atomic action of a position (CONTRACT.md §5 "Legal actions").
+
+Candidates are generated from the hand by shape (groups, runs, extensions, …) and each is
+kept only if ``engine.game.validate`` finds it legal, so the list and the validator can
+never disagree. An *atomic* action is one draw or take, one meld action with exactly one
+new meld or one addition, one wild swap, one discard, or a permission action; while the
+side has not opened, a take or meld may carry the further melds needed for the initial
+meld. Those opening combinations are *minimal* (dropping any one meld would fall short),
+hold at most ``MAX_OPENING_MELDS`` melds, and at most ``MAX_OPENING_CANDIDATES`` are
+examined; ``complete`` is False when that bound cut some.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations, product
+from typing import Iterable, Iterator, Sequence
+
+from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points
+from .game import validate
+from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
+                    MeldCards, MeldKind, Phase, Snapshot, SwapWild, TakePile, TakeTopCard)
+from . import melds as M
+from . import pile as P
+from .table_rules import initial_requirement
+
+MAX_OPENING_MELDS = 3
+MAX_OPENING_CANDIDATES = 4000
+SEVEN = 7
+
+GROUP_ORDER = {DrawStock: 0, TakePile: 1, TakeTopCard: 1, SwapWild: 4, Discard: 5,
+               AskGoOut: 6, AnswerGoOut: 6}
+
+
+def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Action], bool]:
+    """Every legal atomic action for ``seat`` (default: every awaiting seat), in the
+    contract's order, and whether the list is complete (see module docstring)."""
+    s = snapshot
+    if s.turn.phase is Phase.OVER:
+        return [], True
+    if seat is None:
+        seats = list(s.partners(s.turn.seat)) if s.turn.go_out is GoOut.ASKED else [s.turn.seat]
+    else:
+        seats = [seat]
+    found: list[Action] = []
+    complete = True
+    for who in seats:
+        actions, done = _for_seat(s, who)
+        found += actions
+        complete = complete and done
+    unique: dict[tuple, Action] = {}
+    for a in found:
+        unique.setdefault(action_key(a), a)
+    ordered = sorted(unique.values(), key=sort_key)
+    return ordered, complete
+
+
+def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
+    turn = s.turn
+    if turn.go_out is GoOut.ASKED:
+        if seat in s.partners(turn.seat):
+            return [AnswerGoOut(seat, True), AnswerGoOut(seat, False)], True
+        return [], True
+    if seat != turn.seat or s.seats[seat].hand_hidden:
+        return [], True
+    if turn.phase is Phase.DRAW:
+        candidates, complete = _draw_candidates(s, seat)
+    else:
+        candidates, complete = _play_candidates(s, seat)
+    return [a for a in candidates if not validate(s, a)], complete
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
+    rules = s.ruleset
+    out: list[Action] = [DrawStock(seat)]
+    top = P.top_card(s)
+    complete = True
+    if top is None or P.is_blocked(rules, s):
+        return out, True
+    side = s.sides[s.seats[seat].side]
+    hand = Counter(s.seats[seat].hand)
+    for meld in side.melds:
+        out.append(TakePile(seat, meld_id=meld.id))
+        if meld.kind is MeldKind.RUN and rules.take_top_card_to_run:
+            out.append(TakeTopCard(seat, meld.id))
+    if top in WILD or top in BLACK_THREES or RANK[top] == "3":
+        return out, True
+    rank = RANK[top]
+    naturals = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
+    wilds = Counter({c: n for c, n in hand.items() if c in WILD})
+    need = 0 if side.opened else initial_requirement(rules, side)
+    for nat in _submultisets(naturals, 1, sum(naturals.values())):
+        for wl in _submultisets(wilds, 0, min(rules.group_max_wilds, sum(wilds.values()))):
+            if len(nat) + len(wl) < 2:
+                continue
+            hand_cards = tuple(nat + wl)
+            got = points(hand_cards) + points((top,))
+            if got >= need:
+                out.append(TakePile(seat, hand_cards=hand_cards))
+                continue
+            rest = hand - Counter(hand_cards)
+            combos, done = _opening_combos(s, seat, rest, need - got)
+            complete = complete and done
+            out.extend(TakePile(seat, hand_cards=hand_cards, new_melds=combo) for combo in combos)
+    return out, complete
+
+
+def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
+    rules = s.ruleset
+    side = s.sides[s.seats[seat].side]
+    hand = Counter(s.seats[seat].hand)
+    out: list[Action] = []
+    complete = True
+    new_melds = list(_new_meld_shapes(s, hand, side))
+    if side.opened:
+        out.extend(MeldCards(seat, new_melds=(m,)) for m in new_melds)
+        for meld in side.melds:
+            for cards in _addition_shapes(s, hand, meld):
+                out.append(MeldCards(seat, additions=(Addition(meld.id, cards),)))
+        if rules.wild_swap:
+            for meld in side.melds:
+                if meld.kind is MeldKind.GROUP and len(meld.cards) < SEVEN:
+                    rank = M.group_rank(meld.cards)
+                    for wild in {c for c in meld.cards if c in WILD}:
+                        for nat in hand:
+                            if nat not in WILD and RANK[nat] == rank:
+                                out.append(SwapWild(seat, meld.id, nat, wild))
+    else:
+        need = initial_requirement(rules, side)
+        for m in new_melds:
+            if points(m) >= need:
+                out.append(MeldCards(seat, new_melds=(m,)))
+        combos, complete = _opening_combos(s, seat, hand, need, shapes=new_melds)
+        out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
+    out.extend(Discard(seat, c) for c in hand)
+    out.append(AskGoOut(seat))
+    return out, complete
+
+
+def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
+                    shapes: list[tuple[str, ...]] | None = None
+                    ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
+    """Minimal sets of new melds from ``hand`` worth ``need`` points together."""
+    side = s.sides[s.seats[seat].side]
+    if shapes is None:
+        shapes = list(_new_meld_shapes(s, hand, side))
+    shapes = [m for m in shapes if not all(c in BLACK_THREES for c in m)]
+    shapes.sort(key=lambda m: (-points(m), [ORDER[c] for c in m]))
+    found: list[tuple[tuple[str, ...], ...]] = []
+    examined = 0
+    for size in range(1, MAX_OPENING_MELDS + 1):
+        for combo in combinations(shapes, size):
+            examined += 1
+            if examined > MAX_OPENING_CANDIDATES:
+                return found, False
+            total = sum(points(m) for m in combo)
+            if total < need:
+                continue
+            if size > 1 and any(total - points(m) >= need for m in combo):
+                continue  # not minimal
+            used = Counter()
+            for m in combo:
+                used.update(m)
+            if used - hand:
+                continue
+            found.append(combo)
+    return found, True
+
+
+def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ...]]:
+    """Card multisets that could be a new meld (content is re-checked by validate)."""
+    rules = s.ruleset
+    wilds = Counter({c: n for c, n in hand.items() if c in WILD})
+    wild_total = sum(wilds.values())
+    by_rank: dict[str, Counter] = {}
+    for c, n in hand.items():
+        if c not in WILD and RANK[c] in M.RUN_INDEX:
+            by_rank.setdefault(RANK[c], Counter())[c] = n
+    merge_ranks = set()
+    if rules.groups_per_rank.name == "ONE":
+        merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
+    for rank, nats in by_rank.items():
+        smallest = 1 if rank in merge_ranks else 2
+        for nat in _submultisets(nats, smallest, sum(nats.values())):
+            for wl in _submultisets(wilds, 0, min(rules.group_max_wilds, wild_total)):
+                if len(nat) + len(wl) >= (1 if rank in merge_ranks else 3):
+                    yield tuple(nat + wl)
+    if rules.runs_allowed:
+        yield from _run_shapes(hand, rules.runs_allow_wilds)
+    blacks = Counter({c: n for c, n in hand.items() if c in BLACK_THREES})
+    yield from _submultisets(blacks, 3, min(rules.black_three_group_max, sum(blacks.values())),
+                             as_tuple=True)
+    if rules.wild_only_groups:
+        yield from _submultisets(wilds, 3, min(SEVEN, wild_total), as_tuple=True)
+
+
+def _run_shapes(hand: Counter, allow_wild: bool) -> Iterator[tuple[str, ...]]:
+    wild_codes = [c for c in hand if c in WILD]
+    for suit in "SHDC":
+        have = [(r + suit) in hand for r in RUN_ORDER]
+        for lo in range(len(RUN_ORDER)):
+            for length in range(3, SEVEN + 1):
+                hi = lo + length
+                if hi > len(RUN_ORDER):
+                    break
+                window = [RUN_ORDER[i] + suit for i in range(lo, hi)]
+                missing = [i for i in range(lo, hi) if not have[i]]
+                if not missing:
+                    yield tuple(window)
+                if allow_wild and len(missing) <= 1:
+                    for w in wild_codes:
+                        if missing:
+                            yield tuple(c for c in window if c != RUN_ORDER[missing[0]] + suit) + (w,)
+                        elif length < SEVEN:
+                            pass  # wild at an end: covered by the shorter window plus a wild
+                        else:
+                            continue
+                    if not missing:
+                        for w in wild_codes:
+                            for p in range(lo, hi):
+                                if p in (lo, hi - 1):
+                                    yield tuple(c for c in window if c != RUN_ORDER[p] + suit) + (w,)
+
+
+def _addition_shapes(s: Snapshot, hand: Counter, meld) -> Iterator[tuple[str, ...]]:
+    rules = s.ruleset
+    wilds = Counter({c: n for c, n in hand.items() if c in WILD})
+    if meld.kind is MeldKind.GROUP:
+        rank = M.group_rank(meld.cards)
+        nats = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
+        room = max(0, rules.group_max_wilds - M.wild_count(meld.cards))
+        for nat in _submultisets(nats, 0, sum(nats.values())):
+            for wl in _submultisets(wilds, 0, min(room, sum(wilds.values()))):
+                if nat or wl:
+                    yield tuple(nat + wl)
+    elif meld.kind is MeldKind.RUN:
+        if len(meld.cards) >= SEVEN:
+            return
+        suit = next(SUIT[c] for c in meld.cards if c not in WILD)
+        start = M.run_start(meld.cards)
+        end = start + len(meld.cards) - 1
+        room = SEVEN - len(meld.cards)
+        allow_wild = rules.runs_allow_wilds and not M.wild_count(meld.cards)
+        wild_codes = [c for c in hand if c in WILD] if allow_wild else []
+        for below in range(0, room + 1):
+            for above in range(0, room + 1 - below):
+                if below + above == 0 or start - below < 0 or end + above >= len(RUN_ORDER):
+                    continue
+                positions = list(range(start - below, start)) + list(range(end + 1,
+                                                                           end + above + 1))
+                codes = [RUN_ORDER[i] + suit for i in positions]
+                missing = [c for c in codes if c not in hand]
+                if not missing:
+                    yield tuple(codes)
+                elif len(missing) == 1:
+                    for w in wild_codes:
+                        yield tuple(c for c in codes if c != missing[0]) + (w,)
+        for w in wild_codes:
+            yield (w,)
+    elif meld.kind is MeldKind.WILD_GROUP:
+        yield from _submultisets(wilds, 1, min(SEVEN - len(meld.cards), sum(wilds.values())),
+                                 as_tuple=True)
+    elif meld.kind is MeldKind.BLACK_THREES:
+        blacks = Counter({c: n for c, n in hand.items() if c in BLACK_THREES})
+        yield from _submultisets(blacks, 1, sum(blacks.values()), as_tuple=True)
+
+
+def _submultisets(counts: Counter, low: int, high: int, as_tuple: bool = False
+                  ) -> Iterator:
+    """Every sub-multiset of ``counts`` with ``low``..``high`` cards, canonical order."""
+    codes = sorted(counts, key=ORDER.__getitem__)
+    for picks in product(*(range(counts[c] + 1) for c in codes)):
+        size = sum(picks)
+        if low <= size <= high:
+            cards = [c for c, k in zip(codes, picks) for _ in range(k)]
+            yield tuple(cards) if as_tuple else cards
+
+
+# -- equality and order -------------------------------------------------------------------
+
+def _cards_key(cards: Iterable[str]) -> tuple[int, ...]:
+    return tuple(sorted(ORDER[c] for c in cards))
+
+
+def action_key(a: Action) -> tuple:
+    """Equal actions (CONTRACT.md §4): seat, kind, meld ids and card multisets."""
+    if isinstance(a, (DrawStock,)):
+        return ("draw", a.seat, _cards_key(a.cards))
+    if isinstance(a, TakePile):
+        return ("take", a.seat, _cards_key(a.hand_cards), a.meld_id or "",
+                tuple(sorted(_cards_key(m) for m in a.new_melds)),
+                tuple(sorted((x.meld_id, _cards_key(x.cards)) for x in a.additions)))
+    if isinstance(a, TakeTopCard):
+        return ("top", a.seat, a.meld_id)
+    if isinstance(a, MeldCards):
+        return ("meld", a.seat, tuple(sorted(_cards_key(m) for m in a.new_melds)),
+                tuple(sorted((x.meld_id, _cards_key(x.cards)) for x in a.additions)))
+    if isinstance(a, SwapWild):
+        return ("swap", a.seat, a.meld_id, a.natural, a.wild)
+    if isinstance(a, Discard):
+        return ("discard", a.seat, a.card)
+    if isinstance(a, AskGoOut):
+        return ("ask", a.seat)
+    return ("answer", a.seat, a.allow)
+
+
+def _card_count(a: Action) -> int:
+    if isinstance(a, TakePile):
+        return len(a.hand_cards) + sum(len(m) for m in a.new_melds) + sum(
+            len(x.cards) for x in a.additions)
+    if isinstance(a, MeldCards):
+        return sum(len(m) for m in a.new_melds) + sum(len(x.cards) for x in a.additions)
+    if isinstance(a, Discard):
+        return 1
+    return 0
+
+
+def sort_key(a: Action) -> tuple:
+    """Draws, takes, new melds, additions, swaps, discards, permission actions; within a
+    group fewer cards first, then canonical card order (CONTRACT.md §5)."""
+    if isinstance(a, MeldCards):
+        group = 2 if a.new_melds else 3
+    else:
+        group = GROUP_ORDER[type(a)]
+    return (group, _card_count(a), _canonical_cards(a), repr(action_key(a)))
+
+
+def _canonical_cards(a: Action) -> tuple[int, ...]:
+    if isinstance(a, TakePile):
+        cards = list(a.hand_cards) + [c for m in a.new_melds for c in m]
+    elif isinstance(a, MeldCards):
+        cards = [c for m in a.new_melds for c in m] + [c for x in a.additions for c in x.cards]
+    elif isinstance(a, Discard):
+        cards = [a.card]
+    elif isinstance(a, SwapWild):
+        cards = [a.natural, a.wild]
+    else:
+        cards = []
+    return _cards_key(cards)
+
+
+def canonical(a: Action) -> Action:
+    """The action with every card list in canonical order (how the list prints them)."""
+    from dataclasses import replace
+    from .cards import sort_cards
+    if isinstance(a, TakePile):
+        return replace(a, hand_cards=tuple(sort_cards(a.hand_cards)),
+                       new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds))
+    if isinstance(a, MeldCards):
+        return replace(a, new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds),
+                       additions=tuple(replace(x, cards=tuple(sort_cards(x.cards)))
+                                       for x in a.additions))
+    return a

@@ -1,0 +1,294 @@
+"""What a meld may hold (RULES.md §2 "Runs", "Groups", "Black-3 group"; §3 wild rules).
+
+The group wild rule is one of four small predicates chosen by ``ruleset.group_wild_rule``;
+runs and groups are judged by content only here. Side-level rules (uruguayan limit, one
+group per rank) live in engine.table_rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Sequence
+
+from .cards import (BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, VALUE, WILD,
+                    points)
+from .model import Meld, MeldCheck, MeldKind, MeldStatus, RunEnd, Violation
+from .ruleset import Ruleset, WildRule
+from .violations import violation
+
+SEVEN = 7
+
+#: RULES.md §3 "Group wild rules": naturals N and wilds W of a group of ``size`` cards.
+WILD_RULES: dict[WildRule, Callable[[int, int], bool]] = {
+    WildRule.MORE_NATURALS: lambda n, w: n > w,
+    WildRule.TWICE_NATURALS: lambda n, w: n >= 2 * w,
+    WildRule.MIN_TWO_NATURALS: lambda n, w: n >= 2 and w <= n,
+    WildRule.ONE_UNTIL_SEVEN: lambda n, w: n >= 2 and (w <= 1 or n + w >= SEVEN),
+}
+
+
+def infer_kind(cards: Sequence[str]) -> MeldKind:
+    """The kind a set of cards can only be: black 3s, wilds only, a run, or a group."""
+    if cards and all(c in BLACK_THREES for c in cards):
+        return MeldKind.BLACK_THREES
+    if cards and all(c in WILD for c in cards):
+        return MeldKind.WILD_GROUP
+    naturals = [c for c in cards if c not in WILD]
+    ranks = {RANK[c] for c in naturals}
+    if len(naturals) >= 2 and len(ranks) == len(naturals):
+        return MeldKind.RUN
+    return MeldKind.GROUP
+
+
+def is_natural(cards: Sequence[str]) -> bool:
+    return not any(c in WILD for c in cards)
+
+
+def status(kind: MeldKind, size: int) -> MeldStatus:
+    if size >= SEVEN:
+        return {MeldKind.GROUP: MeldStatus.CANASTA, MeldKind.RUN: MeldStatus.SAMBA,
+                MeldKind.WILD_GROUP: MeldStatus.CLOSED}.get(kind, MeldStatus.INCOMPLETE)
+    return MeldStatus.INCOMPLETE
+
+
+def meld_status(meld: Meld) -> MeldStatus:
+    return status(meld.kind, len(meld.cards))
+
+
+def is_seven_card_meld(meld: Meld) -> bool:
+    """Counts toward going out and red-3 conditions: a canasta or a samba (§2, §6)."""
+    return meld.kind in (MeldKind.GROUP, MeldKind.RUN) and len(meld.cards) >= SEVEN
+
+
+def is_closed(meld: Meld) -> bool:
+    """A samba and a bolivia take no more cards (RULES.md §2 "Runs", §8)."""
+    return meld.kind in (MeldKind.RUN, MeldKind.WILD_GROUP) and len(meld.cards) >= SEVEN
+
+
+def group_rank(cards: Sequence[str]) -> str | None:
+    for c in cards:
+        if c not in WILD:
+            return RANK[c]
+    return None
+
+
+def wild_count(cards: Sequence[str]) -> int:
+    return sum(1 for c in cards if c in WILD)
+
+
+# -- groups -------------------------------------------------------------------------------
+
+def group_wild_violations(rules: Ruleset, naturals: int, wilds: int, field: str
+                          ) -> list[Violation]:
+    out = []
+    if rules.penalties_enabled and wilds >= 3 and naturals + wilds >= SEVEN:
+        # Seed 000 penalises three wilds in a canasta (RULES.md §9).
+        out.append(violation("THREE_WILDS_IN_CANASTA", field, rules.penalty_points,
+                             points=rules.penalty_points))
+    if wilds > rules.group_max_wilds:
+        out.append(violation("TOO_MANY_WILDS", field, max=rules.group_max_wilds))
+    elif wilds and not WILD_RULES[rules.group_wild_rule](naturals, wilds):
+        out.append(violation("WILD_RULE_BROKEN", field, naturals=naturals, wilds=wilds,
+                             rule=rules.group_wild_rule.value))
+    return out
+
+
+def _check_group(rules: Ruleset, cards: Sequence[str], field: str) -> list[Violation]:
+    naturals = [c for c in cards if c not in WILD]
+    if len({RANK[c] for c in naturals}) > 1:
+        return [violation("MIXED_RANKS", field)]
+    return group_wild_violations(rules, len(naturals), len(cards) - len(naturals), field)
+
+
+# -- runs ---------------------------------------------------------------------------------
+
+def order_run(cards: Sequence[str], wild_at: RunEnd | None = None) -> tuple[str, ...] | None:
+    """The run's cards low to high, the wild (``open``) placed at the rank it stands for.
+
+    Returns None when the cards cannot form one unbroken run. With a wild and no gap
+    among the naturals, the wild goes HIGH unless ``wild_at`` is LOW or the run ends at
+    the ace (Decision, documented in docs/rules.md).
+    """
+    naturals = [c for c in cards if c not in WILD]
+    wilds = [c for c in cards if c in WILD]
+    if not naturals or len(wilds) > 1:
+        return None
+    if len({SUIT[c] for c in naturals}) != 1 or any(RANK[c] not in RUN_INDEX for c in naturals):
+        return None
+    idx = sorted(RUN_INDEX[RANK[c]] for c in naturals)
+    if len(set(idx)) != len(idx):
+        return None
+    by_index = {RUN_INDEX[RANK[c]]: c for c in naturals}
+    span = idx[-1] - idx[0] + 1
+    if not wilds:
+        if span != len(idx):
+            return None
+        return tuple(by_index[i] for i in idx)
+    gaps = [i for i in range(idx[0], idx[-1] + 1) if i not in by_index]
+    if len(gaps) > 1:
+        return None
+    if gaps:
+        by_index[gaps[0]] = wilds[0]
+    else:
+        high_ok = idx[-1] + 1 < len(RUN_ORDER)
+        low_ok = idx[0] > 0
+        if (wild_at is RunEnd.LOW and low_ok) or not high_ok:
+            if not low_ok:
+                return None
+            by_index[idx[0] - 1] = wilds[0]
+        else:
+            by_index[idx[-1] + 1] = wilds[0]
+    return tuple(by_index[i] for i in sorted(by_index))
+
+
+def run_start(cards: Sequence[str]) -> int:
+    """RUN_ORDER index of a run's lowest card (a leading wild stands for the rank below)."""
+    for i, c in enumerate(cards):
+        if c not in WILD:
+            return RUN_INDEX[RANK[c]] - i
+    raise ValueError("a run holds naturals")
+
+
+def _check_run(rules: Ruleset, cards: Sequence[str], field: str,
+               wild_at: RunEnd | None = None) -> tuple[tuple[str, ...] | None, list[Violation]]:
+    if not rules.runs_allowed:
+        return None, [violation("RUNS_NOT_ALLOWED", field)]
+    wilds = wild_count(cards)
+    if wilds and (not rules.runs_allow_wilds or wilds > 1):
+        return None, [violation("WILD_IN_RUN_NOT_ALLOWED", field)]
+    if len(cards) > SEVEN:
+        return None, [violation("RUN_TOO_LONG", field)]
+    ordered = order_run(cards, wild_at)
+    if ordered is None:
+        return None, [violation("NOT_A_RUN", field)]
+    return ordered, []
+
+
+# -- whole melds --------------------------------------------------------------------------
+
+def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
+              ) -> tuple[MeldKind | None, tuple[str, ...], list[Violation]]:
+    """Judge ``cards`` as a new meld by content (no side or going-out context).
+
+    Returns the kind, the cards in table order, and the violations (empty when legal).
+    A black-3 group is legal content here; engine.game adds the going-out condition.
+    """
+    cards = tuple(cards)
+    if any(c in RED_THREES for c in cards) or (
+            any(c in BLACK_THREES for c in cards) and not all(c in BLACK_THREES for c in cards)):
+        return None, cards, [violation("THREES_NOT_MELDABLE", field)]
+    if len(cards) < 3:
+        return None, cards, [violation("MELD_TOO_SHORT", field)]
+    kind = infer_kind(cards)
+    if kind is MeldKind.BLACK_THREES:
+        if len(cards) > rules.black_three_group_max:
+            return None, cards, [violation("BLACK_THREE_GROUP_TOO_LARGE", field,
+                                           max=rules.black_three_group_max)]
+        return kind, cards, []
+    if kind is MeldKind.WILD_GROUP:
+        if not rules.wild_only_groups:
+            return None, cards, [violation("WILD_ONLY_GROUP_NOT_ALLOWED", field)]
+        if len(cards) > SEVEN:
+            return None, cards, [violation("MELD_TOO_SHORT", field)]
+        return kind, cards, []
+    if kind is MeldKind.RUN:
+        ordered, problems = _check_run(rules, cards, field)
+        return (kind if not problems else None), (ordered or cards), problems
+    problems = _check_group(rules, cards, field)
+    return (kind if not problems else None), cards, problems
+
+
+def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = "",
+                 end: RunEnd | None = None) -> tuple[tuple[str, ...], list[Violation]]:
+    """Judge adding ``cards`` to ``meld`` by content; returns the meld's new cards."""
+    cards = tuple(cards)
+    if is_closed(meld):
+        return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
+    if any(c in RED_THREES for c in cards):
+        return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
+    combined = meld.cards + cards
+    if meld.kind is MeldKind.BLACK_THREES:
+        if not all(c in BLACK_THREES for c in cards):
+            return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
+        if len(combined) > rules.black_three_group_max:
+            return meld.cards, [violation("BLACK_THREE_GROUP_TOO_LARGE", field,
+                                          max=rules.black_three_group_max)]
+        return combined, []
+    if any(c in BLACK_THREES for c in cards):
+        return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
+    if meld.kind is MeldKind.WILD_GROUP:
+        if not all(c in WILD for c in cards):
+            return meld.cards, [violation("MIXED_RANKS", field)]
+        if len(combined) > SEVEN:
+            return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
+        return combined, []
+    if meld.kind is MeldKind.RUN:
+        return _extend_run(rules, meld, cards, field, end)
+    problems = []
+    if (any(c in WILD for c in cards) and not rules.wild_onto_canasta
+            and len(meld.cards) >= SEVEN):
+        problems.append(violation("WILD_ONTO_CANASTA_NOT_ALLOWED", field))
+    problems += _check_group(rules, combined, field)
+    return (combined if not problems else meld.cards), problems
+
+
+def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
+                end: RunEnd | None) -> tuple[tuple[str, ...], list[Violation]]:
+    wilds_added = wild_count(cards)
+    if wilds_added and (not rules.runs_allow_wilds or wilds_added + wild_count(meld.cards) > 1):
+        return meld.cards, [violation("WILD_IN_RUN_NOT_ALLOWED", field)]
+    if len(meld.cards) + len(cards) > SEVEN:
+        return meld.cards, [violation("RUN_TOO_LONG", field)]
+    start = run_start(meld.cards)
+    taken = {start + i: c for i, c in enumerate(meld.cards)}
+    suit = next(SUIT[c] for c in meld.cards if c not in WILD)
+    for c in cards:
+        if c in WILD:
+            continue
+        if SUIT[c] != suit or RANK[c] not in RUN_INDEX or RUN_INDEX[RANK[c]] in taken:
+            return meld.cards, [violation("NOT_A_RUN", field)]
+        taken[RUN_INDEX[RANK[c]]] = c
+    if wilds_added:
+        wild = next(c for c in cards if c in WILD)
+        lo, hi = min(taken), max(taken)
+        gaps = [i for i in range(lo, hi + 1) if i not in taken]
+        if len(gaps) == 1:
+            taken[gaps[0]] = wild
+        elif gaps:
+            return meld.cards, [violation("NOT_A_RUN", field)]
+        elif (end is RunEnd.LOW and lo > 0) or (hi + 1 >= len(RUN_ORDER) and lo > 0):
+            taken[lo - 1] = wild
+        elif hi + 1 < len(RUN_ORDER):
+            taken[hi + 1] = wild
+        else:
+            return meld.cards, [violation("NOT_A_RUN", field)]
+    keys = sorted(taken)
+    if keys[-1] - keys[0] + 1 != len(keys) or keys[0] < 0 or keys[-1] >= len(RUN_ORDER):
+        return meld.cards, [violation("NOT_A_RUN", field)]
+    return tuple(taken[k] for k in keys), []
+
+
+def meld_points(cards: Sequence[str]) -> int:
+    return points(cards)
+
+
+def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:
+    """CheckMeld's first form: is this a legal new meld under the ruleset (content only)."""
+    kind, ordered, problems = check_new(rules, cards, "cards")
+    if problems:
+        return MeldCheck(False, None, None, False, 0, tuple(problems))
+    if kind is MeldKind.BLACK_THREES:
+        # Content is fine, but a black-3 group needs a going-out context (RULES.md §2).
+        return MeldCheck(False, kind, None, True, points(ordered),
+                         (violation("BLACK_THREES_ONLY_WHEN_GOING_OUT", "cards"),))
+    return MeldCheck(True, kind, status(kind, len(ordered)), is_natural(ordered),
+                     points(ordered))
+
+
+def value_counter(cards: Sequence[str]) -> Counter:
+    return Counter(cards)
+
+
+__all__ = ["WILD_RULES", "infer_kind", "is_natural", "status", "meld_status", "check_new",
+           "check_extend", "order_run", "run_start", "group_rank", "wild_count", "VALUE",
+           "is_seven_card_meld", "is_closed", "check_meld_content", "meld_points"]

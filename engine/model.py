@@ -1,0 +1,345 @@
+"""The state of a deal and the actions on it: immutable values (CONTRACT.md §4).
+
+A ``Snapshot`` is one instant of a deal. The engine never mutates one: ``apply`` returns a
+new snapshot. Output-only facts (meld status, pile state, awaiting seats, …) are functions
+of the snapshot, computed where needed (engine.melds, engine.pile), never stored.
+"""
+
+from __future__ import annotations
+
+import enum
+import dataclasses
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+from .ruleset import Ruleset
+
+
+class Phase(enum.Enum):
+    DRAW = "DRAW"
+    PLAY = "PLAY"
+    OVER = "OVER"
+
+
+class GoOut(enum.Enum):
+    """The "may I go out?" question of the current turn (RULES.md §2)."""
+
+    NOT_ASKED = "NOT_ASKED"
+    ASKED = "ASKED"
+    GRANTED = "GRANTED"
+    DENIED = "DENIED"
+
+
+class MeldKind(enum.Enum):
+    GROUP = "GROUP"
+    RUN = "RUN"
+    BLACK_THREES = "BLACK_THREES"
+    WILD_GROUP = "WILD_GROUP"
+
+
+class MeldStatus(enum.Enum):
+    INCOMPLETE = "INCOMPLETE"
+    CANASTA = "CANASTA"
+    SAMBA = "SAMBA"
+    CLOSED = "CLOSED"
+
+
+class EndReason(enum.Enum):
+    WENT_OUT = "WENT_OUT"
+    STOCK_EXHAUSTED = "STOCK_EXHAUSTED"
+
+
+class RunEnd(enum.Enum):
+    LOW = "LOW"
+    HIGH = "HIGH"
+
+
+@dataclass(frozen=True)
+class Meld:
+    """Cards on the table. Runs are kept low to high; groups in the order laid."""
+
+    id: str
+    cards: tuple[str, ...]
+    laid_by: int
+    kind: MeldKind
+
+
+@dataclass(frozen=True)
+class Penalty:
+    code: str
+    points: int
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    side: int
+    hand: tuple[str, ...]
+    hand_count: int
+    has_melded: bool = False
+    dealt: tuple[str, ...] = ()
+    red_three_replacements_owed: int = 0
+
+    @property
+    def hand_hidden(self) -> bool:
+        return not self.hand and self.hand_count > 0
+
+
+@dataclass(frozen=True)
+class Side:
+    side: int
+    seats: tuple[int, ...]
+    match_score: int = 0
+    melds: tuple[Meld, ...] = ()
+    red_threes: tuple[str, ...] = ()
+    penalties: tuple[Penalty, ...] = ()
+
+    @property
+    def opened(self) -> bool:
+        """The side made its initial meld: it has a meld on the table (RULES.md §5.2)."""
+        return bool(self.melds)
+
+
+@dataclass(frozen=True)
+class Turn:
+    seat: int
+    phase: Phase
+    took_pile: bool = False
+    melded_this_turn: bool = False
+    added_to_partner_melds: bool = False
+    go_out: GoOut = GoOut.NOT_ASKED
+
+
+@dataclass(frozen=True)
+class Premium:
+    kind: str
+    points: int
+
+
+@dataclass(frozen=True)
+class Result:
+    reason: EndReason
+    seat: int | None = None
+    concealed: bool = False
+    premium: Premium | None = None
+
+
+@dataclass(frozen=True)
+class RulesetRef:
+    """What the client asked for, echoed back: profile spec, overrides and pinned version."""
+
+    profile: str = "classic"
+    overrides: Mapping[str, object] = dataclasses.field(default_factory=dict, hash=False, compare=False)
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    ruleset: Ruleset
+    deal_number: int
+    dealer: int
+    seats: tuple[Seat, ...]
+    sides: tuple[Side, ...]
+    stock: tuple[str, ...]
+    stock_count: int
+    discard_pile: tuple[str, ...]
+    turn: Turn
+    ply: int = 0
+    result: Result | None = None
+    ruleset_ref: RulesetRef = dataclasses.field(default_factory=RulesetRef, compare=False)
+    signature: str = dataclasses.field(default="", compare=False)
+
+    @property
+    def stock_hidden(self) -> bool:
+        return not self.stock and self.stock_count > 0
+
+    @property
+    def is_view(self) -> bool:
+        """A player's or spectator's view: some seat's hand is hidden (CONTRACT.md §5)."""
+        return any(s.hand_hidden for s in self.seats)
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def side_of(self, seat: int) -> Side:
+        return self.sides[self.seats[seat].side]
+
+    def partners(self, seat: int) -> tuple[int, ...]:
+        return tuple(s for s in self.side_of(seat).seats if s != seat)
+
+    def find_meld(self, meld_id: str) -> tuple[int, Meld] | None:
+        for side in self.sides:
+            for meld in side.melds:
+                if meld.id == meld_id:
+                    return side.side, meld
+        return None
+
+
+# -- actions ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Addition:
+    meld_id: str
+    cards: tuple[str, ...]
+    end: RunEnd | None = None
+
+
+@dataclass(frozen=True)
+class DrawStock:
+    seat: int
+    cards: tuple[str, ...] = ()  # only with a hidden stock: the chance outcome
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class TakePile:
+    seat: int
+    hand_cards: tuple[str, ...] = ()
+    meld_id: str | None = None
+    new_melds: tuple[tuple[str, ...], ...] = ()
+    additions: tuple[Addition, ...] = ()
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class TakeTopCard:
+    seat: int
+    meld_id: str
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class MeldCards:
+    seat: int
+    new_melds: tuple[tuple[str, ...], ...] = ()
+    additions: tuple[Addition, ...] = ()
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class SwapWild:
+    seat: int
+    meld_id: str
+    natural: str
+    wild: str
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class Discard:
+    seat: int
+    card: str
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class AskGoOut:
+    seat: int
+    expected_ply: int | None = None
+
+
+@dataclass(frozen=True)
+class AnswerGoOut:
+    seat: int
+    allow: bool
+    expected_ply: int | None = None
+
+
+Action = Union[DrawStock, TakePile, TakeTopCard, MeldCards, SwapWild, Discard, AskGoOut,
+               AnswerGoOut]
+
+
+# -- answers ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Violation:
+    """Why a well-formed action is illegal: a code of CONTRACT.md §8 and the rule."""
+
+    code: str
+    message: str
+    rule: str
+    field: str = ""
+    details: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
+    penalty_points: int = 0
+
+
+@dataclass(frozen=True)
+class Event:
+    type: str
+    seat: int | None = None
+    side: int | None = None
+    meld_id: str = ""
+    cards: tuple[str, ...] = ()
+    points: int = 0
+
+
+@dataclass(frozen=True)
+class SideScore:
+    side: int
+    meld_points: int = 0
+    natural_canastas: int = 0
+    mixed_canastas: int = 0
+    sambas: int = 0
+    bolivias: int = 0
+    canasta_bonus: int = 0
+    samba_bonus: int = 0
+    bolivia_bonus: int = 0
+    red_threes: int = 0
+    red_three_points: int = 0
+    going_out_bonus: int = 0
+    concealed_bonus: int = 0
+    hand_penalty: int = 0
+    penalty_points: int = 0
+    deal_total: int = 0
+    match_total: int = 0
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    sides: tuple[SideScore, ...]
+    match_over: bool
+    winner_side: int | None
+    draw: bool
+    provisional: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """ApplyAction's answer: the next state when legal, else the input (plus penalties)."""
+
+    legal: bool
+    violations: tuple[Violation, ...]
+    snapshot: Snapshot
+    events: tuple[Event, ...] = ()
+    score: ScoreReport | None = None
+
+
+@dataclass(frozen=True)
+class MeldCheck:
+    valid: bool
+    kind: MeldKind | None
+    status: MeldStatus | None
+    natural: bool
+    points: int
+    violations: tuple[Violation, ...] = ()
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a request is malformed: field path (JSON names), reason, description."""
+
+    field: str
+    reason: str
+    description: str
+
+
+class InvalidInput(ValueError):
+    """A malformed request: every problem found, never repaired (RULES.md §10)."""
+
+    def __init__(self, problems: list[Problem], kind: str = "INVALID_REQUEST"):
+        super().__init__("; ".join(f"{p.field}: {p.description}" for p in problems))
+        self.problems = problems
+        self.kind = kind  # INVALID_REQUEST, HIDDEN_INFORMATION_REQUIRED, SNAPSHOT_IS_VIEW, …

@@ -1,0 +1,430 @@
+"""Rulesets: every parameter of RULES.md §3 as typed data, and the profile registry.
+
+A profile is a named set of parameter values (RULES.md §1); a variation (``+uruguayan``,
+``+open``) and a client's overrides replace single parameters. The engine never asks which
+profile it plays: each axis where profiles differ is a parameter read by one small function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping
+
+ENGINE_RULES_REVISION = "1"
+INT32_MIN = -(2**31)
+
+
+class WildRule(enum.Enum):
+    """How many wilds a group may hold (RULES.md §3 "Group wild rules")."""
+
+    MORE_NATURALS = "MORE_NATURALS"  # naturals strictly outnumber wilds
+    TWICE_NATURALS = "TWICE_NATURALS"  # naturals at least twice the wilds
+    MIN_TWO_NATURALS = "MIN_TWO_NATURALS"  # at least two naturals, wilds never exceed them
+    ONE_UNTIL_SEVEN = "ONE_UNTIL_SEVEN"  # one wild below seven cards, a second from seven
+
+
+class FreezeModel(enum.Enum):
+    """When only a natural pair may take the pile (RULES.md §4 "Freeze models")."""
+
+    NEVER = "NEVER"
+    PILE_HOLDS_WILD_OR_BLACK3 = "PILE_HOLDS_WILD_OR_BLACK3"
+    CANASTA = "CANASTA"
+
+
+class UpcardRule(enum.Enum):
+    """Which upcards are buried under the next card at the deal (RULES.md §2 "Dealing")."""
+
+    BURY_NOTHING = "BURY_NOTHING"
+    BURY_WILD_OR_RED_THREE = "BURY_WILD_OR_RED_THREE"
+    BURY_WILD_OR_ANY_THREE = "BURY_WILD_OR_ANY_THREE"
+
+
+class BlockedTop(enum.Enum):
+    """Top cards that make the pile untakeable while on top (RULES.md §4 "Blocked top")."""
+
+    WILD_OR_BLACK_THREE = "WILD_OR_BLACK_THREE"
+    WILD_OR_ANY_THREE = "WILD_OR_ANY_THREE"
+
+
+class GroupsPerRank(enum.Enum):
+    """How many groups of one rank a side may hold (RULES.md §3, §5.6)."""
+
+    MANY = "MANY"
+    ONE = "ONE"  # canasta: cards of a rank the side holds join its group
+    MANY_MAY_MERGE = "MANY_MAY_MERGE"  # official: a side may merge its groups of a rank
+
+
+class ExtendTake(enum.Enum):
+    """Whether the top card may take the pile by extending a side's meld (RULES.md §4)."""
+
+    NOT_ALLOWED = "NOT_ALLOWED"
+    ANY_OWN_MELD = "ANY_OWN_MELD"
+    OWN_MELD_UNDER_SEVEN = "OWN_MELD_UNDER_SEVEN"
+
+
+class RedThreeReplacement(enum.Enum):
+    """When dealt red 3s are replaced (RULES.md §3 "red_threes", §9)."""
+
+    REPLACE_NOW = "REPLACE_NOW"
+    REPLACE_AT_FIRST_TURN = "REPLACE_AT_FIRST_TURN"
+
+
+class RedThreePositiveIf(enum.Enum):
+    """What a side needs at the end of the deal for its red 3s to count for it (§7)."""
+
+    INITIAL_MELD = "INITIAL_MELD"
+    TWO_CANASTAS = "TWO_CANASTAS"
+    ANY_MELD = "ANY_MELD"
+
+
+class RedThreePenalty(enum.Enum):
+    """How red 3s count against a side that fails the condition (RULES.md §7)."""
+
+    PER_CARD = "PER_CARD"
+    MIRROR = "MIRROR"
+
+
+class SixPlayerLayout(enum.Enum):
+    THREE_PAIRS = "THREE_PAIRS"
+    TWO_TRIOS = "TWO_TRIOS"
+
+
+@dataclass(frozen=True)
+class TableSize:
+    """Parameters that depend on the number of players (RULES.md §3)."""
+
+    players: int
+    hand_size: int
+    draw_count: int
+    target_score: int
+    go_out_canastas: int
+
+
+@dataclass(frozen=True)
+class InitialMeldBand:
+    """From a match score of ``from_score`` upward the initial meld needs ``points``."""
+
+    from_score: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Every parameter of RULES.md §3, resolved. Immutable; hashable."""
+
+    profile: str
+    decks: int
+    jokers: int
+    table_sizes: tuple[TableSize, ...]
+    six_player_layout: SixPlayerLayout
+    upcard_buried_if: UpcardRule
+    runs_allowed: bool
+    group_max_wilds: int
+    group_wild_rule: WildRule
+    wild_only_groups: bool
+    wild_onto_canasta: bool
+    groups_per_rank: GroupsPerRank
+    wild_swap: bool
+    freeze: FreezeModel
+    take_natural_pair: bool
+    take_natural_plus_wild: bool
+    take_by_extending_meld: ExtendTake
+    take_top_card_to_run: bool
+    pair_take_merges: bool
+    blocked_top: BlockedTop
+    initial_meld: tuple[InitialMeldBand, ...]
+    red_threes: RedThreeReplacement
+    red_three_value: int
+    red_three_all_value: int
+    red_three_positive_if: RedThreePositiveIf
+    red_three_penalty: RedThreePenalty
+    black_three_group_max: int
+    black_three_in_hand: int
+    red_three_in_hand: int
+    go_out_sambas: int
+    go_out_bonus: int
+    concealed_bonus: int
+    concealed_premiums: bool
+    samba_bonus: int
+    open_samba_bonus: int
+    runs_allow_wilds: bool
+    side_wild_limit: int
+    natural_canasta_bonus: int
+    mixed_canasta_bonus: int
+    bolivia_bonus: int
+    max_deals: int
+    ask_partner: bool
+    penalties_enabled: bool
+    penalty_points: int
+    version: str = field(default="", compare=False)
+
+    # -- derived views -----------------------------------------------------------------
+    @property
+    def players_allowed(self) -> tuple[int, ...]:
+        return tuple(t.players for t in self.table_sizes)
+
+    def table(self, players: int) -> TableSize | None:
+        for t in self.table_sizes:
+            if t.players == players:
+                return t
+        return None
+
+    @property
+    def pack_size(self) -> int:
+        return 52 * self.decks + self.jokers
+
+    @property
+    def red_threes_in_pack(self) -> int:
+        return 2 * self.decks
+
+    def initial_meld_requirement(self, match_score: int) -> int:
+        need = 0
+        for band in self.initial_meld:
+            if match_score >= band.from_score:
+                need = band.points
+        return need
+
+    def sides_for(self, players: int) -> int:
+        """Number of sides: partnerships with 4 and 6 players, everyone alone otherwise."""
+        if players == 4:
+            return 2
+        if players == 6:
+            return 2 if self.six_player_layout is SixPlayerLayout.TWO_TRIOS else 3
+        return players
+
+
+PARAMETER_NAMES: tuple[str, ...] = tuple(
+    f.name for f in fields(Ruleset) if f.name not in ("profile", "version"))
+#: Overrides that apply to every table size at once (a set field replaces the profile's value).
+TABLE_PARAMETERS = ("hand_size", "draw_count", "target_score", "go_out_canastas")
+
+
+def _tables(*rows: tuple[int, int, int, int, int]) -> tuple[TableSize, ...]:
+    return tuple(TableSize(*row) for row in rows)
+
+
+def _bands(*rows: tuple[int, int]) -> tuple[InitialMeldBand, ...]:
+    return tuple(InitialMeldBand(*row) for row in rows)
+
+
+PAGAT_BANDS = _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 150))
+
+_CLASSIC = dict(
+    decks=3, jokers=6,
+    table_sizes=_tables((2, 15, 2, 10000, 2), (4, 15, 2, 10000, 2), (6, 13, 2, 10000, 2)),
+    six_player_layout=SixPlayerLayout.THREE_PAIRS,
+    upcard_buried_if=UpcardRule.BURY_WILD_OR_RED_THREE,
+    runs_allowed=True, group_max_wilds=2, group_wild_rule=WildRule.MORE_NATURALS,
+    wild_only_groups=False, wild_onto_canasta=True, groups_per_rank=GroupsPerRank.MANY,
+    wild_swap=True, freeze=FreezeModel.PILE_HOLDS_WILD_OR_BLACK3,
+    take_natural_pair=True, take_natural_plus_wild=False,
+    take_by_extending_meld=ExtendTake.ANY_OWN_MELD, take_top_card_to_run=False,
+    pair_take_merges=False, blocked_top=BlockedTop.WILD_OR_BLACK_THREE,
+    initial_meld=_bands((INT32_MIN, 50), (1500, 90), (7000, 150)),
+    red_threes=RedThreeReplacement.REPLACE_NOW, red_three_value=100, red_three_all_value=1000,
+    red_three_positive_if=RedThreePositiveIf.INITIAL_MELD,
+    red_three_penalty=RedThreePenalty.PER_CARD,
+    black_three_group_max=4, black_three_in_hand=-5, red_three_in_hand=-500,
+    go_out_sambas=0, go_out_bonus=100, concealed_bonus=200, concealed_premiums=False,
+    samba_bonus=1500, open_samba_bonus=1000, runs_allow_wilds=False, side_wild_limit=0,
+    natural_canasta_bonus=500, mixed_canasta_bonus=300, bolivia_bonus=2500,
+    max_deals=0, ask_partner=True, penalties_enabled=False, penalty_points=-100,
+)
+
+_PAGAT = {**_CLASSIC,
+          "table_sizes": _tables((2, 15, 2, 10000, 2), (3, 15, 2, 10000, 2), (4, 15, 2, 10000, 2)),
+          "upcard_buried_if": UpcardRule.BURY_NOTHING,
+          "group_wild_rule": WildRule.TWICE_NATURALS, "wild_swap": False,
+          "freeze": FreezeModel.NEVER, "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
+          "take_top_card_to_run": True, "blocked_top": BlockedTop.WILD_OR_ANY_THREE,
+          "initial_meld": PAGAT_BANDS,
+          "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
+          "red_three_penalty": RedThreePenalty.MIRROR, "black_three_group_max": 6,
+          "go_out_bonus": 200, "concealed_bonus": 0, "max_deals": 60}
+
+_SPANISH = {**_CLASSIC,
+            "table_sizes": _tables(*((n, 15, 2, 10000, 2) for n in (2, 3, 4, 5, 6))),
+            "upcard_buried_if": UpcardRule.BURY_WILD_OR_ANY_THREE,
+            "group_wild_rule": WildRule.ONE_UNTIL_SEVEN, "wild_swap": False,
+            "freeze": FreezeModel.NEVER, "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
+            "initial_meld": PAGAT_BANDS,
+            "red_threes": RedThreeReplacement.REPLACE_AT_FIRST_TURN,
+            "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
+            "black_three_group_max": 6, "go_out_bonus": 200, "concealed_bonus": 0,
+            "concealed_premiums": True, "penalties_enabled": True}
+
+_CANASTA = {**_CLASSIC,
+            "decks": 2, "jokers": 4,
+            "table_sizes": _tables((2, 15, 2, 5000, 2), (3, 13, 2, 7500, 1), (4, 11, 1, 5000, 1)),
+            "runs_allowed": False, "group_max_wilds": 3, "wild_onto_canasta": True,
+            "groups_per_rank": GroupsPerRank.ONE, "wild_swap": False,
+            "freeze": FreezeModel.CANASTA, "take_natural_plus_wild": True,
+            "take_by_extending_meld": ExtendTake.NOT_ALLOWED, "pair_take_merges": True,
+            "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120)),
+            "red_three_all_value": 800, "red_three_positive_if": RedThreePositiveIf.ANY_MELD,
+            "red_three_penalty": RedThreePenalty.MIRROR, "concealed_bonus": 100,
+            "samba_bonus": 0, "open_samba_bonus": 0, "bolivia_bonus": 0}
+
+_BOLIVIA = {**_PAGAT,
+            "table_sizes": _tables((4, 15, 2, 15000, 2)),
+            "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE, "wild_only_groups": True,
+            "freeze": FreezeModel.CANASTA, "take_top_card_to_run": False,
+            "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
+            "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
+            "go_out_sambas": 1, "black_three_in_hand": -100, "max_deals": 0}
+
+_OFFICIAL = {**_PAGAT,
+             "table_sizes": _tables((4, 15, 2, 10000, 2)),
+             "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE,
+             "group_wild_rule": WildRule.MIN_TWO_NATURALS, "wild_onto_canasta": False,
+             "groups_per_rank": GroupsPerRank.MANY_MAY_MERGE,
+             "freeze": FreezeModel.CANASTA, "take_top_card_to_run": False,
+             "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
+             "pair_take_merges": True, "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
+             "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 160)),
+             "max_deals": 0}
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "classic": _CLASSIC, "pagat": _PAGAT, "spanish": _SPANISH,
+    "canasta": _CANASTA, "bolivia": _BOLIVIA, "official": _OFFICIAL,
+}
+PROFILE_DESCRIPTIONS = {
+    "classic": "Seed 004 'How to Play' (English, Spanish and Italian texts): the default.",
+    "pagat": "Seed 003's Samba column: the published Pagat rules, with its three simplifications.",
+    "spanish": "Seed 000: traditional Spanish Samba, with its premiums and penalties.",
+    "canasta": "Seed 003's Canasta column: classic two-deck Canasta.",
+    "bolivia": "Bolivia (Bicycle's published rules): wild-only groups, escaleras, 15,000.",
+    "official": "Official Canasta Laws Samba (Jacoby/Crawford; Bicycle/Hoyle text).",
+}
+#: Variations in RULES.md §1 order; each is a set of parameter values.
+VARIATIONS: dict[str, dict[str, Any]] = {
+    "uruguayan": {"side_wild_limit": 2},
+    "open": {"runs_allow_wilds": True},
+}
+#: Variations apply to samba profiles only (canasta has no runs and no sambas).
+SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
+
+
+class RulesetError(ValueError):
+    """A ruleset reference that cannot be resolved; ``problems`` are (path, reason, text)."""
+
+    def __init__(self, problems: list[tuple[str, str, str]]):
+        super().__init__("; ".join(p[2] for p in problems))
+        self.problems = problems
+
+
+def ruleset_version(params: Mapping[str, Any]) -> str:
+    """A version that changes whenever adjudication of the profile changes."""
+    blob = json.dumps({k: _plain(v) for k, v in sorted(params.items())}, sort_keys=True)
+    digest = hashlib.sha256((ENGINE_RULES_REVISION + blob).encode()).hexdigest()[:12]
+    return f"{ENGINE_RULES_REVISION}.{digest}"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value):
+        return dataclasses.asdict(value)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _apply_overrides(params: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    table_overrides = {k: v for k, v in overrides.items() if k in TABLE_PARAMETERS}
+    for name, value in overrides.items():
+        if name not in TABLE_PARAMETERS:
+            params[name] = value
+    if table_overrides:
+        params["table_sizes"] = tuple(replace(t, **table_overrides) for t in params["table_sizes"])
+
+
+def resolve(spec: str = "classic", overrides: Mapping[str, Any] | None = None,
+            path: str = "ruleset") -> Ruleset:
+    """Resolve ``profile[+variation...]`` plus typed overrides into a Ruleset.
+
+    Raises RulesetError listing every problem (unknown profile, unknown or repeated
+    variation, unknown parameter).
+    """
+    problems: list[tuple[str, str, str]] = []
+    parts = (spec or "classic").split("+")
+    base, variations = parts[0], parts[1:]
+    if base not in PROFILES:
+        problems.append((f"{path}.profile", "UNKNOWN_PROFILE",
+                         f"unknown profile {base!r}; known: {', '.join(PROFILES)}"))
+    seen: list[str] = []
+    order = list(VARIATIONS)
+    for v in variations:
+        if v not in VARIATIONS:
+            problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
+                             f"unknown variation {v!r}; known: {', '.join(VARIATIONS)}"))
+        elif v in seen:
+            problems.append((f"{path}.profile", "UNKNOWN_VARIATION", f"variation {v!r} repeated"))
+        elif seen and order.index(v) < order.index(seen[-1]):
+            problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
+                             f"variations must follow RULES.md §1 order: {'+'.join(order)}"))
+        else:
+            seen.append(v)
+    if base == "canasta" and seen:
+        problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
+                         "variations apply to samba profiles only, not canasta"))
+    for name in (overrides or {}):
+        if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS:
+            problems.append((f"{path}.overrides.{name}", "UNKNOWN_PARAMETER",
+                             f"unknown ruleset parameter {name!r}"))
+    if problems:
+        raise RulesetError(problems)
+    params = dict(PROFILES[base])
+    for v in seen:
+        params.update(VARIATIONS[v])
+    _apply_overrides(params, overrides or {})
+    problems.extend(_check(params, path))
+    if problems:
+        raise RulesetError(problems)
+    return Ruleset(profile=spec or "classic", version=ruleset_version(params), **params)
+
+
+def _check(params: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
+    """Parameter values that would make the game unplayable."""
+    out = []
+
+    def bad(name: str, text: str) -> None:
+        out.append((f"{path}.overrides.{name}", "OUT_OF_RANGE", text))
+
+    if not 1 <= params["decks"] <= 4:
+        bad("decks", "decks must be 1 to 4")
+    if not 0 <= params["jokers"] <= 16:
+        bad("jokers", "jokers must be 0 to 16")
+    if not params["table_sizes"]:
+        bad("table_sizes", "at least one table size is needed")
+    for i, t in enumerate(params["table_sizes"]):
+        if not 2 <= t.players <= 6:
+            bad(f"table_sizes[{i}].players", "players must be 2 to 6")
+        if t.hand_size < 1 or t.draw_count < 1 or t.go_out_canastas < 0:
+            bad(f"table_sizes[{i}]", "hand size and draw count must be positive")
+        if t.players * t.hand_size + 1 >= 52 * params["decks"] + params["jokers"]:
+            bad(f"table_sizes[{i}].hand_size", "the hands do not fit in the pack")
+    if len({t.players for t in params["table_sizes"]}) != len(params["table_sizes"]):
+        bad("table_sizes", "each player count may appear once")
+    if params["group_max_wilds"] < 0:
+        bad("group_max_wilds", "must not be negative")
+    if params["black_three_group_max"] < 3:
+        bad("black_three_group_max", "must be at least 3")
+    if params["side_wild_limit"] < 0:
+        bad("side_wild_limit", "must not be negative (0 means no limit)")
+    if params["max_deals"] < 0:
+        bad("max_deals", "must not be negative (0 means no limit)")
+    if not params["initial_meld"]:
+        bad("initial_meld", "at least one band is needed")
+    elif [b.from_score for b in params["initial_meld"]] != sorted(
+            b.from_score for b in params["initial_meld"]):
+        bad("initial_meld", "bands must be in increasing from_score order")
+    return out
+
+
+def profile_rulesets() -> list[Ruleset]:
+    return [resolve(name) for name in PROFILES]
