@@ -641,6 +641,8 @@ def _take_top_card(ctx: _Ctx, work: _Work, action: TakeTopCard, validate_only: b
     if meld.laid_by in s.partners(ctx.seat):
         work.turn = replace(work.turn, added_to_partner_melds=True)
     work.turn = replace(work.turn, phase=Phase.PLAY, took_pile=True, melded_this_turn=True)
+    # The top card is melded at once, so the hand floor applies (RULES.md §5.3).
+    _hand_floor(ctx, work, field, allow_empty=False)
 
 
 def _meld(ctx: _Ctx, work: _Work, action: MeldCards, validate_only: bool) -> None:

@@ -1,0 +1,82 @@
+# syntax=docker/dockerfile:1
+#
+# samba-adjudicator container image.
+#
+#   docker build -t samba-adjudicator .
+#   docker run --rm --read-only -p 50051:50051 -p 8080:8080 samba-adjudicator
+#
+# Two stages: the builder generates the protobuf modules (grpcio-tools is a build-time
+# tool only) and turns the project and all its dependencies into wheels; the runtime
+# stage installs those wheels and nothing else, and runs as an unprivileged user.
+ARG PYTHON_IMAGE=python:3.12-slim-bookworm
+
+# --------------------------------------------------------------------------- builder
+FROM ${PYTHON_IMAGE} AS builder
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+
+WORKDIR /src
+
+# googleapis-common-protos provides google/api/*.proto, imported by proto/samba/v1.
+RUN pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2"
+
+# .dockerignore keeps caches, virtualenvs, tests, the chart and any locally generated
+# samba/ package out of the build context.
+COPY . .
+
+# Generate samba/v1/*_pb2.py exactly as `make proto` does, then build the wheels:
+# the project's own wheel plus a wheel for every runtime dependency.
+RUN GOOGLEAPIS="$(python -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')" \
+ && python -m grpc_tools.protoc -I"${GOOGLEAPIS}" -Iproto \
+        --python_out=. --grpc_python_out=. --pyi_out=. proto/samba/v1/*.proto \
+ && touch samba/__init__.py samba/v1/__init__.py \
+ && pip wheel --no-cache-dir --wheel-dir /wheels .
+
+# --------------------------------------------------------------------------- runtime
+FROM ${PYTHON_IMAGE} AS runtime
+
+ARG VERSION=0.1.0
+ARG SOURCE_URL=https://github.com/samba-adjudicator/samba-adjudicator
+ARG LICENSES=NOASSERTION
+
+LABEL org.opencontainers.image.title="samba-adjudicator" \
+      org.opencontainers.image.description="Stateless rules adjudicator for Samba and the Canasta family: gRPC and REST." \
+      org.opencontainers.image.source="${SOURCE_URL}" \
+      org.opencontainers.image.licenses="${LICENSES}" \
+      org.opencontainers.image.version="${VERSION}"
+
+# SAMBA_HOST: listen on every interface inside the container (the CLI default is loopback).
+# PROMETHEUS_MULTIPROC_DIR: the server creates it; it lives on the writable /tmp volume so
+# the image works with a read-only root filesystem (HOME points there too).
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    HOME=/tmp \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    SAMBA_HOST=0.0.0.0 \
+    SAMBA_GRPC_PORT=50051 \
+    SAMBA_HTTP_PORT=8080 \
+    PROMETHEUS_MULTIPROC_DIR=/tmp/metrics
+
+RUN groupadd --system --gid 10001 samba \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home \
+        --home-dir /nonexistent --shell /usr/sbin/nologin samba
+
+# Only wheels are installed: no compiler, no grpcio-tools, no pip cache in the image.
+RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
+    pip install --no-cache-dir --no-index --find-links=/wheels /wheels/*.whl
+
+WORKDIR /app
+VOLUME ["/tmp"]
+EXPOSE 50051 8080
+
+# Numeric user so Kubernetes can verify runAsNonRoot.
+USER 10001:10001
+
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('SAMBA_HTTP_PORT', '8080') + '/healthz', timeout=2)"]
+
+ENTRYPOINT ["samba-adjudicator"]
+CMD ["serve"]

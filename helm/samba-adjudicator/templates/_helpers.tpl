@@ -1,0 +1,98 @@
+{{/*
+Chart name, truncated to 63 characters (the DNS-1123 label limit).
+*/}}
+{{- define "samba-adjudicator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Fully qualified app name: the release name, with the chart name appended unless the
+release name already contains it. Truncated to 63 characters.
+*/}}
+{{- define "samba-adjudicator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Chart name and version, as used by the helm.sh/chart label.
+*/}}
+{{- define "samba-adjudicator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Selector labels: stable for the life of a release (a Deployment's selector is immutable).
+*/}}
+{{- define "samba-adjudicator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "samba-adjudicator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Standard labels, put on every object the chart renders.
+*/}}
+{{- define "samba-adjudicator.labels" -}}
+helm.sh/chart: {{ include "samba-adjudicator.chart" . }}
+{{ include "samba-adjudicator.selectorLabels" . }}
+app.kubernetes.io/version: {{ include "samba-adjudicator.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: server
+app.kubernetes.io/part-of: samba-adjudicator
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Name of the ServiceAccount the pods run as.
+*/}}
+{{- define "samba-adjudicator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "samba-adjudicator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Image tag: the tag value, else the chart's appVersion.
+*/}}
+{{- define "samba-adjudicator.imageTag" -}}
+{{- default .Chart.AppVersion .Values.image.tag }}
+{{- end }}
+
+{{/*
+Image reference: repository@digest when a digest is set, else repository:tag.
+*/}}
+{{- define "samba-adjudicator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (include "samba-adjudicator.imageTag" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Checks across values that a JSON schema cannot express. Fails the render.
+*/}}
+{{- define "samba-adjudicator.validate" -}}
+{{- $drain := add .Values.lifecycle.preStopSleepSeconds .Values.server.shutdownGraceSeconds }}
+{{- if le (int .Values.terminationGracePeriodSeconds) (int $drain) }}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must exceed lifecycle.preStopSleepSeconds + server.shutdownGraceSeconds (%d), or Kubernetes kills the pod before in-flight calls drain" (int .Values.terminationGracePeriodSeconds) (int $drain)) }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
+{{- fail (printf "autoscaling.minReplicas (%d) must not exceed autoscaling.maxReplicas (%d)" (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
+{{- end }}
+{{- if eq (int .Values.server.grpcPort) (int .Values.server.httpPort) }}
+{{- fail "server.grpcPort and server.httpPort must differ" }}
+{{- end }}
+{{- if eq (int .Values.service.grpcPort) (int .Values.service.httpPort) }}
+{{- fail "service.grpcPort and service.httpPort must differ" }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,87 @@
+"""Property tests: random deals played through the legal-action list (DEVELOPERS.md).
+
+For every profile, every allowed player count and both variations, hypothesis picks a seed
+and a sequence of choices; the deal is played by choosing among ``legal_actions``. After
+every step: cards are conserved, every listed action validates, validate and apply agree,
+apply never mutates its input, and a sample of unlisted actions is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import apply, deal, legal_actions, resolve, validate
+from engine.cards import pack_counts
+from engine.consistency import check_snapshot
+from engine.legal import action_key
+from engine.model import (Discard, MeldCards, Phase, Snapshot, TakePile)
+
+SPECS = [(spec, players)
+         for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
+                      "classic+uruguayan", "classic+open", "pagat+uruguayan+open")
+         for players in resolve(spec).players_allowed]
+MAX_PLIES = 160
+
+
+def zone_cards(s: Snapshot) -> Counter:
+    c: Counter = Counter()
+    for seat in s.seats:
+        c.update(seat.hand)
+    for side in s.sides:
+        c.update(side.red_threes)
+        for m in side.melds:
+            c.update(m.cards)
+    c.update(s.stock)
+    c.update(s.discard_pile)
+    return c
+
+
+def play(spec: str, players: int, seed: str, choices) -> None:
+    rules = resolve(spec)
+    s = deal(rules, players, seed)
+    pack = pack_counts(rules.decks, rules.jokers)
+    assert zone_cards(s) == pack
+    for _ in range(MAX_PLIES):
+        if s.turn.phase is Phase.OVER:
+            break
+        actions, _complete = legal_actions(s)
+        if not actions:
+            break
+        keys = {action_key(a) for a in actions}
+        assert len(keys) == len(actions), "an action is listed twice"
+        for a in actions:
+            assert validate(s, a) == [], (a, validate(s, a))
+        # A discard of a card not in hand and a meld of cards not held are never listed.
+        for c in pack:
+            if c not in s.seats[s.turn.seat].hand and s.turn.phase is Phase.PLAY:
+                probe = Discard(s.turn.seat, c)
+                assert action_key(probe) not in keys
+                assert validate(s, probe)
+                break
+        # Prefer melds and takes now and then so deals reach canastas and going out.
+        melds = [a for a in actions if isinstance(a, (MeldCards, TakePile))]
+        pick_from = melds if melds and choices.draw(st.booleans()) else actions
+        action = pick_from[choices.draw(st.integers(0, len(pick_from) - 1))]
+        before = copy.deepcopy(s)
+        outcome = apply(s, action)
+        assert s == before, "apply mutated its input"
+        assert outcome.legal and not outcome.violations
+        assert validate(s, action) == []
+        s = outcome.snapshot
+        assert zone_cards(s) == pack, "cards not conserved"
+        assert check_snapshot(s) == [], check_snapshot(s)
+        if s.turn.phase is Phase.OVER:
+            assert outcome.score is not None
+            assert s.result is not None
+
+
+@pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.text(min_size=1, max_size=12), choices=st.data())
+def test_random_deals_keep_invariants(spec, players, seed, choices):
+    play(spec, players, seed, choices)
