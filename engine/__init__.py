@@ -1,0 +1,21 @@
+"""The Samba rules engine: pure functions over immutable values (no I/O, no transports).
+
+Vocabulary:
+- ``Ruleset`` (engine.ruleset): every rules parameter, resolved from a profile.
+- ``Snapshot`` (engine.model): one instant of a deal; ``Action``: one move.
+- ``deal`` starts a deal; ``validate``/``apply`` are the only ways a state changes;
+  ``legal_actions`` lists the atomic actions; ``score`` scores a deal; ``player_view``
+  redacts a snapshot for one seat; ``check_meld`` judges a meld; ``check_snapshot``
+  reports every inconsistency of a client-given snapshot.
+"""
+
+from .cards import parse_card, sort_cards
+from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
+from .ruleset import PROFILES, Ruleset, RulesetError, resolve, profile_rulesets
+from .consistency import check_snapshot
+from .dealing import deal
+from .game import apply, validate, replay
+from .legal import legal_actions
+from .game import check_meld
+from .scoring import score
+from .view import player_view

@@ -1,0 +1,225 @@
+"""Every inconsistency of a client-given snapshot (RULES.md §10; CONTRACT.md §4, §6).
+
+``check_snapshot`` never repairs and never stops at the first problem: it lists every one,
+each with a JSON field path relative to the snapshot (``seats[0].hand[3]``,
+``sides[1].melds[0].cards``, ``stockCount``, ``turn.seat``); the service prefixes the
+request's own path (``snapshot.``). It must not crash on any input the model can hold
+(negative counts, unknown codes, out-of-range seats).
+
+Decisions where the contract is silent:
+- ``turn.meldedThisTurn``, ``turn.tookPile``, ``turn.addedToPartnerMelds`` and a ``goOut``
+  other than NOT_ASKED are inconsistent in the DRAW phase; they are allowed in PLAY and in
+  OVER (the final snapshot keeps the flags of the turn that ended the deal).
+- Meld ids: an empty id is REQUIRED, a malformed one OUT_OF_RANGE; a repeated id is
+  DUPLICATE_MELD_ID at every occurrence after the first.
+- Zones that do not add up are reported at ``stockCount`` when the stock is hidden (its
+  count is then the only free figure), else at the snapshot itself (field ``""``).
+- ``dealt`` is checked for card codes only; it is not a zone and is not counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from . import melds
+from .cards import ORDER, RED_THREES, pack_counts
+from .model import (EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot)
+from .ruleset import RedThreeReplacement
+from .violations import CODES
+
+MELD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_snapshot(snapshot: Snapshot) -> list[Problem]:
+    """Every problem of ``snapshot`` (empty when it is consistent)."""
+    out: list[Problem] = []
+
+    def add(path: str, reason: str, text: str) -> None:
+        out.append(Problem(path, reason, text))
+
+    rules = snapshot.ruleset
+    n = len(snapshot.seats)
+
+    # -- players, seats and sides -----------------------------------------------------
+    if n not in rules.players_allowed:
+        add("seats", "UNSUPPORTED_PLAYER_COUNT",
+            f"{rules.profile} is played by {', '.join(map(str, rules.players_allowed))} "
+            f"players, not {n}")
+    t = rules.sides_for(n) if n > 0 else 0
+    for i, seat in enumerate(snapshot.seats):
+        if seat.seat != i:
+            add(f"seats[{i}].seat", "OUT_OF_RANGE", f"seats[{i}].seat must be {i}")
+        if t and seat.side != i % t:
+            add(f"seats[{i}].side", "DERIVED_FIELD_DISAGREES",
+                f"seat {i} is on side {i % t} (seat mod {t}), not {seat.side}")
+    if len(snapshot.sides) != t:
+        add("sides", "OUT_OF_RANGE", f"{n} players form {t} sides, not {len(snapshot.sides)}")
+    for k, side in enumerate(snapshot.sides):
+        if side.side != k:
+            add(f"sides[{k}].side", "OUT_OF_RANGE", f"sides[{k}].side must be {k}")
+        expected = tuple(s for s in range(n) if t and s % t == k)
+        if tuple(side.seats) != expected:
+            add(f"sides[{k}].seats", "DERIVED_FIELD_DISAGREES",
+                f"side {k} is seats {list(expected)}, not {list(side.seats)}")
+
+    # -- card codes and copies ---------------------------------------------------------
+    zones: list[tuple[str, tuple]] = []
+    for i, seat in enumerate(snapshot.seats):
+        zones.append((f"seats[{i}].hand", tuple(seat.hand)))
+    for k, side in enumerate(snapshot.sides):
+        for j, meld in enumerate(side.melds):
+            zones.append((f"sides[{k}].melds[{j}].cards", tuple(meld.cards)))
+        zones.append((f"sides[{k}].redThrees", tuple(side.red_threes)))
+    zones.append(("stock", tuple(snapshot.stock)))
+    zones.append(("discardPile", tuple(snapshot.discard_pile)))
+
+    limit = pack_counts(rules.decks, rules.jokers)
+    seen: Counter = Counter()
+    reported: set[str] = set()
+    listed = 0
+    for path, cards in zones:
+        for x, card in enumerate(cards):
+            listed += 1
+            if card not in ORDER:
+                add(f"{path}[{x}]", "UNKNOWN_CARD_CODE", f"{card!r} is not a card code")
+                continue
+            seen[card] += 1
+            if seen[card] > limit[card] and card not in reported:
+                reported.add(card)
+                add(f"{path}[{x}]", "TOO_MANY_COPIES",
+                    f"the pack holds {limit[card]} of {card}; this is one more")
+    for i, seat in enumerate(snapshot.seats):
+        for x, card in enumerate(seat.dealt):
+            if card not in ORDER:
+                add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE",
+                    f"{card!r} is not a card code")
+
+    # -- counts and hidden zones --------------------------------------------------------
+    hidden = 0
+    for i, seat in enumerate(snapshot.seats):
+        if not _is_int(seat.hand_count) or seat.hand_count < 0:
+            add(f"seats[{i}].handCount", "OUT_OF_RANGE", "handCount must not be negative")
+        elif seat.hand and seat.hand_count != len(seat.hand):
+            add(f"seats[{i}].handCount", "DERIVED_FIELD_DISAGREES",
+                f"the hand lists {len(seat.hand)} cards, handCount says {seat.hand_count}")
+        elif not seat.hand:
+            hidden += seat.hand_count
+    stock_hidden = False
+    if not _is_int(snapshot.stock_count) or snapshot.stock_count < 0:
+        add("stockCount", "OUT_OF_RANGE", "stockCount must not be negative")
+    elif snapshot.stock and snapshot.stock_count != len(snapshot.stock):
+        add("stockCount", "DERIVED_FIELD_DISAGREES",
+            f"the stock lists {len(snapshot.stock)} cards, stockCount says "
+            f"{snapshot.stock_count}")
+    elif not snapshot.stock:
+        hidden += snapshot.stock_count
+        stock_hidden = snapshot.stock_count > 0
+    total = listed + hidden
+    if total != rules.pack_size:
+        add("stockCount" if stock_hidden else "", "ZONES_DO_NOT_ADD_UP",
+            f"the cards listed plus the hidden counts make {total}, the pack holds "
+            f"{rules.pack_size}")
+
+    # -- melds and red 3s -------------------------------------------------------------
+    ids: set[str] = set()
+    for k, side in enumerate(snapshot.sides):
+        for j, meld in enumerate(side.melds):
+            _check_meld(snapshot, k, j, meld, ids, add)
+        for x, card in enumerate(side.red_threes):
+            if card in ORDER and card not in RED_THREES:
+                add(f"sides[{k}].redThrees[{x}]", "OUT_OF_RANGE",
+                    f"{card} is not a red 3 (3H or 3D)")
+        for x, penalty in enumerate(side.penalties):
+            if penalty.code not in CODES:
+                add(f"sides[{k}].penalties[{x}].code", "OUT_OF_RANGE",
+                    f"unknown penalty code {penalty.code!r}")
+
+    # -- seats' own fields --------------------------------------------------------------
+    for i, seat in enumerate(snapshot.seats):
+        owed = seat.red_three_replacements_owed
+        if not _is_int(owed) or owed < 0:
+            add(f"seats[{i}].redThreeReplacementsOwed", "OUT_OF_RANGE",
+                "redThreeReplacementsOwed must not be negative")
+        elif owed > 0 and rules.red_threes is not RedThreeReplacement.REPLACE_AT_FIRST_TURN:
+            add(f"seats[{i}].redThreeReplacementsOwed", "OUT_OF_RANGE",
+                "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN")
+
+    # -- deal and turn ------------------------------------------------------------------
+    if not _is_int(snapshot.dealer) or not 0 <= snapshot.dealer < max(n, 1):
+        add("dealer", "OUT_OF_RANGE", f"dealer must be a seat 0..{n - 1}")
+    if not _is_int(snapshot.deal_number) or snapshot.deal_number < 1:
+        add("dealNumber", "OUT_OF_RANGE", "dealNumber must be 1 or more")
+    if not _is_int(snapshot.ply) or snapshot.ply < 0:
+        add("ply", "OUT_OF_RANGE", "ply must not be negative")
+    turn = snapshot.turn
+    seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
+    if not seat_ok:
+        add("turn.seat", "OUT_OF_RANGE", f"turn.seat must be a seat 0..{n - 1}")
+    over = turn.phase is Phase.OVER
+    if over and snapshot.result is None:
+        add("turn.phase", "PHASE_INCONSISTENT", "phase OVER needs a result")
+    if snapshot.result is not None and not over:
+        add("result", "PHASE_INCONSISTENT", "a result is set only when the phase is OVER")
+    if turn.phase is Phase.DRAW:
+        for name, flag in (("meldedThisTurn", turn.melded_this_turn),
+                           ("tookPile", turn.took_pile),
+                           ("addedToPartnerMelds", turn.added_to_partner_melds)):
+            if flag:
+                add(f"turn.{name}", "PHASE_INCONSISTENT",
+                    f"{name} cannot be set in the DRAW phase")
+    if turn.go_out is not GoOut.NOT_ASKED:
+        if turn.phase is Phase.DRAW:
+            add("turn.goOut", "PHASE_INCONSISTENT",
+                "the go-out question is asked only in the PLAY phase")
+        elif seat_ok and _has_no_partner(snapshot, turn.seat):
+            add("turn.goOut", "PHASE_INCONSISTENT",
+                f"seat {turn.seat} has no partner to ask")
+    result = snapshot.result
+    if result is not None and result.reason is EndReason.WENT_OUT:
+        if result.seat is None:
+            add("result.seat", "REQUIRED", "a deal that ended by going out names the seat")
+        elif not _is_int(result.seat) or not 0 <= result.seat < n:
+            add("result.seat", "OUT_OF_RANGE", f"result.seat must be a seat 0..{n - 1}")
+    return out
+
+
+def _has_no_partner(snapshot: Snapshot, seat: int) -> bool:
+    t = snapshot.ruleset.sides_for(len(snapshot.seats))
+    return not any(s != seat and s % t == seat % t for s in range(len(snapshot.seats)))
+
+
+def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add) -> None:
+    rules = snapshot.ruleset
+    path = f"sides[{k}].melds[{j}]"
+    mid = meld.id
+    if not isinstance(mid, str) or mid == "":
+        add(f"{path}.id", "REQUIRED", "a meld needs an id")
+    elif not MELD_ID.fullmatch(mid):
+        add(f"{path}.id", "OUT_OF_RANGE", "a meld id matches [A-Za-z0-9_-]{1,32}")
+    elif mid in ids:
+        add(f"{path}.id", "DUPLICATE_MELD_ID", f"meld id {mid!r} is used twice")
+    else:
+        ids.add(mid)
+    side = snapshot.sides[k]
+    if meld.laid_by not in side.seats or not _is_int(meld.laid_by):
+        add(f"{path}.laidBy", "OUT_OF_RANGE", f"laidBy must be a seat of side {k}")
+    cards = tuple(meld.cards)
+    if any(c not in ORDER for c in cards):
+        return  # reported as UNKNOWN_CARD_CODE
+    kind, ordered, violations = melds.check_new(rules, cards, f"{path}.cards")
+    if violations:
+        add(f"{path}.cards", "NOT_A_LEGAL_MELD",
+            "; ".join(v.message for v in violations))
+    elif kind is MeldKind.RUN and cards not in (
+            ordered, melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
+        add(f"{path}.cards", "NOT_A_LEGAL_MELD",
+            f"a run is stored low to high: {' '.join(ordered)}")
+    if cards and meld.kind is not melds.infer_kind(cards):
+        add(f"{path}.kind", "DERIVED_FIELD_DISAGREES",
+            f"these cards form a {melds.infer_kind(cards).value}, not "
+            f"{getattr(meld.kind, 'value', meld.kind)}")

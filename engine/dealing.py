@@ -1,0 +1,205 @@
+"""Dealing a new deal: a documented, version-stable shuffle (RULES.md §2 "Dealing").
+
+The same (ruleset version, players, dealer, deal number, seed) always gives the same deal,
+in every language: the algorithm below uses nothing but SHA-256 and integer arithmetic, so
+other clients can reproduce a deal bit for bit (docs/dealing.md repeats it with a test
+vector).
+
+Shuffle, version ``samba-deal/v1``
+----------------------------------
+1. **Key.** ``key = SHA-256(utf8(S))`` with the canonical string
+   ``S = "samba-deal/v1|" + ruleset.version + "|" + players + "|" + dealer + "|"
+   + deal_number + "|" + seed`` (integers in decimal, no padding; the seed last and
+   verbatim, so a ``|`` inside it is harmless).
+2. **Byte stream.** Block ``i`` (i = 0, 1, 2, …) is ``SHA-256(key || i)`` with ``i`` as an
+   8-byte big-endian unsigned integer; the stream is block 0, block 1, … concatenated.
+3. **Words.** The stream is read as consecutive 32-bit big-endian unsigned words.
+4. **Uniform integer in 0..m-1** (rejection sampling): ``limit = 2**32 - (2**32 mod m)``;
+   take the next word ``w``; if ``w < limit`` the answer is ``w mod m``, otherwise discard
+   ``w`` and take the next word.
+5. **Pack order** (the shuffle's input, ``engine.cards.pack_list``): ``decks`` copies of
+   the 52 suited codes in canonical order (``AS AH AD AC 2S 2H … KD KC``), deck after deck,
+   then ``jokers`` times ``JK``.
+6. **Fisher–Yates**: for ``i`` from ``n-1`` down to ``1``: ``j = uniform(0..i)`` (m = i+1);
+   swap ``a[i]`` and ``a[j]``.
+7. The shuffled list is dealt from its **front**: ``a[0]`` is the first card dealt.
+
+Deal order (CONTRACT.md §5 Deal)
+--------------------------------
+- ``hand_size`` rounds; in each round every seat gets one card, starting with seat
+  ``dealer+1 mod n`` and going clockwise (increasing seat number mod n).
+- The next card is the upcard, the first card of the discard pile. While the pile's top is
+  a card the ruleset buries (``upcard_buried_if``), the next card goes on top of it.
+- Red 3s dealt: seat by seat from ``dealer+1`` clockwise, the seat lays out every red 3 of
+  its hand (in hand order) onto its side's ``red_threes``. With ``REPLACE_NOW`` it draws as
+  many replacements from the stock, appended to the hand, and repeats while a replacement
+  is itself a red 3, before the next seat; with ``REPLACE_AT_FIRST_TURN`` (spanish) it
+  draws nothing and ``red_three_replacements_owed`` counts the red 3s laid.
+- The rest is the stock, ``stock[0]`` drawn next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Iterator, Sequence
+
+from .cards import RANK, RED_THREES, WILD, pack_list
+from .model import (InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn)
+from .ruleset import RedThreeReplacement, Ruleset, UpcardRule
+
+SHUFFLE_VERSION = "samba-deal/v1"
+MAX_SEED_BYTES = 128
+
+#: Which upcards are buried under the next card (RULES.md §3 upcard_buried_if).
+BURIED = {
+    UpcardRule.BURY_NOTHING: lambda c: False,
+    UpcardRule.BURY_WILD_OR_RED_THREE: lambda c: c in WILD or c in RED_THREES,
+    UpcardRule.BURY_WILD_OR_ANY_THREE: lambda c: c in WILD or RANK[c] == "3",
+}
+
+
+# -- the shuffle ---------------------------------------------------------------------------
+
+def shuffle_key(ruleset_version: str, players: int, dealer: int, deal_number: int,
+                seed: str) -> bytes:
+    text = f"{SHUFFLE_VERSION}|{ruleset_version}|{players}|{dealer}|{deal_number}|{seed}"
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _words(key: bytes) -> Iterator[int]:
+    """Consecutive 32-bit big-endian words of the SHA-256 counter-mode stream."""
+    block = 0
+    while True:
+        digest = hashlib.sha256(key + block.to_bytes(8, "big")).digest()
+        for k in range(0, 32, 4):
+            yield int.from_bytes(digest[k:k + 4], "big")
+        block += 1
+
+
+def _uniform(words: Iterator[int], m: int) -> int:
+    """A uniform integer in 0..m-1 by rejection sampling on 32-bit words."""
+    limit = 2**32 - (2**32 % m)
+    while True:
+        w = next(words)
+        if w < limit:
+            return w % m
+
+
+def shuffled(cards: Sequence[str], key: bytes) -> list[str]:
+    """Fisher–Yates over ``cards`` driven by the key's stream (docstring, steps 2–6)."""
+    a = list(cards)
+    words = _words(key)
+    for i in range(len(a) - 1, 0, -1):
+        j = _uniform(words, i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def shuffled_pack(ruleset: Ruleset, players: int, dealer: int, deal_number: int,
+                  seed: str) -> list[str]:
+    key = shuffle_key(ruleset.version, players, dealer, deal_number, seed)
+    return shuffled(pack_list(ruleset.decks, ruleset.jokers), key)
+
+
+# -- validation ----------------------------------------------------------------------------
+
+def _problems(ruleset: Ruleset, players: object, seed: object, dealer: object,
+              deal_number: object, match_scores: Sequence[object]) -> list[Problem]:
+    out: list[Problem] = []
+    allowed = ruleset.players_allowed
+    players_ok = isinstance(players, int) and not isinstance(players, bool) and players in allowed
+    if not players_ok:
+        out.append(Problem("players", "UNSUPPORTED_PLAYER_COUNT",
+                           f"{ruleset.profile} is played by "
+                           f"{', '.join(str(n) for n in allowed)} players, not {players!r}"))
+    if not isinstance(seed, str) or seed == "":
+        out.append(Problem("seed", "REQUIRED", "seed is a required non-empty string"))
+    elif len(seed.encode("utf-8")) > MAX_SEED_BYTES:
+        out.append(Problem("seed", "OUT_OF_RANGE",
+                           f"seed is at most {MAX_SEED_BYTES} bytes of UTF-8"))
+    n = players if isinstance(players, int) and not isinstance(players, bool) else 0
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < max(n, 1):
+        out.append(Problem("dealer", "OUT_OF_RANGE",
+                           f"dealer must be a seat 0..{max(n, 1) - 1}, not {dealer!r}"))
+    if not isinstance(deal_number, int) or isinstance(deal_number, bool) or deal_number < 0:
+        out.append(Problem("dealNumber", "OUT_OF_RANGE",
+                           f"dealNumber must be 1 or more (0 means 1), not {deal_number!r}"))
+    if players_ok:
+        sides = ruleset.sides_for(players)
+        if len(match_scores) not in (0, sides):
+            out.append(Problem("matchScores", "OUT_OF_RANGE",
+                               f"matchScores lists one score per side ({sides} sides) or none, "
+                               f"not {len(match_scores)}"))
+    for i, s in enumerate(match_scores):
+        if not isinstance(s, int) or isinstance(s, bool):
+            out.append(Problem(f"matchScores[{i}]", "OUT_OF_RANGE", "a score is an integer"))
+    return out
+
+
+# -- the deal ------------------------------------------------------------------------------
+
+def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number: int = 1,
+         match_scores: Sequence[int] = (), ruleset_ref: RulesetRef = RulesetRef()) -> Snapshot:
+    """Deal a new deal (module docstring). ``deal_number`` 0 means "omitted", i.e. 1.
+
+    Raises InvalidInput listing every problem of the request.
+    """
+    match_scores = tuple(match_scores or ())
+    problems = _problems(ruleset, players, seed, dealer, deal_number, match_scores)
+    if problems:
+        raise InvalidInput(problems)
+    if deal_number == 0:
+        deal_number = 1
+    table = ruleset.table(players)
+    sides_n = ruleset.sides_for(players)
+    scores = match_scores if match_scores else (0,) * sides_n
+
+    deck = shuffled_pack(ruleset, players, dealer, deal_number, seed)
+    pos = 0
+    order = [(dealer + k) % players for k in range(1, players + 1)]  # left of dealer first
+    hands: dict[int, list[str]] = {s: [] for s in range(players)}
+    for _ in range(table.hand_size):
+        for s in order:
+            hands[s].append(deck[pos])
+            pos += 1
+
+    discard = [deck[pos]]
+    pos += 1
+    buried = BURIED[ruleset.upcard_buried_if]
+    while buried(discard[-1]) and pos < len(deck):
+        discard.append(deck[pos])
+        pos += 1
+
+    red_threes: dict[int, list[str]] = {side: [] for side in range(sides_n)}
+    owed = Counter()
+    replace_now = ruleset.red_threes is RedThreeReplacement.REPLACE_NOW
+    for s in order:
+        while True:
+            laid = [c for c in hands[s] if c in RED_THREES]
+            if not laid:
+                break
+            hands[s] = [c for c in hands[s] if c not in RED_THREES]
+            red_threes[s % sides_n].extend(laid)
+            if not replace_now:
+                owed[s] += len(laid)
+                break
+            take = deck[pos:pos + len(laid)]
+            pos += len(take)
+            hands[s].extend(take)
+            if not take:
+                break  # no card left to replace it (RULES.md §2 Stock end)
+
+    stock = tuple(deck[pos:])
+    seats = tuple(Seat(seat=s, side=s % sides_n, hand=tuple(hands[s]),
+                       hand_count=len(hands[s]), has_melded=False, dealt=tuple(hands[s]),
+                       red_three_replacements_owed=owed[s])
+                  for s in range(players))
+    sides = tuple(Side(side=t, seats=tuple(s for s in range(players) if s % sides_n == t),
+                       match_score=scores[t], red_threes=tuple(red_threes[t]))
+                  for t in range(sides_n))
+    return Snapshot(ruleset=ruleset, deal_number=deal_number, dealer=dealer, seats=seats,
+                    sides=sides, stock=stock, stock_count=len(stock),
+                    discard_pile=tuple(discard),
+                    turn=Turn(seat=(dealer + 1) % players, phase=Phase.DRAW), ply=0,
+                    result=None, ruleset_ref=ruleset_ref)

@@ -1,0 +1,72 @@
+"""GetPlayerView (CONTRACT.md §5): other hands and the stock hidden, counts kept."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from builders import make_snapshot
+from engine.consistency import check_snapshot
+from engine.dealing import deal
+from engine.model import InvalidInput
+from engine.ruleset import resolve
+from engine.view import player_view
+
+
+def dealt():
+    return replace(deal(resolve("classic"), 4, "view"), signature="v1.k.sig")
+
+
+def test_seat_sees_own_hand_only():
+    snap = dealt()
+    view = player_view(snap, 2)
+    assert view.seats[2] == snap.seats[2]
+    for i in (0, 1, 3):
+        seat = view.seats[i]
+        assert seat.hand == () and seat.dealt == ()
+        assert seat.hand_count == snap.seats[i].hand_count == 15
+        assert seat.hand_hidden
+    assert view.stock == () and view.stock_count == snap.stock_count and view.stock_hidden
+    assert view.signature == ""
+    assert view.is_view
+
+
+def test_public_parts_kept():
+    snap = dealt()
+    view = player_view(snap, 0)
+    assert view.sides == snap.sides
+    assert view.discard_pile == snap.discard_pile
+    assert view.turn == snap.turn and view.ply == snap.ply
+    assert view.deal_number == snap.deal_number and view.dealer == snap.dealer
+
+
+def test_spectator_sees_no_hand():
+    view = player_view(dealt(), None)
+    assert all(s.hand == () and s.hand_hidden for s in view.seats)
+
+
+def test_empty_hand_is_not_hidden():
+    snap = make_snapshot(hands={0: "5H 5S", 1: ""})
+    view = player_view(snap, 0)
+    assert view.seats[1].hand_count == 0 and not view.seats[1].hand_hidden
+
+
+def test_view_is_consistent_and_idempotent():
+    view = player_view(dealt(), 1)
+    assert check_snapshot(view) == []
+    assert player_view(view, 1) == view
+
+
+def test_view_does_not_mutate_input():
+    snap = dealt()
+    before = repr(snap)
+    player_view(snap, 3)
+    assert repr(snap) == before
+
+
+@pytest.mark.parametrize("seat", [-1, 4, 99, True])
+def test_invalid_seat(seat):
+    with pytest.raises(InvalidInput) as e:
+        player_view(dealt(), seat)
+    assert [(p.field, p.reason) for p in e.value.problems] == [("seat", "OUT_OF_RANGE")]
