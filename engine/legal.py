@@ -51,8 +51,8 @@ def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Act
     unique: dict[tuple, Action] = {}
     for a in found:
         unique.setdefault(action_key(a), a)
-    ordered = sorted(unique.values(), key=sort_key)
-    return ordered, complete
+    ordered = sorted(unique.items(), key=lambda kv: _order(kv[1], kv[0]))
+    return [a for _, a in ordered], complete
 
 
 def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
@@ -67,7 +67,50 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
         candidates, complete = _draw_candidates(s, seat)
     else:
         candidates, complete = _play_candidates(s, seat)
-    return [a for a in candidates if not validate(s, a)], complete
+    quick = _QuickCheck(s, seat)
+    return [a for a in candidates if quick.legal(a)], complete
+
+
+class _QuickCheck:
+    """A shortcut past ``validate`` for the bulk of candidates whose legality needs no
+    more than their content: a single meld or addition, or a discard, that leaves two or
+    more cards in the hand of an opened side, with no side-level rule in play. Anything
+    else goes through ``validate``. The property tests check that every listed action
+    validates, so the shortcut cannot drift from the rules unnoticed."""
+
+    def __init__(self, s: Snapshot, seat: int):
+        self.s = s
+        self.rules = s.ruleset
+        side = s.sides[s.seats[seat].side]
+        self.melds = {m.id: m for m in side.melds}
+        self.hand_size = len(s.seats[seat].hand)
+        self.simple = (s.turn.phase is Phase.PLAY and side.opened
+                       and not self.rules.side_wild_limit)
+        self.merge_groups = self.rules.groups_per_rank.name == "ONE"
+
+    def legal(self, a: Action) -> bool:
+        if self.simple:
+            if isinstance(a, Discard) and self.hand_size >= 2:
+                return True
+            if isinstance(a, MeldCards) and len(a.new_melds) + len(a.additions) == 1:
+                cards = a.new_melds[0] if a.new_melds else a.additions[0].cards
+                if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES
+                                                                 for c in cards):
+                    if a.new_melds and not self.merge_groups:
+                        return self._new_meld_ok(cards)
+                    if a.additions:
+                        meld = self.melds[a.additions[0].meld_id]
+                        if meld.kind is not MeldKind.BLACK_THREES:
+                            return not M.check_extend(self.rules, meld, cards)[1]
+        return not validate(self.s, a)
+
+    def _new_meld_ok(self, cards: tuple[str, ...]) -> bool:
+        wilds = sum(1 for c in cards if c in WILD)
+        ranks = {RANK[c] for c in cards if c not in WILD}
+        if len(ranks) == 1 and len(cards) - wilds >= 2 and len(cards) >= 3:
+            # a group of one natural rank: only the wild rule can refuse it
+            return not M.group_wild_violations(self.rules, len(cards) - wilds, wilds, "")
+        return not M.check_new(self.rules, cards)[2]
 
 
 # -- candidates ---------------------------------------------------------------------------
@@ -148,24 +191,26 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
         shapes = list(_new_meld_shapes(s, hand, side))
     shapes = [m for m in shapes if not all(c in BLACK_THREES for c in m)]
     shapes.sort(key=lambda m: (-points(m), [ORDER[c] for c in m]))
+    worth = [points(m) for m in shapes]
     found: list[tuple[tuple[str, ...], ...]] = []
     examined = 0
     for size in range(1, MAX_OPENING_MELDS + 1):
-        for combo in combinations(shapes, size):
+        for combo in combinations(range(len(shapes)), size):
             examined += 1
             if examined > MAX_OPENING_CANDIDATES:
                 return found, False
-            total = sum(points(m) for m in combo)
-            if total < need:
-                continue
-            if size > 1 and any(total - points(m) >= need for m in combo):
-                continue  # not minimal
-            used = Counter()
-            for m in combo:
-                used.update(m)
-            if used - hand:
-                continue
-            found.append(combo)
+            values = [worth[i] for i in combo]
+            total = sum(values)
+            if total < need or (size > 1 and total - min(values) >= need):
+                continue  # short, or not minimal
+            melds = tuple(shapes[i] for i in combo)
+            if size > 1:
+                used: Counter = Counter()
+                for m in melds:
+                    used.update(m)
+                if used - hand:
+                    continue
+            found.append(melds)
     return found, True
 
 
@@ -181,11 +226,14 @@ def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ..
     merge_ranks = set()
     if rules.groups_per_rank.name == "ONE":
         merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
+    rule = M.WILD_RULES[rules.group_wild_rule]
+    wild_choices = list(_submultisets(wilds, 0, min(rules.group_max_wilds, wild_total)))
     for rank, nats in by_rank.items():
-        smallest = 1 if rank in merge_ranks else 2
-        for nat in _submultisets(nats, smallest, sum(nats.values())):
-            for wl in _submultisets(wilds, 0, min(rules.group_max_wilds, wild_total)):
-                if len(nat) + len(wl) >= (1 if rank in merge_ranks else 3):
+        merging = rank in merge_ranks
+        for nat in _submultisets(nats, 1 if merging else 2, sum(nats.values())):
+            for wl in wild_choices:
+                # Content prefilter (the wild rule on counts); validate re-checks merges.
+                if merging or (len(nat) + len(wl) >= 3 and (not wl or rule(len(nat), len(wl)))):
                     yield tuple(nat + wl)
     if rules.runs_allowed:
         yield from _run_shapes(hand, rules.runs_allow_wilds)
@@ -320,11 +368,15 @@ def _card_count(a: Action) -> int:
 def sort_key(a: Action) -> tuple:
     """Draws, takes, new melds, additions, swaps, discards, permission actions; within a
     group fewer cards first, then canonical card order (CONTRACT.md §5)."""
+    return _order(a, action_key(a))
+
+
+def _order(a: Action, key: tuple) -> tuple:
     if isinstance(a, MeldCards):
         group = 2 if a.new_melds else 3
     else:
         group = GROUP_ORDER[type(a)]
-    return (group, _card_count(a), _canonical_cards(a), repr(action_key(a)))
+    return (group, _card_count(a), _canonical_cards(a), key)
 
 
 def _canonical_cards(a: Action) -> tuple[int, ...]:
