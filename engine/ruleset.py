@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field, fields, replace
@@ -350,6 +351,19 @@ def resolve(spec: str = "classic", overrides: Mapping[str, Any] | None = None,
     Raises RulesetError listing every problem (unknown profile, unknown or repeated
     variation, unknown parameter).
     """
+    if not overrides:
+        return _resolve_plain(spec or "classic", path)
+    return _resolve(spec, overrides, path)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolve_plain(spec: str, path: str) -> Ruleset:
+    # Rulesets are immutable, so the common case (a profile name, no overrides) is shared;
+    # a failure raises and is not cached.
+    return _resolve(spec, None, path)
+
+
+def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Ruleset:
     problems: list[tuple[str, str, str]] = []
     parts = (spec or "classic").split("+")
     base, variations = parts[0], parts[1:]

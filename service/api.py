@@ -1,0 +1,339 @@
+"""One transport-neutral implementation of every RPC of ``samba.v1.Adjudicator``.
+
+Usage (every transport)::
+
+    adj = Adjudicator(signer=Signer.from_env())
+    response = adj.call("Deal", request)                 # gRPC: binary request message
+    msg, problems = jsonio.decode(body, METHODS["Deal"][0])
+    response = adj.call("Deal", msg, problems)           # REST/CLI: JSON structural problems
+
+``call`` returns the response message or raises ``ApiError`` (never anything else): the
+required-field check (descriptor-driven) runs on every request, every problem of a request
+is reported together, engine ``InvalidInput`` becomes INVALID_ARGUMENT with the engine's
+kind as ErrorInfo reason, and an unexpected exception is logged and becomes INTERNAL.
+
+``METHODS[name] = (RequestType, handler)`` with ``handler(adjudicator, request)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import json
+import logging
+from typing import Callable
+
+from google.protobuf.message import Message
+
+import engine
+from engine import ruleset as er
+from engine.model import InvalidInput, Problem
+
+from . import convert, jsonio, pb
+from .errors import ApiError, internal_error, invalid_argument
+from .signing import Signer
+
+log = logging.getLogger("samba.api")
+
+MAX_REPLAY_ACTIONS = 2000
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+
+
+def api_error(e: InvalidInput) -> ApiError:
+    problems = [Problem(convert.json_path(p.field), p.reason, p.description)
+                for p in e.problems]
+    return invalid_argument(problems, reason=e.kind or "INVALID_REQUEST")
+
+
+def _handler(fn: Callable) -> Callable:
+    """Run the required-field check first (its problems join ``problems``) and turn engine
+    InvalidInput / RulesetError into ApiError."""
+
+    @functools.wraps(fn)
+    def wrapper(self: "Adjudicator", request: Message, problems=None) -> Message:
+        problems = jsonio.with_required(request, list(problems or ()))
+        try:
+            return fn(self, request, problems)
+        except InvalidInput as e:
+            raise api_error(e) from None
+        except er.RulesetError as e:
+            raise invalid_argument([Problem(convert.json_path(p), r, t)
+                                    for p, r, t in e.problems]) from None
+
+    return wrapper
+
+
+class Adjudicator:
+    """Every RPC as a method taking the request message and returning the response."""
+
+    def __init__(self, signer: Signer | None = None, *,
+                 max_replay_actions: int = MAX_REPLAY_ACTIONS) -> None:
+        self.signer = signer
+        self.max_replay_actions = max_replay_actions
+
+    # -- entry point -----------------------------------------------------------------------
+    def call(self, method: str, request: Message, problems=()) -> Message:
+        """Dispatch ``method`` (RPC name); raise only ApiError."""
+        try:
+            request_type, handler = METHODS[method]
+        except KeyError:
+            raise ApiError("UNIMPLEMENTED", "UNKNOWN_METHOD", f"no method {method!r}") from None
+        if not isinstance(request, request_type):
+            raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
+        try:
+            return handler(self, request, problems)
+        except ApiError:
+            raise
+        except InvalidInput as e:
+            raise api_error(e) from None
+        except Exception:  # never a crash: log it, answer INTERNAL
+            log.exception("unexpected error in %s", method)
+            raise internal_error() from None
+
+    # -- shared steps ----------------------------------------------------------------------
+    def _pin(self, ref_version: str, rules: er.Ruleset, field: str) -> None:
+        if ref_version and ref_version != rules.version:
+            raise ApiError("FAILED_PRECONDITION", "RULESET_VERSION_MISMATCH",
+                           f"{field} pins ruleset version {ref_version!r}; this service "
+                           f"adjudicates {rules.profile} at version {rules.version!r}")
+
+    def _snapshot(self, msg: pb.Snapshot, problems: list[Problem], path: str = "snapshot",
+                  actions: tuple = (), check_meld_ids: bool = True,
+                  allow_view: bool = True):
+        """Load a request's snapshot (and actions against it): every problem reported
+        together; then the version pin, the signature, the view check.
+
+        ``actions``: (pb.Action, path) pairs. Returns (engine snapshot, engine actions).
+        """
+        if self.signer is not None and not problems:
+            self.signer.check_present(msg.signature, f"{path}.signature")
+        snap = convert.snapshot_from_proto(msg, path, problems)
+        players = len(snap.seats) if snap is not None else None
+        ids = convert.meld_ids(snap) if (snap is not None and check_meld_ids) else None
+        converted = [convert.action_from_proto(a, apath, problems, players, ids)
+                     for a, apath in actions]
+        if problems or snap is None:
+            raise InvalidInput(problems or [Problem(path, "REQUIRED", f"{path} is required")])
+        convert.raise_if(convert.check_snapshot_input(msg, snap, path))
+        if self.signer is not None:
+            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
+                               f"{path}.signature")
+        self._pin(snap.ruleset_ref.version, snap.ruleset, f"{path}.ruleset.version")
+        if not allow_view and snap.is_view:
+            hidden = [Problem(f"{path}.seats[{i}].hand", "SNAPSHOT_IS_VIEW",
+                              f"seat {i}'s hand is hidden: a player's view cannot be "
+                              f"applied, replayed or scored")
+                      for i, s in enumerate(snap.seats) if s.hand_hidden]
+            raise invalid_argument(hidden, reason="SNAPSHOT_IS_VIEW")
+        return snap, converted
+
+    def _out(self, snap) -> pb.Snapshot:
+        msg = convert.snapshot_to_proto(snap)
+        if self.signer is not None:
+            self.signer.sign(msg)
+        return msg
+
+    @staticmethod
+    def _seat(seat: int, snap, field: str) -> None:
+        if not 0 <= seat < len(snap.seats):
+            raise invalid_argument([Problem(field, "OUT_OF_RANGE",
+                                            f"{field} must be a seat 0..{len(snap.seats) - 1}, "
+                                            f"not {seat}")])
+
+    # -- RPCs ------------------------------------------------------------------------------
+    @_handler
+    def list_rulesets(self, req: pb.ListRulesetsRequest, problems) -> pb.ListRulesetsResponse:
+        convert.raise_if(problems)
+        return pb.ListRulesetsResponse(
+            rulesets=[convert.ruleset_to_proto(r) for r in engine.profile_rulesets()])
+
+    @_handler
+    def get_ruleset(self, req: pb.GetRulesetRequest, problems) -> pb.Ruleset:
+        convert.raise_if(problems)
+        try:
+            rules = er.resolve(req.profile, {}, path="profile")
+        except er.RulesetError as e:
+            raise ApiError("NOT_FOUND", "UNKNOWN_PROFILE",
+                           "; ".join(text for _, _, text in e.problems)) from None
+        return convert.ruleset_to_proto(rules)
+
+    @_handler
+    def deal(self, req: pb.DealRequest, problems) -> pb.DealResponse:
+        rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
+        convert.raise_if(problems)
+        self._pin(ref.version, rules, "ruleset.version")
+        snap = engine.deal(rules, req.players, req.seed, req.dealer, req.deal_number,
+                           tuple(req.match_scores), ref)
+        return pb.DealResponse(snapshot=self._out(snap))
+
+    @_handler
+    def check_meld(self, req: pb.CheckMeldRequest, problems) -> pb.CheckMeldResponse:
+        cards = convert.cards(req.cards, "cards", problems)
+        if req.HasField("snapshot"):
+            snap, _ = self._snapshot(req.snapshot, problems)
+            self._seat(req.seat, snap, "seat")
+            if req.meld_id and snap.find_meld(req.meld_id) is None:
+                raise invalid_argument([Problem("meldId", "UNKNOWN_MELD_ID",
+                                                f"no meld has id {req.meld_id!r}")])
+            check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
+        else:
+            if req.meld_id:
+                problems.append(Problem("snapshot", "REQUIRED",
+                                        "adding to a meld (meldId) needs the snapshot"))
+            rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
+            convert.raise_if(problems)
+            self._pin(ref.version, rules, "ruleset.version")
+            check = engine.check_meld(rules, cards)
+        return convert.meld_check_to_proto(check)
+
+    @_handler
+    def validate_action(self, req: pb.ValidateActionRequest, problems
+                        ) -> pb.ValidateActionResponse:
+        snap, (action,) = self._snapshot(req.snapshot, problems,
+                                         actions=((req.action, "action"),))
+        violations = engine.validate(snap, action)
+        return pb.ValidateActionResponse(
+            legal=not violations, violations=[convert.violation_to_proto(v) for v in violations])
+
+    @_handler
+    def apply_action(self, req: pb.ApplyActionRequest, problems) -> pb.ApplyActionResponse:
+        snap, (action,) = self._snapshot(req.snapshot, problems,
+                                         actions=((req.action, "action"),), allow_view=False)
+        out = engine.apply(snap, action)
+        resp = pb.ApplyActionResponse(
+            legal=out.legal, violations=[convert.violation_to_proto(v) for v in out.violations],
+            snapshot=self._out(out.snapshot),
+            events=[convert.event_to_proto(e) for e in out.events])
+        if out.score is not None:
+            resp.score.CopyFrom(convert.score_to_proto(out.score))
+        return resp
+
+    @_handler
+    def list_legal_actions(self, req: pb.ListLegalActionsRequest, problems
+                           ) -> pb.ListLegalActionsResponse:
+        if req.page_size < 0:
+            problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
+        snap, _ = self._snapshot(req.snapshot, problems)
+        seat = req.seat if req.HasField("seat") else None
+        if seat is not None:
+            self._seat(seat, snap, "seat")
+        size = min(req.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        digest = _request_digest(req, snap.ruleset.version)
+        offset = _read_page_token(req.page_token, digest) if req.page_token else 0
+        actions, complete = engine.legal_actions(snap, seat)
+        total = len(actions)
+        if offset > total:
+            raise _token_mismatch()
+        end = offset + size
+        return pb.ListLegalActionsResponse(
+            actions=[convert.action_to_proto(a) for a in actions[offset:end]],
+            total_size=total, next_page_token=_page_token(end, digest) if end < total else "",
+            complete=complete)
+
+    @_handler
+    def score_deal(self, req: pb.ScoreDealRequest, problems) -> pb.ScoreDealResponse:
+        snap, _ = self._snapshot(req.snapshot, problems, allow_view=False)
+        return convert.score_to_proto(engine.score(snap, req.provisional))
+
+    @_handler
+    def get_player_view(self, req: pb.GetPlayerViewRequest, problems
+                        ) -> pb.GetPlayerViewResponse:
+        snap, _ = self._snapshot(req.snapshot, problems)
+        seat = req.seat if req.HasField("seat") else None
+        if seat is not None:
+            self._seat(seat, snap, "seat")
+        resp = pb.GetPlayerViewResponse(snapshot=self._out(engine.player_view(snap, seat)))
+        if seat is not None:
+            resp.viewer_seat = seat
+        return resp
+
+    @_handler
+    def replay_deal(self, req: pb.ReplayDealRequest, problems) -> pb.ReplayDealResponse:
+        if len(req.actions) > self.max_replay_actions:
+            raise ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
+                           f"ReplayDeal takes at most {self.max_replay_actions} actions, "
+                           f"not {len(req.actions)}")
+        snap, actions = self._snapshot(
+            req.snapshot, problems, allow_view=False, check_meld_ids=False,
+            actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))
+        results, last, first_illegal, score = engine.replay(snap, actions)
+        resp = pb.ReplayDealResponse(snapshot=self._out(last))
+        for i, (legal, violations, events) in enumerate(results):
+            item = resp.results.add(
+                legal=legal, violations=[convert.violation_to_proto(v) for v in violations],
+                events=[convert.event_to_proto(e) for e in events])
+            for v in item.violations:  # paths relative to this request: actions[i]…
+                if v.field == "action" or v.field.startswith(("action.", "action[")):
+                    v.field = f"actions[{i}]" + v.field[len("action"):]
+        if first_illegal is not None:
+            resp.first_illegal_index = first_illegal
+        if score is not None:
+            resp.score.CopyFrom(convert.score_to_proto(score))
+        return resp
+
+
+# -- page tokens (AIP-158) ----------------------------------------------------------------
+
+def _request_digest(req: pb.ListLegalActionsRequest, version: str) -> str:
+    """Binds a page token to the request without its page fields (and the served version)."""
+    copy = pb.ListLegalActionsRequest()
+    copy.CopyFrom(req)
+    copy.ClearField("page_size")
+    copy.ClearField("page_token")
+    h = hashlib.sha256(version.encode() + b"\0" + copy.SerializeToString(deterministic=True))
+    return h.hexdigest()[:32]
+
+
+def _page_token(offset: int, digest: str) -> str:
+    raw = json.dumps({"o": offset, "d": digest}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _token_mismatch() -> ApiError:
+    return invalid_argument(
+        [Problem("pageToken", "OUT_OF_RANGE",
+                 "pageToken does not belong to this request (reuse it only with the same "
+                 "snapshot and seat)")],
+        reason="PAGE_TOKEN_MISMATCH")
+
+
+def _read_page_token(token: str, digest: str) -> int:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = json.loads(raw)
+        offset, bound = data["o"], data["d"]
+    except (binascii.Error, ValueError, TypeError, KeyError):
+        raise _token_mismatch() from None
+    if bound != digest or not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise _token_mismatch()
+    return offset
+
+
+#: RPC name -> (request message type, handler(adjudicator, request[, problems])).
+METHODS: dict[str, tuple[type, Callable]] = {
+    "ListRulesets": (pb.ListRulesetsRequest, Adjudicator.list_rulesets),
+    "GetRuleset": (pb.GetRulesetRequest, Adjudicator.get_ruleset),
+    "Deal": (pb.DealRequest, Adjudicator.deal),
+    "CheckMeld": (pb.CheckMeldRequest, Adjudicator.check_meld),
+    "ValidateAction": (pb.ValidateActionRequest, Adjudicator.validate_action),
+    "ApplyAction": (pb.ApplyActionRequest, Adjudicator.apply_action),
+    "ListLegalActions": (pb.ListLegalActionsRequest, Adjudicator.list_legal_actions),
+    "ScoreDeal": (pb.ScoreDealRequest, Adjudicator.score_deal),
+    "GetPlayerView": (pb.GetPlayerViewRequest, Adjudicator.get_player_view),
+    "ReplayDeal": (pb.ReplayDealRequest, Adjudicator.replay_deal),
+}
+
+
+def response_type(method: str) -> type:
+    """The response message class of ``method`` (from the service descriptor)."""
+    from google.protobuf import symbol_database
+    out = pb.SERVICE.methods_by_name[method].output_type
+    return symbol_database.Default().GetSymbol(out.full_name)
+
+
+def kebab(method: str) -> str:
+    """``ListLegalActions`` -> ``list-legal-actions`` (CLI subcommands)."""
+    return "".join("-" + c.lower() if c.isupper() else c for c in method).lstrip("-")

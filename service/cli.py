@@ -1,0 +1,103 @@
+"""The ``samba-adjudicator`` command (CONTRACT.md §7).
+
+``samba-adjudicator <method> [--input FILE]``: one JSON request on stdin (or FILE), the
+REST answer body on stdout. Exit 0 where REST answers 200 (``legal: false`` included), 2
+for an invalid argument (REST's 400 body), 1 for any other error (its REST body). Never a
+traceback. ``samba-adjudicator serve ...`` delegates to ``service.server.serve_main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+
+
+def _commands() -> dict[str, str]:
+    from .api import METHODS, kebab
+    return {kebab(name): name for name in METHODS}
+
+
+def _parser(commands: dict[str, str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="samba-adjudicator",
+        description="Stateless Samba rules adjudicator. Each method reads one JSON request "
+                    "(proto3 JSON of samba.v1.<Method>Request) and prints the REST answer.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("serve", help="start the gRPC and REST servers (see `serve --help`)",
+                   add_help=False)
+    for cmd, method in commands.items():
+        s = sub.add_parser(cmd, help=f"{method}: request JSON on stdin, answer on stdout")
+        s.add_argument("--input", "-i", metavar="FILE",
+                       help="read the request from FILE instead of stdin ('-': stdin)")
+    return p
+
+
+def _read(path: str | None) -> bytes:
+    if path in (None, "-"):
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def run(method: str, data: bytes, adjudicator=None, request_id: str | None = None
+        ) -> tuple[int, dict]:
+    """One CLI call without I/O: (exit status, JSON body)."""
+    from engine.model import InvalidInput
+
+    from . import jsonio
+    from .api import METHODS, Adjudicator, api_error
+    from .errors import ApiError, internal_error, new_request_id, rest_body
+
+    request_id = request_id or new_request_id()
+    try:
+        if adjudicator is None:
+            from .signing import Signer
+            adjudicator = Adjudicator(signer=Signer.from_env())
+        request_type, _ = METHODS[method]
+        try:
+            msg, problems = jsonio.decode(data, request_type)
+        except InvalidInput as e:
+            raise api_error(e) from None
+        response = adjudicator.call(method, msg, problems)
+        return EXIT_OK, jsonio.to_dict(response)
+    except ApiError as e:
+        return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)
+    except Exception:  # noqa: BLE001 - never a traceback
+        logging.getLogger("samba.cli").exception("unexpected error")
+        return EXIT_ERROR, rest_body(internal_error(), request_id)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "serve":
+        from .server import serve_main  # lazily: the servers pull in grpc and FastAPI
+        return serve_main(argv[1:]) or 0
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        commands = _commands()
+    except Exception as e:  # noqa: BLE001 - e.g. generated code missing: no traceback
+        print(f"samba-adjudicator: cannot start: {e} (run `make install`)", file=sys.stderr)
+        return EXIT_ERROR
+    parser = _parser(commands)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INVALID
+    try:
+        data = _read(args.input)
+    except OSError as e:
+        print(f"samba-adjudicator: cannot read {args.input}: {e.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    from .jsonio import dumps
+    status, body = run(commands[args.command], data)
+    sys.stdout.write(dumps(body) + "\n")
+    sys.stdout.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

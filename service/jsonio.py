@@ -1,0 +1,381 @@
+"""Proto3 JSON for the REST gateway and the CLI (CONTRACT.md §1).
+
+``parse_request(text, RequestType)`` walks the JSON against the message descriptor and
+collects *every* problem (unknown fields with their paths, wrong types, unknown enum names,
+missing REQUIRED fields) before ``json_format.ParseDict`` ever sees the data; it raises
+``engine.model.InvalidInput`` with all of them. Input accepts lowerCamelCase and snake_case
+names; ``null`` means "not set".
+
+``missing_required(message)`` is the descriptor-driven required-field check (fields marked
+``google.api.field_behavior = REQUIRED``, and every real ``oneof``); it works on any
+message, so gRPC (binary) requests get the same check.
+
+``to_dict``/``dumps`` render answers: lowerCamelCase, every field printed (zeros, false,
+empty lists) except fields with presence (``optional`` scalars, messages), absent when unset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from typing import Any
+
+from google.api import field_behavior_pb2
+from google.protobuf import descriptor as _d
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from engine.model import InvalidInput, Problem
+
+MALFORMED_JSON = "MALFORMED_JSON"
+_F = _d.FieldDescriptor
+_INT_RANGES = {
+    _F.TYPE_INT32: (-(2**31), 2**31 - 1), _F.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    _F.TYPE_SFIXED32: (-(2**31), 2**31 - 1), _F.TYPE_UINT32: (0, 2**32 - 1),
+    _F.TYPE_FIXED32: (0, 2**32 - 1), _F.TYPE_INT64: (-(2**63), 2**63 - 1),
+    _F.TYPE_SINT64: (-(2**63), 2**63 - 1), _F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    _F.TYPE_UINT64: (0, 2**64 - 1), _F.TYPE_FIXED64: (0, 2**64 - 1),
+}
+_BAD = object()
+
+
+def join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+# -- descriptor helpers -------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _fields_by_json_key(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
+    out: dict[str, _d.FieldDescriptor] = {}
+    for f in desc.fields:
+        out[f.name] = f
+        out[f.json_name] = f
+    return out
+
+
+@lru_cache(maxsize=None)
+def is_required(f: _d.FieldDescriptor) -> bool:
+    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
+    return field_behavior_pb2.REQUIRED in behaviors
+
+
+@lru_cache(maxsize=None)
+def is_output_only(f: _d.FieldDescriptor) -> bool:
+    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
+    return field_behavior_pb2.OUTPUT_ONLY in behaviors
+
+
+def _is_map(f: _d.FieldDescriptor) -> bool:
+    return (f.type == _F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
+
+
+def _is_repeated(f: _d.FieldDescriptor) -> bool:
+    return f.is_repeated
+
+
+def _is_synthetic_oneof(o: _d.OneofDescriptor) -> bool:
+    """A proto3 ``optional`` field's oneof (``_name``), not a real choice."""
+    return len(o.fields) == 1 and o.name == "_" + o.fields[0].name and o.fields[0].has_presence
+
+
+@lru_cache(maxsize=None)
+def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
+    return tuple(o for o in desc.oneofs if not _is_synthetic_oneof(o))
+
+
+def is_set(msg: Message, f: _d.FieldDescriptor) -> bool:
+    if _is_repeated(f):
+        return len(getattr(msg, f.name)) > 0
+    if f.has_presence:
+        return msg.HasField(f.name)
+    return getattr(msg, f.name) != f.default_value
+
+
+# -- required fields (JSON and binary requests) -------------------------------------------
+
+def missing_required(msg: Message, path: str = "") -> list[Problem]:
+    """Every REQUIRED field left unset in ``msg`` and its set sub-messages, with JSON paths.
+
+    Set means: a repeated field non-empty, a field with presence present, any other scalar
+    or enum different from its default (an enum at ``*_UNSPECIFIED`` is unset). Every real
+    ``oneof`` (``Action.kind``) needs one member set.
+    """
+    out: list[Problem] = []
+    desc = msg.DESCRIPTOR
+    for f in desc.fields:
+        fpath = join(path, f.json_name)
+        if is_required(f) and not is_set(msg, f):
+            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
+        if f.type != _F.TYPE_MESSAGE or _is_map(f):
+            continue
+        if _is_repeated(f):
+            for i, item in enumerate(getattr(msg, f.name)):
+                out.extend(missing_required(item, f"{fpath}[{i}]"))
+        elif msg.HasField(f.name):
+            out.extend(missing_required(getattr(msg, f.name), fpath))
+    for o in real_oneofs(desc):
+        if msg.WhichOneof(o.name) is None:
+            names = ", ".join(f.json_name for f in o.fields)
+            where = path or "request"
+            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+    return out
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+def parse_request(text: str | bytes, message_type: type[Message]) -> Message:
+    """Parse a JSON request into ``message_type``, or raise InvalidInput with every problem."""
+    msg, problems = decode(text, message_type)
+    problems = with_required(msg, problems)
+    if problems:
+        raise InvalidInput(problems)
+    return msg
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_dict(data: Any, message_type: type[Message]) -> Message:
+    """Like ``parse_request`` for already decoded JSON."""
+    msg, problems = decode_dict(data, message_type)
+    problems = with_required(msg, problems)
+    if problems:
+        raise InvalidInput(problems)
+    return msg
+
+
+def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+    """Lenient parse for transports: the message built from every well-formed part, and
+    the structural problems found (unknown fields, types, enum names), *without* the
+    required-field check (``service.api`` runs it on every transport and reports it
+    together with the problems conversion finds). Raises InvalidInput only for text that
+    is not a JSON object."""
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8")
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InvalidInput([Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")])
+    except RecursionError:
+        raise InvalidInput([Problem("", MALFORMED_JSON, "the request is nested too deeply")])
+    return decode_dict(data, message_type)
+
+
+def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+    problems: list[Problem] = []
+    if not isinstance(data, dict):
+        raise InvalidInput([Problem("", MALFORMED_JSON, "the request must be a JSON object")])
+    clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
+    msg = message_type()
+    try:
+        json_format.ParseDict(clean, msg)
+    except json_format.ParseError as e:  # should not happen once the walk is clean
+        problems.append(Problem("", "OUT_OF_RANGE", str(e)))
+    return msg, problems
+
+
+def with_required(msg: Message, problems: list[Problem]) -> list[Problem]:
+    """``problems`` plus every missing REQUIRED field not already explained by one."""
+    out = list(problems)
+    reported = [p.field for p in problems]
+    for p in missing_required(msg):
+        if not any(_covers(r, p.field) for r in reported):
+            out.append(p)
+    return out
+
+
+def _covers(reported: str, path: str) -> bool:
+    """A problem at ``reported`` already explains a missing field at ``path``."""
+    if reported == path or not reported:
+        return True
+    return path.startswith(reported + ".") or path.startswith(reported + "[") \
+        or reported.startswith(path + ".") or reported.startswith(path + "[")
+
+
+def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Problem]) -> Any:
+    if not isinstance(obj, dict):
+        problems.append(Problem(path, "OUT_OF_RANGE",
+                                f"{path or 'request'} must be a JSON object ({desc.name})"))
+        return _BAD
+    fields = _fields_by_json_key(desc)
+    out: dict[str, Any] = {}
+    given: dict[str, str] = {}
+    chosen: dict[str, str] = {}
+    for key, value in obj.items():
+        f = fields.get(key) if isinstance(key, str) else None
+        if f is None:
+            problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
+                                    f"unknown field {key!r} in {desc.full_name}"))
+            continue
+        fpath = join(path, f.json_name)
+        if f.name in given:
+            problems.append(Problem(fpath, "OUT_OF_RANGE",
+                                    f"{fpath} given twice (as {given[f.name]!r} and {key!r})"))
+            continue
+        given[f.name] = key
+        if value is None:  # proto3 JSON: null means "not set"
+            continue
+        o = f.containing_oneof
+        if o is not None and not _is_synthetic_oneof(o):
+            if o.name in chosen:
+                problems.append(Problem(fpath, "OUT_OF_RANGE",
+                                        f"{join(path, chosen[o.name])} and {fpath} are "
+                                        f"alternatives; give only one"))
+                continue
+            chosen[o.name] = f.json_name
+        value = _walk_field(value, f, fpath, problems)
+        if value is not _BAD:
+            out[f.json_name] = value
+    return out
+
+
+def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+    if _is_map(f):
+        if not isinstance(value, dict):
+            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
+            return _BAD
+        key_f = f.message_type.fields_by_name["key"]
+        val_f = f.message_type.fields_by_name["value"]
+        out = {}
+        for k, v in value.items():
+            kp = f"{path}.{k}"
+            if key_f.type != _F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
+                continue
+            if v is None:
+                problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
+                continue
+            v2 = _walk_value(v, val_f, kp, problems)
+            if v2 is not _BAD:
+                out[k] = v2
+        return out
+    if _is_repeated(f):
+        if not isinstance(value, list):
+            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+            return _BAD
+        out_list = []
+        for i, item in enumerate(value):
+            ip = f"{path}[{i}]"
+            if item is None:
+                problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+                continue
+            v2 = _walk_value(item, f, ip, problems)
+            if v2 is not _BAD:
+                out_list.append(v2)
+        return out_list
+    return _walk_value(value, f, path, problems)
+
+
+def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+    if f.type == _F.TYPE_MESSAGE:
+        return _walk_message(value, f.message_type, path, problems)
+    return _walk_scalar(value, f, path, problems)
+
+
+def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+    t = f.type
+    if t == _F.TYPE_ENUM:
+        enum = f.enum_type
+        if isinstance(value, str) and value in enum.values_by_name:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) \
+                and value in enum.values_by_number:
+            return value
+        known = ", ".join(v.name for v in enum.values if v.number != 0)
+        problems.append(Problem(path, "OUT_OF_RANGE",
+                                f"{value!r} is not a value of {enum.name}; known: {known}"))
+        return _BAD
+    if t in _INT_RANGES:
+        lo, hi = _INT_RANGES[t]
+        n = _as_int(value)
+        if n is None:
+            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be an integer"))
+            return _BAD
+        if not lo <= n <= hi:
+            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be in {lo}..{hi}"))
+            return _BAD
+        return n
+    if t == _F.TYPE_BOOL:
+        if isinstance(value, bool):
+            return value
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be true or false"))
+        return _BAD
+    if t == _F.TYPE_STRING:
+        if isinstance(value, str):
+            return value
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a string"))
+        return _BAD
+    if t in (_F.TYPE_DOUBLE, _F.TYPE_FLOAT):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+            return value
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a number"))
+        return _BAD
+    if t == _F.TYPE_BYTES:
+        if isinstance(value, str):
+            return value
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a base64 string"))
+        return _BAD
+    problems.append(Problem(path, "OUT_OF_RANGE", f"{path}: unsupported field type"))
+    return _BAD
+
+
+def _as_int(value: Any) -> int | None:
+    """proto3 JSON integers: a number with no fraction, or a decimal string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            return int(s)
+        except ValueError:
+            try:
+                x = float(s)
+            except ValueError:
+                return None
+            return int(x) if math.isfinite(x) and x.is_integer() else None
+    return None
+
+
+# -- output -------------------------------------------------------------------------------
+
+def to_dict(msg: Message) -> dict:
+    """The proto3 JSON of an answer: lowerCamelCase, every field without presence printed,
+    keys in schema order (json_format prints set fields first, defaults after)."""
+    return _ordered(json_format.MessageToDict(msg, always_print_fields_with_no_presence=True),
+                    msg.DESCRIPTOR)
+
+
+def _ordered(d: Any, desc: _d.Descriptor) -> Any:
+    if not isinstance(d, dict):
+        return d
+    out = {}
+    for f in desc.fields:
+        if f.json_name not in d:
+            continue
+        v = d[f.json_name]
+        if f.type == _F.TYPE_MESSAGE:
+            if _is_map(f):
+                vf = f.message_type.fields_by_name["value"]
+                if vf.type == _F.TYPE_MESSAGE:
+                    v = {k: _ordered(x, vf.message_type) for k, x in v.items()}
+            elif isinstance(v, list):
+                v = [_ordered(x, f.message_type) for x in v]
+            else:
+                v = _ordered(v, f.message_type)
+        out[f.json_name] = v
+    for k, v in d.items():  # anything json_format added that the loop did not (none today)
+        out.setdefault(k, v)
+    return out
+
+
+def dumps(body: Any) -> str:
+    """The one JSON text rendering shared by REST and CLI (compact, UTF-8)."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

@@ -1,0 +1,123 @@
+"""Snapshot signatures (CONTRACT.md §7 "Trust model").
+
+With keys configured (``SAMBA_SNAPSHOT_KEYS=id1:base64,id2:base64``; the first signs, all
+verify), every returned snapshot carries ``signature = "v1.<keyId>.<base64url HMAC-SHA256>"``
+over the deterministic protobuf encoding of the canonicalised snapshot (the service's own
+rendering of it, every output-only field filled) with ``signature`` cleared. Signing is off
+by default (``Signer.from_env()`` returns None when the variable is unset or empty).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import re
+from dataclasses import dataclass
+
+from .errors import ApiError
+
+ENV = "SAMBA_SNAPSHOT_KEYS"
+VERSION = "v1"
+_KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _b64decode(text: str) -> bytes:
+    text = text.strip()
+    pad = "=" * (-len(text) % 4)
+    try:
+        if "-" in text or "_" in text:
+            return base64.urlsafe_b64decode(text + pad)
+        return base64.b64decode(text + pad, validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise ValueError(f"not base64: {e}") from None
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+@dataclass(frozen=True)
+class Signer:
+    """Signs and verifies snapshots with HMAC-SHA256 keys; ``keys[0]`` signs."""
+
+    keys: tuple[tuple[str, bytes], ...]
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise ValueError("at least one key is needed")
+
+    @classmethod
+    def parse(cls, spec: str) -> "Signer | None":
+        """``id1:base64,id2:base64`` -> Signer (None for an empty spec). ValueError on
+        a malformed spec, a repeated id, or a key shorter than 16 bytes."""
+        keys: list[tuple[str, bytes]] = []
+        for part in (spec or "").split(","):
+            part = part.strip()
+            if not part:
+                continue
+            key_id, sep, secret = part.partition(":")
+            key_id = key_id.strip()
+            if not sep or not _KEY_ID.fullmatch(key_id):
+                raise ValueError(f"{ENV}: expected id:base64 with id [A-Za-z0-9_-]{{1,64}}, "
+                                 f"got {key_id!r}")
+            if any(k == key_id for k, _ in keys):
+                raise ValueError(f"{ENV}: key id {key_id!r} repeated")
+            try:
+                raw = _b64decode(secret)
+            except ValueError as e:
+                raise ValueError(f"{ENV}: key {key_id!r}: {e}") from None
+            if len(raw) < 16:
+                raise ValueError(f"{ENV}: key {key_id!r} must be at least 16 bytes")
+            keys.append((key_id, raw))
+        return cls(tuple(keys)) if keys else None
+
+    @classmethod
+    def from_env(cls, environ=None) -> "Signer | None":
+        return cls.parse((environ if environ is not None else os.environ).get(ENV, ""))
+
+    # -- signing ---------------------------------------------------------------------------
+    @staticmethod
+    def payload(snapshot) -> bytes:
+        """Deterministic encoding of ``snapshot`` (a pb.Snapshot) with signature cleared."""
+        copy = type(snapshot)()
+        copy.CopyFrom(snapshot)
+        copy.signature = ""
+        return copy.SerializeToString(deterministic=True)
+
+    def _mac(self, secret: bytes, snapshot) -> bytes:
+        return hmac.new(secret, self.payload(snapshot), hashlib.sha256).digest()
+
+    def signature(self, snapshot) -> str:
+        key_id, secret = self.keys[0]
+        return f"{VERSION}.{key_id}.{_b64url(self._mac(secret, snapshot))}"
+
+    def sign(self, snapshot) -> None:
+        """Set ``snapshot.signature`` in place (a canonical pb.Snapshot)."""
+        snapshot.signature = self.signature(snapshot)
+
+    # -- verifying -------------------------------------------------------------------------
+    def check_present(self, signature: str, field: str = "snapshot.signature") -> None:
+        """Cheap checks before the snapshot is even parsed: present, well-formed, known key."""
+        if not signature:
+            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_MISSING",
+                           f"{field} is required: snapshots must come from this service")
+        parts = signature.split(".")
+        if len(parts) != 3 or parts[0] != VERSION or not parts[1] or not parts[2]:
+            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_INVALID",
+                           f"{field} is not a valid signature")
+        if not any(k == parts[1] for k, _ in self.keys):
+            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_KEY_UNKNOWN",
+                           f"{field} was made with key {parts[1]!r}, which is not configured")
+
+    def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
+        """Raise PERMISSION_DENIED unless ``signature`` signs ``canonical`` (pb.Snapshot)."""
+        self.check_present(signature, field)
+        _, key_id, mac = signature.split(".")
+        secret = dict(self.keys)[key_id]
+        expected = _b64url(self._mac(secret, canonical))
+        if not hmac.compare_digest(expected.encode(), mac.encode()):
+            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_INVALID",
+                           f"{field} does not match the snapshot")

@@ -1,0 +1,251 @@
+"""service.api in process: errors, paging, signing, limits, version pins (CONTRACT.md §5–7)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from google.rpc import code_pb2, error_details_pb2
+
+from builders import make_snapshot
+from engine import model as m
+from service import convert, errors, jsonio, pb
+from service.api import METHODS, Adjudicator, kebab, response_type
+from service.errors import ApiError
+from service.signing import Signer
+
+pytestmark = pytest.mark.engine
+KEY = base64.b64encode(b"k" * 32).decode()
+
+
+def play_snapshot():
+    """Seat 0 in PLAY with a varied hand: many discards and melds."""
+    return make_snapshot("classic", 4, hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD",
+                                              1: "4D 4S", 2: "JK", 3: "KC KD"},
+                         discard="9C", turn_seat=0, phase=m.Phase.PLAY, took_pile=False)
+
+
+def call(adj, method, request, problems=()):
+    return adj.call(method, request, problems)
+
+
+def test_methods_table_covers_service():
+    assert list(METHODS) == [mm.name for mm in pb.SERVICE.methods]
+    assert response_type("GetRuleset") is pb.Ruleset
+    assert response_type("Deal") is pb.DealResponse
+    assert kebab("ListLegalActions") == "list-legal-actions"
+
+
+def test_paging():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    full = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=1000))
+    assert full.total_size == len(full.actions) > 7 and not full.next_page_token
+    pages, token = [], ""
+    while True:
+        resp = call(adj, "ListLegalActions",
+                    pb.ListLegalActionsRequest(snapshot=snap, page_size=3, page_token=token))
+        assert resp.total_size == full.total_size
+        pages.extend(resp.actions)
+        token = resp.next_page_token
+        if not token:
+            break
+    assert list(pages) == list(full.actions)
+    default = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap))
+    assert len(default.actions) == min(100, full.total_size)
+    # same request, same pages
+    again = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=3))
+    first = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=3))
+    assert again == first
+
+
+def test_page_token_bound_to_request():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    first = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=2))
+    other = pb.ListLegalActionsRequest(snapshot=snap, seat=0, page_size=2,
+                                       page_token=first.next_page_token)
+    with pytest.raises(ApiError) as e:
+        call(adj, "ListLegalActions", other)
+    assert e.value.code == "INVALID_ARGUMENT" and e.value.reason == "PAGE_TOKEN_MISMATCH"
+    for junk in ("garbage!", "eyJvIjoxfQ"):
+        with pytest.raises(ApiError) as e:
+            call(adj, "ListLegalActions",
+                 pb.ListLegalActionsRequest(snapshot=snap, page_token=junk))
+        assert e.value.reason == "PAGE_TOKEN_MISMATCH"
+
+
+def test_negative_page_size_and_unknown_seat():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    with pytest.raises(ApiError) as e:
+        call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=-1))
+    assert [(p.field, p.reason) for p in e.value.field_violations] == [("pageSize", "OUT_OF_RANGE")]
+    with pytest.raises(ApiError) as e:
+        call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, seat=4))
+    assert e.value.field_violations[0].field == "seat"
+
+
+def test_required_fields_on_binary_requests_with_conversion_problems():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    snap.seats[0].hand[0] = "QQ"
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap))
+    got = {(p.field, p.reason) for p in e.value.field_violations}
+    assert got == {("action", "REQUIRED"), ("snapshot.seats[0].hand[0]", "UNKNOWN_CARD_CODE")}
+
+
+def test_unknown_meld_id_is_invalid_argument():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    action = pb.Action(seat=0, meld=pb.MeldCards(additions=[pb.Addition(meld_id="m7",
+                                                                        cards=["QC"])]))
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
+    assert [(p.field, p.reason) for p in e.value.field_violations] == [
+        ("action.meld.additions[0].meldId", "UNKNOWN_MELD_ID")]
+
+
+def test_version_pin():
+    adj = Adjudicator()
+    rules = call(adj, "GetRuleset", pb.GetRulesetRequest(profile="classic"))
+    ok = call(adj, "Deal", pb.DealRequest(players=4, seed="s", ruleset=pb.RulesetRef(
+        profile="classic", version=rules.version)))
+    assert ok.snapshot.ruleset.version == rules.version
+    with pytest.raises(ApiError) as e:
+        call(adj, "Deal", pb.DealRequest(players=4, seed="s", ruleset=pb.RulesetRef(
+            profile="classic", version="0.old")))
+    assert (e.value.code, e.value.reason) == ("FAILED_PRECONDITION", "RULESET_VERSION_MISMATCH")
+    assert e.value.http_status == 400
+    snap = ok.snapshot
+    snap.ruleset.version = "0.old"
+    with pytest.raises(ApiError) as e:
+        call(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap, provisional=True))
+    assert e.value.reason == "RULESET_VERSION_MISMATCH"
+
+
+def test_replay_limit():
+    adj = Adjudicator(max_replay_actions=3)
+    snap = convert.snapshot_to_proto(play_snapshot())
+    req = pb.ReplayDealRequest(snapshot=snap, actions=[pb.Action(seat=0, ask_go_out={})] * 4)
+    with pytest.raises(ApiError) as e:
+        call(adj, "ReplayDeal", req)
+    assert (e.value.code, e.value.reason, e.value.http_status) == (
+        "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE", 413)
+
+
+def test_view_refused_by_apply_replay_score():
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(play_snapshot())
+    view = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=snap, seat=0)).snapshot
+    assert view.seats[1].hand_hidden
+    action = pb.Action(seat=0, discard=pb.Discard(card="5C"))
+    assert call(adj, "ValidateAction",
+                pb.ValidateActionRequest(snapshot=view, action=action)).legal
+    for method, req in [("ApplyAction", pb.ApplyActionRequest(snapshot=view, action=action)),
+                        ("ReplayDeal", pb.ReplayDealRequest(snapshot=view)),
+                        ("ScoreDeal", pb.ScoreDealRequest(snapshot=view, provisional=True))]:
+        with pytest.raises(ApiError) as e:
+            call(adj, method, req)
+        assert (e.value.code, e.value.reason) == ("INVALID_ARGUMENT", "SNAPSHOT_IS_VIEW")
+    spectator = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=snap))
+    assert not spectator.HasField("viewer_seat")
+    assert all(s.hand_hidden for s in spectator.snapshot.seats)
+
+
+def test_signing_round_trip_and_refusals():
+    signer = Signer.parse(f"new:{KEY},old:{base64.b64encode(b'o' * 32).decode()}")
+    adj = Adjudicator(signer=signer)
+    dealt = call(adj, "Deal", pb.DealRequest(players=4, seed="sig")).snapshot
+    assert dealt.signature.startswith("v1.new.")
+    action = pb.Action(seat=1, draw_stock=pb.DrawStock())
+    out = call(adj, "ApplyAction", pb.ApplyActionRequest(snapshot=dealt, action=action))
+    assert out.legal and out.snapshot.signature.startswith("v1.new.")
+    # omitted output-only fields and lower-case cards still verify (canonicalised)
+    light = pb.Snapshot()
+    light.CopyFrom(dealt)
+    light.ClearField("pile")
+    light.seats[0].hand[:] = [c.lower() for c in light.seats[0].hand]
+    assert call(adj, "ValidateAction",
+                pb.ValidateActionRequest(snapshot=light, action=action)).legal
+    # a snapshot signed with the old key verifies
+    old_signer = Signer.parse(f"old:{base64.b64encode(b'o' * 32).decode()}")
+    old = call(Adjudicator(signer=old_signer), "Deal", pb.DealRequest(players=4, seed="x")).snapshot
+    assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=old, action=action))
+    cases = {"": "SNAPSHOT_SIGNATURE_MISSING", "v1.zz.abc": "SNAPSHOT_KEY_UNKNOWN",
+             "garbage": "SNAPSHOT_SIGNATURE_INVALID"}
+    for sig, reason in cases.items():
+        bad = pb.Snapshot()
+        bad.CopyFrom(dealt)
+        bad.signature = sig
+        with pytest.raises(ApiError) as e:
+            call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=bad, action=action))
+        assert (e.value.code, e.value.reason, e.value.http_status) == (
+            "PERMISSION_DENIED", reason, 403)
+    tampered = pb.Snapshot()
+    tampered.CopyFrom(dealt)
+    tampered.seats[1].hand[0], tampered.stock[0] = tampered.stock[0], tampered.seats[1].hand[0]
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=tampered, action=action))
+    assert e.value.reason == "SNAPSHOT_SIGNATURE_INVALID"
+    view = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=dealt, seat=1)).snapshot
+    assert view.signature.startswith("v1.new.") and view.signature != dealt.signature
+
+
+@pytest.mark.parametrize("spec", ["k1", "k1:!!!", "k1:" + base64.b64encode(b"short").decode(),
+                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}"])
+def test_bad_key_specs(spec):
+    with pytest.raises(ValueError):
+        Signer.parse(spec)
+
+
+def test_signing_off_by_default():
+    assert Signer.from_env({}) is None and Signer.parse("") is None
+    assert Adjudicator().call("Deal", pb.DealRequest(players=2, seed="s")).snapshot.signature == ""
+
+
+def test_error_bodies():
+    err = errors.invalid_argument([m.Problem("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE",
+                                             "'ZZ' is not a card code")])
+    body = errors.rest_body(err, "req-1")
+    assert body == {"error": {
+        "code": 400, "status": "INVALID_ARGUMENT",
+        "message": "snapshot.seats[0].hand[3]: 'ZZ' is not a card code",
+        "details": [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INVALID_REQUEST",
+             "domain": "samba.v1", "metadata": {"requestId": "req-1"}},
+            {"@type": "type.googleapis.com/google.rpc.BadRequest",
+             "fieldViolations": [{"field": "snapshot.seats[0].hand[3]",
+                                  "description": "'ZZ' is not a card code",
+                                  "reason": "UNKNOWN_CARD_CODE"}]}]}}
+    st = errors.grpc_status(err, "req-1")
+    assert st.code == code_pb2.INVALID_ARGUMENT and len(st.details) == 2
+    info, br = error_details_pb2.ErrorInfo(), error_details_pb2.BadRequest()
+    assert st.details[0].Unpack(info) and st.details[1].Unpack(br)
+    assert info.metadata["requestId"] == "req-1" and br.field_violations[0].reason == \
+        "UNKNOWN_CARD_CODE"
+    nf = errors.grpc_status(ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no"), "r")
+    assert nf.code == code_pb2.NOT_FOUND and len(nf.details) == 1
+    for code, http in [("PERMISSION_DENIED", 403), ("RESOURCE_EXHAUSTED", 413),
+                       ("DEADLINE_EXCEEDED", 504), ("FAILED_PRECONDITION", 400),
+                       ("NOT_FOUND", 404)]:
+        assert ApiError(code, "X", "m").http_status == http
+
+
+def test_unexpected_exception_becomes_internal(monkeypatch):
+    import engine
+    monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
+    with pytest.raises(ApiError) as e:
+        Adjudicator().call("ListRulesets", pb.ListRulesetsRequest())
+    assert e.value.code == "INTERNAL"
+
+
+def test_json_problems_and_required_reported_together():
+    msg, problems = jsonio.decode('{"snapshot": {"bogus": 1}, "action": {"seat": 0}}',
+                                  pb.ApplyActionRequest)
+    with pytest.raises(ApiError) as e:
+        Adjudicator().call("ApplyAction", msg, problems)
+    got = {(p.field, p.reason) for p in e.value.field_violations}
+    assert ("snapshot.bogus", "UNKNOWN_FIELD") in got and ("action", "REQUIRED") in got
+    assert ("snapshot.turn", "REQUIRED") in got

@@ -1,0 +1,117 @@
+"""service.jsonio: proto3 JSON in (every problem, with paths) and out (every field)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.model import InvalidInput
+from service import jsonio, pb
+
+
+def problems(text, msg_type):
+    with pytest.raises(InvalidInput) as e:
+        jsonio.parse_request(text if isinstance(text, str) else json.dumps(text), msg_type)
+    return {(p.field, p.reason) for p in e.value.problems}
+
+
+def test_unknown_fields_all_reported_with_paths():
+    got = problems({"snapshot": {"seats": [{"hand": []}, {"handcards": ["QH"]}],
+                                 "turn": {"seat": 0, "phase": "DRAW", "bogus": 1},
+                                 "ruleset": {"profile": "classic"}},
+                    "action": {"seat": 0, "takePile": {"handcards": ["QS"]}},
+                    "extra": True}, pb.ValidateActionRequest)
+    assert {("snapshot.seats[1].handcards", "UNKNOWN_FIELD"),
+            ("snapshot.turn.bogus", "UNKNOWN_FIELD"),
+            ("action.takePile.handcards", "UNKNOWN_FIELD"),
+            ("extra", "UNKNOWN_FIELD")} <= got
+
+
+def test_snake_case_and_camel_case_accepted():
+    a = jsonio.parse_request('{"seat": 1, "take_pile": {"hand_cards": ["QS", "qd"], '
+                             '"meld_id": ""}, "expected_ply": 3}', pb.Action)
+    b = jsonio.parse_request('{"seat": 1, "takePile": {"handCards": ["QS", "qd"]}, '
+                             '"expectedPly": 3}', pb.Action)
+    assert a == b
+    assert list(a.take_pile.hand_cards) == ["QS", "qd"]  # cards are parsed by convert
+    assert a.HasField("expected_ply") and a.expected_ply == 3
+
+
+def test_missing_required_fields():
+    got = problems({"snapshot": {"ruleset": {}, "seats": [{}], "sides": [{}],
+                                 "turn": {"phase": "PHASE_UNSPECIFIED"}}},
+                   pb.ApplyActionRequest)
+    assert ("action", "REQUIRED") in got
+    assert ("snapshot.turn.seat", "REQUIRED") in got
+    assert ("snapshot.turn.phase", "REQUIRED") in got
+    got = problems({"seat": 0}, pb.Action)
+    assert got == {("", "REQUIRED")}  # the oneof `kind`
+    assert problems({}, pb.DealRequest) == {("players", "REQUIRED"), ("seed", "REQUIRED")}
+
+
+def test_required_check_works_on_binary_messages():
+    req = pb.ReplayDealRequest(actions=[pb.Action(discard=pb.Discard(card="5C"))])
+    got = {(p.field, p.reason) for p in jsonio.missing_required(req)}
+    assert got == {("snapshot", "REQUIRED"), ("actions[0].seat", "REQUIRED")}
+
+
+def test_bad_enum_and_type_errors_all_reported():
+    got = problems({"snapshot": {"turn": {"seat": "x", "phase": "DRAWW", "goOut": 7},
+                                 "ply": 1.5, "dealer": True, "stock": "QH",
+                                 "seats": [{"hand": ["QH", 3]}]}}, pb.ScoreDealRequest)
+    assert {("snapshot.turn.seat", "OUT_OF_RANGE"), ("snapshot.turn.phase", "OUT_OF_RANGE"),
+            ("snapshot.turn.goOut", "OUT_OF_RANGE"), ("snapshot.ply", "OUT_OF_RANGE"),
+            ("snapshot.dealer", "OUT_OF_RANGE"), ("snapshot.stock", "OUT_OF_RANGE"),
+            ("snapshot.seats[0].hand[1]", "OUT_OF_RANGE")} <= got
+    # a field with a bad value is not also reported as missing
+    assert ("snapshot.turn.seat", "REQUIRED") not in got
+    assert ("snapshot.turn.phase", "REQUIRED") not in got
+
+
+def test_int32_range_and_int_strings():
+    assert jsonio.parse_request('{"players": "4", "seed": "s"}', pb.DealRequest).players == 4
+    assert problems('{"players": 4294967296, "seed": "s"}', pb.DealRequest) == {
+        ("players", "OUT_OF_RANGE")}
+
+
+def test_two_oneof_members_and_duplicates():
+    got = problems({"seat": 0, "discard": {"card": "5C"}, "askGoOut": {}}, pb.Action)
+    assert ("askGoOut", "OUT_OF_RANGE") in got
+    got = problems({"seat": 0, "expectedPly": 1, "expected_ply": 2, "askGoOut": {}}, pb.Action)
+    assert ("expectedPly", "OUT_OF_RANGE") in got
+
+
+@pytest.mark.parametrize("text", ["", "{", "nope", "[1, 2]", "42", '{"a": NaN}', b"\xff\xfe"])
+def test_garbage_json(text):
+    with pytest.raises(InvalidInput) as e:
+        jsonio.parse_request(text, pb.DealRequest)
+    assert [(p.field, p.reason) for p in e.value.problems] == [("", "MALFORMED_JSON")]
+
+
+def test_null_means_unset():
+    msg = jsonio.parse_request('{"players": 4, "seed": "s", "ruleset": null, "dealer": null}',
+                               pb.DealRequest)
+    assert not msg.HasField("ruleset") and msg.dealer == 0
+
+
+def test_output_prints_defaults_and_omits_unset_optionals():
+    resp = pb.ScoreDealResponse(sides=[pb.SideScore(side=0)])
+    d = jsonio.to_dict(resp)
+    assert d["matchOver"] is False and d["draw"] is False and "winnerSide" not in d
+    assert d["sides"][0]["dealTotal"] == 0 and d["sides"][0]["side"] == 0
+    resp.winner_side = 0
+    assert jsonio.to_dict(resp)["winnerSide"] == 0
+    view = jsonio.to_dict(pb.GetPlayerViewResponse(snapshot=pb.Snapshot()))
+    assert "viewerSeat" not in view and "result" not in view["snapshot"]
+    assert view["snapshot"]["seats"] == [] and view["snapshot"]["stockCount"] == 0
+    action = jsonio.to_dict(pb.Action(seat=2, ask_go_out=pb.AskGoOut()))
+    assert action == {"seat": 2, "askGoOut": {}}
+    turn = jsonio.to_dict(pb.Turn(seat=0, phase=pb.Turn.DRAW))
+    assert turn["seat"] == 0 and turn["phase"] == "DRAW" and turn["awaitingSeats"] == []
+
+
+def test_output_keys_in_schema_order():
+    d = jsonio.to_dict(pb.InitialMeldBand(from_score=0, points=50))
+    assert list(d) == ["fromScore", "points"]
+    assert jsonio.dumps(d) == '{"fromScore":0,"points":50}'

@@ -1,0 +1,208 @@
+"""The protobuf schema (proto/samba/v1) against CONTRACT.md: methods, messages, JSON names,
+nested enums, presence. `buf lint` is run by `make lint-proto`, not here."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from google.api import field_behavior_pb2
+from google.protobuf import descriptor as _d
+
+from engine import model as m
+from engine import ruleset as er
+from service import pb
+
+RPCS = ["ListRulesets", "GetRuleset", "Deal", "CheckMeld", "ValidateAction", "ApplyAction",
+        "ListLegalActions", "ScoreDeal", "GetPlayerView", "ReplayDeal"]
+
+
+def all_messages():
+    seen = {}
+
+    def walk(desc):
+        if desc.full_name in seen or desc.GetOptions().map_entry:
+            return
+        seen[desc.full_name] = desc
+        for n in desc.nested_types:
+            walk(n)
+    for mod in pb.MODULES:
+        for desc in mod.DESCRIPTOR.message_types_by_name.values():
+            walk(desc)
+    return seen
+
+
+def test_service_and_methods():
+    assert pb.SERVICE.full_name == "samba.v1.Adjudicator"
+    assert [m.name for m in pb.SERVICE.methods] == RPCS
+    for rpc in RPCS:
+        method = pb.SERVICE.methods_by_name[rpc]
+        assert method.input_type.full_name == f"samba.v1.{rpc}Request"
+        expected = "samba.v1.Ruleset" if rpc == "GetRuleset" else f"samba.v1.{rpc}Response"
+        assert method.output_type.full_name == expected
+
+
+@pytest.mark.parametrize("name", [
+    "Ruleset", "RulesetOverrides", "RulesetRef", "TableSize", "InitialMeldBand", "Snapshot",
+    "Seat", "Side", "Meld", "Penalty", "Pile", "Turn", "Result", "Premium", "Action",
+    "DrawStock", "TakePile", "TakeTopCard", "MeldCards", "SwapWild", "Discard", "AskGoOut",
+    "AnswerGoOut", "Addition", "NewMeld", "Violation", "Event", "SideScore", "ActionResult"])
+def test_message_exists(name):
+    assert f"samba.v1.{name}" in all_messages()
+
+
+JSON_NAMES = {
+    "Snapshot": ["ruleset", "dealNumber", "dealer", "ply", "seats", "sides", "stock",
+                 "stockCount", "stockHidden", "discardPile", "pile", "turn", "result",
+                 "signature"],
+    "Seat": ["seat", "side", "hand", "handCount", "handHidden", "hasMelded", "dealt",
+             "redThreeReplacementsOwed"],
+    "Side": ["side", "seats", "matchScore", "opened", "initialMeldRequirement", "melds",
+             "redThrees", "penalties"],
+    "Meld": ["id", "cards", "laidBy", "kind", "status", "natural"],
+    "Pile": ["top", "count", "blocked", "frozenForSides"],
+    "Turn": ["seat", "phase", "tookPile", "meldedThisTurn", "addedToPartnerMelds", "goOut",
+             "awaitingSeats"],
+    "Result": ["reason", "seat", "concealed", "premium"],
+    "Premium": ["kind", "points"],
+    "Penalty": ["code", "points"],
+    "Action": ["seat", "expectedPly", "drawStock", "takePile", "takeTopCard", "meld",
+               "swapWild", "discard", "askGoOut", "answerGoOut"],
+    "DrawStock": ["cards"],
+    "TakePile": ["handCards", "meldId", "newMelds", "additions"],
+    "TakeTopCard": ["meldId"],
+    "MeldCards": ["newMelds", "additions"],
+    "SwapWild": ["meldId", "natural", "wild"],
+    "Discard": ["card"],
+    "AnswerGoOut": ["allow"],
+    "Addition": ["meldId", "cards", "end"],
+    "NewMeld": ["cards"],
+    "Violation": ["code", "message", "rule", "field", "details", "penaltyPoints"],
+    "Event": ["type", "seat", "side", "meldId", "cards", "points"],
+    "SideScore": ["side", "meldPoints", "naturalCanastas", "mixedCanastas", "sambas",
+                  "bolivias", "canastaBonus", "sambaBonus", "boliviaBonus", "redThrees",
+                  "redThreePoints", "goingOutBonus", "concealedBonus", "handPenalty",
+                  "penaltyPoints", "dealTotal", "matchTotal"],
+    "RulesetRef": ["profile", "overrides", "version"],
+    "TableSize": ["players", "handSize", "drawCount", "targetScore", "goOutCanastas"],
+    "InitialMeldBand": ["fromScore", "points"],
+    "ListRulesetsResponse": ["rulesets"],
+    "GetRulesetRequest": ["profile"],
+    "DealRequest": ["ruleset", "players", "seed", "dealer", "dealNumber", "matchScores"],
+    "DealResponse": ["snapshot"],
+    "CheckMeldRequest": ["ruleset", "cards", "snapshot", "seat", "meldId"],
+    "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations"],
+    "ValidateActionRequest": ["snapshot", "action"],
+    "ValidateActionResponse": ["legal", "violations"],
+    "ApplyActionRequest": ["snapshot", "action"],
+    "ApplyActionResponse": ["legal", "violations", "snapshot", "events", "score"],
+    "ListLegalActionsRequest": ["snapshot", "seat", "pageSize", "pageToken"],
+    "ListLegalActionsResponse": ["actions", "totalSize", "nextPageToken", "complete"],
+    "ScoreDealRequest": ["snapshot", "provisional"],
+    "ScoreDealResponse": ["sides", "matchOver", "winnerSide", "draw", "provisional"],
+    "GetPlayerViewRequest": ["snapshot", "seat"],
+    "GetPlayerViewResponse": ["snapshot", "viewerSeat"],
+    "ReplayDealRequest": ["snapshot", "actions"],
+    "ActionResult": ["legal", "violations", "events"],
+    "ReplayDealResponse": ["results", "snapshot", "firstIllegalIndex", "score"],
+}
+
+
+@pytest.mark.parametrize("message", sorted(JSON_NAMES))
+def test_json_names(message):
+    desc = all_messages()[f"samba.v1.{message}"]
+    assert [f.json_name for f in desc.fields] == JSON_NAMES[message]
+
+
+def test_ruleset_has_every_engine_parameter_typed():
+    desc = pb.Ruleset.DESCRIPTOR
+    names = [f.name for f in desc.fields]
+    params = [f.name for f in dataclasses.fields(er.Ruleset) if f.name not in ("profile", "version")]
+    assert names == ["profile", "version", *params, "description"]
+    over = [f.name for f in pb.RulesetOverrides.DESCRIPTOR.fields]
+    assert over == [*params, *er.TABLE_PARAMETERS]
+    for f in pb.RulesetOverrides.DESCRIPTOR.fields:
+        assert f.is_repeated or f.has_presence, f.name
+    # enums: exactly the engine's names and values, so conversion is Enum[name]
+    for f in desc.fields:
+        if f.enum_type is not None:
+            engine_enum = getattr(er, f.enum_type.name)
+            values = [v.name for v in f.enum_type.values if v.number]
+            assert values == [e.name for e in engine_enum]
+
+
+ENGINE_ENUMS = {"samba.v1.Meld.Kind": m.MeldKind, "samba.v1.Meld.Status": m.MeldStatus,
+                "samba.v1.Turn.Phase": m.Phase, "samba.v1.Turn.GoOut": m.GoOut,
+                "samba.v1.Result.Reason": m.EndReason, "samba.v1.Addition.End": m.RunEnd}
+
+
+@pytest.mark.parametrize("full_name", sorted(ENGINE_ENUMS))
+def test_model_enums_match_engine(full_name):
+    enum = {e.full_name: e for d in all_messages().values() for e in d.enum_types}[full_name]
+    assert [v.name for v in enum.values if v.number] == [e.name for e in ENGINE_ENUMS[full_name]]
+
+
+def test_event_types():
+    assert [v.name for v in pb.Event.Type.DESCRIPTOR.values][1:] == [
+        "CARDS_DRAWN", "PILE_TAKEN", "TOP_CARD_TAKEN", "RED_THREE_LAID", "MELD_CREATED",
+        "MELD_EXTENDED", "WILD_SWAPPED", "CANASTA_COMPLETED", "SAMBA_COMPLETED", "DISCARDED",
+        "PERMISSION_ASKED", "PERMISSION_ANSWERED", "PENALTY_ASSESSED", "WENT_OUT", "DEAL_ENDED"]
+
+
+def test_every_enum_is_nested_with_unspecified_zero():
+    for mod in pb.MODULES:
+        assert not mod.DESCRIPTOR.enum_types_by_name, "top-level enums are not allowed"
+    for desc in all_messages().values():
+        for enum in desc.enum_types:
+            zero = enum.values_by_number[0].name
+            assert zero.endswith("_UNSPECIFIED"), enum.full_name
+
+
+def test_presence_fields_exactly_as_contract():
+    """CONTRACT.md §1's optional fields (+ Action.expectedPly, GetPlayerViewResponse.
+    viewerSeat, every RulesetOverrides parameter); messages have presence by nature."""
+    expected = {"samba.v1.Action.seat", "samba.v1.Action.expected_ply", "samba.v1.Turn.seat",
+                "samba.v1.Result.seat", "samba.v1.ListLegalActionsRequest.seat",
+                "samba.v1.GetPlayerViewRequest.seat", "samba.v1.ScoreDealResponse.winner_side",
+                "samba.v1.ReplayDealResponse.first_illegal_index",
+                "samba.v1.GetPlayerViewResponse.viewer_seat"}
+    found = set()
+    for desc in all_messages().values():
+        if desc.full_name == "samba.v1.RulesetOverrides":
+            continue
+        for f in desc.fields:
+            if f.has_presence and f.type != _d.FieldDescriptor.TYPE_MESSAGE \
+                    and f.containing_oneof is not None:
+                found.add(f.full_name)
+    assert found == expected
+
+
+def test_no_64_bit_integers():
+    bad = {_d.FieldDescriptor.TYPE_INT64, _d.FieldDescriptor.TYPE_UINT64,
+           _d.FieldDescriptor.TYPE_SINT64, _d.FieldDescriptor.TYPE_FIXED64,
+           _d.FieldDescriptor.TYPE_SFIXED64}
+    for desc in all_messages().values():
+        for f in desc.fields:
+            assert f.type not in bad, f.full_name
+    assert pb.DealRequest.DESCRIPTOR.fields_by_name["seed"].type == _d.FieldDescriptor.TYPE_STRING
+
+
+def _behaviors(msg, field):
+    f = msg.DESCRIPTOR.fields_by_name[field]
+    return list(f.GetOptions().Extensions[field_behavior_pb2.field_behavior])
+
+
+@pytest.mark.parametrize("msg,field", [
+    (pb.GetRulesetRequest, "profile"), (pb.DealRequest, "players"), (pb.DealRequest, "seed"),
+    (pb.CheckMeldRequest, "cards"), (pb.ValidateActionRequest, "snapshot"),
+    (pb.ValidateActionRequest, "action"), (pb.ApplyActionRequest, "snapshot"),
+    (pb.ApplyActionRequest, "action"), (pb.ListLegalActionsRequest, "snapshot"),
+    (pb.ScoreDealRequest, "snapshot"), (pb.GetPlayerViewRequest, "snapshot"),
+    (pb.ReplayDealRequest, "snapshot"), (pb.Action, "seat"), (pb.Turn, "seat"),
+    (pb.Turn, "phase"), (pb.Result, "reason")])
+def test_required_fields_annotated(msg, field):
+    assert field_behavior_pb2.REQUIRED in _behaviors(msg, field)
+
+
+def test_goout_not_required():
+    assert field_behavior_pb2.REQUIRED not in _behaviors(pb.Turn, "go_out")
