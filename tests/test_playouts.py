@@ -61,7 +61,9 @@ def play(spec: str, players: int, seed: str, choices) -> None:
             if c not in s.seats[s.turn.seat].hand and s.turn.phase is Phase.PLAY:
                 probe = Discard(s.turn.seat, c)
                 assert action_key(probe) not in keys
-                assert validate(s, probe)
+                refused = apply(s, probe)
+                assert not refused.legal and list(refused.violations) == validate(s, probe)
+                assert refused.snapshot == s
                 break
         # Prefer melds and takes now and then so deals reach canastas and going out.
         melds = [a for a in actions if isinstance(a, (MeldCards, TakePile))]
