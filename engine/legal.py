@@ -245,31 +245,23 @@ def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ..
 
 
 def _run_shapes(hand: Counter, allow_wild: bool) -> Iterator[tuple[str, ...]]:
-    wild_codes = [c for c in hand if c in WILD]
+    """Every window of 3..7 ranks of one suit the hand can fill; with ``allow_wild``, one
+    rank of the window (missing or not) may be a wild instead."""
+    wild_codes = [c for c in hand if c in WILD] if allow_wild else []
     for suit in "SHDC":
         have = [(r + suit) in hand for r in RUN_ORDER]
         for lo in range(len(RUN_ORDER)):
-            for length in range(3, SEVEN + 1):
-                hi = lo + length
-                if hi > len(RUN_ORDER):
-                    break
-                window = [RUN_ORDER[i] + suit for i in range(lo, hi)]
+            for hi in range(lo + 3, min(lo + SEVEN, len(RUN_ORDER)) + 1):
                 missing = [i for i in range(lo, hi) if not have[i]]
+                if len(missing) > (1 if wild_codes else 0):
+                    continue
+                window = [RUN_ORDER[i] + suit for i in range(lo, hi)]
                 if not missing:
                     yield tuple(window)
-                if allow_wild and len(missing) <= 1:
+                for p in (missing or range(lo, hi)):
+                    rest = tuple(c for i, c in enumerate(window, lo) if i != p)
                     for w in wild_codes:
-                        if missing:
-                            yield tuple(c for c in window if c != RUN_ORDER[missing[0]] + suit) + (w,)
-                        elif length < SEVEN:
-                            pass  # wild at an end: covered by the shorter window plus a wild
-                        else:
-                            continue
-                    if not missing:
-                        for w in wild_codes:
-                            for p in range(lo, hi):
-                                if p in (lo, hi - 1):
-                                    yield tuple(c for c in window if c != RUN_ORDER[p] + suit) + (w,)
+                        yield rest + (w,)
 
 
 def _addition_shapes(s: Snapshot, hand: Counter, meld) -> Iterator[tuple[str, ...]]:

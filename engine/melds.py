@@ -256,12 +256,17 @@ def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
             taken[gaps[0]] = wild
         elif gaps:
             return meld.cards, [violation("NOT_A_RUN", field)]
-        elif (end is RunEnd.LOW and lo > 0) or (hi + 1 >= len(RUN_ORDER) and lo > 0):
-            taken[lo - 1] = wild
-        elif hi + 1 < len(RUN_ORDER):
-            taken[hi + 1] = wild
         else:
-            return meld.cards, [violation("NOT_A_RUN", field)]
+            high_ok, low_ok = hi + 1 < len(RUN_ORDER), lo > 0
+            # An explicit end must be possible; without one, HIGH unless the run ends at A.
+            if end is RunEnd.LOW or (end is None and not high_ok):
+                if not low_ok:
+                    return meld.cards, [violation("NOT_A_RUN", field)]
+                taken[lo - 1] = wild
+            elif high_ok:
+                taken[hi + 1] = wild
+            else:
+                return meld.cards, [violation("NOT_A_RUN", field)]
     keys = sorted(taken)
     if keys[-1] - keys[0] + 1 != len(keys) or keys[0] < 0 or keys[-1] >= len(RUN_ORDER):
         return meld.cards, [violation("NOT_A_RUN", field)]

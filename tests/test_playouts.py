@@ -9,6 +9,7 @@ apply never mutates its input, and a sample of unlisted actions is refused.
 from __future__ import annotations
 
 import copy
+import random
 from collections import Counter
 
 import pytest
@@ -19,7 +20,7 @@ from engine import apply, deal, legal_actions, resolve, validate
 from engine.cards import pack_counts
 from engine.consistency import check_snapshot
 from engine.legal import action_key
-from engine.model import (Discard, MeldCards, Phase, Snapshot, TakePile)
+from engine.model import (Addition, Discard, MeldCards, Phase, Snapshot, TakePile)
 
 SPECS = [(spec, players)
          for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
@@ -46,6 +47,7 @@ def play(spec: str, players: int, seed: str, choices) -> None:
     s = deal(rules, players, seed)
     pack = pack_counts(rules.decks, rules.jokers)
     assert zone_cards(s) == pack
+    probe_rng = random.Random(choices.draw(st.integers(0, 2**32)))
     for _ in range(MAX_PLIES):
         if s.turn.phase is Phase.OVER:
             break
@@ -65,6 +67,19 @@ def play(spec: str, players: int, seed: str, choices) -> None:
                 assert not refused.legal and list(refused.violations) == validate(s, probe)
                 assert refused.snapshot == s
                 break
+        # Completeness: random single melds and additions that validate must be listed.
+        turn_seat = s.turn.seat
+        hand = list(s.seats[turn_seat].hand)
+        side = s.sides[s.seats[turn_seat].side]
+        if s.turn.phase is Phase.PLAY and side.opened and s.turn.go_out.value != "ASKED":
+            for _ in range(8):
+                picked = tuple(probe_rng.sample(hand, probe_rng.randint(1, min(4, len(hand)))))
+                probes = [MeldCards(turn_seat, new_melds=(picked,))]
+                probes += [MeldCards(turn_seat, additions=(Addition(m.id, picked),))
+                           for m in side.melds]
+                for probe in probes:
+                    if not validate(s, probe):
+                        assert action_key(probe) in keys, f"legal {probe} not listed"
         # Prefer melds and takes now and then so deals reach canastas and going out.
         melds = [a for a in actions if isinstance(a, (MeldCards, TakePile))]
         pick_from = melds if melds and choices.draw(st.booleans()) else actions

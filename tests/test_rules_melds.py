@@ -1,0 +1,565 @@
+"""RULES.md §2 (cards, values, runs, groups, black-3 group), §3 (group wild rules and the
+meld-shape rows of the parameter table), §5 (melding: ids, atomicity, uruguayan, canasta one
+group per rank, wild swap) and the `open` variation (§1).
+
+Each test names its RULES.md section; where profiles differ one parametrised test shows
+the outcome of every profile side by side.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.game import check_meld, validate
+from engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards, MeldKind, MeldStatus, Phase,
+                          SwapWild)
+from engine.ruleset import resolve
+from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
+                                make_snapshot, melds_of, refused, event_types)
+
+
+def content(profile: str, cs: str):
+    return check_meld(resolve(profile), tuple(cs.split()))
+
+
+def opened(profile="classic", hand="", melds=None, players=4, **kw):
+    """Seat 0 in PLAY; side 0 opened (default: one meld of aces), hand as given."""
+    return make_snapshot(profile, players, hands={0: hand},
+                         melds=melds if melds is not None else {0: ["AH AS AD"]}, **kw)
+
+
+# -- §2 card values --------------------------------------------------------------------------
+
+def test_s2_card_values_joker_50():
+    """§2 Card values: joker 50, A 20 (bolivia allows the jokers in a wild group)."""
+    assert content("bolivia", "JK JK JK").points == 150
+
+
+@pytest.mark.parametrize("cs, pts", [
+    ("AH AS AD", 60),          # A 20
+    ("AH AS 2C", 60),          # 2 20
+    ("KH KS JK", 70),          # K 10, joker 50
+    ("QH QS QD", 30), ("JH JS JD", 30), ("10H 10S 10D", 30), ("9H 9S 9D", 30),
+    ("8H 8S 8D", 30),          # K..8: 10
+    ("7H 7S 7D", 15), ("6H 6S 6D", 15), ("5H 5S 5D", 15), ("4H 4S 4D", 15),  # 7..4: 5
+    ("3S 3C 3S", 15),          # black 3: 5
+    ("4H 5H 6H 7H 8H 9H 10H", 50),
+])
+def test_s2_card_values_meld_points(cs, pts):
+    """§2 Card values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld points)."""
+    assert content("classic", cs).points == pts
+
+
+# -- §2 runs ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cs, ok", [
+    ("4H 5H 6H", True),            # 4 is low
+    ("QH KH AH", True),            # ace high
+    ("10S JS QS KS AS", True),
+    ("KH AH 4H", False),           # no wrap
+    ("AH 4H 5H", False),           # ace is never low
+    ("AS 2S 3S", False),           # seed 004's "A-2-3" order is impossible (Decision)
+    ("AH 2H 3H", False),
+    ("4S 3S 2S", False),
+    ("3C 4C 5C", False),           # no 3s
+    ("4H 5H 5H 6H", False),        # no duplicates
+    ("4H 6H 7H", False),           # unbroken
+    ("4H 5S 6H", False),           # one suit
+    ("4H 5H 2C", False),           # no wilds without runs_allow_wilds
+    ("4H 5H JK", False),
+])
+def test_s2_run_shape_classic(cs, ok):
+    """§2 Runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
+    no wilds; seed 004's A-2-3 runs are refused (Decision)."""
+    got = content("classic", cs)
+    assert got.valid is ok, got.violations
+    if ok:
+        assert got.kind is MeldKind.RUN
+
+
+def test_s2_run_with_wild_refused_code():
+    """§2 Runs: no wild cards unless runs_allow_wilds."""
+    got = content("classic", "4H 5H 2C")
+    assert "WILD_IN_RUN_NOT_ALLOWED" in codes_of(got.violations)
+
+
+def test_s2_run_never_exceeds_seven():
+    """§2 Runs: a run never exceeds seven cards (new meld of eight)."""
+    got = content("classic", "4H 5H 6H 7H 8H 9H 10H JH")
+    assert not got.valid and "RUN_TOO_LONG" in codes_of(got.violations)
+
+
+def test_s2_seven_card_run_is_a_samba():
+    """§2 Runs: a run of seven is a samba."""
+    got = content("classic", SAMBA_4_10)
+    assert got.valid and got.status is MeldStatus.SAMBA and got.natural
+
+
+def test_s2_samba_is_closed_nothing_may_be_added():
+    """§2 Runs: a samba is closed (MELD_CLOSED on adding, even a card that would fit)."""
+    snap = opened(hand="4H 9C 9D", melds={0: ["5H 6H 7H 8H 9H 10H JH"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("4H",)),)), "MELD_CLOSED")
+
+
+@pytest.mark.parametrize("add, result", [
+    ("5H", ("5H", "6H", "7H", "8H")),
+    ("9H", ("6H", "7H", "8H", "9H")),
+    ("5H 9H", ("5H", "6H", "7H", "8H", "9H")),
+    ("4H 5H", ("4H", "5H", "6H", "7H", "8H")),
+])
+def test_s2_run_extends_at_either_end(add, result):
+    """§2 Runs: cards may be added at either end; the run is kept low to high."""
+    snap = opened(hand=add + " KC KD", melds={0: ["6H 7H 8H"]})
+    out = allowed(snap, MeldCards(0, additions=(Addition("m1", tuple(add.split())),)))
+    assert out.snapshot.sides[0].melds[0].cards == result
+
+
+@pytest.mark.parametrize("add", ["10H", "4H", "6H", "9S", "2C"])
+def test_s2_run_extension_must_stay_a_run(add):
+    """§2 Runs: an addition that breaks the order, duplicates, changes suit or is wild is
+    refused."""
+    snap = opened(hand=add + " KC KD", melds={0: ["6H 7H 8H"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", (add,)),)))
+
+
+def test_s2_run_addition_past_seven_refused():
+    """§2 Runs: a run never exceeds seven cards (addition)."""
+    snap = opened(hand="4H 5H KC KD", melds={0: ["6H 7H 8H 9H 10H JH"]})
+    vs = refused(snap, MeldCards(0, additions=(Addition("m1", ("4H", "5H")),)))
+    assert set(codes_of(vs)) & {"RUN_TOO_LONG", "MELD_CLOSED"}
+
+
+def test_s2_several_runs_of_one_suit_never_merged():
+    """§2 Runs: a side may hold several runs of one suit; two runs are never merged."""
+    snap = opened(hand="9H 10H JH 7H 8H KC KD", melds={0: ["4H 5H 6H"]})
+    out = allowed(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)))
+    assert melds_of(out.snapshot) == [("4H", "5H", "6H"), ("9H", "10H", "JH")]
+    out = allowed(out.snapshot, MeldCards(0, additions=(Addition("m1", ("7H",)),
+                                                          Addition("m2", ("8H",)))))
+    assert melds_of(out.snapshot) == [("4H", "5H", "6H", "7H"), ("8H", "9H", "10H", "JH")]
+
+
+def test_s3_runs_not_allowed_in_canasta():
+    """§3 runs: canasta has no runs (RUNS_NOT_ALLOWED)."""
+    got = content("canasta", "4H 5H 6H")
+    assert not got.valid and "RUNS_NOT_ALLOWED" in codes_of(got.violations)
+
+
+# -- §1/§5.5 open variation ------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, ok", [("classic", False), ("classic+open", True),
+                                         ("pagat+open", True), ("official+open", True)])
+def test_s1_open_run_may_hold_one_wild(profile, ok):
+    """§1 open (runs_allow_wilds): a run may hold at most one wild standing for a lacking
+    rank; without the variation it is refused."""
+    got = content(profile, "4H 6H 2C")
+    assert got.valid is ok
+
+
+def test_s1_open_run_wild_takes_the_missing_rank():
+    """§1 open / CONTRACT §4 Order: the wild sits in the position of the rank it stands for."""
+    snap = opened("classic+open", hand="4H 6H 2C KC KD")
+    out = allowed(snap, MeldCards(0, new_melds=(("4H", "6H", "2C"),)))
+    assert out.snapshot.sides[0].melds[-1].cards == ("4H", "2C", "6H")
+
+
+def test_s1_open_run_at_most_one_wild():
+    """§1 open: at most one wild in a run (new meld and addition)."""
+    got = content("classic+open", "4H 5H 2C JK")
+    assert not got.valid and "WILD_IN_RUN_NOT_ALLOWED" in codes_of(got.violations)
+    snap = opened("classic+open", hand="JK KC KD", melds={0: ["4H 5H 2C"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("JK",)),)),
+            "WILD_IN_RUN_NOT_ALLOWED")
+
+
+def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
+    """§1 open: a seven-card run holding a wild is a samba (closed, open_samba_bonus 1000,
+    counts toward going out like any samba)."""
+    snap = opened("classic+open", hand="2C 5C", has_melded=[0],
+                  melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]})
+    out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
+    assert "SAMBA_COMPLETED" in event_types(out)
+    samba = out.snapshot.sides[0].melds[0]
+    assert len(samba.cards) == 7 and "2C" in samba.cards
+    # closed
+    snap2 = opened("classic+open", hand="JH 5C 5D", melds={0: [samba.cards, KINGS7]})
+    refused(snap2, MeldCards(0, additions=(Addition("m1", ("JH",)),)), "MELD_CLOSED")
+    # counts toward going out: the discard empties the hand and ends the deal
+    end = allowed(out.snapshot, Discard(0, "5C"))
+    assert end.snapshot.turn.phase is Phase.OVER
+    s0 = end.score.sides[0]
+    assert s0.samba_bonus == 1000 and s0.sambas == 1
+
+
+# -- §2 groups -------------------------------------------------------------------------------
+
+def test_s2_group_needs_three_cards():
+    """§2 Groups: three or more cards (MELD_TOO_SHORT)."""
+    got = content("classic", "9H 9S")
+    assert not got.valid and "MELD_TOO_SHORT" in codes_of(got.violations)
+
+
+def test_s2_group_one_natural_rank():
+    """§2 Groups: naturals of one rank only (MIXED_RANKS); 3s are never group naturals."""
+    got = content("classic", "9H 9S 10D")
+    assert not got.valid and "MIXED_RANKS" in codes_of(got.violations)
+    assert not content("classic", "3H 3H 3D").valid
+    assert not content("classic", "3S 3C 2D").valid
+
+
+def test_s2_group_becomes_canasta_at_seven():
+    """§2 Groups: a group of seven or more is a canasta; six is not."""
+    assert content("classic", "KH KS KD KC KH KS").status is MeldStatus.INCOMPLETE
+    got = content("classic", KINGS7)
+    assert got.status is MeldStatus.CANASTA and got.natural
+
+
+def test_s2_canasta_may_grow_past_seven():
+    """§2 Groups: groups keep growing past seven (not closed like a samba)."""
+    snap = opened(hand="KC KH KS 5C 5D", melds={0: [KINGS7]})
+    out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("KC", "KH")),)))
+    assert len(out.snapshot.sides[0].melds[0].cards) == 9
+
+
+def test_s2_natural_or_mixed_judged_from_final_content():
+    """§2 Groups: natural vs mixed is judged from the final content — a natural canasta
+    that later takes a wild scores as mixed (300, not 500)."""
+    snap = opened(hand="2C 5C 5D", melds={0: [KINGS7]})
+    out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
+    from engine.scoring import score
+    s0 = score(out.snapshot, provisional=True).sides[0]
+    assert (s0.natural_canastas, s0.mixed_canastas, s0.canasta_bonus) == (0, 1, 300)
+
+
+def test_s2_every_card_played_must_be_in_hand_as_multiset():
+    """§2 A meld action is atomic: every card must be in the hand, as a multiset."""
+    snap = opened(hand="QH QH 5C 5D")
+    refused(snap, MeldCards(0, new_melds=(("QH", "QH", "QH"),)), "CARDS_NOT_IN_HAND")
+
+
+# -- §3 group wild rules --------------------------------------------------------------------
+
+WILD_RULE_CASES = {
+    # §3 "Examples" verbatim, one row per profile
+    "QH QS QD 2C JK": {"classic": True, "official": True, "pagat": False, "spanish": False,
+                       "canasta": True, "bolivia": False},
+    "5H 5S 2C": {p: True for p in PROFILES},
+    "5H 2C 2D": {p: False for p in PROFILES},
+    "9H 9S 9D 9C 2C 2D JK": {p: p == "canasta" for p in PROFILES},
+    "9H 9S 9D 2C 2D JK": {p: False for p in PROFILES},
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("cs", list(WILD_RULE_CASES))
+def test_s3_group_wild_rule_examples(cs, profile):
+    """§3 group_wild_rule examples: Q-Q-Q-2-JK legal in classic and official, illegal in
+    pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
+    9-9-9-2-2-JK illegal in canasta (Decision)."""
+    expected = WILD_RULE_CASES[cs][profile]
+    got = content(profile, cs)
+    assert got.valid is expected, got.violations
+    if not expected:
+        assert set(codes_of(got.violations)) & {"WILD_RULE_BROKEN", "TOO_MANY_WILDS"}
+
+
+def test_s3_canasta_three_wilds_more_naturals_code():
+    """§3 Decision: canasta 9-9-9-2-2-JK breaks MORE_NATURALS (not the wild cap)."""
+    got = content("canasta", "9H 9S 9D 2C 2D JK")
+    assert codes_of(got.violations) == ["WILD_RULE_BROKEN"]
+
+
+@pytest.mark.parametrize("profile, ok", [
+    ("classic", True), ("pagat", True), ("spanish", False), ("canasta", True),
+    ("bolivia", True), ("official", True)])
+def test_s3_one_until_seven_second_wild_below_seven(profile, ok):
+    """§3 ONE_UNTIL_SEVEN (spanish): a second wild only in a group of seven or more —
+    6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
+    assert content(profile, "6H 6S 6D 6C 2C JK").valid is ok
+
+
+def test_s3_one_until_seven_second_wild_at_seven():
+    """§3 ONE_UNTIL_SEVEN: a seven-card group may hold two wilds; a six-card one only one,
+    also when the second wild arrives by addition."""
+    assert content("spanish", "6H 6S 6D 6C 6H 2C JK").valid
+    assert content("spanish", "6H 6S 6D 6C 6H 2C").valid
+    snap = opened("spanish", hand="JK 6C 5C 5D", melds={0: ["6H 6S 6D 6C 2C"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("JK",)),)), "WILD_RULE_BROKEN")
+    allowed(snap, MeldCards(0, additions=(Addition("m1", ("6C", "JK")),)))
+
+
+@pytest.mark.parametrize("profile, expected", [
+    ("classic", "TOO_MANY_WILDS"), ("pagat", "TOO_MANY_WILDS"), ("spanish", "TOO_MANY_WILDS"),
+    ("canasta", None), ("bolivia", "TOO_MANY_WILDS"), ("official", "TOO_MANY_WILDS")])
+def test_s3_group_max_wilds(profile, expected):
+    """§3 group_max_wilds caps every rule: eight naturals and three wilds are legal only in
+    canasta (cap 3); four wilds nowhere."""
+    got = content(profile, "KH KS KD KC KH KS KD KC 2C 2D JK")
+    assert got.valid is (expected is None)
+    if expected:
+        assert expected in codes_of(got.violations)
+    four = content(profile, "KH KS KD KC KH KS KD KC 2C 2D JK 2H")
+    assert not four.valid and "TOO_MANY_WILDS" in codes_of(four.violations)
+
+
+@pytest.mark.parametrize("profile, expected", [
+    ("classic", None), ("pagat", None), ("spanish", None), ("canasta", None),
+    ("bolivia", None), ("official", "WILD_ONTO_CANASTA_NOT_ALLOWED")])
+def test_s3_wild_onto_canasta(profile, expected):
+    """§3 wild_onto_canasta / §8: official refuses any wild added to a completed canasta;
+    the others allow it within the wild rule."""
+    snap = opened(profile, hand="2C 5C 5D", melds={0: [KINGS7]})
+    judge_out = MeldCards(0, additions=(Addition("m1", ("2C",)),))
+    if expected is None:
+        out = allowed(snap, judge_out)
+        assert out.snapshot.sides[0].melds[0].cards[-1] == "2C"
+    else:
+        refused(snap, judge_out, expected)
+
+
+def test_s3_wild_onto_incomplete_group_official_allowed():
+    """§3 wild_onto_canasta: official refuses wilds only on a *completed* canasta."""
+    snap = opened("official", hand="2C 5C 5D", melds={0: ["KH KS KD"]})
+    allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
+
+
+# -- §3/§5.6 groups per rank -----------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, groups", [
+    ("classic", 2), ("pagat", 2), ("spanish", 2), ("canasta", 1), ("bolivia", 2)])
+def test_s5_6_groups_per_rank(profile, groups):
+    """§3 groups_per_rank / §5.6: in canasta melding cards of a rank the side holds joins
+    that group; elsewhere a second group of the rank is a new meld."""
+    snap = opened(profile, hand="KC KH KS 5C 5D", melds={0: ["KH KS KD"]})
+    out = allowed(snap, MeldCards(0, new_melds=(("KC", "KH", "KS"),)))
+    kings = [m for m in out.snapshot.sides[0].melds if m.cards[0].startswith("K")]
+    assert len(kings) == groups
+    if groups == 1:
+        assert len(kings[0].cards) == 6 and kings[0].id == "m1"
+
+
+def test_s5_6_canasta_single_card_joins_group():
+    """§5.6 canasta: even one card of a held rank, laid as a meld, joins that group."""
+    snap = opened("canasta", hand="KC 5C 5D", melds={0: ["KH KS KD"]})
+    out = allowed(snap, MeldCards(0, new_melds=(("KC",),)))
+    assert melds_of(out.snapshot) == [("KH", "KS", "KD", "KC")]
+
+
+# -- §5.4 wild swap ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, expected", [
+    ("classic", None), ("pagat", "WILD_SWAP_NOT_ALLOWED"), ("spanish", "WILD_SWAP_NOT_ALLOWED"),
+    ("canasta", "WILD_SWAP_NOT_ALLOWED"), ("bolivia", "WILD_SWAP_NOT_ALLOWED"),
+    ("official", "WILD_SWAP_NOT_ALLOWED")])
+def test_s5_4_wild_swap_classic_only(profile, expected):
+    """§3 wild_swap / §5.4: only classic lets a player put the natural in an incomplete
+    group and take the wild into the hand."""
+    snap = opened(profile, hand="QD 5C 5D", melds={0: ["QH QS 2C"]})
+    action = SwapWild(0, "m1", "QD", "2C")
+    if expected is None:
+        out = allowed(snap, action)
+        assert sorted(out.snapshot.sides[0].melds[0].cards) == ["QD", "QH", "QS"]
+        assert sorted(out.snapshot.seats[0].hand) == ["2C", "5C", "5D"]
+        assert "WILD_SWAPPED" in event_types(out)
+    else:
+        refused(snap, action, expected)
+
+
+def test_s5_4_wild_swap_only_in_incomplete_group():
+    """§5.4: the wild of a canasta (seven or more) may not be swapped."""
+    snap = opened(hand="QD 5C 5D", melds={0: ["QH QS QD QC QH QS 2C"]})
+    refused(snap, SwapWild(0, "m1", "QD", "2C"), "WILD_SWAP_NOT_ALLOWED")
+
+
+@pytest.mark.parametrize("natural, wild", [("KD", "2C"), ("QD", "JK"), ("QD", "QH")])
+def test_s5_4_wild_swap_mismatch(natural, wild):
+    """§5.4: the natural must be of the group's rank and the wild must be in the group."""
+    snap = opened(hand="QD KD 5C 5D", melds={0: ["QH QS 2C"]})
+    refused(snap, SwapWild(0, "m1", natural, wild), "WILD_SWAP_MISMATCH")
+
+
+# -- §2 black-3 group ------------------------------------------------------------------------
+
+def two_canastas(profile="classic", hand="", **kw):
+    return opened(profile, hand=hand, melds={0: [KINGS7, QUEENS7]}, has_melded=[0], **kw)
+
+
+def test_s2_black_three_group_when_going_out():
+    """§2 Black-3 group: legal when afterwards at most one card remains and the side may go
+    out; the deal then ends by the discard."""
+    snap = two_canastas(hand="3S 3C 3S 5C")
+    out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
+    assert out.snapshot.sides[0].melds[-1].kind is MeldKind.BLACK_THREES
+    end = allowed(out.snapshot, Discard(0, "5C"))
+    assert end.snapshot.result.seat == 0
+
+
+def test_s2_black_three_group_melding_everything_goes_out():
+    """§2 Black-3 group / §6: melding the last cards as black 3s goes out."""
+    snap = two_canastas(hand="3S 3C 3S")
+    out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
+    assert out.snapshot.turn.phase is Phase.OVER
+
+
+@pytest.mark.parametrize("case", ["two_cards_left", "side_cannot_go_out", "partner_said_no"])
+def test_s2_black_threes_only_when_going_out(case):
+    """§2 Black-3 group: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or more cards
+    remain, when the side does not meet the going-out requirement, or after "no"."""
+    if case == "two_cards_left":
+        snap = two_canastas(hand="3S 3C 3S 5C 6D")
+    elif case == "side_cannot_go_out":
+        snap = opened(hand="3S 3C 3S 5C", melds={0: [KINGS7]})
+    else:
+        snap = two_canastas(hand="3S 3C 3S 5C", go_out=GoOut.DENIED)
+    vs = refused(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
+    if case != "partner_said_no":
+        assert "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(vs)
+    else:
+        assert set(codes_of(vs)) & {"BLACK_THREES_ONLY_WHEN_GOING_OUT",
+                                    "GO_OUT_REFUSED_BY_PARTNER"}
+
+
+def test_s2_black_three_group_content_only_check():
+    """§2 Black-3 group / CONTRACT CheckMeld: content alone is reported as needing a
+    going-out context."""
+    got = content("classic", "3S 3C 3S")
+    assert not got.valid and "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(got.violations)
+
+
+@pytest.mark.parametrize("profile, size, ok", [
+    # (a 3-deck pack holds six black 3s, canasta's 2-deck pack four)
+    ("classic", 4, True), ("classic", 5, False), ("classic", 6, False), ("pagat", 6, True),
+    ("spanish", 6, True), ("canasta", 4, True), ("bolivia", 6, True), ("official", 6, True)])
+def test_s3_black_three_group_max(profile, size, ok):
+    """§3 black_three_group_max: 4 classic/canasta, 6 elsewhere (BLACK_THREE_GROUP_TOO_LARGE)."""
+    blacks = ("3S 3C " * 4).split()[:size]
+    melds = {0: [KINGS7, QUEENS7]}
+    if profile == "canasta":
+        melds = {0: [KINGS7]}
+    if profile == "bolivia":
+        melds = {0: [SAMBA_4_10, KINGS7]}  # bolivia goes out only with a samba
+    snap = opened(profile, hand=" ".join(blacks), melds=melds, has_melded=[0])
+    action = MeldCards(0, new_melds=(tuple(blacks),))
+    if ok:
+        out = allowed(snap, action)
+        assert out.snapshot.turn.phase is Phase.OVER
+    else:
+        refused(snap, action, "BLACK_THREE_GROUP_TOO_LARGE")
+
+
+def test_s2_black_three_group_holds_no_wild():
+    """§2 Black-3 group: no wilds."""
+    snap = two_canastas(hand="3S 3C 2D")
+    refused(snap, MeldCards(0, new_melds=(("3S", "3C", "2D"),)))
+
+
+# -- §5.1 where, ids; §2 atomic ---------------------------------------------------------------
+
+def test_s5_1_partners_share_melds_other_side_refused():
+    """§2 Seating / §5.1: a partner may add to the side's melds; another side's meld is
+    refused (NOT_OWN_MELD)."""
+    snap = make_snapshot("classic", 4, hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
+                         melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=2)
+    out = allowed(snap, MeldCards(2, additions=(Addition("m1", ("AC",)),)))
+    assert out.snapshot.turn.added_to_partner_melds
+    snap1 = make_snapshot("classic", 4, hands={1: "AC 5C 5D"},
+                          melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=1)
+    refused(snap1, MeldCards(1, additions=(Addition("m1", ("AC",)),)), "NOT_OWN_MELD")
+
+
+def test_s5_1_meld_ids_m_n_in_action_order():
+    """§5.1 / CONTRACT §4: a new meld gets m<N>, N = 1 + the largest existing N, in action
+    order (ids of other forms are ignored)."""
+    mine = Meld("m7", ("AH", "AS", "AD"), 0, MeldKind.GROUP)
+    odd = Meld("zz99", ("KH", "KS", "KD"), 0, MeldKind.GROUP)
+    theirs = Meld("m3", ("QH", "QS", "QD"), 1, MeldKind.GROUP)
+    snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 4C 5C 6C 7D 8D"},
+                         melds={0: [mine, odd], 1: [theirs]})
+    out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "6C"))))
+    ids = [m.id for m in out.snapshot.sides[0].melds]
+    assert ids == ["m7", "zz99", "m8", "m9"]
+    assert out.snapshot.sides[0].melds[2].cards == ("9H", "9S", "9D")
+
+
+def test_s2_meld_action_is_atomic():
+    """§2 A meld action is atomic: one bad meld refuses the whole action; nothing changes."""
+    snap = opened(hand="9H 9S 9D 4C 5C 7C KH KS")
+    vs = refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "7C"))),
+                 "NOT_A_RUN")
+    assert all(v.code != "MELD_CREATED" for v in vs)
+
+
+def test_s2_meld_action_atomic_additions_too():
+    """§2 atomic: a good new meld plus a bad addition is refused as a whole."""
+    snap = opened(hand="9H 9S 9D KC 5C 6C")
+    refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),),
+                            additions=(Addition("m1", ("KC",)),)), "MIXED_RANKS")
+
+
+# -- §5.5 uruguayan --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, expected", [
+    ("classic", None), ("classic+uruguayan", "SIDE_WILD_LIMIT"),
+    ("pagat+uruguayan", "SIDE_WILD_LIMIT"), ("official+uruguayan", "SIDE_WILD_LIMIT")])
+def test_s5_5_uruguayan_side_wild_limit(profile, expected):
+    """§1/§5.5 uruguayan: the wilds in all of a side's groups together never exceed two."""
+    snap = opened(profile, hand="9H 9S 9D 2D 5C 5D",
+                  melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
+    action = MeldCards(0, new_melds=(("9H", "9S", "9D", "2D"),))
+    if expected is None:
+        allowed(snap, action)
+    else:
+        refused(snap, action, expected)
+
+
+def test_s5_5_uruguayan_addition_counts_too():
+    """§5.5 uruguayan: adding a third wild to any group of the side is refused."""
+    snap = opened("classic+uruguayan", hand="2D 5C 5D",
+                  melds={0: ["KH KS KD KC 2C", "QH QS QD 2H"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("2D",)),)), "SIDE_WILD_LIMIT")
+
+
+def test_s5_5_uruguayan_counts_groups_only():
+    """§1 uruguayan limits the wilds in a side's *groups*; an open run's wild is not one."""
+    snap = opened("classic+uruguayan+open", hand="4H 5H 2D 5C 5D",
+                  melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
+    allowed(snap, MeldCards(0, new_melds=(("4H", "5H", "2D"),)))
+
+
+# -- §8 bolivia wild-only groups -------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, ok", [(p, p == "bolivia") for p in PROFILES])
+def test_s8_wild_only_groups_bolivia_only(profile, ok):
+    """§3 group_max_wilds "(+ wild-only groups)" / §8: groups of three to seven wilds exist
+    only in bolivia (WILD_ONLY_GROUP_NOT_ALLOWED elsewhere)."""
+    got = content(profile, "JK 2C 2D")
+    assert got.valid is ok
+    if not ok:
+        assert "WILD_ONLY_GROUP_NOT_ALLOWED" in codes_of(got.violations)
+
+
+def test_s8_bolivia_seven_wilds_closed():
+    """§8: a seven-wild group is a bolivia, closed (nothing more may be added)."""
+    got = content("bolivia", "JK JK 2C 2D 2H 2S JK")
+    assert got.valid and got.status is MeldStatus.CLOSED
+    snap = opened("bolivia", hand="JK 5C 5D", melds={0: ["JK JK 2C 2D 2H 2S JK"]})
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("JK",)),)), "MELD_CLOSED")
+    assert not content("bolivia", "JK JK 2C 2D 2H 2S JK 2C").valid
+
+
+def test_s1_open_run_wild_for_held_inner_rank_is_listed():
+    """§1 open / CONTRACT §5 Legal actions: 8D-JK-10D is a legal new run under +open even
+    when the hand also holds 9D; as a legal atomic action it must be listed."""
+    snap = opened("classic+open", hand="8D 9D 10D JK 5C 6D")
+    allowed(snap, MeldCards(0, new_melds=(("8D", "10D", "JK"),)))
+
+
+def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
+    """§1 open / CONTRACT §4 Order: a wild added with "end": "LOW" to a run starting at 4
+    cannot stand below it; it is refused, not silently put at the high end."""
+    snap = opened("classic+open", hand="JK 5C 6D 9C", melds={0: ["4H 5H 6H"]})
+    # `end` is not part of action equality (CONTRACT.md §4), so the listed HIGH addition
+    # is the same action; only the explicit LOW is judged here.
+    low = validate(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.LOW),)))
+    assert [v.code for v in low] == ["NOT_A_RUN"]
+    allowed(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.HIGH),)))
