@@ -54,5 +54,11 @@ test: install lint-proto deploy-tools
 bench: install
 	$(PY) bench/engine_bench.py
 
+# The real server under load (h2load for gRPC, wrk for REST; apt-get installs them when
+# missing and running as root), a mid-game ValidateAction vs a no-op echo, --workers 1 and 2.
+# See docs/service.md. BENCH_ARGS="--duration 5" to shorten.
+bench-service: install
+	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) $(TOOLS) samba build *.egg-info

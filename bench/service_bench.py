@@ -1,0 +1,350 @@
+"""Service benchmark: the real server under load, adjudication vs a no-op echo.
+
+For ``--workers 1`` and ``2`` it starts ``samba-adjudicator serve`` on 127.0.0.1 ephemeral
+ports with ``SAMBA_BENCH_ECHO=1`` (which adds ``/samba.v1.Bench/Echo`` and
+``POST /v1/bench:echo``: the same bytes back through the same stack), and loads it from
+separate processes for ``--duration`` seconds per scenario:
+
+- gRPC with ``h2load`` (nghttp2-client): the request in gRPC framing (a 5-byte prefix and
+  the serialized message) in a data file, ``content-type: application/grpc``, ``te:
+  trailers``; latency percentiles from its per-request log;
+- REST with ``wrk`` (POST body set by a small Lua script), ``--latency`` percentiles.
+
+The request is a realistic mid-game ValidateAction (bench/scenarios.py: a classic 4-player
+deal played ~30 plies through the legal-action list with a fixed seed). The echo answers the
+identical bytes, so ``ratio`` = adjudication throughput / transport-only throughput.
+
+Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
+client (grpc.aio / httpx, many calls in flight) is used instead. By default the gRPC
+scenarios also run once with ``SAMBA_GRPC_IMPL=sync`` (the thread-pool flavour) for the
+sync-vs-aio decision in docs/service.md (``--no-impl-compare`` skips it).
+
+    make bench-service                      # or: .venv/bin/python bench/service_bench.py
+    .venv/bin/python bench/service_bench.py --duration 5 --workers 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from scenarios import midgame, typical_action  # noqa: E402
+
+from service import convert, jsonio, pb  # noqa: E402
+
+VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
+ECHO = "/samba.v1.Bench/Echo"
+REST_VALIDATE = "/v1/actions:validate"
+REST_ECHO = "/v1/bench:echo"
+
+
+# -- the request --------------------------------------------------------------------------
+
+def make_request() -> pb.ValidateActionRequest:
+    s = midgame()
+    action = typical_action(s)
+    return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
+                                    action=convert.action_to_proto(action))
+
+
+# -- tools --------------------------------------------------------------------------------
+
+def ensure_tools() -> bool:
+    if shutil.which("h2load") and shutil.which("wrk"):
+        return True
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("installing wrk and nghttp2-client with apt-get ...", file=sys.stderr)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, check=False,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk", "nghttp2-client"], env=env,
+                       check=False, stdout=subprocess.DEVNULL)
+    return bool(shutil.which("h2load") and shutil.which("wrk"))
+
+
+# -- the server ---------------------------------------------------------------------------
+
+class Server:
+    def __init__(self, workers: int, impl: str = "aio") -> None:
+        exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) \
+            or shutil.which("samba-adjudicator")
+        cmd = [exe] if exe else [sys.executable, "-m", "service.cli"]
+        env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_GRPC_IMPL": impl,
+               "SAMBA_LOG_LEVEL": "warning"}
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        self.proc = subprocess.Popen(
+            cmd + ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0",
+                   "--workers", str(workers), "--shutdown-grace-seconds", "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the server did not start")
+        info = json.loads(line)
+        self.grpc_port, self.http_port = info["grpcPort"], info["httpPort"]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def sanity(server: Server, request: pb.ValidateActionRequest) -> None:
+    """One real call on each transport: the bench must measure answers, not errors."""
+    import grpc
+    import httpx
+
+    from samba.v1 import adjudicator_pb2_grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+        resp = adjudicator_pb2_grpc.AdjudicatorStub(ch).ValidateAction(request, timeout=10)
+        assert resp.legal, resp
+        echo = ch.unary_unary(ECHO)(request.SerializeToString(), timeout=10)
+        assert echo == request.SerializeToString()
+    body = jsonio.dumps(jsonio.to_dict(request)).encode()
+    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_VALIDATE}", content=body,
+                   timeout=10)
+    assert r.status_code == 200 and r.json()["legal"], r.text
+    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_ECHO}", content=body,
+                   timeout=10)
+    assert r.status_code == 200 and r.content == body
+
+
+# -- load generators ----------------------------------------------------------------------
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, int(round(q * (len(values) - 1)))))
+    return values[k]
+
+
+def h2load(port: int, path: str, payload: bytes, duration: float, conns: int, streams: int,
+           tmp: Path) -> dict:
+    data = tmp / "grpc-body.bin"
+    data.write_bytes(b"\x00" + struct.pack(">I", len(payload)) + payload)
+    logf = tmp / "h2load.log"
+    if logf.exists():
+        logf.unlink()
+    cmd = ["h2load", "-D", str(int(duration)), "--warm-up-time", "1", "-c", str(conns),
+           "-m", str(streams), "-t", "1", "-d", str(data), "--log-file", str(logf),
+           "-H", "content-type: application/grpc", "-H", "te: trailers",
+           f"http://127.0.0.1:{port}{path}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
+    m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
+    rps = float(m.group(3)) if m else float("nan")
+    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+                  r"(\d+) failed, (\d+) errored", out)
+    failed = int(m.group(5)) + int(m.group(6)) if m else -1
+    lat = []
+    if logf.exists():
+        for line in logf.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "200":
+                lat.append(int(parts[2]) / 1e6)
+    return {"rps": rps, "p50": _percentile(lat, 0.50), "p99": _percentile(lat, 0.99),
+            "failed": failed, "tool": "h2load"}
+
+
+_LUA = """wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("{path}", "rb")
+wrk.body = f:read("*all")
+f:close()
+"""
+
+
+def _wrk_time(text: str) -> float:
+    m = re.match(r"([\d.]+)(us|ms|s|m)", text)
+    if not m:
+        return float("nan")
+    scale = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}[m.group(2)]
+    return float(m.group(1)) * scale
+
+
+def wrk(port: int, path: str, payload: bytes, duration: float, conns: int,
+        tmp: Path) -> dict:
+    body = tmp / "rest-body.json"
+    body.write_bytes(payload)
+    script = tmp / "post.lua"
+    script.write_text(_LUA.format(path=body))
+    # a short warm-up run, then the measured one
+    base = ["wrk", "-t", "1", "-c", str(conns), "--latency", "-s", str(script)]
+    subprocess.run(base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True,
+                   check=False)
+    out = subprocess.run(base + ["-d", f"{int(duration)}s", f"http://127.0.0.1:{port}{path}"],
+                         capture_output=True, text=True, check=False).stdout
+    m = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    rps = float(m.group(1)) if m else float("nan")
+    p50 = re.search(r"\s50%\s+(\S+)", out)
+    p99 = re.search(r"\s99%\s+(\S+)", out)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rps, "p50": _wrk_time(p50.group(1)) if p50 else float("nan"),
+            "p99": _wrk_time(p99.group(1)) if p99 else float("nan"),
+            "failed": int(bad.group(1)) if bad else 0, "tool": "wrk"}
+
+
+def _asyncio_load(coro_factory, duration: float, concurrency: int) -> dict:
+    lat: list[float] = []
+    failed = 0
+
+    async def main():
+        nonlocal failed
+        call = await coro_factory()
+        stop = time.perf_counter() + duration
+
+        async def one():
+            nonlocal failed
+            while time.perf_counter() < stop:
+                t = time.perf_counter()
+                try:
+                    await call()
+                    lat.append(time.perf_counter() - t)
+                except Exception:  # noqa: BLE001
+                    failed += 1
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(concurrency)))
+        return time.perf_counter() - start
+    elapsed = asyncio.run(main())
+    return {"rps": len(lat) / elapsed, "p50": _percentile(lat, .5), "p99": _percentile(lat, .99),
+            "failed": failed, "tool": "asyncio"}
+
+
+def grpc_asyncio(port: int, path: str, payload: bytes, duration: float, conc: int) -> dict:
+    import grpc
+
+    async def factory():
+        ch = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        rpc = ch.unary_unary(path)
+
+        async def call():
+            await rpc(payload, timeout=30)
+        return call
+    return _asyncio_load(factory, duration, conc)
+
+
+def rest_asyncio(port: int, path: str, payload: bytes, duration: float, conc: int) -> dict:
+    import httpx
+
+    async def factory():
+        client = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+                                   limits=httpx.Limits(max_connections=conc))
+
+        async def call():
+            r = await client.post(path, content=payload,
+                                  headers={"content-type": "application/json"})
+            if r.status_code != 200:
+                raise RuntimeError(r.status_code)
+        return call
+    return _asyncio_load(factory, duration, conc)
+
+
+# -- main ---------------------------------------------------------------------------------
+
+def run(args) -> list[dict]:
+    request = make_request()
+    binary = request.SerializeToString()
+    text = jsonio.dumps(jsonio.to_dict(request)).encode()
+    tools = ensure_tools() and not args.asyncio
+    print(f"request: mid-game ValidateAction, {len(binary)} bytes protobuf, {len(text)} bytes "
+          f"JSON; {os.cpu_count()} CPUs; {args.duration:g} s per scenario; load with "
+          f"{'h2load/wrk' if tools else 'asyncio clients'}", file=sys.stderr)
+    rows = []
+    configs = [(w, "aio") for w in args.workers]
+    if args.impl_compare:
+        configs.append((1, "sync"))
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        for workers, impl in configs:
+            server = Server(workers, impl)
+            try:
+                sanity(server, request)
+                plans = [("grpc", VALIDATE, binary), ("grpc", ECHO, binary)]
+                if impl == "aio":
+                    plans += [("rest", REST_VALIDATE, text), ("rest", REST_ECHO, text)]
+                for transport, path, payload in plans:
+                    if transport == "grpc":
+                        res = (h2load(server.grpc_port, path, payload, args.duration,
+                                      args.connections, args.streams, tmp) if tools else
+                               grpc_asyncio(server.grpc_port, path, payload, args.duration,
+                                            args.connections * args.streams))
+                    else:
+                        res = (wrk(server.http_port, path, payload, args.duration,
+                                   args.connections * args.streams, tmp) if tools else
+                               rest_asyncio(server.http_port, path, payload, args.duration,
+                                            args.connections * args.streams))
+                    res.update(workers=workers, impl=impl, transport=transport,
+                               call="echo" if "cho" in path else "validate")
+                    rows.append(res)
+                    print(f"  workers={workers} {impl:4} {transport:4} {res['call']:8} "
+                          f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
+                          f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}",
+                          file=sys.stderr)
+            finally:
+                server.stop()
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    out = ["| workers | gRPC impl | transport | validate req/s | p50 ms | p99 ms | "
+           "echo req/s | p50 ms | p99 ms | validate/echo |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        k = (r["workers"], r["impl"], r["transport"])
+        if k not in keys:
+            keys.append(k)
+    for k in keys:
+        v = next((r for r in rows if (r["workers"], r["impl"], r["transport"]) == k
+                  and r["call"] == "validate"), None)
+        e = next((r for r in rows if (r["workers"], r["impl"], r["transport"]) == k
+                  and r["call"] == "echo"), None)
+        if not v or not e:
+            continue
+        out.append(f"| {k[0]} | {k[1] if k[2] == 'grpc' else '-'} | {k[2]} | {v['rps']:.0f} | "
+                   f"{v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | {e['rps']:.0f} | "
+                   f"{e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
+                   f"{v['rps'] / e['rps']:.3f} |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--duration", type=float, default=10.0, help="seconds per scenario")
+    p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--connections", type=int, default=4, help="client connections")
+    p.add_argument("--streams", type=int, default=4,
+                   help="concurrent calls per gRPC connection (REST: connections*streams "
+                        "connections)")
+    p.add_argument("--no-impl-compare", dest="impl_compare", action="store_false",
+                   help="skip the gRPC sync-flavour run")
+    p.add_argument("--asyncio", action="store_true",
+                   help="use the Python asyncio clients even when h2load/wrk are present")
+    p.add_argument("--json", metavar="FILE", help="also write the raw rows as JSON")
+    args = p.parse_args(argv)
+    rows = run(args)
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

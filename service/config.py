@@ -1,0 +1,143 @@
+"""Settings of ``samba-adjudicator serve``: flags with ``SAMBA_*`` environment twins.
+
+Every flag has a twin (``--grpc-port`` / ``SAMBA_GRPC_PORT``); a flag given on the command
+line wins over the environment, which wins over the default. Port 0 asks the kernel for a
+free port; the server reports the bound ports on its ``listening`` line.
+
+Test- and bench-only knobs (never set them in production): ``SAMBA_TEST_DELAY_SECONDS``
+makes every Adjudicator call sleep that long before answering (drain tests);
+``SAMBA_BENCH_ECHO=1`` adds the hidden echo endpoints used by ``bench/service_bench.py``;
+``SAMBA_GRPC_IMPL=aio|sync`` picks the gRPC server flavour (default ``aio``, chosen by
+measurement: see docs/service.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+GRPC_IMPLS = ("sync", "aio")
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    grpc_port: int = 50051
+    http_port: int = 8080
+    workers: int = 1
+    max_message_bytes: int = 1048576
+    log_level: str = "info"
+    shutdown_grace_seconds: float = 20.0
+    snapshot_keys: str = field(default="", repr=False)
+    # test/bench knobs (environment only)
+    test_delay_seconds: float = 0.0
+    bench_echo: bool = False
+    grpc_impl: str = "aio"
+    grpc_threads: int = 0  # 0: automatic
+
+
+# flag name -> (env var, type, default attribute)
+_FLAGS = (
+    ("host", "SAMBA_HOST", str),
+    ("grpc_port", "SAMBA_GRPC_PORT", int),
+    ("http_port", "SAMBA_HTTP_PORT", int),
+    ("workers", "SAMBA_WORKERS", int),
+    ("max_message_bytes", "SAMBA_MAX_MESSAGE_BYTES", int),
+    ("log_level", "SAMBA_LOG_LEVEL", str),
+    ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
+)
+
+
+class ConfigError(ValueError):
+    """A setting is out of range (the message names the flag and its twin)."""
+
+
+def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Serve samba.v1.Adjudicator over gRPC and REST (one process, or "
+                    "--workers processes sharing the ports). Every flag has a SAMBA_* "
+                    "environment twin; the flag wins.")
+    d = Settings()
+    p.add_argument("--host", help=f"address to bind (SAMBA_HOST; default {d.host}; "
+                                   "0.0.0.0 in the container)")
+    p.add_argument("--grpc-port", type=int, metavar="N",
+                   help=f"gRPC port, 0 = any free port (SAMBA_GRPC_PORT; default {d.grpc_port})")
+    p.add_argument("--http-port", type=int, metavar="N",
+                   help=f"REST/ops port, 0 = any free port (SAMBA_HTTP_PORT; default "
+                        f"{d.http_port})")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help=f"server processes sharing the ports (SAMBA_WORKERS; default "
+                        f"{d.workers})")
+    p.add_argument("--max-message-bytes", type=int, metavar="N",
+                   help=f"largest request accepted (SAMBA_MAX_MESSAGE_BYTES; default "
+                        f"{d.max_message_bytes})")
+    p.add_argument("--log-level", choices=LOG_LEVELS,
+                   help=f"SAMBA_LOG_LEVEL; default {d.log_level}; debug logs every request")
+    p.add_argument("--shutdown-grace-seconds", type=float, metavar="S",
+                   help=f"time in-flight calls get to finish after SIGTERM "
+                        f"(SAMBA_SHUTDOWN_GRACE_SECONDS; default {d.shutdown_grace_seconds:g})")
+    return p
+
+
+def _env(name: str, conv, environ) -> object | None:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        return conv(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
+
+
+def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings:
+    """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
+    environ = os.environ if environ is None else environ
+    args = build_parser().parse_args(argv)
+    values: dict[str, object] = {}
+    for name, env, conv in _FLAGS:
+        flag = getattr(args, name)
+        if flag is not None:
+            values[name] = flag
+            continue
+        v = _env(env, conv, environ)
+        if v is not None:
+            values[name] = v
+    if "log_level" in values:
+        values["log_level"] = str(values["log_level"]).lower()
+    values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
+    delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
+    values["test_delay_seconds"] = delay or 0.0
+    values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
+    impl = (environ.get("SAMBA_GRPC_IMPL") or "aio").strip().lower()
+    values["grpc_impl"] = impl
+    threads = _env("SAMBA_GRPC_THREADS", int, environ)
+    values["grpc_threads"] = threads or 0
+    s = Settings(**values)
+    validate(s)
+    return s
+
+
+def validate(s: Settings) -> None:
+    for name, env in (("grpc_port", "SAMBA_GRPC_PORT"), ("http_port", "SAMBA_HTTP_PORT")):
+        port = getattr(s, name)
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0..65535, "
+                              f"not {port}")
+    if s.grpc_port and s.grpc_port == s.http_port:
+        raise ConfigError("--grpc-port and --http-port must differ")
+    if not 1 <= s.workers <= 256:
+        raise ConfigError(f"--workers (SAMBA_WORKERS) must be 1..256, not {s.workers}")
+    if not 1024 <= s.max_message_bytes <= 256 * 1024 * 1024:
+        raise ConfigError("--max-message-bytes (SAMBA_MAX_MESSAGE_BYTES) must be "
+                          f"1024..268435456, not {s.max_message_bytes}")
+    if s.log_level.lower() not in LOG_LEVELS:
+        raise ConfigError(f"--log-level (SAMBA_LOG_LEVEL) must be one of "
+                          f"{', '.join(LOG_LEVELS)}, not {s.log_level!r}")
+    if s.shutdown_grace_seconds < 0:
+        raise ConfigError("--shutdown-grace-seconds (SAMBA_SHUTDOWN_GRACE_SECONDS) must be "
+                          ">= 0")
+    if s.grpc_impl not in GRPC_IMPLS:
+        raise ConfigError(f"SAMBA_GRPC_IMPL must be one of {', '.join(GRPC_IMPLS)}")

@@ -1,0 +1,110 @@
+"""Prometheus metrics of the server, shared by the gRPC and REST transports.
+
+| metric | type | labels |
+|---|---|---|
+| ``samba_requests_total`` | counter | ``method`` (RPC name), ``transport`` (grpc, rest), ``outcome``, ``profile`` |
+| ``samba_request_duration_seconds`` | histogram | ``method``, ``transport`` |
+| ``samba_violations_total`` | counter | ``code`` (CONTRACT.md §8) |
+| ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
+| ``samba_requests_in_flight`` | gauge | ``transport`` |
+| ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision`` |
+
+``outcome`` is one of ``legal`` / ``illegal`` (ValidateAction, ApplyAction, ReplayDeal: the
+first illegal action makes it ``illegal``; CheckMeld: ``valid``), ``ok`` (the methods that
+judge nothing), ``invalid_argument`` (INVALID_ARGUMENT answers) and ``error`` (every other
+non-OK answer; ``samba_errors_total`` tells which). ``profile`` is the base profile of the
+request's ruleset (``classic`` for ``classic+open``; unknown names count as ``other``, a
+request without one as ``none``), so the label set stays bounded.
+
+Multi-process: with ``PROMETHEUS_MULTIPROC_DIR`` set (``serve --workers N`` sets one up when
+it is missing) every worker writes its samples there and ``/metrics`` sums them
+(``prometheus_client.multiprocess``); the in-flight gauge is summed over live processes
+(``livesum``). The environment variable must be set before ``prometheus_client`` is first
+imported, which ``service.server`` takes care of.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+OUTCOMES = ("ok", "legal", "illegal", "invalid_argument", "error")
+_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+            10.0, 30.0)
+
+
+class Metrics:
+    def __init__(self, registry=None) -> None:
+        from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
+
+        disable_created_metrics()  # no *_created series: they only double the output
+
+        kw: dict[str, Any] = {} if registry is None else {"registry": registry}
+        self.requests = Counter(
+            "samba_requests_total", "Adjudicator calls answered, by outcome.",
+            ["method", "transport", "outcome", "profile"], **kw)
+        self.duration = Histogram(
+            "samba_request_duration_seconds",
+            "Time to answer an Adjudicator call (parsing included).",
+            ["method", "transport"], buckets=_BUCKETS, **kw)
+        self.violations = Counter(
+            "samba_violations_total", "Rule violations reported in answers, by code.",
+            ["code"], **kw)
+        self.errors = Counter(
+            "samba_errors_total", "Non-OK answers, by canonical status code.",
+            ["method", "transport", "code"], **kw)
+        self.in_flight = Gauge(
+            "samba_requests_in_flight", "Adjudicator calls being answered now.",
+            ["transport"], multiprocess_mode="livesum", **kw)
+        self.build_info = Gauge(
+            "samba_build_info", "Always 1; labels carry the package version and ruleset "
+            "revision.", ["version", "ruleset_revision"], multiprocess_mode="max", **kw)
+
+
+_lock = threading.Lock()
+_metrics: Metrics | None = None
+
+
+def get() -> Metrics:
+    """The process-wide metrics, created on first use (after the multiprocess dir is set)."""
+    global _metrics
+    if _metrics is None:
+        with _lock:
+            if _metrics is None:
+                _metrics = Metrics()
+    return _metrics
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
+        "prometheus_multiproc_dir") or None
+
+
+def exposition() -> tuple[bytes, str]:
+    """The ``/metrics`` body and its content type (summed over workers in multi-process
+    mode)."""
+    from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry,
+                                   generate_latest, multiprocess)
+
+    get()
+    if multiprocess_dir():
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def mark_process_dead(pid: int) -> None:
+    """Drop a dead worker's live gauges (called by the parent when a worker exits)."""
+    if multiprocess_dir():
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)
+
+
+def base_profile(profile: str, known: frozenset[str]) -> str:
+    if not profile:
+        return "none"
+    base = profile.split("+", 1)[0].strip().lower()
+    return base if base in known else "other"

@@ -1,0 +1,320 @@
+"""The REST gateway: a FastAPI app over the same ``service.api`` as gRPC.
+
+Routes (CONTRACT.md §5), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
+plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json`` and
+``/docs``. Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
+``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
+by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
+JSON mapping (every field printed). Every non-2xx answer is the CONTRACT.md §6 JSON body —
+unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
+included; never an HTML page.
+
+Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`` on every
+answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
+
+The engine runs in the thread pool (``run_in_threadpool``) so that a long call does not
+stall health probes and ``/metrics``; ``SAMBA_REST_INLINE=1`` runs it on the event loop
+instead (for measurements).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from . import jsonio, metrics, openapi, pb
+from .errors import ApiError, FieldViolation, internal_error, invalid_argument, rest_body
+from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from
+
+log = logging.getLogger("samba.rest")
+
+JSON = "application/json"
+
+#: (RPC, verb, path, tag, summary) — CONTRACT.md §5.
+ROUTES = (
+    ("ListRulesets", "get", "/v1/rulesets", "rulesets", "Every served profile, resolved."),
+    ("GetRuleset", "get", "/v1/rulesets/{profile}", "rulesets",
+     "One profile (with +-joined variations), resolved."),
+    ("Deal", "post", "/v1/deals:deal", "deals", "Shuffle and deal a new deal."),
+    ("ScoreDeal", "post", "/v1/deals:score", "deals", "Score a (finished or provisional) deal."),
+    ("GetPlayerView", "post", "/v1/deals:view", "deals",
+     "The snapshot as one seat (or a spectator) may see it."),
+    ("ReplayDeal", "post", "/v1/deals:replay", "deals",
+     "Apply actions in order, stopping at the first illegal one."),
+    ("CheckMeld", "post", "/v1/melds:check", "melds", "Judge a meld."),
+    ("ValidateAction", "post", "/v1/actions:validate", "actions", "Is an action legal now?"),
+    ("ApplyAction", "post", "/v1/actions:apply", "actions", "Apply an action."),
+    ("ListLegalActions", "post", "/v1/actions:list", "actions",
+     "Every legal atomic action, paged."),
+)
+BENCH_ECHO_PATH = "/v1/bench:echo"
+
+
+def _json(body, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(jsonio.dumps(body).encode("utf-8"), status_code=status, media_type=JSON,
+                    headers=headers)
+
+
+def error_response(err: ApiError, request_id: str, headers: dict | None = None) -> Response:
+    return _json(rest_body(err, request_id), err.http_status, headers)
+
+
+def _plain_error(http: int, status: str, reason: str, message: str, request_id: str,
+                 headers: dict | None = None) -> Response:
+    """Errors with no canonical mapping of their own (405)."""
+    body = {"error": {"code": http, "status": status, "message": message, "details": [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
+         "domain": "samba.v1", "metadata": {"requestId": request_id}}]}}
+    return _json(body, http, headers)
+
+
+def too_large(limit: int, size: int | None = None) -> ApiError:
+    what = f"{size} bytes" if size is not None else f"over {limit} bytes"
+    return ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
+                    f"the request is {what}; the limit is {limit} bytes (do not retry)")
+
+
+def _rid(request: Request) -> str:
+    rid = getattr(request.state, "request_id", None)
+    return rid or request_id_from(request.headers.get("x-request-id"))
+
+
+class SambaMiddleware:
+    """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.version = VERSION_HEADER.encode("latin-1")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        rid = None
+        clen = None
+        for k, v in scope.get("headers", ()):
+            if k == b"x-request-id":
+                rid = v.decode("latin-1")
+            elif k == b"content-length":
+                clen = v
+        rid = request_id_from(rid)
+        scope.setdefault("state", {})["request_id"] = rid
+        extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
+        started = False
+
+        async def send_with_headers(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [h for h in message.get("headers", ())
+                           if h[0] not in (b"x-request-id", b"x-samba-version")]
+                message = {**message, "headers": headers + extra}
+            await send(message)
+
+        if clen is not None:
+            try:
+                size = int(clen)
+            except ValueError:
+                size = None
+            if size is not None and size > self.limit:
+                resp = error_response(too_large(self.limit, size), rid,
+                                      {"connection": "close"})
+                return await resp(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:  # noqa: BLE001 - never an HTML 500
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                resp = error_response(internal_error(), rid)
+                await resp(scope, receive, send_with_headers)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _deadline(request: Request) -> float | None:
+    raw = request.headers.get("x-server-timeout")
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = float("nan")
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise invalid_argument([FieldViolation(
+            "x-server-timeout", "OUT_OF_RANGE",
+            f"the x-server-timeout header must be a positive number of seconds, not {raw!r}")])
+    return time.monotonic() + seconds
+
+
+def create_app(runtime: Runtime, settings) -> FastAPI:
+    limit = int(settings.max_message_bytes)
+    inline = os.environ.get("SAMBA_REST_INLINE", "") not in ("", "0")
+    app = FastAPI(title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.runtime = runtime
+
+    def answer(method: str, decode, rid: str, deadline: float | None) -> Response:
+        try:
+            response = runtime.invoke(method, None, transport="rest", request_id=rid,
+                                      deadline=deadline, decode=decode)
+            return _json(jsonio.to_dict(response))
+        except ApiError as e:
+            return error_response(e, rid)
+
+    async def run(method: str, decode, rid: str, deadline: float | None) -> Response:
+        if inline:
+            return answer(method, decode, rid, deadline)
+        return await run_in_threadpool(answer, method, decode, rid, deadline)
+
+    def post_endpoint(method: str):
+        async def endpoint(request: Request) -> Response:
+            rid = _rid(request)
+            try:
+                deadline = _deadline(request)
+                body = await read_body(request, limit)
+            except ApiError as e:
+                runtime.reject(method, "rest", rid, e)
+                return error_response(e, rid, {"connection": "close"}
+                                      if e.code == "RESOURCE_EXHAUSTED" else None)
+            return await run(method, lambda: runtime.decode_json(method, body), rid, deadline)
+        endpoint.__name__ = method
+        return endpoint
+
+    async def list_rulesets(request: Request) -> Response:
+        rid = _rid(request)
+        try:
+            deadline = _deadline(request)
+        except ApiError as e:
+            return error_response(e, rid)
+        return await run("ListRulesets", lambda: (pb.ListRulesetsRequest(), []), rid, deadline)
+
+    async def get_ruleset(profile: str, request: Request) -> Response:
+        rid = _rid(request)
+        try:
+            deadline = _deadline(request)
+        except ApiError as e:
+            return error_response(e, rid)
+        return await run("GetRuleset", lambda: (pb.GetRulesetRequest(profile=profile), []),
+                         rid, deadline)
+
+    routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
+    for rpc, verb, path, tag, summary in ROUTES:
+        if rpc == "ListRulesets":
+            fn = list_rulesets
+        elif rpc == "GetRuleset":
+            fn = get_ruleset
+        else:
+            fn = post_endpoint(rpc)
+        routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
+                                   summary=summary, response_class=Response)
+    for router in routers.values():
+        app.include_router(router)
+
+    ops = APIRouter(tags=["operations"])
+
+    @ops.get("/healthz")
+    async def healthz() -> Response:
+        return _json({"status": "SERVING"})
+
+    @ops.get("/readyz")
+    async def readyz() -> Response:
+        serving = runtime.state.serving
+        return _json({"status": "SERVING" if serving else "NOT_SERVING"},
+                     200 if serving else 503)
+
+    @ops.get("/metrics")
+    async def metrics_endpoint() -> Response:
+        body, ctype = await run_in_threadpool(metrics.exposition)
+        return Response(body, media_type=ctype)
+
+    document: dict = {}
+
+    def openapi_doc() -> dict:
+        if not document:
+            document.update(openapi.build(
+                ROUTES, title="Samba adjudicator", version=VERSION,
+                description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
+                            "Schemas are derived from the protobuf descriptors."))
+        return document
+
+    app.openapi = openapi_doc  # FastAPI's own generator is replaced, not merged
+
+    @ops.get("/openapi.json")
+    async def openapi_json() -> Response:
+        return _json(openapi_doc())
+
+    @ops.get("/docs")
+    async def docs() -> HTMLResponse:
+        from fastapi.openapi.docs import get_swagger_ui_html
+        return get_swagger_ui_html(openapi_url="/openapi.json",
+                                   title="Samba adjudicator - API docs")
+
+    app.include_router(ops)
+
+    if settings.bench_echo:
+        async def echo(request: Request) -> Response:
+            body = await read_body(request, limit)
+            return Response(body, media_type=JSON)
+        app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
+
+    # -- every error as JSON ---------------------------------------------------------------
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        rid = _rid(request)
+        if exc.status_code == 404:
+            return error_response(ApiError("NOT_FOUND", "ROUTE_NOT_FOUND",
+                                           f"no route {request.method} {request.url.path}"),
+                                  rid)
+        if exc.status_code == 405:
+            headers = dict(exc.headers or {})
+            allow = headers.get("Allow") or headers.get("allow") or ""
+            return _plain_error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED",
+                                f"{request.method} is not allowed on {request.url.path}"
+                                + (f"; use {allow}" if allow else ""), rid, headers)
+        code = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                413: "RESOURCE_EXHAUSTED", 504: "DEADLINE_EXCEEDED",
+                503: "UNAVAILABLE"}.get(exc.status_code, "INTERNAL")
+        if code == "INVALID_ARGUMENT":
+            err = invalid_argument([FieldViolation("", "OUT_OF_RANGE", str(exc.detail))])
+        else:
+            err = ApiError(code, code, str(exc.detail))
+        return error_response(err, rid)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        problems = []
+        for e in exc.errors():
+            loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
+            problems.append(FieldViolation(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
+        return error_response(invalid_argument(problems), _rid(request))
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return error_response(exc, _rid(request))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.error("unhandled error on %s %s", request.method, request.url.path,
+                  exc_info=exc)
+        return error_response(internal_error(), _rid(request))
+
+    app.add_middleware(SambaMiddleware, limit=limit)
+    return app

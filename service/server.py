@@ -1,0 +1,375 @@
+"""``samba-adjudicator serve``: gRPC and REST in one process, or N processes sharing ports.
+
+One worker (the default) runs both servers in this process: gRPC (``grpc.aio``) on an event
+loop in one thread, uvicorn (REST) on another event loop in a second thread, the main
+thread waiting for SIGTERM/SIGINT. Once both are bound it prints one JSON line on stdout::
+
+    {"event": "listening", "host": "127.0.0.1", "grpcPort": 50051, "httpPort": 8080, ...}
+
+(with port 0 the kernel picks free ports; the line tells which).
+
+``--workers N`` (N > 1): the parent reserves both ports with ``SO_REUSEPORT`` sockets (so
+port 0 works too), then starts N worker processes (``multiprocessing`` *spawn*: no gRPC
+state crosses a fork) that each bind the same ports with ``SO_REUSEPORT``; the kernel
+spreads connections over them. Prometheus runs in multi-process mode: the parent creates
+(or empties) ``PROMETHEUS_MULTIPROC_DIR`` — a temporary directory when the variable is
+unset, removed at exit — so ``/metrics`` on any worker sums every worker. A worker that
+dies is replaced; the parent prints the listening line when every worker is ready.
+
+Shutdown (SIGTERM or SIGINT; the parent forwards it to the workers): readiness flips first
+(``/readyz`` answers 503, gRPC health NOT_SERVING for "" and samba.v1.Adjudicator), new
+calls are refused, in-flight calls get ``--shutdown-grace-seconds`` to finish, then the
+process exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from datetime import datetime, timezone
+
+from . import config as _config
+
+log = logging.getLogger("samba.server")
+
+_STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message",
+                                                                           "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"ts": datetime.fromtimestamp(record.created, timezone.utc)
+               .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+               "level": record.levelname.lower(), "logger": record.name,
+               "message": record.getMessage(), "pid": record.process}
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            out.update(fields)
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def setup_logging(level: str) -> None:
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    # uvicorn's own loggers propagate to ours; its per-request access log is replaced by
+    # the service's request lines (service.runtime).
+    for name in ("uvicorn", "uvicorn.error"):
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
+    logging.getLogger("uvicorn.access").disabled = True
+
+
+def _announce(line: dict) -> None:
+    sys.stdout.write(json.dumps(line) + "\n")
+    sys.stdout.flush()
+    log.info("listening", extra={"fields": {k: v for k, v in line.items() if k != "event"}})
+
+
+# -- sockets ------------------------------------------------------------------------------
+
+def _addrinfo(host: str, port: int):
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    return infos[0]
+
+
+def _socket(host: str, port: int, reuseport: bool) -> socket.socket:
+    family, type_, proto, _, addr = _addrinfo(host, port)
+    sock = socket.socket(family, type_, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuseport:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    sock.bind(addr)
+    return sock
+
+
+def bind_http(settings) -> socket.socket:
+    sock = _socket(settings.host, settings.http_port, reuseport=settings.workers > 1)
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+# -- one worker ---------------------------------------------------------------------------
+
+class Worker:
+    """Both servers of one process."""
+
+    def __init__(self, settings) -> None:
+        from .grpc_server import make_server
+        from .rest import create_app
+        from .runtime import Runtime, State
+
+        import uvicorn
+
+        self.settings = settings
+        self.state = State()
+        self.runtime = Runtime(settings, state=self.state)
+        self.grpc = make_server(self.runtime, settings)
+        self.app = create_app(self.runtime, settings)
+        grace = settings.shutdown_grace_seconds
+        self.uv_config = uvicorn.Config(
+            self.app, log_config=None, access_log=False, lifespan="off",
+            timeout_graceful_shutdown=grace, server_header=False, backlog=2048,
+            timeout_keep_alive=75)
+        self.uvicorn = uvicorn.Server(self.uv_config)
+        self._uv_thread: threading.Thread | None = None
+        self._uv_error: BaseException | None = None
+        self.grpc_port = self.http_port = None
+
+    def _run_uvicorn(self, sock: socket.socket) -> None:
+        try:
+            self.uvicorn.run(sockets=[sock])
+        except BaseException as e:  # noqa: BLE001 - reported by start()
+            self._uv_error = e
+            log.exception("REST server failed")
+
+    def start(self) -> tuple[int, int]:
+        self.grpc_port = self.grpc.start()
+        sock = bind_http(self.settings)
+        self.http_port = sock.getsockname()[1]
+        self._uv_thread = threading.Thread(target=self._run_uvicorn, args=(sock,),
+                                           name="rest", daemon=True)
+        self._uv_thread.start()
+        deadline = time.monotonic() + 30
+        while not self.uvicorn.started:
+            if self._uv_error is not None or not self._uv_thread.is_alive():
+                raise RuntimeError("the REST server did not start")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the REST server did not start within 30 s")
+            time.sleep(0.01)
+        self.state.on_change(self.grpc.set_serving)
+        self.state.set_ready()
+        return self.grpc_port, self.http_port
+
+    def shutdown(self) -> bool:
+        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace."""
+        grace = self.settings.shutdown_grace_seconds
+        log.info("draining", extra={"fields": {"graceSeconds": grace}})
+        self.state.drain()
+        self.grpc.drain()
+        grpc_done = self.grpc.stop(grace)
+        self.uvicorn.should_exit = True
+        limit = time.monotonic() + grace + 5
+        ok = grpc_done.wait(max(limit - time.monotonic(), 0))
+        if self._uv_thread is not None:
+            self._uv_thread.join(max(limit - time.monotonic(), 0))
+            ok = ok and not self._uv_thread.is_alive()
+        log.info("stopped", extra={"fields": {"clean": ok}})
+        return ok
+
+
+def _wait_for_signal() -> int:
+    stop = threading.Event()
+    received: list[int] = []
+
+    def handler(signum, frame):
+        received.append(signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    while not stop.wait(0.5):
+        pass
+    return received[0]
+
+
+def run_single(settings) -> int:
+    worker = Worker(settings)
+    grpc_port, http_port = worker.start()
+    _announce({"event": "listening", "host": settings.host, "grpcPort": grpc_port,
+               "httpPort": http_port, "workers": 1, "pid": os.getpid(),
+               "grpcImpl": settings.grpc_impl})
+    sig = _wait_for_signal()
+    log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
+    worker.shutdown()
+    return 0
+
+
+def _worker_entry(settings, index: int, queue) -> None:
+    """A worker process (multiprocessing spawn target)."""
+    setup_logging(settings.log_level)
+    try:
+        worker = Worker(settings)
+        ports = worker.start()
+    except BaseException as e:  # noqa: BLE001
+        log.exception("worker %d failed to start", index)
+        queue.put(("failed", index, os.getpid(), str(e)))
+        sys.exit(1)
+    queue.put(("ready", index, os.getpid(), ports))
+    _wait_for_signal()
+    sys.exit(0 if worker.shutdown() else 1)
+
+
+# -- supervisor (workers > 1) -------------------------------------------------------------
+
+def _prepare_metrics_dir(default_temp: bool) -> str | None:
+    """Create/empty PROMETHEUS_MULTIPROC_DIR; make a temporary one when asked. Returns the
+    directory to delete at exit (one we created), else None."""
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
+        "prometheus_multiproc_dir")
+    created = None
+    if not path:
+        if not default_temp:
+            return None
+        path = tempfile.mkdtemp(prefix="samba-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+        created = path
+    os.makedirs(path, exist_ok=True)
+    for name in os.listdir(path):
+        if name.endswith(".db"):
+            try:
+                os.unlink(os.path.join(path, name))
+            except OSError:
+                pass
+    return created
+
+
+def run_supervisor(settings) -> int:
+    import multiprocessing
+
+    from . import metrics
+
+    ctx = multiprocessing.get_context("spawn")
+    reserved = []
+    try:
+        g = _socket(settings.host, settings.grpc_port, reuseport=True)
+        h = _socket(settings.host, settings.http_port, reuseport=True)
+    except OSError as e:
+        print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
+        return 1
+    reserved = [g, h]  # bound, never listening: they only hold the port numbers
+    settings = replace(settings, grpc_port=g.getsockname()[1], http_port=h.getsockname()[1])
+    queue = ctx.Queue()
+    procs: dict[int, multiprocessing.Process] = {}
+    stopping = threading.Event()
+    received: list[int] = []
+
+    def handler(signum, frame):
+        received.append(signum)
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+    def spawn(index: int) -> None:
+        p = ctx.Process(target=_worker_entry, args=(settings, index, queue),
+                        name=f"samba-worker-{index}", daemon=False)
+        p.start()
+        procs[index] = p
+
+    for i in range(settings.workers):
+        spawn(i)
+    ready: set[int] = set()
+    status = 0
+    deadline = time.monotonic() + 60
+    while len(ready) < settings.workers and not stopping.is_set():
+        try:
+            kind, index, pid, info = queue.get(timeout=0.2)
+        except Exception:  # queue.Empty
+            if time.monotonic() > deadline or any(
+                    not p.is_alive() for p in procs.values()):
+                log.error("workers did not start")
+                stopping.set()
+                status = 1
+            continue
+        if kind == "ready":
+            ready.add(index)
+        else:
+            log.error("worker failed to start", extra={"fields": {"worker": index,
+                                                                  "error": info}})
+            stopping.set()
+            status = 1
+    if status == 0 and not stopping.is_set():
+        _announce({"event": "listening", "host": settings.host,
+                   "grpcPort": settings.grpc_port, "httpPort": settings.http_port,
+                   "workers": settings.workers, "pid": os.getpid(),
+                   "grpcImpl": settings.grpc_impl})
+    restarts: list[float] = []
+    while not stopping.wait(0.5):
+        for index, p in list(procs.items()):
+            if p.is_alive():
+                continue
+            metrics.mark_process_dead(p.pid)
+            log.error("worker exited; replacing it",
+                      extra={"fields": {"worker": index, "exitCode": p.exitcode}})
+            now = time.monotonic()
+            restarts = [t for t in restarts if now - t < 60] + [now]
+            if len(restarts) > 5 * settings.workers:
+                log.error("workers keep dying; giving up")
+                stopping.set()
+                status = 1
+                break
+            spawn(index)
+    if received:
+        log.info("signal received", extra={"fields": {"signal":
+                                                      signal.Signals(received[0]).name}})
+    for p in procs.values():
+        if p.is_alive():
+            os.kill(p.pid, signal.SIGTERM)
+    limit = time.monotonic() + settings.shutdown_grace_seconds + 10
+    for p in procs.values():
+        p.join(max(limit - time.monotonic(), 0.1))
+        if p.is_alive():
+            log.error("worker did not stop in time; killing it",
+                      extra={"fields": {"pid": p.pid}})
+            p.kill()
+            p.join(5)
+            status = 1
+        elif p.exitcode not in (0, None) and status == 0 and received:
+            status = 1
+        metrics.mark_process_dead(p.pid)
+    for s in reserved:
+        s.close()
+    return status
+
+
+def serve_main(argv: list[str] | None = None) -> int:
+    """Entry point of ``samba-adjudicator serve`` (flags: see ``serve --help``)."""
+    try:
+        settings = _config.load(argv)
+    except _config.ConfigError as e:
+        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level)
+    try:
+        from .signing import Signer
+        Signer.from_env()
+    except ValueError as e:
+        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
+        return 2
+    created = _prepare_metrics_dir(default_temp=settings.workers > 1)
+    try:
+        if settings.workers == 1:
+            return run_single(settings)
+        return run_supervisor(settings)
+    except OSError as e:
+        log.error("cannot serve: %s", e)
+        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if created:
+            shutil.rmtree(created, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(serve_main(sys.argv[1:]))

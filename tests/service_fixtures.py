@@ -1,0 +1,174 @@
+"""Real servers for the transport tests (no mocks): ``samba-adjudicator serve`` subprocesses
+on 127.0.0.1 ephemeral ports, discovered from their ``listening`` line.
+
+Import the fixtures into a test module (``from service_fixtures import server, ...``).
+Session-scoped: under ``pytest -n 2`` each xdist worker starts its own server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+from google.protobuf import json_format
+
+ROOT = Path(__file__).resolve().parent.parent
+
+from samba.v1 import adjudicator_pb2_grpc  # noqa: E402
+from service import pb  # noqa: E402
+from service.api import METHODS, kebab  # noqa: E402
+
+#: RPC -> (verb, path) of CONTRACT.md §5.
+REST = {
+    "ListRulesets": ("GET", "/v1/rulesets"),
+    "GetRuleset": ("GET", "/v1/rulesets/{profile}"),
+    "Deal": ("POST", "/v1/deals:deal"),
+    "CheckMeld": ("POST", "/v1/melds:check"),
+    "ValidateAction": ("POST", "/v1/actions:validate"),
+    "ApplyAction": ("POST", "/v1/actions:apply"),
+    "ListLegalActions": ("POST", "/v1/actions:list"),
+    "ScoreDeal": ("POST", "/v1/deals:score"),
+    "GetPlayerView": ("POST", "/v1/deals:view"),
+    "ReplayDeal": ("POST", "/v1/deals:replay"),
+}
+
+
+class ServerProcess:
+    def __init__(self, *args: str, env: dict | None = None, workers: int = 1) -> None:
+        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",
+                                               delete=False)
+        full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
+        for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS"):
+            full_env.pop(k, None)
+        if workers == 1:
+            full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
+             "--grpc-port", "0", "--http-port", "0", "--workers", str(workers), *args],
+            stdout=subprocess.PIPE, stderr=self.log, env=full_env, cwd=ROOT, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait(10)
+            raise RuntimeError("server did not start:\n" + self.logs())
+        info = json.loads(line)
+        assert info["event"] == "listening", info
+        self.info = info
+        self.grpc_port: int = info["grpcPort"]
+        self.http_port: int = info["httpPort"]
+        self.base_url = f"http://127.0.0.1:{self.http_port}"
+        self.grpc_target = f"127.0.0.1:{self.grpc_port}"
+
+    def logs(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")
+
+    def terminate(self, timeout: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            raise
+
+    def close(self) -> None:
+        try:
+            self.terminate()
+        finally:
+            try:
+                os.unlink(self.log.name)
+            except OSError:
+                pass
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = ServerProcess()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def http(server):
+    with httpx.Client(base_url=server.base_url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def channel(server):
+    with grpc.insecure_channel(server.grpc_target) as ch:
+        grpc.channel_ready_future(ch).result(timeout=10)
+        yield ch
+
+
+@pytest.fixture(scope="session")
+def stub(channel):
+    return adjudicator_pb2_grpc.AdjudicatorStub(channel)
+
+
+# -- requests for every method ------------------------------------------------------------
+
+def rest_call(http: httpx.Client, method: str, body: dict, **kw) -> httpx.Response:
+    verb, path = REST[method]
+    if method == "GetRuleset":
+        return http.get(path.format(profile=body["profile"]), **kw)
+    if verb == "GET":
+        return http.get(path, **kw)
+    return http.post(path, content=json.dumps(body), **kw)
+
+
+def grpc_call(stub, method: str, body: dict, **kw):
+    request = json_format.ParseDict(body, METHODS[method][0]())
+    return getattr(stub, method)(request, **kw)
+
+
+def cli_call(method: str, body: dict, env: dict | None = None) -> tuple[int, dict]:
+    p = subprocess.run([sys.executable, "-m", "service.cli", kebab(method)],
+                       input=json.dumps(body), capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, **(env or {})}, timeout=60)
+    return p.returncode, json.loads(p.stdout)
+
+
+@pytest.fixture(scope="session")
+def dealt(http) -> dict:
+    r = http.post("/v1/deals:deal", content=json.dumps({"players": 4, "seed": "service-tests"}))
+    assert r.status_code == 200, r.text
+    return r.json()["snapshot"]
+
+
+@pytest.fixture(scope="session")
+def sample_requests(http, dealt) -> dict:
+    """One valid request body per RPC, built from a real deal and its legal actions."""
+    legal = http.post("/v1/actions:list", content=json.dumps({"snapshot": dealt})).json()
+    first = legal["actions"][0]
+    return {
+        "ListRulesets": {},
+        "GetRuleset": {"profile": "classic+open"},
+        "Deal": {"players": 4, "seed": "parity-seed", "dealer": 1},
+        "CheckMeld": {"cards": ["7H", "7D", "7C"]},
+        "ValidateAction": {"snapshot": dealt, "action": first},
+        "ApplyAction": {"snapshot": dealt, "action": first},
+        "ListLegalActions": {"snapshot": dealt, "pageSize": 5},
+        "ScoreDeal": {"snapshot": dealt, "provisional": True},
+        "GetPlayerView": {"snapshot": dealt, "seat": 0},
+        "ReplayDeal": {"snapshot": dealt, "actions": [first]},
+    }
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not met in time")
