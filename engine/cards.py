@@ -51,6 +51,8 @@ def is_natural(card: str) -> bool:
 
 def parse_card(text: str) -> str | None:
     """Canonical code for ``text`` (accepts ``T`` for 10 and lower case), or None."""
+    if text in ORDER:
+        return text
     if not isinstance(text, str):
         return None
     up = text.strip().upper()

@@ -23,6 +23,8 @@ import functools
 import hashlib
 import json
 import logging
+import threading
+from collections import OrderedDict
 from typing import Callable
 
 from google.protobuf.message import Message
@@ -66,6 +68,31 @@ def _handler(fn: Callable) -> Callable:
     return wrapper
 
 
+class SnapshotCache:
+    """Snapshots already loaded and checked, by their exact request bytes (signature
+    included). Clients often send one snapshot several times (validating candidate moves,
+    paging legal actions); loading and checking it is most of a call's cost, and the result
+    is a pure function of those bytes, so it is kept (LRU, ``size`` entries)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            snap = self._items.get(key)
+            if snap is not None:
+                self._items.move_to_end(key)
+            return snap
+
+    def put(self, key, snap) -> None:
+        with self._lock:
+            self._items[key] = snap
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 class Adjudicator:
     """Every RPC as a method taking the request message and returning the response."""
 
@@ -73,6 +100,7 @@ class Adjudicator:
                  max_replay_actions: int = MAX_REPLAY_ACTIONS) -> None:
         self.signer = signer
         self.max_replay_actions = max_replay_actions
+        self._loaded = SnapshotCache()
 
     # -- entry point -----------------------------------------------------------------------
     def call(self, method: str, request: Message, problems=()) -> Message:
@@ -110,17 +138,23 @@ class Adjudicator:
         """
         if self.signer is not None and not problems:
             self.signer.check_present(msg.signature, f"{path}.signature")
-        snap = convert.snapshot_from_proto(msg, path, problems)
+        key = (path, msg.SerializeToString(deterministic=True)) if not problems else None
+        snap = self._loaded.get(key) if key else None
+        cached = snap is not None
+        if not cached:
+            snap = convert.snapshot_from_proto(msg, path, problems)
         players = len(snap.seats) if snap is not None else None
         ids = convert.meld_ids(snap) if (snap is not None and check_meld_ids) else None
         converted = [convert.action_from_proto(a, apath, problems, players, ids)
                      for a, apath in actions]
         if problems or snap is None:
             raise InvalidInput(problems or [Problem(path, "REQUIRED", f"{path} is required")])
-        convert.raise_if(convert.check_snapshot_input(msg, snap, path))
-        if self.signer is not None:
-            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
-                               f"{path}.signature")
+        if not cached:
+            convert.raise_if(convert.check_snapshot_input(msg, snap, path))
+            if self.signer is not None:
+                self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
+                                   f"{path}.signature")
+            self._loaded.put(key, snap)
         self._pin(snap.ruleset_ref.version, snap.ruleset, f"{path}.ruleset.version")
         if not allow_view and snap.is_view:
             hidden = [Problem(f"{path}.seats[{i}].hand", "SNAPSHOT_IS_VIEW",

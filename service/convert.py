@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 
 from engine import model as m
 from engine import ruleset as er
-from engine.cards import parse_card
+from engine.cards import ORDER, parse_card
 from engine.model import InvalidInput, Problem
 
 from . import pb
@@ -79,6 +79,9 @@ def card(text: str, path: str, problems: list[Problem]) -> str | None:
 
 def cards(texts: Iterable[str], path: str, problems: list[Problem]) -> tuple[str, ...]:
     """Canonical codes of ``texts``; bad ones reported (``path[i]``) and left out."""
+    texts = tuple(texts)
+    if all(t in ORDER for t in texts):  # the common case: already canonical
+        return texts
     out = []
     for i, t in enumerate(texts):
         code = card(t, f"{path}[{i}]", problems)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -38,6 +40,28 @@ _INT_RANGES = {
     _F.TYPE_UINT64: (0, 2**64 - 1), _F.TYPE_FIXED64: (0, 2**64 - 1),
 }
 _BAD = object()
+
+
+class _Lru:
+    """A small thread-safe LRU map (request snapshots repeat: see its two uses below)."""
+
+    def __init__(self, size: int = 128):
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
 
 
 def join(path: str, name: str) -> str:
@@ -102,25 +126,67 @@ def missing_required(msg: Message, path: str = "") -> list[Problem]:
     or enum different from its default (an enum at ``*_UNSPECIFIED`` is unset). Every real
     ``oneof`` (``Action.kind``) needs one member set.
     """
+    if msg.DESCRIPTOR.full_name == SNAPSHOT_TYPE:
+        key = (path, msg.SerializeToString(deterministic=True))
+        known = _SNAPSHOT_REQUIRED.get(key)
+        if known is None:
+            known = tuple(_missing_required(msg, path))
+            _SNAPSHOT_REQUIRED.put(key, known)
+        return list(known)
+    return _missing_required(msg, path)
+
+
+SNAPSHOT_TYPE = "samba.v1.Snapshot"
+#: The required-field verdict on a snapshot, by its bytes (snapshots are the bulk of a
+#: request and are often sent again).
+_SNAPSHOT_REQUIRED = _Lru(256)
+
+
+def _missing_required(msg: Message, path: str) -> list[Problem]:
     out: list[Problem] = []
-    desc = msg.DESCRIPTOR
-    for f in desc.fields:
-        fpath = join(path, f.json_name)
-        if is_required(f) and not is_set(msg, f):
+    required, walk, oneofs = _required_plan(msg.DESCRIPTOR)
+    for f in required:
+        if not is_set(msg, f):
+            fpath = join(path, f.json_name)
             out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
-        if f.type != _F.TYPE_MESSAGE or _is_map(f):
-            continue
-        if _is_repeated(f):
-            for i, item in enumerate(getattr(msg, f.name)):
-                out.extend(missing_required(item, f"{fpath}[{i}]"))
+    for f in walk:
+        if f.is_repeated:
+            items = getattr(msg, f.name)
+            if items:
+                fpath = join(path, f.json_name)
+                for i, item in enumerate(items):
+                    out.extend(missing_required(item, f"{fpath}[{i}]"))
         elif msg.HasField(f.name):
-            out.extend(missing_required(getattr(msg, f.name), fpath))
-    for o in real_oneofs(desc):
+            out.extend(missing_required(getattr(msg, f.name), join(path, f.json_name)))
+    for o in oneofs:
         if msg.WhichOneof(o.name) is None:
             names = ", ".join(f.json_name for f in o.fields)
             where = path or "request"
             out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
     return out
+
+
+@lru_cache(maxsize=None)
+def _required_plan(desc: _d.Descriptor):
+    """(REQUIRED fields, message fields worth walking, real oneofs) of a message type."""
+    required = tuple(f for f in desc.fields if is_required(f))
+    walk = tuple(f for f in desc.fields
+                 if f.type == _F.TYPE_MESSAGE and not _is_map(f)
+                 and _needs_required_walk(f.message_type))
+    return required, walk, real_oneofs(desc)
+
+
+@lru_cache(maxsize=None)
+def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) -> bool:
+    """Whether a message type, or any message below it, has a REQUIRED field or a oneof
+    (so walking it can find something missing); lets large snapshots skip the walk."""
+    if desc in _seen:
+        return False
+    if real_oneofs(desc) or any(is_required(f) for f in desc.fields):
+        return True
+    seen = _seen | {desc}
+    return any(_needs_required_walk(f.message_type, seen) for f in desc.fields
+               if f.type == _F.TYPE_MESSAGE)
 
 
 # -- parsing ------------------------------------------------------------------------------
@@ -164,10 +230,35 @@ def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, lis
     return decode_dict(data, message_type)
 
 
+#: Request snapshots already parsed cleanly, by their JSON text: a client that sends one
+#: snapshot with several actions pays the JSON walk and ParseDict once.
+_PARSED_SNAPSHOTS = _Lru()
+
+
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:
-    problems: list[Problem] = []
     if not isinstance(data, dict):
         raise InvalidInput([Problem("", MALFORMED_JSON, "the request must be a JSON object")])
+    snapshot_field = message_type.DESCRIPTOR.fields_by_name.get("snapshot")
+    if snapshot_field is None or not isinstance(data.get("snapshot"), dict):
+        return _decode_dict(data, message_type)
+    text = json.dumps(data["snapshot"], separators=(",", ":"))
+    parsed = _PARSED_SNAPSHOTS.get(text)
+    if parsed is not None:
+        msg, problems = _decode_dict({k: v for k, v in data.items() if k != "snapshot"},
+                                     message_type)
+        msg.snapshot.CopyFrom(parsed)
+        return msg, problems
+    msg, problems = _decode_dict(data, message_type)
+    if not any(p.field == "snapshot" or p.field.startswith(("snapshot.", "snapshot["))
+               or not p.field for p in problems):
+        kept = type(msg.snapshot)()
+        kept.CopyFrom(msg.snapshot)
+        _PARSED_SNAPSHOTS.put(text, kept)
+    return msg, problems
+
+
+def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+    problems: list[Problem] = []
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:

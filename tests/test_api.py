@@ -249,3 +249,38 @@ def test_json_problems_and_required_reported_together():
     got = {(p.field, p.reason) for p in e.value.field_violations}
     assert ("snapshot.bogus", "UNKNOWN_FIELD") in got and ("action", "REQUIRED") in got
     assert ("snapshot.turn", "REQUIRED") in got
+
+
+def test_snapshot_cache_answers_like_a_fresh_load():
+    """The loaded-snapshot cache (service.api.SnapshotCache) is keyed by the exact bytes:
+    a repeated snapshot answers as a fresh service would, and any change is re-checked."""
+    snap = convert.snapshot_to_proto(play_snapshot())
+    action = pb.Action(seat=0, discard=pb.Discard(card="5C"))
+    warm = Adjudicator()
+    first = call(warm, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
+    second = call(warm, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
+    fresh = call(Adjudicator(), "ValidateAction",
+                 pb.ValidateActionRequest(snapshot=snap, action=action))
+    assert first == second == fresh and first.legal
+    broken = pb.Snapshot()
+    broken.CopyFrom(snap)
+    broken.seats[0].hand.append("QH")
+    broken.seats[0].hand.append("QH")  # four queens of hearts: more than the pack holds
+    with pytest.raises(ApiError) as err:
+        call(warm, "ValidateAction", pb.ValidateActionRequest(snapshot=broken, action=action))
+    assert err.value.code == "INVALID_ARGUMENT"
+
+
+def test_snapshot_cache_does_not_bypass_signatures():
+    signer = Signer.parse(f"k1:{KEY}")
+    adj = Adjudicator(signer=signer)
+    snap = convert.snapshot_to_proto(play_snapshot())
+    signer.sign(snap)
+    action = pb.Action(seat=0, discard=pb.Discard(card="5C"))
+    assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action)).legal
+    forged = pb.Snapshot()
+    forged.CopyFrom(snap)
+    forged.signature = snap.signature[:-4] + ("AAAA" if not snap.signature.endswith("AAAA") else "BBBB")
+    with pytest.raises(ApiError) as err:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
+    assert err.value.code == "PERMISSION_DENIED"
