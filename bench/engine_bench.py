@@ -6,7 +6,9 @@ take) it times, in microseconds per call (median of several repeats):
 
 - engine only: validate, apply, legal_actions, score (provisional);
 - the whole JSON path of the CLI/REST gateway for ValidateAction (JSON text → protobuf →
-  engine → protobuf → JSON);
+  engine → protobuf → JSON), for a snapshot the service has not seen (every cache emptied)
+  and for one it has (clients validate several moves on one snapshot), and the protobuf
+  (gRPC) path for a snapshot seen;
 - the baseline: protobuf parse + serialize of the same ValidateActionRequest bytes, and
   json.loads + json.dumps of the same JSON text.
 
@@ -50,6 +52,7 @@ def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
 
 def main() -> int:
     from service import convert, jsonio
+    from service.api import Adjudicator
     from service.cli import run
     from service import pb
 
@@ -70,9 +73,21 @@ def main() -> int:
         def json_roundtrip():
             json.dumps(json.loads(body))
 
-        def json_path():
-            status, _ = run("ValidateAction", body)
+        warm = Adjudicator()
+
+        def json_path_cold():
+            # a snapshot the service has not seen: every cache emptied first
+            jsonio._PARSED_SNAPSHOTS.items.clear()
+            jsonio._SNAPSHOT_REQUIRED.items.clear()
+            status, _ = run("ValidateAction", body, adjudicator=Adjudicator())
             assert status == 0
+
+        def json_path_warm():
+            status, _ = run("ValidateAction", body, adjudicator=warm)
+            assert status == 0
+
+        def proto_path_warm():
+            warm.call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
 
         base = per_call_us(proto_roundtrip)
         figures = {
@@ -82,7 +97,9 @@ def main() -> int:
             "engine apply": per_call_us(lambda: apply(s, action)),
             f"engine legal_actions ({n_legal} actions)": per_call_us(lambda: legal_actions(s)),
             "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
-            "ValidateAction JSON in → JSON out": per_call_us(json_path),
+            "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
+            "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
+            "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
         }
         hand = len(s.seats[s.turn.seat].hand)
         rows.append((f"{name}: hand {hand}, {len(wire)} B request", figures, base))

@@ -262,10 +262,58 @@ def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:
-        json_format.ParseDict(clean, msg)
-    except json_format.ParseError as e:  # should not happen once the walk is clean
-        problems.append(Problem("", "OUT_OF_RANGE", str(e)))
+        _fill(msg, clean)
+    except (TypeError, ValueError, KeyError):  # not expected once the walk is clean:
+        msg = message_type()                   # let json_format have the last word
+        try:
+            json_format.ParseDict(clean, msg)
+        except json_format.ParseError as e:
+            problems.append(Problem("", "OUT_OF_RANGE", str(e)))
     return msg, problems
+
+
+def _fill(msg: Message, clean: dict) -> None:
+    """Set ``msg`` from a dict the walk has already checked (JSON names, values of the right
+    types, enum names or numbers): what json_format.ParseDict does, several times faster."""
+    fields = _fields_by_json_name(msg.DESCRIPTOR)
+    for key, value in clean.items():
+        f = fields[key]
+        if _is_map(f):
+            target = getattr(msg, f.name)
+            key_f = f.message_type.fields_by_name["key"]
+            val_f = f.message_type.fields_by_name["value"]
+            for k, v in value.items():
+                k = k if key_f.type == _F.TYPE_STRING else _as_int(k)
+                if val_f.type == _F.TYPE_MESSAGE:
+                    _fill(target[k], v)
+                else:
+                    target[k] = _enum_number(val_f, v) if val_f.type == _F.TYPE_ENUM else v
+        elif f.is_repeated:
+            target = getattr(msg, f.name)
+            if f.type == _F.TYPE_MESSAGE:
+                for v in value:
+                    _fill(target.add(), v)
+            elif f.type == _F.TYPE_ENUM:
+                target.extend(_enum_number(f, v) for v in value)
+            else:
+                target.extend(value)
+        elif f.type == _F.TYPE_MESSAGE:
+            sub = getattr(msg, f.name)
+            sub.SetInParent()
+            _fill(sub, value)
+        elif f.type == _F.TYPE_ENUM:
+            setattr(msg, f.name, _enum_number(f, value))
+        else:
+            setattr(msg, f.name, value)
+
+
+def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
+    return f.enum_type.values_by_name[value].number if isinstance(value, str) else value
+
+
+@lru_cache(maxsize=None)
+def _fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
+    return {f.json_name: f for f in desc.fields}
 
 
 def with_required(msg: Message, problems: list[Problem]) -> list[Problem]:
