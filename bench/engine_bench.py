@@ -86,6 +86,10 @@ def main() -> int:
             status, _ = run("ValidateAction", body, adjudicator=warm)
             assert status == 0
 
+        def proto_path_cold():
+            jsonio._SNAPSHOT_REQUIRED.items.clear()
+            Adjudicator().call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
+
         def proto_path_warm():
             warm.call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
 
@@ -99,6 +103,7 @@ def main() -> int:
             "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
             "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
             "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
+            "ValidateAction protobuf, new snapshot": per_call_us(proto_path_cold),
             "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
         }
         hand = len(s.seats[s.turn.seat].hand)
