@@ -16,8 +16,11 @@ install: $(STAMP)
 $(STAMP): pyproject.toml $(PROTOS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@# The generated package must exist before the editable install, which records the
+	@# project's packages when it runs (a later samba/ would not be importable).
+	$(PY) -m pip install --quiet 'grpcio-tools>=1.66' 'googleapis-common-protos>=1.63'
 	$(MAKE) proto
+	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 # Generated code lands in samba/v1/ (git-ignored); never edit it by hand.

@@ -313,13 +313,10 @@ def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
         _completion_event(work, ctx, meld, 0)
     for i, add in enumerate(additions):
         f = f"{field}.additions[{i}]"
-        j = next((k for k, m in enumerate(side_melds) if m.id == add.meld_id), None)
-        if j is None:
-            found = ctx.s.find_meld(add.meld_id)
-            if found is None:
-                raise InvalidInput([Problem(f"{f}.meldId", "UNKNOWN_MELD_ID",
-                                            f"no meld {add.meld_id!r} in the snapshot")])
-            problems.append(violation("NOT_OWN_MELD", f"{f}.meldId", meld=add.meld_id))
+        try:
+            j = _own_meld(ctx, work, add.meld_id, f"{f}.meldId")
+        except _Refused as refused:
+            problems += refused.violations  # reported with the batch's other problems
             continue
         meld = side_melds[j]
         if any(c in BLACK_THREES for c in add.cards) and meld.kind is MeldKind.BLACK_THREES:
@@ -358,6 +355,18 @@ def _completion_event(work: _Work, ctx: _Ctx, meld: Meld, size_before: int) -> N
         kind = "SAMBA_COMPLETED" if meld.kind is MeldKind.RUN else "CANASTA_COMPLETED"
         if meld.kind in (MeldKind.GROUP, MeldKind.RUN, MeldKind.WILD_GROUP):
             work.events.append(Event(kind, ctx.seat, ctx.side, meld.id, meld.cards))
+
+
+def _own_meld(ctx: _Ctx, work: _Work, meld_id: str, field: str) -> int:
+    """Index of the side's meld ``meld_id``: an unknown id is bad input, another side's
+    meld a refusal (RULES.md §5.1)."""
+    j = next((k for k, m in enumerate(work.melds[ctx.side]) if m.id == meld_id), None)
+    if j is None:
+        if ctx.s.find_meld(meld_id) is None:
+            raise InvalidInput([Problem(field, "UNKNOWN_MELD_ID",
+                                        f"no meld {meld_id!r} in the snapshot")])
+        raise _Refused([violation("NOT_OWN_MELD", field, meld=meld_id)])
+    return j
 
 
 def _check_initial(ctx: _Ctx, opened_before: bool, counted: int, field: str) -> None:
@@ -508,12 +517,7 @@ def _take_pile(ctx: _Ctx, work: _Work, action: TakePile, validate_only: bool) ->
         if rules.take_by_extending_meld is ExtendTake.NOT_ALLOWED:
             raise _Refused([violation("TAKE_METHOD_NOT_ALLOWED", f"{field}.meldId",
                                       method="taking the pile by extending a meld")])
-        j = next((k for k, m in enumerate(side_melds) if m.id == action.meld_id), None)
-        if j is None:
-            if s.find_meld(action.meld_id) is None:
-                raise InvalidInput([Problem(f"{field}.meldId", "UNKNOWN_MELD_ID",
-                                            f"no meld {action.meld_id!r} in the snapshot")])
-            raise _Refused([violation("NOT_OWN_MELD", f"{field}.meldId", meld=action.meld_id)])
+        j = _own_meld(ctx, work, action.meld_id, f"{field}.meldId")
         if frozen:
             raise _Refused([violation("PILE_FROZEN", field)])
         meld = side_melds[j]
@@ -615,12 +619,7 @@ def _take_top_card(ctx: _Ctx, work: _Work, action: TakeTopCard, validate_only: b
     if P.is_blocked(rules, s):
         raise _Refused([violation("PILE_BLOCKED", field, top=top)])
     side_melds = work.melds[ctx.side]
-    j = next((k for k, m in enumerate(side_melds) if m.id == action.meld_id), None)
-    if j is None:
-        if s.find_meld(action.meld_id) is None:
-            raise InvalidInput([Problem(f"{field}.meldId", "UNKNOWN_MELD_ID",
-                                        f"no meld {action.meld_id!r} in the snapshot")])
-        raise _Refused([violation("NOT_OWN_MELD", f"{field}.meldId", meld=action.meld_id)])
+    j = _own_meld(ctx, work, action.meld_id, f"{field}.meldId")
     meld = side_melds[j]
     if meld.kind is not MeldKind.RUN or len(meld.cards) >= SEVEN:
         raise _Refused([violation("TOP_CARD_DOES_NOT_FIT", f"{field}.meldId", top=top,
@@ -666,12 +665,7 @@ def _swap_wild(ctx: _Ctx, work: _Work, action: SwapWild, validate_only: bool) ->
         raise _Refused([violation("WILD_SWAP_NOT_ALLOWED", field,
                                   reason="this ruleset does not allow swapping a wild")])
     side_melds = work.melds[ctx.side]
-    j = next((k for k, m in enumerate(side_melds) if m.id == action.meld_id), None)
-    if j is None:
-        if ctx.s.find_meld(action.meld_id) is None:
-            raise InvalidInput([Problem(f"{field}.meldId", "UNKNOWN_MELD_ID",
-                                        f"no meld {action.meld_id!r} in the snapshot")])
-        raise _Refused([violation("NOT_OWN_MELD", f"{field}.meldId", meld=action.meld_id)])
+    j = _own_meld(ctx, work, action.meld_id, f"{field}.meldId")
     meld = side_melds[j]
     if meld.kind is not MeldKind.GROUP or len(meld.cards) >= SEVEN:
         raise _Refused([violation("WILD_SWAP_NOT_ALLOWED", f"{field}.meldId",

@@ -294,9 +294,11 @@ def _addition_shapes(s: Snapshot, hand: Counter, meld) -> Iterator[tuple[str, ..
                 missing = [c for c in codes if c not in hand]
                 if not missing:
                     yield tuple(codes)
-                elif len(missing) == 1:
-                    for w in wild_codes:
-                        yield tuple(c for c in codes if c != missing[0]) + (w,)
+                if len(missing) <= (1 if wild_codes else 0):
+                    # the wild may stand for the missing rank, or for any held one
+                    for stand_in in (missing or codes):
+                        for w in wild_codes:
+                            yield tuple(c for c in codes if c != stand_in) + (w,)
         for w in wild_codes:
             yield (w,)
     elif meld.kind is MeldKind.WILD_GROUP:

@@ -23,8 +23,6 @@ import functools
 import hashlib
 import json
 import logging
-import threading
-from collections import OrderedDict
 from typing import Callable
 
 from google.protobuf.message import Message
@@ -35,6 +33,7 @@ from engine.model import InvalidInput, Problem
 
 from . import convert, jsonio, pb
 from .errors import ApiError, internal_error, invalid_argument
+from .lru import Lru
 from .signing import Signer
 
 log = logging.getLogger("samba.api")
@@ -68,31 +67,6 @@ def _handler(fn: Callable) -> Callable:
     return wrapper
 
 
-class SnapshotCache:
-    """Snapshots already loaded and checked, by their exact request bytes (signature
-    included). Clients often send one snapshot several times (validating candidate moves,
-    paging legal actions); loading and checking it is most of a call's cost, and the result
-    is a pure function of those bytes, so it is kept (LRU, ``size`` entries)."""
-
-    def __init__(self, size: int = 256):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            snap = self._items.get(key)
-            if snap is not None:
-                self._items.move_to_end(key)
-            return snap
-
-    def put(self, key, snap) -> None:
-        with self._lock:
-            self._items[key] = snap
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
 class Adjudicator:
     """Every RPC as a method taking the request message and returning the response."""
 
@@ -100,7 +74,11 @@ class Adjudicator:
                  max_replay_actions: int = MAX_REPLAY_ACTIONS) -> None:
         self.signer = signer
         self.max_replay_actions = max_replay_actions
-        self._loaded = SnapshotCache()
+        # Snapshots already loaded and checked, by their exact request bytes (signature
+        # included). Clients often send one snapshot several times (validating candidate
+        # moves, paging legal actions); loading and checking it is most of a call's cost,
+        # and the result is a pure function of those bytes.
+        self._loaded = Lru(256)
 
     # -- entry point -----------------------------------------------------------------------
     def call(self, method: str, request: Message, problems=()) -> Message:

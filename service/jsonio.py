@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -29,6 +27,8 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from engine.model import InvalidInput, Problem
+
+from .lru import Lru
 
 MALFORMED_JSON = "MALFORMED_JSON"
 _F = _d.FieldDescriptor
@@ -40,28 +40,6 @@ _INT_RANGES = {
     _F.TYPE_UINT64: (0, 2**64 - 1), _F.TYPE_FIXED64: (0, 2**64 - 1),
 }
 _BAD = object()
-
-
-class _Lru:
-    """A small thread-safe LRU map (request snapshots repeat: see its two uses below)."""
-
-    def __init__(self, size: int = 128):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
 
 
 def join(path: str, name: str) -> str:
@@ -139,7 +117,7 @@ def missing_required(msg: Message, path: str = "") -> list[Problem]:
 SNAPSHOT_TYPE = "samba.v1.Snapshot"
 #: The required-field verdict on a snapshot, by its bytes (snapshots are the bulk of a
 #: request and are often sent again).
-_SNAPSHOT_REQUIRED = _Lru(256)
+_SNAPSHOT_REQUIRED = Lru(256)
 
 
 def _missing_required(msg: Message, path: str) -> list[Problem]:
@@ -232,7 +210,7 @@ def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, lis
 
 #: Request snapshots already parsed cleanly, by their JSON text: a client that sends one
 #: snapshot with several actions pays the JSON walk and ParseDict once.
-_PARSED_SNAPSHOTS = _Lru()
+_PARSED_SNAPSHOTS = Lru()
 
 
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:

@@ -563,3 +563,11 @@ def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
     low = validate(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.LOW),)))
     assert [v.code for v in low] == ["NOT_A_RUN"]
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.HIGH),)))
+
+
+def test_s1_open_run_addition_wild_for_held_rank_is_listed():
+    """§1 open / CONTRACT §5 Legal actions: adding 7C plus a wild to 4C-5C-6C is legal
+    (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
+    8C; it must be listed. Found by the playouts (tests/test_playouts.py)."""
+    snap = opened("classic+open", hand="7C 8C 2C 4H 5S KD", melds={0: ["4C 5C 6C"]})
+    allowed(snap, MeldCards(0, additions=(Addition("m1", ("7C", "2C")),)))
