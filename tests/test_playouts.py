@@ -9,6 +9,7 @@ apply never mutates its input, and a sample of unlisted actions is refused.
 from __future__ import annotations
 
 import copy
+import os
 import random
 from collections import Counter
 
@@ -27,6 +28,9 @@ SPECS = [(spec, players)
                       "classic+uruguayan", "classic+open", "pagat+uruguayan+open")
          for players in resolve(spec).players_allowed]
 MAX_PLIES = 160
+#: Examples per profile and player count; raise it for a deeper search, e.g.
+#: PLAYOUT_EXAMPLES=100 pytest tests/test_playouts.py --hypothesis-profile=noshrink
+EXAMPLES = int(os.environ.get("PLAYOUT_EXAMPLES", "6"))
 
 
 def zone_cards(s: Snapshot) -> Counter:
@@ -98,7 +102,7 @@ def play(spec: str, players: int, seed: str, choices) -> None:
 
 
 @pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.text(min_size=1, max_size=12), choices=st.data())
 def test_random_deals_keep_invariants(spec, players, seed, choices):
     play(spec, players, seed, choices)
