@@ -19,7 +19,8 @@ from typing import Iterable, Iterator, Sequence
 from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points
 from .game import validate
 from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
-                    MeldCards, MeldKind, Phase, Snapshot, SwapWild, TakePile, TakeTopCard)
+                    InvalidInput, MeldCards, MeldKind, Phase, Problem, Snapshot, SwapWild,
+                    TakePile, TakeTopCard)
 from . import melds as M
 from . import pile as P
 from .table_rules import initial_requirement
@@ -61,8 +62,14 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
         if seat in s.partners(turn.seat):
             return [AnswerGoOut(seat, True), AnswerGoOut(seat, False)], True
         return [], True
-    if seat != turn.seat or s.seats[seat].hand_hidden:
+    if seat != turn.seat:
         return [], True
+    if s.seats[seat].hand_hidden:
+        # The list depends on that hand: a view of another seat cannot answer it.
+        raise InvalidInput([Problem(f"snapshot.seats[{seat}].hand", "REQUIRED",
+                                    f"seat {seat}'s hand is hidden in this snapshot; its "
+                                    f"legal actions depend on it")],
+                           "HIDDEN_INFORMATION_REQUIRED")
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
     else:

@@ -70,3 +70,25 @@ def test_invalid_seat(seat):
     with pytest.raises(InvalidInput) as e:
         player_view(dealt(), seat)
     assert [(p.field, p.reason) for p in e.value.problems] == [("seat", "OUT_OF_RANGE")]
+
+
+def test_legal_actions_of_a_hidden_hand_need_that_hand():
+    """CONTRACT.md §5: a request whose answer depends on a hidden card is an invalid
+    argument HIDDEN_INFORMATION_REQUIRED naming the field it needs; the viewer's own
+    actions are listed from its view."""
+    import pytest
+
+    from engine import deal, legal_actions, resolve
+    from engine.model import InvalidInput
+    from engine.view import player_view
+
+    s = deal(resolve("classic"), 4, "hidden-list")
+    to_move = s.turn.seat
+    own, _ = legal_actions(player_view(s, to_move))
+    assert own == legal_actions(s)[0]
+    other = (to_move + 1) % 4
+    with pytest.raises(InvalidInput) as err:
+        legal_actions(player_view(s, other))
+    assert err.value.kind == "HIDDEN_INFORMATION_REQUIRED"
+    assert err.value.problems[0].field == f"snapshot.seats[{to_move}].hand"
+    assert legal_actions(player_view(s, other), seat=other)[0] == []
