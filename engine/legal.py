@@ -49,11 +49,28 @@ def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Act
         actions, done = _for_seat(s, who)
         found += actions
         complete = complete and done
-    unique: dict[tuple, Action] = {}
+    unique: dict[tuple, tuple[tuple, Action]] = {}
     for a in found:
-        unique.setdefault(action_key(a), a)
-    ordered = sorted(unique.items(), key=lambda kv: _order(kv[1], kv[0]))
-    return [a for _, a in ordered], complete
+        key, order = _entry(a)
+        if key not in unique:
+            unique[key] = (order, a)
+    return [a for _, a in sorted(unique.values(), key=lambda entry: entry[0])], complete
+
+
+def _entry(a: Action) -> tuple[tuple, tuple]:
+    """``(action_key(a), sort_key(a))``, computed once; the two most frequent kinds (a
+    single new meld, a discard) take a shortcut with the very same result."""
+    kind = type(a)
+    if kind is MeldCards and len(a.new_melds) == 1 and not a.additions:
+        cards = a.new_melds[0]
+        ck = tuple(sorted([ORDER[c] for c in cards]))
+        key = ("meld", a.seat, (ck,), ())
+        return key, (2, len(cards), ck, key)
+    if kind is Discard:
+        key = ("discard", a.seat, a.card)
+        return key, (5, 1, (ORDER[a.card],), key)
+    key = action_key(a)
+    return key, _order(a, key)
 
 
 def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
@@ -70,12 +87,13 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
                                     f"seat {seat}'s hand is hidden in this snapshot; its "
                                     f"legal actions depend on it")],
                            "HIDDEN_INFORMATION_REQUIRED")
+    sure: list[Action] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
     else:
-        candidates, complete = _play_candidates(s, seat)
+        candidates, complete, sure = _play_candidates(s, seat)
     quick = _QuickCheck(s, seat)
-    return [a for a in candidates if quick.legal(a)], complete
+    return sure + [a for a in candidates if quick.legal(a)], complete
 
 
 class _QuickCheck:
@@ -157,15 +175,26 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
     return out, complete
 
 
-def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
+def _play_candidates(s: Snapshot, seat: int
+                     ) -> tuple[list[Action], bool, list[Action]]:
+    """(candidates to check, complete, actions legal by construction)."""
     rules = s.ruleset
     side = s.sides[s.seats[seat].side]
     hand = Counter(s.seats[seat].hand)
     out: list[Action] = []
+    sure: list[Action] = []
     complete = True
-    new_melds = list(_new_meld_shapes(s, hand, side))
     if side.opened:
-        out.extend(MeldCards(seat, new_melds=(m,)) for m in new_melds)
+        # Checked groups that leave two cards are legal as they stand when no side-level
+        # rule is in play (see _QuickCheck); they skip the check.
+        simple = s.turn.phase is Phase.PLAY and not rules.side_wild_limit
+        room = len(s.seats[seat].hand) - 2
+        for cards, checked in _group_shapes(s, hand, side):
+            if simple and checked and len(cards) <= room:
+                sure.append(MeldCards(seat, new_melds=(cards,)))
+            else:
+                out.append(MeldCards(seat, new_melds=(cards,)))
+        out.extend(MeldCards(seat, new_melds=(m,)) for m in _other_shapes(s, hand))
         for meld in side.melds:
             for cards in _addition_shapes(s, hand, meld):
                 out.append(MeldCards(seat, additions=(Addition(meld.id, cards),)))
@@ -178,6 +207,7 @@ def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
                             if nat not in WILD and RANK[nat] == rank:
                                 out.append(SwapWild(seat, meld.id, nat, wild))
     else:
+        new_melds = list(_new_meld_shapes(s, hand, side))
         need = initial_requirement(rules, side)
         for m in new_melds:
             if points(m) >= need:
@@ -186,7 +216,7 @@ def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
         out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
     out.extend(Discard(seat, c) for c in hand)
     out.append(AskGoOut(seat))
-    return out, complete
+    return out, complete, sure
 
 
 def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
@@ -223,6 +253,14 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
 
 def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ...]]:
     """Card multisets that could be a new meld (content is re-checked by validate)."""
+    for cards, _checked in _group_shapes(s, hand, side):
+        yield cards
+    yield from _other_shapes(s, hand)
+
+
+def _group_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[tuple[str, ...], bool]]:
+    """Groups of one natural rank plus wilds; ``checked``: its content already satisfies
+    the wild rule and the wild cap (false for a rank the side's group would absorb)."""
     rules = s.ruleset
     wilds = Counter({c: n for c, n in hand.items() if c in WILD})
     wild_total = sum(wilds.values())
@@ -234,14 +272,24 @@ def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ..
     if rules.groups_per_rank.name == "ONE":
         merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
     rule = M.WILD_RULES[rules.group_wild_rule]
+    penalised = rules.penalties_enabled  # three wilds carry a penalty: let validate judge
     wild_choices = list(_submultisets(wilds, 0, min(rules.group_max_wilds, wild_total)))
     for rank, nats in by_rank.items():
         merging = rank in merge_ranks
         for nat in _submultisets(nats, 1 if merging else 2, sum(nats.values())):
             for wl in wild_choices:
                 # Content prefilter (the wild rule on counts); validate re-checks merges.
-                if merging or (len(nat) + len(wl) >= 3 and (not wl or rule(len(nat), len(wl)))):
-                    yield tuple(nat + wl)
+                if merging:
+                    yield tuple(nat + wl), False
+                elif len(nat) + len(wl) >= 3 and (not wl or rule(len(nat), len(wl))):
+                    yield tuple(nat + wl), not (penalised and len(wl) >= 3)
+
+
+def _other_shapes(s: Snapshot, hand: Counter) -> Iterator[tuple[str, ...]]:
+    """Runs, black-3 groups and wild-only groups the hand could lay."""
+    rules = s.ruleset
+    wilds = Counter({c: n for c, n in hand.items() if c in WILD})
+    wild_total = sum(wilds.values())
     if rules.runs_allowed:
         yield from _run_shapes(hand, rules.runs_allow_wilds)
     blacks = Counter({c: n for c, n in hand.items() if c in BLACK_THREES})

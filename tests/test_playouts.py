@@ -106,3 +106,12 @@ def play(spec: str, players: int, seed: str, choices) -> None:
 @given(seed=st.text(min_size=1, max_size=12), choices=st.data())
 def test_random_deals_keep_invariants(spec, players, seed, choices):
     play(spec, players, seed, choices)
+
+
+def test_listing_shortcut_keys_equal_the_generic_ones():
+    """engine.legal._entry's shortcut must give exactly action_key and sort_key."""
+    from engine.legal import _entry, sort_key
+    s = deal(resolve("classic"), 4, "entry-keys")
+    for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
+              MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
+        assert _entry(a) == (action_key(a), sort_key(a))
