@@ -158,3 +158,18 @@ def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,
 def over(snapshot: Snapshot, result: Result) -> Snapshot:
     """The same snapshot, ended with ``result`` (phase OVER)."""
     return replace(snapshot, turn=replace(snapshot.turn, phase=Phase.OVER), result=result)
+
+
+def zone_cards(snap: Snapshot) -> Counter:
+    """Every listed card of a snapshot (hands, melds, red 3s, stock, pile) as a multiset:
+    equal to the pack when cards are conserved."""
+    c: Counter = Counter()
+    for seat in snap.seats:
+        c.update(seat.hand)
+    for side in snap.sides:
+        c.update(side.red_threes)
+        for m in side.melds:
+            c.update(m.cards)
+    c.update(snap.stock)
+    c.update(snap.discard_pile)
+    return c

@@ -13,6 +13,7 @@ from engine.cards import BLACK_THREES, RED_THREES, WILD, pack_counts, pack_list
 from engine.dealing import deal, shuffle_key, shuffled, shuffled_pack
 from engine.model import InvalidInput, Phase
 from engine.ruleset import PROFILES, SixPlayerLayout, resolve
+from builders import zone_cards
 
 PROFILE_PLAYERS = [(p, n) for p in PROFILES for n in resolve(p).players_allowed]
 
@@ -21,19 +22,6 @@ def golden(profile: str):
     """The profile with a fixed version string, so the goldens pin the algorithm only
     (a real version changes with any parameter, and with it every deal)."""
     return replace(resolve(profile), version="golden")
-
-
-def all_cards(snap) -> Counter:
-    c = Counter()
-    for seat in snap.seats:
-        c.update(seat.hand)
-    for side in snap.sides:
-        c.update(side.red_threes)
-        for m in side.melds:
-            c.update(m.cards)
-    c.update(snap.stock)
-    c.update(snap.discard_pile)
-    return c
 
 
 # -- the shuffle itself (docs/dealing.md test vector) -------------------------------------
@@ -151,8 +139,8 @@ def test_conservation_and_shape(profile, players):
     rules = resolve(profile)
     for seed in ("a", "b", "c"):
         s = deal(rules, players, seed, dealer=players - 1)
-        assert all_cards(s) == +pack_counts(rules.decks, rules.jokers)
-        assert sum(all_cards(s).values()) == rules.pack_size == (108 if profile == "canasta"
+        assert zone_cards(s) == +pack_counts(rules.decks, rules.jokers)
+        assert sum(zone_cards(s).values()) == rules.pack_size == (108 if profile == "canasta"
                                                                  else 162)
         t = rules.sides_for(players)
         assert len(s.sides) == t
@@ -177,7 +165,7 @@ def test_conservation_and_shape(profile, players):
 def test_conservation_property(seed, dealer, deal_number, profile):
     rules = resolve(profile)
     s = deal(rules, 4, seed, dealer, deal_number)
-    assert all_cards(s) == +pack_counts(rules.decks, rules.jokers)
+    assert zone_cards(s) == +pack_counts(rules.decks, rules.jokers)
 
 
 # -- upcard burying ----------------------------------------------------------------------

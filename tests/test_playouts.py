@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import os
 import random
-from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +20,8 @@ from engine import apply, deal, legal_actions, resolve, validate
 from engine.cards import pack_counts
 from engine.consistency import check_snapshot
 from engine.legal import action_key
-from engine.model import (Addition, Discard, MeldCards, Phase, Snapshot, TakePile)
+from builders import zone_cards
+from engine.model import (Addition, Discard, MeldCards, Phase, TakePile)
 
 SPECS = [(spec, players)
          for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
@@ -31,19 +31,6 @@ MAX_PLIES = 160
 #: Examples per profile and player count; raise it for a deeper search, e.g.
 #: PLAYOUT_EXAMPLES=100 pytest tests/test_playouts.py --hypothesis-profile=noshrink
 EXAMPLES = int(os.environ.get("PLAYOUT_EXAMPLES", "6"))
-
-
-def zone_cards(s: Snapshot) -> Counter:
-    c: Counter = Counter()
-    for seat in s.seats:
-        c.update(seat.hand)
-    for side in s.sides:
-        c.update(side.red_threes)
-        for m in side.melds:
-            c.update(m.cards)
-    c.update(s.stock)
-    c.update(s.discard_pile)
-    return c
 
 
 def play(spec: str, players: int, seed: str, choices) -> None:
