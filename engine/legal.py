@@ -13,10 +13,11 @@ examined; ``complete`` is False when that bound cut some.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import combinations, product
 from typing import Iterable, Iterator, Sequence
 
-from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points
+from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points, sort_cards
 from .game import validate
 from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
                     InvalidInput, MeldCards, MeldKind, Phase, Problem, Snapshot, SwapWild,
@@ -443,9 +444,8 @@ def _canonical_cards(a: Action) -> tuple[int, ...]:
 
 
 def canonical(a: Action) -> Action:
-    """The action with every card list in canonical order (how the list prints them)."""
-    from dataclasses import replace
-    from .cards import sort_cards
+    """The action with every card list in canonical order (how the list prints them:
+    the service sorts only the page it returns, not the whole list)."""
     if isinstance(a, TakePile):
         return replace(a, hand_cards=tuple(sort_cards(a.hand_cards)),
                        new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds))

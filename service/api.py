@@ -29,6 +29,7 @@ from google.protobuf.message import Message
 
 import engine
 from engine import ruleset as er
+from engine.legal import canonical
 from engine.model import InvalidInput, Problem
 
 from . import convert, jsonio, pb
@@ -241,7 +242,8 @@ class Adjudicator:
             raise _token_mismatch()
         end = offset + size
         return pb.ListLegalActionsResponse(
-            actions=[convert.action_to_proto(a) for a in actions[offset:end]],
+            # card lists print in canonical order (CONTRACT.md §5), sorted for this page only
+            actions=[convert.action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total, next_page_token=_page_token(end, digest) if end < total else "",
             complete=complete)
 

@@ -284,3 +284,20 @@ def test_snapshot_cache_does_not_bypass_signatures():
     with pytest.raises(ApiError) as err:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
     assert err.value.code == "PERMISSION_DENIED"
+
+
+def test_listed_card_lists_are_in_canonical_order():
+    """CONTRACT.md §5: ListLegalActions prints every card list in canonical order
+    (rank A 2 … K, then suit S H D C, jokers last)."""
+    from engine.cards import ORDER
+    snap = convert.snapshot_to_proto(play_snapshot())
+    resp = call(Adjudicator(), "ListLegalActions",
+                pb.ListLegalActionsRequest(snapshot=snap, page_size=1000))
+    lists = []
+    for a in resp.actions:
+        lists += [list(m.cards) for m in a.meld.new_melds]
+        lists += [list(x.cards) for x in a.meld.additions]
+        lists += [list(a.take_pile.hand_cards)] + [list(m.cards) for m in a.take_pile.new_melds]
+    assert any(any(c.startswith("2") for c in cards) and len(cards) > 2 for cards in lists)
+    for cards in lists:
+        assert cards == sorted(cards, key=ORDER.__getitem__), cards
