@@ -7,7 +7,6 @@ group per rank) live in engine.table_rules.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Callable, Sequence
 
 from .cards import (BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, VALUE, WILD,
@@ -273,10 +272,6 @@ def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
     return tuple(taken[k] for k in keys), []
 
 
-def meld_points(cards: Sequence[str]) -> int:
-    return points(cards)
-
-
 def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:
     """CheckMeld's first form: is this a legal new meld under the ruleset (content only)."""
     kind, ordered, problems = check_new(rules, cards, "cards")
@@ -290,10 +285,6 @@ def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:
                      points(ordered))
 
 
-def value_counter(cards: Sequence[str]) -> Counter:
-    return Counter(cards)
-
-
 __all__ = ["WILD_RULES", "infer_kind", "is_natural", "status", "meld_status", "check_new",
            "check_extend", "order_run", "run_start", "group_rank", "wild_count", "VALUE",
-           "is_seven_card_meld", "is_closed", "check_meld_content", "meld_points"]
+           "is_seven_card_meld", "is_closed", "check_meld_content"]
