@@ -30,12 +30,13 @@ from google.protobuf.message import Message
 import engine
 from engine import ruleset as er
 from engine.legal import canonical
-from engine.model import InvalidInput, Problem
+from engine.model import InvalidInput, Problem, Snapshot
 
 from . import convert, jsonio, pb
 from .errors import ApiError, internal_error, invalid_argument
 from .lru import Lru
 from .signing import Signer
+from .sources import SnapshotSource
 
 log = logging.getLogger("samba.api")
 
@@ -55,10 +56,12 @@ def _handler(fn: Callable) -> Callable:
     InvalidInput / RulesetError into ApiError."""
 
     @functools.wraps(fn)
-    def wrapper(self: "Adjudicator", request: Message, problems=None) -> Message:
-        problems = jsonio.with_required(request, list(problems or ()))
+    def wrapper(self: "Adjudicator", request: Message, problems=None,
+                source: SnapshotSource | None = None) -> Message:
+        skip = ("snapshot",) if source is not None and source.loaded is not None else ()
+        problems = jsonio.with_required(request, list(problems or ()), skip=skip)
         try:
-            return fn(self, request, problems)
+            return fn(self, request, problems, source)
         except InvalidInput as e:
             raise api_error(e) from None
         except er.RulesetError as e:
@@ -75,15 +78,19 @@ class Adjudicator:
                  max_replay_actions: int = MAX_REPLAY_ACTIONS) -> None:
         self.signer = signer
         self.max_replay_actions = max_replay_actions
-        # Snapshots already loaded and checked, by their exact request bytes (signature
-        # included). Clients often send one snapshot several times (validating candidate
-        # moves, paging legal actions); loading and checking it is most of a call's cost,
-        # and the result is a pure function of those bytes.
+        # Snapshots already loaded and checked, by their exact encoding (signature included):
+        # see SnapshotSource.
         self._loaded = Lru(256)
 
+    def loaded_snapshot(self, key: tuple) -> Snapshot | None:
+        """The snapshot loaded earlier from exactly this encoding (``SnapshotSource.key``)."""
+        return self._loaded.get(("snapshot",) + key)
+
     # -- entry point -----------------------------------------------------------------------
-    def call(self, method: str, request: Message, problems=()) -> Message:
-        """Dispatch ``method`` (RPC name); raise only ApiError."""
+    def call(self, method: str, request: Message, problems=(),
+             source: SnapshotSource | None = None) -> Message:
+        """Dispatch ``method`` (RPC name); raise only ApiError. ``source``: how the transport
+        received the request's snapshot (None: the snapshot, if any, is in ``request``)."""
         try:
             request_type, handler = METHODS[method]
         except KeyError:
@@ -91,7 +98,7 @@ class Adjudicator:
         if not isinstance(request, request_type):
             raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
         try:
-            return handler(self, request, problems)
+            return handler(self, request, problems, source)
         except ApiError:
             raise
         except InvalidInput as e:
@@ -109,17 +116,23 @@ class Adjudicator:
 
     def _snapshot(self, msg: pb.Snapshot, problems: list[Problem], path: str = "snapshot",
                   actions: tuple = (), check_meld_ids: bool = True,
-                  allow_view: bool = True):
+                  allow_view: bool = True, source: SnapshotSource | None = None):
         """Load a request's snapshot (and actions against it): every problem reported
         together; then the version pin, the signature, the view check.
 
         ``actions``: (pb.Action, path) pairs. Returns (engine snapshot, engine actions).
+        ``source``: see SnapshotSource (its ``loaded`` snapshot is used as it is).
         """
-        if self.signer is not None and not problems:
-            self.signer.check_present(msg.signature, f"{path}.signature")
-        key = (path, msg.SerializeToString(deterministic=True)) if not problems else None
-        snap = self._loaded.get(key) if key else None
+        snap = source.loaded if source is not None else None
         cached = snap is not None
+        key = None
+        if not cached and not problems:
+            if self.signer is not None:
+                self.signer.check_present(msg.signature, f"{path}.signature")
+            key = (path,) + (source.key if source is not None
+                             else ("pb", msg.SerializeToString(deterministic=True)))
+            snap = self._loaded.get(key)
+            cached = snap is not None
         if not cached:
             snap = convert.snapshot_from_proto(msg, path, problems)
         players = len(snap.seats) if snap is not None else None
@@ -133,7 +146,8 @@ class Adjudicator:
             if self.signer is not None:
                 self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
                                    f"{path}.signature")
-            self._loaded.put(key, snap)
+            if key is not None:
+                self._loaded.put(key, snap)
         self._pin(snap.ruleset_ref.version, snap.ruleset, f"{path}.ruleset.version")
         if not allow_view and snap.is_view:
             hidden = [Problem(f"{path}.seats[{i}].hand", "SNAPSHOT_IS_VIEW",
@@ -158,13 +172,14 @@ class Adjudicator:
 
     # -- RPCs ------------------------------------------------------------------------------
     @_handler
-    def list_rulesets(self, req: pb.ListRulesetsRequest, problems) -> pb.ListRulesetsResponse:
+    def list_rulesets(self, req: pb.ListRulesetsRequest, problems, source
+                      ) -> pb.ListRulesetsResponse:
         convert.raise_if(problems)
         return pb.ListRulesetsResponse(
             rulesets=[convert.ruleset_to_proto(r) for r in engine.profile_rulesets()])
 
     @_handler
-    def get_ruleset(self, req: pb.GetRulesetRequest, problems) -> pb.Ruleset:
+    def get_ruleset(self, req: pb.GetRulesetRequest, problems, source) -> pb.Ruleset:
         convert.raise_if(problems)
         try:
             rules = er.resolve(req.profile, {}, path="profile")
@@ -174,7 +189,7 @@ class Adjudicator:
         return convert.ruleset_to_proto(rules)
 
     @_handler
-    def deal(self, req: pb.DealRequest, problems) -> pb.DealResponse:
+    def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
         rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
         convert.raise_if(problems)
         self._pin(ref.version, rules, "ruleset.version")
@@ -183,10 +198,11 @@ class Adjudicator:
         return pb.DealResponse(snapshot=self._out(snap))
 
     @_handler
-    def check_meld(self, req: pb.CheckMeldRequest, problems) -> pb.CheckMeldResponse:
+    def check_meld(self, req: pb.CheckMeldRequest, problems, source
+                   ) -> pb.CheckMeldResponse:
         cards = convert.cards(req.cards, "cards", problems)
-        if req.HasField("snapshot"):
-            snap, _ = self._snapshot(req.snapshot, problems)
+        if req.HasField("snapshot") or (source is not None and source.loaded is not None):
+            snap, _ = self._snapshot(req.snapshot, problems, source=source)
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument([Problem("meldId", "UNKNOWN_MELD_ID",
@@ -203,17 +219,18 @@ class Adjudicator:
         return convert.meld_check_to_proto(check)
 
     @_handler
-    def validate_action(self, req: pb.ValidateActionRequest, problems
+    def validate_action(self, req: pb.ValidateActionRequest, problems, source
                         ) -> pb.ValidateActionResponse:
-        snap, (action,) = self._snapshot(req.snapshot, problems,
+        snap, (action,) = self._snapshot(req.snapshot, problems, source=source,
                                          actions=((req.action, "action"),))
         violations = engine.validate(snap, action)
         return pb.ValidateActionResponse(
             legal=not violations, violations=[convert.violation_to_proto(v) for v in violations])
 
     @_handler
-    def apply_action(self, req: pb.ApplyActionRequest, problems) -> pb.ApplyActionResponse:
-        snap, (action,) = self._snapshot(req.snapshot, problems,
+    def apply_action(self, req: pb.ApplyActionRequest, problems, source
+                     ) -> pb.ApplyActionResponse:
+        snap, (action,) = self._snapshot(req.snapshot, problems, source=source,
                                          actions=((req.action, "action"),), allow_view=False)
         out = engine.apply(snap, action)
         resp = pb.ApplyActionResponse(
@@ -225,16 +242,16 @@ class Adjudicator:
         return resp
 
     @_handler
-    def list_legal_actions(self, req: pb.ListLegalActionsRequest, problems
+    def list_legal_actions(self, req: pb.ListLegalActionsRequest, problems, source
                            ) -> pb.ListLegalActionsResponse:
         if req.page_size < 0:
             problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
-        snap, _ = self._snapshot(req.snapshot, problems)
+        snap, _ = self._snapshot(req.snapshot, problems, source=source)
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
         size = min(req.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        digest = _request_digest(req, snap.ruleset.version)
+        digest = _request_digest(req, snap)
         offset = _read_page_token(req.page_token, digest) if req.page_token else 0
         actions, complete = engine.legal_actions(snap, seat)
         total = len(actions)
@@ -248,14 +265,14 @@ class Adjudicator:
             complete=complete)
 
     @_handler
-    def score_deal(self, req: pb.ScoreDealRequest, problems) -> pb.ScoreDealResponse:
-        snap, _ = self._snapshot(req.snapshot, problems, allow_view=False)
+    def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
+        snap, _ = self._snapshot(req.snapshot, problems, allow_view=False, source=source)
         return convert.score_to_proto(engine.score(snap, req.provisional))
 
     @_handler
-    def get_player_view(self, req: pb.GetPlayerViewRequest, problems
+    def get_player_view(self, req: pb.GetPlayerViewRequest, problems, source
                         ) -> pb.GetPlayerViewResponse:
-        snap, _ = self._snapshot(req.snapshot, problems)
+        snap, _ = self._snapshot(req.snapshot, problems, source=source)
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
@@ -265,13 +282,13 @@ class Adjudicator:
         return resp
 
     @_handler
-    def replay_deal(self, req: pb.ReplayDealRequest, problems) -> pb.ReplayDealResponse:
+    def replay_deal(self, req: pb.ReplayDealRequest, problems, source) -> pb.ReplayDealResponse:
         if len(req.actions) > self.max_replay_actions:
             raise ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
                            f"ReplayDeal takes at most {self.max_replay_actions} actions, "
                            f"not {len(req.actions)}")
         snap, actions = self._snapshot(
-            req.snapshot, problems, allow_view=False, check_meld_ids=False,
+            req.snapshot, problems, allow_view=False, check_meld_ids=False, source=source,
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))
         results, last, first_illegal, score = engine.replay(snap, actions)
         resp = pb.ReplayDealResponse(snapshot=self._out(last))
@@ -291,13 +308,17 @@ class Adjudicator:
 
 # -- page tokens (AIP-158) ----------------------------------------------------------------
 
-def _request_digest(req: pb.ListLegalActionsRequest, version: str) -> str:
-    """Binds a page token to the request without its page fields (and the served version)."""
+def _request_digest(req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
+    """Binds a page token to the request without its page fields, and to the served ruleset
+    version. The snapshot enters as the service re-encodes it (the same whichever transport
+    and encoding brought it, and whether or not the request message still holds it)."""
     copy = pb.ListLegalActionsRequest()
     copy.CopyFrom(req)
     copy.ClearField("page_size")
     copy.ClearField("page_token")
-    h = hashlib.sha256(version.encode() + b"\0" + copy.SerializeToString(deterministic=True))
+    copy.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
+    h = hashlib.sha256(snap.ruleset.version.encode() + b"\0"
+                       + copy.SerializeToString(deterministic=True))
     return h.hexdigest()[:32]
 
 

@@ -58,10 +58,11 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
             adjudicator = Adjudicator(signer=Signer.from_env())
         request_type, _ = METHODS[method]
         try:
-            msg, problems = jsonio.decode(data, request_type)
+            msg, problems, source = jsonio.decode_with_source(data, request_type,
+                                                              adjudicator.loaded_snapshot)
         except InvalidInput as e:
             raise api_error(e) from None
-        response = adjudicator.call(method, msg, problems)
+        response = adjudicator.call(method, msg, problems, source)
         return EXIT_OK, jsonio.to_dict(response)
     except ApiError as e:
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)

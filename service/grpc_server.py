@@ -11,7 +11,8 @@ everything that can go wrong is answered by us with a rich status (AIP-193, CONT
 - deadlines: ``context.time_remaining()`` becomes the call's deadline (DEADLINE_EXCEEDED);
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
-- ``x-request-id`` metadata is echoed in the initial metadata, generated when absent.
+- ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
+  initial metadata early costs a whole extra batch per call), generated when absent.
 
 Two flavours with the same behaviour: ``aio`` (the default: ``grpc.aio`` in its own
 event-loop thread, cheap calls answered inline on the loop, ReplayDeal and ListLegalActions
@@ -23,6 +24,7 @@ same bytes out) for bench/service_bench.py; it is not part of the public schema.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
 import time
@@ -34,10 +36,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from . import errors, pb
+from . import errors, pb, wire
 from .api import METHODS
 from .errors import ApiError, FieldViolation
 from .runtime import Runtime, request_id_from
+from .sources import SnapshotSource
 
 log = logging.getLogger("samba.grpc")
 
@@ -66,12 +69,26 @@ def _deadline(context) -> float | None:
     return time.monotonic() + remaining
 
 
-def _parser(method: str):
+def _parser(method: str, runtime: Runtime):
+    """bytes -> (request, [], SnapshotSource or None). A request whose snapshot bytes the
+    service has loaded before is parsed without them (see ``service.sources``)."""
     request_type = METHODS[method][0]
+    snapshot_field = request_type.DESCRIPTOR.fields_by_name.get("snapshot")
+    number = snapshot_field.number if snapshot_field is not None else None
+    loaded_snapshot = runtime.adjudicator.loaded_snapshot
 
     def parse(data: bytes):
         try:
-            return request_type.FromString(data), []
+            if number is None:
+                return request_type.FromString(data), [], None
+            split = wire.split_field(data, number)
+            if split is None:
+                return request_type.FromString(data), [], None
+            key = ("pb", split[0])
+            loaded = loaded_snapshot(key)
+            if loaded is None:
+                return request_type.FromString(data), [], SnapshotSource(key)
+            return request_type.FromString(split[1]), [], SnapshotSource(key, loaded)
         except (DecodeError, RuntimeError, ValueError) as e:
             raise errors.invalid_argument(
                 [FieldViolation("", "MALFORMED_MESSAGE",
@@ -80,8 +97,17 @@ def _parser(method: str):
     return parse
 
 
+class _Status(collections.namedtuple("_Status", ("code", "details", "trailing_metadata")),
+              grpc.Status):
+    pass
+
+
 def _status(err: ApiError, request_id: str) -> grpc.Status:
-    return rpc_status.to_status(errors.grpc_status(err, request_id))
+    """The rich status, with ``x-request-id`` beside ``grpc-status-details-bin`` (aborting
+    replaces the trailing metadata set earlier)."""
+    status = rpc_status.to_status(errors.grpc_status(err, request_id))
+    return _Status(status.code, status.details,
+                   tuple(status.trailing_metadata) + (("x-request-id", request_id),))
 
 
 def _call(runtime: Runtime, method: str, parse, data: bytes, request_id: str,
@@ -101,11 +127,11 @@ def _call(runtime: Runtime, method: str, parse, data: bytes, request_id: str,
 # -- sync flavour -------------------------------------------------------------------------
 
 def _sync_handler(runtime: Runtime, method: str):
-    parse = _parser(method)
+    parse = _parser(method, runtime)
 
     def handle(data: bytes, context: grpc.ServicerContext) -> bytes:
         request_id = _request_id(context)
-        context.send_initial_metadata((("x-request-id", request_id),))
+        context.set_trailing_metadata((("x-request-id", request_id),))
         out, status = _call(runtime, method, parse, data, request_id, _deadline(context))
         if status is not None:
             context.abort_with_status(status)
@@ -182,19 +208,13 @@ class SyncGrpcServer:
 
 # -- aio flavour --------------------------------------------------------------------------
 
-#: Methods whose cost grows with the request (up to 2,000 replayed actions, opening
-#: combinations): run on a worker thread so the event loop keeps answering health checks
-#: and cheap calls meanwhile. Every other method runs inline on the loop (fastest).
-OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions"})
-
-
 def _aio_handler(runtime: Runtime, method: str, pool):
-    parse = _parser(method)
-    offload = method in OFFLOAD or runtime.delay > 0  # the test delay must not block the loop
+    parse = _parser(method, runtime)
+    offload = runtime.offloaded(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
-        await context.send_initial_metadata((("x-request-id", request_id),))
+        context.set_trailing_metadata((("x-request-id", request_id),))
         deadline = _deadline(context)
         if offload:
             out, status = await asyncio.get_running_loop().run_in_executor(

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from typing import Any
 
 from google.api import field_behavior_pb2
 from google.protobuf import descriptor as _d
 from google.protobuf import json_format
+import orjson
 from google.protobuf.message import Message
 
 from engine.model import InvalidInput, Problem
 
-from .lru import Lru
+from .sources import SnapshotSource
 
 MALFORMED_JSON = "MALFORMED_JSON"
 _F = _d.FieldDescriptor
@@ -69,6 +71,7 @@ def is_output_only(f: _d.FieldDescriptor) -> bool:
     return field_behavior_pb2.OUTPUT_ONLY in behaviors
 
 
+@lru_cache(maxsize=None)
 def _is_map(f: _d.FieldDescriptor) -> bool:
     return (f.type == _F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
 
@@ -77,6 +80,7 @@ def _is_repeated(f: _d.FieldDescriptor) -> bool:
     return f.is_repeated
 
 
+@lru_cache(maxsize=None)
 def _is_synthetic_oneof(o: _d.OneofDescriptor) -> bool:
     """A proto3 ``optional`` field's oneof (``_name``), not a real choice."""
     return len(o.fields) == 1 and o.name == "_" + o.fields[0].name and o.fields[0].has_presence
@@ -87,71 +91,79 @@ def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
     return tuple(o for o in desc.oneofs if not _is_synthetic_oneof(o))
 
 
-def is_set(msg: Message, f: _d.FieldDescriptor) -> bool:
-    if _is_repeated(f):
-        return len(getattr(msg, f.name)) > 0
-    if f.has_presence:
-        return msg.HasField(f.name)
-    return getattr(msg, f.name) != f.default_value
-
-
 # -- required fields (JSON and binary requests) -------------------------------------------
 
-def missing_required(msg: Message, path: str = "") -> list[Problem]:
+def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
+                     ) -> list[Problem]:
     """Every REQUIRED field left unset in ``msg`` and its set sub-messages, with JSON paths.
 
     Set means: a repeated field non-empty, a field with presence present, any other scalar
     or enum different from its default (an enum at ``*_UNSPECIFIED`` is unset). Every real
-    ``oneof`` (``Action.kind``) needs one member set.
+    ``oneof`` (``Action.kind``) needs one member set. ``skip``: top-level fields (proto
+    names) checked elsewhere, left out entirely.
     """
-    if msg.DESCRIPTOR.full_name == SNAPSHOT_TYPE:
-        key = (path, msg.SerializeToString(deterministic=True))
-        known = _SNAPSHOT_REQUIRED.get(key)
-        if known is None:
-            known = tuple(_missing_required(msg, path))
-            _SNAPSHOT_REQUIRED.put(key, known)
-        return list(known)
-    return _missing_required(msg, path)
-
-
-SNAPSHOT_TYPE = "samba.v1.Snapshot"
-#: The required-field verdict on a snapshot, by its bytes (snapshots are the bulk of a
-#: request and are often sent again).
-_SNAPSHOT_REQUIRED = Lru(256)
-
-
-def _missing_required(msg: Message, path: str) -> list[Problem]:
     out: list[Problem] = []
-    required, walk, oneofs = _required_plan(msg.DESCRIPTOR)
-    for f in required:
-        if not is_set(msg, f):
-            fpath = join(path, f.json_name)
-            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
-    for f in walk:
-        if f.is_repeated:
-            items = getattr(msg, f.name)
-            if items:
-                fpath = join(path, f.json_name)
-                for i, item in enumerate(items):
-                    out.extend(missing_required(item, f"{fpath}[{i}]"))
-        elif msg.HasField(f.name):
-            out.extend(missing_required(getattr(msg, f.name), join(path, f.json_name)))
-    for o in oneofs:
-        if msg.WhichOneof(o.name) is None:
-            names = ", ".join(f.json_name for f in o.fields)
-            where = path or "request"
-            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+    _collect_missing(msg, path, skip, out)
     return out
 
 
-@lru_cache(maxsize=None)
+def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]
+                     ) -> None:
+    desc = msg.DESCRIPTOR
+    plan = _PLANS.get(desc)
+    if plan is None:
+        plan = _PLANS[desc] = _required_plan(desc)
+    required, walk, oneofs = plan
+    for name, json_name, test, default in required:
+        if name in skip:
+            continue
+        if test == _REPEATED:
+            missing = not len(getattr(msg, name))
+        elif test == _PRESENCE:
+            missing = not msg.HasField(name)
+        else:
+            missing = getattr(msg, name) == default
+        if missing:
+            fpath = join(path, json_name)
+            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
+    for name, json_name, repeated in walk:
+        if name in skip:
+            continue
+        if repeated:
+            items = getattr(msg, name)
+            if items:
+                fpath = join(path, json_name)
+                for i, item in enumerate(items):
+                    _collect_missing(item, f"{fpath}[{i}]", (), out)
+        elif msg.HasField(name):
+            _collect_missing(getattr(msg, name), join(path, json_name), (), out)
+    for oneof, names in oneofs:
+        if msg.WhichOneof(oneof) is None:
+            where = path or "request"
+            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+
+
+_REPEATED, _PRESENCE, _VALUE = "repeated", "presence", "value"
+#: Descriptor -> _required_plan(descriptor), read on every request.
+_PLANS: dict = {}
+
+
 def _required_plan(desc: _d.Descriptor):
-    """(REQUIRED fields, message fields worth walking, real oneofs) of a message type."""
-    required = tuple(f for f in desc.fields if is_required(f))
-    walk = tuple(f for f in desc.fields
+    """What the required-field check reads of a message type, as plain tuples:
+    (REQUIRED fields as (name, json name, how "set" is tested, default), message fields worth
+    walking as (name, json name, repeated), real oneofs as (name, their members' json
+    names))."""
+    required = tuple(
+        (f.name, f.json_name,
+         _REPEATED if f.is_repeated else _PRESENCE if f.has_presence else _VALUE,
+         None if f.is_repeated or f.has_presence else f.default_value)
+        for f in desc.fields if is_required(f))
+    walk = tuple((f.name, f.json_name, f.is_repeated) for f in desc.fields
                  if f.type == _F.TYPE_MESSAGE and not _is_map(f)
                  and _needs_required_walk(f.message_type))
-    return required, walk, real_oneofs(desc)
+    oneofs = tuple((o.name, ", ".join(f.json_name for f in o.fields))
+                   for o in real_oneofs(desc))
+    return required, walk, oneofs
 
 
 @lru_cache(maxsize=None)
@@ -191,48 +203,80 @@ def parse_dict(data: Any, message_type: type[Message]) -> Message:
     return msg
 
 
+def loads(text: str | bytes) -> Any:
+    """JSON text -> Python values, or InvalidInput (MALFORMED_JSON).
+
+    orjson reads well-formed input several times faster than ``json``; anything it refuses
+    (and any integer of 19 digits or more, which it would turn into a float) is read again
+    by ``json``, whose result and error messages are the reference."""
+    if not isinstance(text, str):
+        text = bytes(text)
+    if not _has_long_number(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        if not isinstance(text, str):
+            text = text.decode("utf-8")
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InvalidInput([Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")])
+    except RecursionError:
+        raise InvalidInput([Problem("", MALFORMED_JSON, "the request is nested too deeply")])
+    return data
+
+
+def _has_long_number(text: str | bytes) -> bool:
+    """Whether 19 digits follow each other somewhere (a regex takes ten times longer)."""
+    if isinstance(text, str):
+        return _LONG_NUMBER_TEXT.search(text) is not None
+    return _NINETEEN_ZEROS in text.translate(_DIGITS_TO_ZERO)
+
+
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
+_LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}")
+
+
 def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, list[Problem]]:
     """Lenient parse for transports: the message built from every well-formed part, and
     the structural problems found (unknown fields, types, enum names), *without* the
     required-field check (``service.api`` runs it on every transport and reports it
     together with the problems conversion finds). Raises InvalidInput only for text that
     is not a JSON object."""
+    return decode_dict(loads(text), message_type)
+
+
+def decode_with_source(text: str | bytes, message_type: type[Message], loaded
+                       ) -> tuple[Message, list[Problem], SnapshotSource | None]:
+    """``decode`` for requests that carry a snapshot, plus how it came
+    (``service.api.SnapshotSource``, keyed by the snapshot's canonical JSON text).
+    ``loaded(key)``: the snapshot the service loaded from that key before, or None; then the
+    snapshot is not walked again and the message is returned without it."""
+    data = loads(text)
+    snapshot = data.get("snapshot") if isinstance(data, dict) else None
+    if not isinstance(snapshot, dict) or "snapshot" not in message_type.DESCRIPTOR.fields_by_name:
+        msg, problems = decode_dict(data, message_type)
+        return msg, problems, None
     try:
-        if isinstance(text, (bytes, bytearray)):
-            text = bytes(text).decode("utf-8")
-        data = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise InvalidInput([Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")])
-    except RecursionError:
-        raise InvalidInput([Problem("", MALFORMED_JSON, "the request is nested too deeply")])
-    return decode_dict(data, message_type)
-
-
-#: Request snapshots already parsed cleanly, by their JSON text: a client that sends one
-#: snapshot with several actions pays the JSON walk and ParseDict once.
-_PARSED_SNAPSHOTS = Lru()
+        key = ("json", orjson.dumps(snapshot))
+    except TypeError:  # e.g. a lone surrogate: no key, the ordinary path
+        msg, problems = decode_dict(data, message_type)
+        return msg, problems, None
+    known = loaded(key)
+    if known is None:
+        msg, problems = decode_dict(data, message_type)
+    else:
+        msg, problems = decode_dict({k: v for k, v in data.items() if k != "snapshot"},
+                                    message_type)
+    return msg, problems, SnapshotSource(key, known)
 
 
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:
     if not isinstance(data, dict):
         raise InvalidInput([Problem("", MALFORMED_JSON, "the request must be a JSON object")])
-    snapshot_field = message_type.DESCRIPTOR.fields_by_name.get("snapshot")
-    if snapshot_field is None or not isinstance(data.get("snapshot"), dict):
-        return _decode_dict(data, message_type)
-    text = json.dumps(data["snapshot"], separators=(",", ":"))
-    parsed = _PARSED_SNAPSHOTS.get(text)
-    if parsed is not None:
-        msg, problems = _decode_dict({k: v for k, v in data.items() if k != "snapshot"},
-                                     message_type)
-        msg.snapshot.CopyFrom(parsed)
-        return msg, problems
-    msg, problems = _decode_dict(data, message_type)
-    if not any(p.field == "snapshot" or p.field.startswith(("snapshot.", "snapshot["))
-               or not p.field for p in problems):
-        kept = type(msg.snapshot)()
-        kept.CopyFrom(msg.snapshot)
-        _PARSED_SNAPSHOTS.put(text, kept)
-    return msg, problems
+    return _decode_dict(data, message_type)
 
 
 def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
@@ -294,11 +338,13 @@ def _fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
     return {f.json_name: f for f in desc.fields}
 
 
-def with_required(msg: Message, problems: list[Problem]) -> list[Problem]:
-    """``problems`` plus every missing REQUIRED field not already explained by one."""
+def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] = ()
+                  ) -> list[Problem]:
+    """``problems`` plus every missing REQUIRED field not already explained by one
+    (``skip``: as in ``missing_required``)."""
     out = list(problems)
     reported = [p.field for p in problems]
-    for p in missing_required(msg):
+    for p in missing_required(msg, skip=skip):
         if not any(_covers(r, p.field) for r in reported):
             out.append(p)
     return out
@@ -496,3 +542,12 @@ def _ordered(d: Any, desc: _d.Descriptor) -> Any:
 def dumps(body: Any) -> str:
     """The one JSON text rendering shared by REST and CLI (compact, UTF-8)."""
     return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def dumps_bytes(body: Any) -> bytes:
+    """``dumps(body)`` encoded as UTF-8 (orjson writes the same compact text faster; what it
+    cannot write, e.g. a lone surrogate echoed in a message, goes through ``dumps``)."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return dumps(body).encode("utf-8", "backslashreplace")

@@ -12,16 +12,15 @@ included; never an HTML page.
 Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`` on every
 answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
 
-The engine runs in the thread pool (``run_in_threadpool``) so that a long call does not
-stall health probes and ``/metrics``; ``SAMBA_REST_INLINE=1`` runs it on the event loop
-instead (for measurements).
+Calls are answered inline on the event loop, except the methods of
+``service.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
+(``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 
 from fastapi import APIRouter, FastAPI, Request
@@ -60,7 +59,7 @@ BENCH_ECHO_PATH = "/v1/bench:echo"
 
 
 def _json(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(jsonio.dumps(body).encode("utf-8"), status_code=status, media_type=JSON,
+    return Response(jsonio.dumps_bytes(body), status_code=status, media_type=JSON,
                     headers=headers)
 
 
@@ -166,7 +165,6 @@ def _deadline(request: Request) -> float | None:
 
 def create_app(runtime: Runtime, settings) -> FastAPI:
     limit = int(settings.max_message_bytes)
-    inline = os.environ.get("SAMBA_REST_INLINE", "") not in ("", "0")
     app = FastAPI(title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.runtime = runtime
@@ -180,9 +178,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             return error_response(e, rid)
 
     async def run(method: str, decode, rid: str, deadline: float | None) -> Response:
-        if inline:
-            return answer(method, decode, rid, deadline)
-        return await run_in_threadpool(answer, method, decode, rid, deadline)
+        if runtime.offloaded(method):
+            return await run_in_threadpool(answer, method, decode, rid, deadline)
+        return answer(method, decode, rid, deadline)
 
     def post_endpoint(method: str):
         async def endpoint(request: Request) -> Response:
@@ -204,7 +202,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid)
-        return await run("ListRulesets", lambda: (pb.ListRulesetsRequest(), []), rid, deadline)
+        return await run("ListRulesets", lambda: (pb.ListRulesetsRequest(), [], None), rid,
+                         deadline)
 
     async def get_ruleset(profile: str, request: Request) -> Response:
         rid = _rid(request)
@@ -212,8 +211,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid)
-        return await run("GetRuleset", lambda: (pb.GetRulesetRequest(profile=profile), []),
-                         rid, deadline)
+        return await run("GetRuleset",
+                         lambda: (pb.GetRulesetRequest(profile=profile), [], None), rid,
+                         deadline)
 
     routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
     for rpc, verb, path, tag, summary in ROUTES:

@@ -27,6 +27,7 @@ from engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 from . import metrics as _metrics
 from .api import METHODS, Adjudicator, api_error
 from .errors import ApiError, internal_error, new_request_id
+from .sources import SnapshotSource
 
 log = logging.getLogger("samba.server")
 
@@ -41,6 +42,11 @@ VERSION_HEADER = f"{VERSION} rules/{RULES_REVISION}"
 _KNOWN_PROFILES = frozenset(PROFILES)
 _REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
+#: Methods whose cost grows with the request (up to 2,000 replayed actions, opening
+#: combinations): both transports run them on a worker thread so that their event loop keeps
+#: answering health checks, ``/metrics`` and cheap calls meanwhile. Every other method is
+#: answered inline on the loop: a thread hand-off costs more than the call itself.
+OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions"})
 
 
 def request_id_from(value: str | None) -> str:
@@ -90,7 +96,9 @@ class State:
         self._notify()
 
 
-def _profile_of(request: Message) -> str:
+def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
+    if source is not None and source.loaded is not None:  # the message has no snapshot
+        return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
     ref = None
     if request.DESCRIPTOR.fields_by_name.get("snapshot") is not None \
             and request.HasField("snapshot"):
@@ -132,42 +140,61 @@ class Runtime:
         self.adjudicator = adjudicator
         self.state = state or State()
         self.metrics = _metrics.get()
+        # labelled children by label values: ``labels()`` checks and locks on every call
+        self._children: dict[tuple, object] = {}
         self.metrics.build_info.labels(version=VERSION, ruleset_revision=RULES_REVISION).set(1)
         self.delay = float(getattr(settings, "test_delay_seconds", 0.0) or 0.0)
+
+    def offloaded(self, method: str) -> bool:
+        """Whether ``method`` runs on a worker thread (OFFLOAD; every method under the test
+        delay, which must not block the loop)."""
+        return method in OFFLOAD or self.delay > 0
 
     # The request types, for transports that parse themselves.
     @staticmethod
     def request_type(method: str) -> type[Message]:
         return METHODS[method][0]
 
-    def decode_json(self, method: str, body: bytes) -> tuple[Message, list]:
-        """REST/CLI: proto3 JSON -> (message, structural problems); ApiError for non-JSON."""
+    def decode_json(self, method: str, body: bytes
+                    ) -> tuple[Message, list, SnapshotSource | None]:
+        """REST: proto3 JSON -> (message, structural problems, snapshot source); ApiError for
+        non-JSON."""
         from . import jsonio
         try:
-            return jsonio.decode(body, METHODS[method][0])
+            return jsonio.decode_with_source(body, METHODS[method][0],
+                                             self.adjudicator.loaded_snapshot)
         except InvalidInput as e:
             raise api_error(e) from None
+
+    def _child(self, metric, *values):
+        key = (id(metric),) + values
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
 
     def invoke(self, method: str, request: Message | None, *, transport: str,
                request_id: str, deadline: float | None = None, problems=(),
                decode=None) -> Message:
-        """Answer one call. ``decode``: a callable producing (request, problems), run inside
-        the accounting (so parse failures are counted and timed as well)."""
+        """Answer one call. ``decode``: a callable producing (request, problems, snapshot
+        source or None), run inside the accounting (so parse failures are counted and timed
+        as well)."""
         m = self.metrics
         start = time.perf_counter()
-        in_flight = m.in_flight.labels(transport=transport)
+        in_flight = self._child(m.in_flight, transport)
         in_flight.inc()
         outcome, profile, codes, err = "error", "none", [], None
+        source = None
         try:
             try:
                 if decode is not None:
-                    request, problems = decode()
-                profile = _profile_of(request)
+                    request, problems, source = decode()
+                profile = _profile_of(request, source)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise deadline_exceeded(method)
                 if self.delay > 0:
                     self._sleep(method, deadline)
-                response = self.adjudicator.call(method, request, problems)
+                response = self.adjudicator.call(method, request, problems, source)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise deadline_exceeded(method)
                 outcome, codes = _outcome(method, response)
@@ -187,12 +214,11 @@ class Runtime:
             in_flight.dec()
             if err is not None:
                 outcome = "invalid_argument" if err.is_invalid_argument else "error"
-                m.errors.labels(method=method, transport=transport, code=err.code).inc()
-            m.requests.labels(method=method, transport=transport, outcome=outcome,
-                              profile=profile).inc()
-            m.duration.labels(method=method, transport=transport).observe(elapsed)
+                self._child(m.errors, method, transport, err.code).inc()
+            self._child(m.requests, method, transport, outcome, profile).inc()
+            self._child(m.duration, method, transport).observe(elapsed)
             for code in codes:
-                m.violations.labels(code=code).inc()
+                self._child(m.violations, code).inc()
             self._log(method, transport, outcome, elapsed, request_id, err)
 
     def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:

@@ -45,7 +45,7 @@ def test_every_method(stub, sample_requests, method):
     response, call = getattr(stub, method).with_call(
         _request(method, sample_requests[method]), timeout=30)
     assert response.DESCRIPTOR == pb.SERVICE.methods_by_name[method].output_type
-    md = dict(call.initial_metadata())
+    md = dict(call.trailing_metadata())
     assert md["x-request-id"]
 
 
@@ -78,7 +78,10 @@ def test_invalid_argument_rich_details(stub, dealt):
     assert br is not None
     fields = {(v.field, v.reason) for v in br.field_violations}
     assert ("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE") in fields, fields
-    assert dict(e.value.initial_metadata())["x-request-id"] == "grpc-req-1"
+    # aborting replaces trailing metadata: the id must still be there, beside the details
+    trailers = dict(e.value.trailing_metadata())
+    assert trailers["x-request-id"] == "grpc-req-1"
+    assert "grpc-status-details-bin" in trailers
 
 
 def test_missing_required_fields(stub):
@@ -117,8 +120,10 @@ def test_oversize_is_resource_exhausted(stub):
 
 def test_request_id_generated(stub):
     _, call = stub.ListRulesets.with_call(pb.ListRulesetsRequest(), timeout=10)
-    rid = dict(call.initial_metadata())["x-request-id"]
-    assert len(rid) >= 16
+    rid = dict(call.trailing_metadata())["x-request-id"]
+    assert len(rid) == 32 and int(rid, 16) >= 0
+    _, again = stub.ListRulesets.with_call(pb.ListRulesetsRequest(), timeout=10)
+    assert dict(again.trailing_metadata())["x-request-id"] != rid
 
 
 def test_bench_echo_absent_by_default(channel):

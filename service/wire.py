@@ -1,0 +1,63 @@
+"""Just enough of the protobuf wire format to find one top-level field in request bytes.
+
+The gRPC transport uses ``split_field`` to look at a request's ``snapshot`` bytes before
+parsing anything: when the service has already loaded exactly those bytes, only the rest of
+the request (the action, the seat, ...) is parsed (see ``service.api.SnapshotSource``).
+
+Anything unusual (a malformed varint, a group, the field appearing twice — which protobuf
+would merge — or with the wrong wire type) returns ``None``: the caller then parses the
+whole request the ordinary way, which reports malformed bytes itself.
+"""
+
+from __future__ import annotations
+
+_VARINT, _FIXED64, _LENGTH, _FIXED32 = 0, 1, 2, 5
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """(value, position after it); IndexError past the end, ValueError when too long."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
+    """``(payload of field `number`, the message without it)`` when the field occurs exactly
+    once as a length-delimited field at the top level of ``data``; otherwise ``None``."""
+    found: tuple[int, int, int] | None = None  # (tag start, payload start, payload end)
+    pos, end = 0, len(data)
+    try:
+        while pos < end:
+            start = pos
+            tag, pos = _varint(data, pos)
+            kind = tag & 7
+            if kind == _VARINT:
+                _, pos = _varint(data, pos)
+            elif kind == _FIXED64:
+                pos += 8
+            elif kind == _FIXED32:
+                pos += 4
+            elif kind == _LENGTH:
+                size, pos = _varint(data, pos)
+                if tag >> 3 == number:
+                    if found is not None:
+                        return None
+                    found = (start, pos, pos + size)
+                pos += size
+            else:
+                return None  # groups (3, 4) and invalid wire types
+            if tag >> 3 == number and kind != _LENGTH:
+                return None
+    except (IndexError, ValueError):
+        return None
+    if pos != end or found is None:
+        return None
+    start, payload, stop = found
+    return data[payload:stop], data[:start] + data[stop:]
