@@ -16,7 +16,7 @@ from . import table_rules as T
 from .cards import BLACK_THREES, RANK, RED_THREES, WILD, points
 from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason,
                     Event, GoOut, InvalidInput, Meld, MeldCards, MeldKind, Outcome, Penalty,
-                    Phase, Premium, Problem, Result, Side, Snapshot, SwapWild, TakePile,
+                    Phase, Premium, Problem, Result, Seat, Side, Snapshot, SwapWild, TakePile,
                     TakeTopCard, Turn, Violation)
 from .ruleset import ExtendTake, GroupsPerRank, RedThreeReplacement
 from .violations import violation
@@ -27,6 +27,28 @@ ACTION_FIELD = {DrawStock: "drawStock", TakePile: "takePile", TakeTopCard: "take
                 MeldCards: "meld", SwapWild: "swapWild", Discard: "discard",
                 AskGoOut: "askGoOut", AnswerGoOut: "answerGoOut"}
 DRAW_ACTIONS = (DrawStock, TakePile, TakeTopCard)
+
+
+def _require_plain_fields(cls: type, names: tuple[str, ...]) -> None:
+    """Stop at import unless ``cls`` has exactly the init fields ``names`` and no
+    __post_init__. A few hot paths build ``cls(...)`` field by field instead of calling
+    dataclasses.replace (several times slower); this keeps them equal to ``replace`` should
+    a field ever be added."""
+    declared = cls.__dataclass_fields__  # every field, InitVar and ClassVar ones included
+    if (tuple(declared) != names or not all(f.init for f in declared.values())
+            or hasattr(cls, "__post_init__")):
+        raise ImportError(f"engine.game builds {cls.__name__} field by field; update it")
+
+
+_require_plain_fields(Turn, ("seat", "phase", "took_pile", "melded_this_turn",
+                             "added_to_partner_melds", "go_out"))
+_require_plain_fields(Seat, ("seat", "side", "hand", "hand_count", "has_melded", "dealt",
+                             "red_three_replacements_owed"))
+_require_plain_fields(Side, ("side", "seats", "match_score", "melds", "red_threes",
+                             "penalties"))
+_require_plain_fields(Snapshot, ("ruleset", "deal_number", "dealer", "seats", "sides", "stock",
+                                 "stock_count", "discard_pile", "turn", "ply", "result",
+                                 "ruleset_ref", "signature"))
 
 
 class _Refused(Exception):
@@ -51,7 +73,7 @@ class _Work:
         self.result: Result | None = s.result
         self.has_melded = [seat.has_melded for seat in s.seats]
         self.events: list[Event] = []
-        self.next_id = T.next_meld_number(s)
+        self.next_id: int | None = None  # found by new_id: most actions make no meld
         self.hidden_draws: list[str] | None = None
         self.hidden_drawn = [0] * len(s.seats)  # cards drawn into a hidden hand
 
@@ -85,26 +107,34 @@ class _Work:
 
     # -- melds ------------------------------------------------------------------------
     def new_id(self) -> str:
+        if self.next_id is None:
+            self.next_id = T.next_meld_number(self.base)
         mid = f"m{self.next_id}"
         self.next_id += 1
         return mid
 
     def freeze(self) -> Snapshot:
+        # Constructors rather than dataclasses.replace: the same values (every field is
+        # passed; see _require_plain_fields), at a fraction of the cost.
         s = self.base
         seats = tuple(
-            replace(seat, hand=tuple(self.hands[i]) if not seat.hand_hidden else (),
-                    hand_count=(seat.hand_count + self.hidden_drawn[i]) if seat.hand_hidden
-                    else len(self.hands[i]),
-                    has_melded=self.has_melded[i], red_three_replacements_owed=self.owed[i])
+            Seat(seat=seat.seat, side=seat.side,
+                 hand=tuple(self.hands[i]) if not seat.hand_hidden else (),
+                 hand_count=(seat.hand_count + self.hidden_drawn[i]) if seat.hand_hidden
+                 else len(self.hands[i]),
+                 has_melded=self.has_melded[i], dealt=seat.dealt,
+                 red_three_replacements_owed=self.owed[i])
             for i, seat in enumerate(s.seats))
-        sides = tuple(replace(side, melds=tuple(self.melds[i]),
-                              red_threes=tuple(self.red_threes[i]),
-                              penalties=tuple(self.penalties[i]))
+        sides = tuple(Side(side=side.side, seats=side.seats, match_score=side.match_score,
+                           melds=tuple(self.melds[i]), red_threes=tuple(self.red_threes[i]),
+                           penalties=tuple(self.penalties[i]))
                       for i, side in enumerate(s.sides))
-        return replace(s, seats=seats, sides=sides,
-                       stock=tuple(self.stock) if not s.stock_hidden else (),
-                       stock_count=self.stock_count, discard_pile=tuple(self.pile),
-                       turn=self.turn, result=self.result, ply=s.ply + 1, signature="")
+        return Snapshot(ruleset=s.ruleset, deal_number=s.deal_number, dealer=s.dealer,
+                        seats=seats, sides=sides,
+                        stock=tuple(self.stock) if not s.stock_hidden else (),
+                        stock_count=self.stock_count, discard_pile=tuple(self.pile),
+                        turn=self.turn, ply=s.ply + 1, result=self.result,
+                        ruleset_ref=s.ruleset_ref, signature="")
 
 
 @dataclass
@@ -231,12 +261,17 @@ def _take_from_hand(work: _Work, seat: int, cards: Sequence[str], field: str) ->
         raise InvalidInput([Problem(f"snapshot.seats[{seat}].hand", "REQUIRED",
                                     "the acting seat's hand is hidden")],
                            "HIDDEN_INFORMATION_REQUIRED")
-    missing = Counter(cards) - Counter(hand)
-    if missing:
+    # Removing from a copy fails exactly when some card is listed more often than the hand
+    # holds it; only then are the (costlier) multisets built to name the missing cards.
+    rest = hand.copy()
+    try:
+        for c in cards:
+            rest.remove(c)
+    except ValueError:
+        missing = Counter(cards) - Counter(hand)
         raise _Refused([violation("CARDS_NOT_IN_HAND", field,
-                                  cards=" ".join(sorted(missing.elements())))])
-    for c in cards:
-        hand.remove(c)
+                                  cards=" ".join(sorted(missing.elements())))]) from None
+    hand[:] = rest
 
 
 def _can_go_out(ctx: _Ctx, work: _Work) -> bool:
@@ -277,7 +312,7 @@ def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
     problems: list[Violation] = []
     side_melds = work.melds[ctx.side]
     counted = 0
-    partners = set(ctx.s.partners(ctx.seat))
+    partners = ctx.s.partners(ctx.seat)
     black_three_fields = []
     for i, cards in enumerate(new_melds):
         f = f"{field}.newMelds[{i}]"
@@ -307,9 +342,10 @@ def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
             black_three_fields.append(f)
         meld = Meld(work.new_id(), ordered, ctx.seat, kind)
         side_melds.append(meld)
-        counted += points(ordered)
+        meld_points = points(ordered)
+        counted += meld_points
         work.events.append(Event("MELD_CREATED", ctx.seat, ctx.side, meld.id, ordered,
-                                 points(ordered)))
+                                 meld_points))
         _completion_event(work, ctx, meld, 0)
     for i, add in enumerate(additions):
         f = f"{field}.additions[{i}]"
@@ -378,7 +414,9 @@ def _check_initial(ctx: _Ctx, opened_before: bool, counted: int, field: str) -> 
 
 
 def _mark_melded(ctx: _Ctx, work: _Work) -> None:
-    work.turn = replace(work.turn, melded_this_turn=True)
+    t = work.turn  # replace(t, melded_this_turn=True), built directly (hot path)
+    work.turn = Turn(seat=t.seat, phase=t.phase, took_pile=t.took_pile, melded_this_turn=True,
+                     added_to_partner_melds=t.added_to_partner_melds, go_out=t.go_out)
 
 
 def _draw_owed(ctx: _Ctx, work: _Work) -> None:
@@ -473,7 +511,10 @@ def _draw_stock(ctx: _Ctx, work: _Work, action: DrawStock, validate_only: bool) 
     if s.stock_hidden:
         _check_hidden_copies(ctx, work, action.cards)
     work.events.append(Event("CARDS_DRAWN", ctx.seat, ctx.side, cards=drawn))
-    work.turn = replace(work.turn, phase=Phase.PLAY)
+    t = work.turn  # replace(t, phase=Phase.PLAY), built directly (hot path)
+    work.turn = Turn(seat=t.seat, phase=Phase.PLAY, took_pile=t.took_pile,
+                     melded_this_turn=t.melded_this_turn,
+                     added_to_partner_melds=t.added_to_partner_melds, go_out=t.go_out)
 
 
 def _check_hidden_copies(ctx: _Ctx, work: _Work, cards: Sequence[str]) -> None:

@@ -28,9 +28,10 @@ WILD_RULES: dict[WildRule, Callable[[int, int], bool]] = {
 
 def infer_kind(cards: Sequence[str]) -> MeldKind:
     """The kind a set of cards can only be: black 3s, wilds only, a run, or a group."""
-    if cards and all(c in BLACK_THREES for c in cards):
+    # Set methods instead of all(...) generators: the same answers, on the validate hot path.
+    if cards and BLACK_THREES.issuperset(cards):
         return MeldKind.BLACK_THREES
-    if cards and all(c in WILD for c in cards):
+    if cards and WILD.issuperset(cards):
         return MeldKind.WILD_GROUP
     naturals = [c for c in cards if c not in WILD]
     ranks = {RANK[c] for c in naturals}
@@ -173,8 +174,8 @@ def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
     A black-3 group is legal content here; engine.game adds the going-out condition.
     """
     cards = tuple(cards)
-    if any(c in RED_THREES for c in cards) or (
-            any(c in BLACK_THREES for c in cards) and not all(c in BLACK_THREES for c in cards)):
+    if not RED_THREES.isdisjoint(cards) or (
+            not BLACK_THREES.isdisjoint(cards) and not BLACK_THREES.issuperset(cards)):
         return None, cards, [violation("THREES_NOT_MELDABLE", field)]
     if len(cards) < 3:
         return None, cards, [violation("MELD_TOO_SHORT", field)]
@@ -203,20 +204,20 @@ def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = 
     cards = tuple(cards)
     if is_closed(meld):
         return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
-    if any(c in RED_THREES for c in cards):
+    if not RED_THREES.isdisjoint(cards):
         return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
     combined = meld.cards + cards
     if meld.kind is MeldKind.BLACK_THREES:
-        if not all(c in BLACK_THREES for c in cards):
+        if not BLACK_THREES.issuperset(cards):
             return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
         if len(combined) > rules.black_three_group_max:
             return meld.cards, [violation("BLACK_THREE_GROUP_TOO_LARGE", field,
                                           max=rules.black_three_group_max)]
         return combined, []
-    if any(c in BLACK_THREES for c in cards):
+    if not BLACK_THREES.isdisjoint(cards):
         return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
     if meld.kind is MeldKind.WILD_GROUP:
-        if not all(c in WILD for c in cards):
+        if not WILD.issuperset(cards):
             return meld.cards, [violation("MIXED_RANKS", field)]
         if len(combined) > SEVEN:
             return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
@@ -224,7 +225,7 @@ def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = 
     if meld.kind is MeldKind.RUN:
         return _extend_run(rules, meld, cards, field, end)
     problems = []
-    if (any(c in WILD for c in cards) and not rules.wild_onto_canasta
+    if (not WILD.isdisjoint(cards) and not rules.wild_onto_canasta
             and len(meld.cards) >= SEVEN):
         problems.append(violation("WILD_ONTO_CANASTA_NOT_ALLOWED", field))
     problems += _check_group(rules, combined, field)

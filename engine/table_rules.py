@@ -6,7 +6,6 @@ meld's content.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 from .cards import WILD
@@ -14,7 +13,6 @@ from .model import Meld, MeldKind, Side, Snapshot
 from .ruleset import Ruleset
 
 SEVEN = 7
-_MELD_ID = re.compile(r"^m([0-9]+)$")
 
 
 def seven_card_melds(melds: Iterable[Meld]) -> tuple[int, int]:
@@ -53,12 +51,29 @@ def initial_requirement(rules: Ruleset, side: Side) -> int:
     return rules.initial_meld_requirement(side.match_score)
 
 
+def meld_number(meld_id: str) -> int | None:
+    """N of a meld id ``m<N>`` (N in ASCII digits), else None.
+
+    Accepts exactly what ``re.match(r"^m([0-9]+)$", meld_id)`` accepts, including its one
+    trailing newline before ``$``, without a regex match per meld. ``str.isdigit`` alone
+    would also take non-ASCII digits such as "²" or "٣", hence ``isascii``.
+    """
+    if not meld_id.startswith("m"):
+        return None
+    digits = meld_id[1:]
+    if digits.endswith("\n"):
+        digits = digits[:-1]
+    if digits.isascii() and digits.isdigit():
+        return int(digits)
+    return None
+
+
 def next_meld_number(snapshot: Snapshot) -> int:
     """Meld ids made by the service are m<N>, N = 1 + the largest such N (CONTRACT.md §4)."""
     best = 0
     for side in snapshot.sides:
         for m in side.melds:
-            match = _MELD_ID.match(m.id)
-            if match:
-                best = max(best, int(match.group(1)))
+            number = meld_number(m.id)
+            if number is not None and number > best:
+                best = number
     return best + 1
