@@ -363,36 +363,53 @@ def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Probl
         problems.append(Problem(path, "OUT_OF_RANGE",
                                 f"{path or 'request'} must be a JSON object ({desc.name})"))
         return _BAD
-    fields = _fields_by_json_key(desc)
+    fields = _walk_plan(desc)
     out: dict[str, Any] = {}
     given: dict[str, str] = {}
     chosen: dict[str, str] = {}
     for key, value in obj.items():
-        f = fields.get(key) if isinstance(key, str) else None
-        if f is None:
+        entry = fields.get(key) if isinstance(key, str) else None
+        if entry is None:
             problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
                                     f"unknown field {key!r} in {desc.full_name}"))
             continue
-        fpath = join(path, f.json_name)
-        if f.name in given:
+        f, json_name, oneof = entry
+        fpath = f"{path}.{json_name}" if path else json_name
+        if json_name in given:
             problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                    f"{fpath} given twice (as {given[f.name]!r} and {key!r})"))
+                                    f"{fpath} given twice (as {given[json_name]!r} and "
+                                    f"{key!r})"))
             continue
-        given[f.name] = key
+        given[json_name] = key
         if value is None:  # proto3 JSON: null means "not set"
             continue
-        o = f.containing_oneof
-        if o is not None and not _is_synthetic_oneof(o):
-            if o.name in chosen:
+        if oneof is not None:
+            if oneof in chosen:
                 problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                        f"{join(path, chosen[o.name])} and {fpath} are "
+                                        f"{join(path, chosen[oneof])} and {fpath} are "
                                         f"alternatives; give only one"))
                 continue
-            chosen[o.name] = f.json_name
+            chosen[oneof] = json_name
         value = _walk_field(value, f, fpath, problems)
         if value is not _BAD:
             out[f.json_name] = value
     return out
+
+
+_WALK_PLANS: dict = {}
+
+
+def _walk_plan(desc: _d.Descriptor) -> dict[str, tuple]:
+    """JSON key (json name or proto name) -> (field, json name, real oneof name or None)."""
+    plan = _WALK_PLANS.get(desc)
+    if plan is None:
+        plan = {}
+        for key, f in _fields_by_json_key(desc).items():
+            o = f.containing_oneof
+            real = o.name if o is not None and not _is_synthetic_oneof(o) else None
+            plan[key] = (f, f.json_name, real)
+        _WALK_PLANS[desc] = plan
+    return plan
 
 
 def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
@@ -418,6 +435,8 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
         if not isinstance(value, list):
             problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
             return _BAD
+        if f.type == _F.TYPE_STRING and all(type(item) is str for item in value):
+            return value  # card lists, the bulk of a snapshot: nothing to check per item
         out_list = []
         for i, item in enumerate(value):
             ip = f"{path}[{i}]"

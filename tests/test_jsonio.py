@@ -163,3 +163,29 @@ def test_fast_fill_matches_json_format_parse_dict():
     _fill(ours, clean)
     json_format.ParseDict(clean, theirs)
     assert ours == theirs
+
+
+def test_a_bad_item_in_a_list_of_strings_is_reported_at_its_index():
+    with pytest.raises(InvalidInput) as e:
+        jsonio.parse_request('{"players": 4, "seed": "s", "cards": ["QH", 5, "QS", null]}',
+                             pb.CheckMeldRequest)
+    got = {(p.field, p.reason, p.description) for p in e.value.problems}
+    assert ("cards[1]", "OUT_OF_RANGE", "cards[1] must be a string") in got
+    assert ("cards[3]", "OUT_OF_RANGE", "cards[3] must not be null") in got
+
+
+def test_a_field_given_twice_and_two_alternatives_are_refused():
+    got = problems('{"seat": 1, "expectedPly": 2, "expected_ply": 3, "discard": {"card": "QH"},'
+                   ' "drawStock": {}}', pb.Action)
+    assert ("expected_ply", "OUT_OF_RANGE") in got or ("expectedPly", "OUT_OF_RANGE") in got
+    assert ("drawStock", "OUT_OF_RANGE") in got
+    with pytest.raises(InvalidInput) as e:
+        jsonio.parse_request('{"seat": 1, "expectedPly": 2, "expected_ply": 3, '
+                             '"discard": {"card": "QH"}}', pb.Action)
+    assert [p.description for p in e.value.problems] == [
+        "expectedPly given twice (as 'expectedPly' and 'expected_ply')"]
+    with pytest.raises(InvalidInput) as e:
+        jsonio.parse_request('{"seat": 1, "discard": {"card": "QH"}, "drawStock": {}}',
+                             pb.Action)
+    assert [p.description for p in e.value.problems] == [
+        "discard and drawStock are alternatives; give only one"]
