@@ -12,7 +12,11 @@ separate processes for ``--duration`` seconds per scenario:
 
 The request is a realistic mid-game ValidateAction (bench/scenarios.py: a classic 4-player
 deal played ~30 plies through the legal-action list with a fixed seed). The echo answers the
-identical bytes, so ``ratio`` = adjudication throughput / transport-only throughput.
+identical bytes, so ``ratio`` = adjudication throughput / transport-only throughput. The
+same request sent again and again is a position the server has loaded before (candidate
+moves against one position: docs/service.md); ``validate-new`` (REST, one worker) sends
+600 variants of it in turn so that every call loads a position anew. Every scenario runs
+``--rounds`` times, interleaved; the table gives medians and each round's ratio.
 
 Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
 client (grpc.aio / httpx, many calls in flight) is used instead. By default the gRPC
@@ -60,6 +64,22 @@ def make_request() -> pb.ValidateActionRequest:
     action = typical_action(s)
     return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
                                     action=convert.action_to_proto(action))
+
+
+#: More than the server's snapshot cache (service.api: 256) holds.
+NEW_POSITIONS = 600
+
+
+def new_position_bodies(request: pb.ValidateActionRequest) -> list[bytes]:
+    """The request's JSON with ``NEW_POSITIONS`` different plies: the same position and
+    work, but bytes the server has not seen for a while on every call."""
+    out = []
+    for i in range(NEW_POSITIONS):
+        req = pb.ValidateActionRequest()
+        req.CopyFrom(request)
+        req.snapshot.ply = request.snapshot.ply + 1 + i
+        out.append(jsonio.dumps(jsonio.to_dict(req)).encode())
+    return out
 
 
 # -- tools --------------------------------------------------------------------------------
@@ -170,6 +190,19 @@ wrk.body = f:read("*all")
 f:close()
 """
 
+#: One body per line, sent in turn: every call a position the server has not loaded yet
+#: (more bodies than its snapshot cache holds).
+_LUA_CYCLE = """wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local bodies = {{}}
+for line in io.lines("{path}") do bodies[#bodies + 1] = line end
+local i = 0
+request = function()
+  i = i % #bodies + 1
+  return wrk.format(nil, nil, nil, bodies[i])
+end
+"""
+
 
 def _wrk_time(text: str) -> float:
     m = re.match(r"([\d.]+)(us|ms|s|m)", text)
@@ -179,12 +212,17 @@ def _wrk_time(text: str) -> float:
     return float(m.group(1)) * scale
 
 
-def wrk(port: int, path: str, payload: bytes, duration: float, conns: int,
+def wrk(port: int, path: str, payload: bytes | list[bytes], duration: float, conns: int,
         tmp: Path) -> dict:
+    """``payload``: one body, or a list of bodies (one JSON text each) sent in turn."""
     body = tmp / "rest-body.json"
-    body.write_bytes(payload)
     script = tmp / "post.lua"
-    script.write_text(_LUA.format(path=body))
+    if isinstance(payload, list):
+        body.write_bytes(b"\n".join(payload) + b"\n")
+        script.write_text(_LUA_CYCLE.format(path=body))
+    else:
+        body.write_bytes(payload)
+        script.write_text(_LUA.format(path=body))
     # a short warm-up run, then the measured one
     base = ["wrk", "-t", "1", "-c", str(conns), "--latency", "-s", str(script)]
     subprocess.run(base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True,
@@ -270,16 +308,22 @@ def run(args) -> list[dict]:
     configs = [(w, "aio") for w in args.workers]
     if args.impl_compare:
         configs.append((1, "sync"))
+    fresh = new_position_bodies(request) if tools else None
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for workers, impl in configs:
             server = Server(workers, impl)
             try:
                 sanity(server, request)
-                plans = [("grpc", VALIDATE, binary), ("grpc", ECHO, binary)]
+                plans = [("grpc", VALIDATE, binary, "validate"), ("grpc", ECHO, binary, "echo")]
                 if impl == "aio":
-                    plans += [("rest", REST_VALIDATE, text), ("rest", REST_ECHO, text)]
-                for transport, path, payload in plans:
+                    plans += [("rest", REST_VALIDATE, text, "validate"),
+                              ("rest", REST_ECHO, text, "echo")]
+                    if fresh and workers == 1:
+                        plans.append(("rest", REST_VALIDATE, fresh, "validate-new"))
+                # rounds interleave the scenarios, so a slow spell of the machine hits all
+                for _round, (transport, path, payload, call) in (
+                        (r, plan) for r in range(args.rounds) for plan in plans):
                     if transport == "grpc":
                         res = (h2load(server.grpc_port, path, payload, args.duration,
                                       args.connections, args.streams, tmp) if tools else
@@ -290,8 +334,8 @@ def run(args) -> list[dict]:
                                    args.connections * args.streams, tmp) if tools else
                                rest_asyncio(server.http_port, path, payload, args.duration,
                                             args.connections * args.streams))
-                    res.update(workers=workers, impl=impl, transport=transport,
-                               call="echo" if "cho" in path else "validate")
+                    res.update(workers=workers, impl=impl, transport=transport, call=call,
+                               round=_round)
                     rows.append(res)
                     print(f"  workers={workers} {impl:4} {transport:4} {res['call']:8} "
                           f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
@@ -302,32 +346,41 @@ def run(args) -> list[dict]:
     return rows
 
 
+def _median_row(rows: list[dict]) -> dict:
+    return {k: statistics.median(r[k] for r in rows) for k in ("rps", "p50", "p99")}
+
+
 def table(rows: list[dict]) -> str:
-    out = ["| workers | gRPC impl | transport | validate req/s | p50 ms | p99 ms | "
-           "echo req/s | p50 ms | p99 ms | validate/echo |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    """Medians over the rounds; the ratio is the median of each round's own ratio."""
+    out = ["| workers | gRPC impl | transport | call | req/s | p50 ms | p99 ms | "
+           "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     keys = []
     for r in rows:
-        k = (r["workers"], r["impl"], r["transport"])
-        if k not in keys:
+        k = (r["workers"], r["impl"], r["transport"], r["call"])
+        if k not in keys and r["call"] != "echo":
             keys.append(k)
     for k in keys:
-        v = next((r for r in rows if (r["workers"], r["impl"], r["transport"]) == k
-                  and r["call"] == "validate"), None)
-        e = next((r for r in rows if (r["workers"], r["impl"], r["transport"]) == k
-                  and r["call"] == "echo"), None)
-        if not v or not e:
+        same = [r for r in rows if (r["workers"], r["impl"], r["transport"], r["call"]) == k]
+        echo = {r["round"]: r for r in rows if (r["workers"], r["impl"], r["transport"])
+                == k[:3] and r["call"] == "echo"}
+        ratios = [r["rps"] / echo[r["round"]]["rps"] for r in same if r["round"] in echo]
+        if not ratios:
             continue
-        out.append(f"| {k[0]} | {k[1] if k[2] == 'grpc' else '-'} | {k[2]} | {v['rps']:.0f} | "
-                   f"{v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | {e['rps']:.0f} | "
-                   f"{e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
-                   f"{v['rps'] / e['rps']:.3f} |")
+        v, e = _median_row(same), _median_row(list(echo.values()))
+        spread = ", ".join(f"{x:.2f}" for x in ratios)
+        out.append(f"| {k[0]} | {k[1] if k[2] == 'grpc' else '-'} | {k[2]} | {k[3]} | "
+                   f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
+                   f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
+                   f"**{statistics.median(ratios):.2f}** ({spread}) |")
     return "\n".join(out)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--duration", type=float, default=10.0, help="seconds per scenario")
+    p.add_argument("--duration", type=float, default=5.0, help="seconds per scenario")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="times each scenario runs, interleaved; the table shows medians")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--connections", type=int, default=4, help="client connections")
     p.add_argument("--streams", type=int, default=4,
