@@ -97,6 +97,10 @@ class Adjudicator:
             raise ApiError("UNIMPLEMENTED", "UNKNOWN_METHOD", f"no method {method!r}") from None
         if not isinstance(request, request_type):
             raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
+        if source is None and method in _TAKES_SNAPSHOT and request.HasField("snapshot"):
+            # called in process with a whole message: key the snapshot by its bytes
+            key = ("pb", request.snapshot.SerializeToString(deterministic=True))
+            source = SnapshotSource(key, self.loaded_snapshot(key))
         try:
             return handler(self, request, problems, source)
         except ApiError:
@@ -360,6 +364,10 @@ METHODS: dict[str, tuple[type, Callable]] = {
     "GetPlayerView": (pb.GetPlayerViewRequest, Adjudicator.get_player_view),
     "ReplayDeal": (pb.ReplayDealRequest, Adjudicator.replay_deal),
 }
+
+
+_TAKES_SNAPSHOT = frozenset(name for name, (request_type, _) in METHODS.items()
+                            if "snapshot" in request_type.DESCRIPTOR.fields_by_name)
 
 
 def response_type(method: str) -> type:

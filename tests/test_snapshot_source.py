@@ -233,3 +233,27 @@ def test_long_integer_out_of_range_is_reported_exactly():
         jsonio.parse_request('{"players": 4, "seed": "s", "dealer": 123456789012345678901}',
                              pb.DealRequest)
     assert any(p.field == "dealer" for p in e.value.problems)
+
+
+def test_in_process_calls_with_whole_messages_use_the_same_cache():
+    """Adjudicator.call without a source (a library user, the tests) keys the snapshot by its
+    deterministic bytes: a second call answers the same from the loaded snapshot."""
+    from service.errors import ApiError
+    snap = convert.snapshot_to_proto(position())
+
+    def answer(adj, method, request):
+        try:
+            return adj.call(method, request)
+        except ApiError as e:
+            return (e.code, e.reason, e.message, tuple(map(repr, e.field_violations)))
+
+    for method, request in pb_requests(snap):
+        adj = Adjudicator()
+        first = answer(adj, method, request)
+        key = ("pb", request.snapshot.SerializeToString(deterministic=True))
+        if adj.loaded_snapshot(key) is not None:
+            assert answer(adj, method, request) == first, method
+        assert answer(Adjudicator(), method, request) == first, method
+    adj = Adjudicator()
+    answer(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap))
+    assert adj.loaded_snapshot(("pb", snap.SerializeToString(deterministic=True))) is not None
