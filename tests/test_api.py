@@ -252,7 +252,7 @@ def test_json_problems_and_required_reported_together():
 
 
 def test_snapshot_cache_answers_like_a_fresh_load():
-    """The loaded-snapshot cache (service.api.SnapshotCache) is keyed by the exact bytes:
+    """The loaded-snapshot cache (Adjudicator.loaded_snapshot) is keyed by the exact bytes:
     a repeated snapshot answers as a fresh service would, and any change is re-checked."""
     snap = convert.snapshot_to_proto(play_snapshot())
     action = pb.Action(seat=0, discard=pb.Discard(card="5C"))
