@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations, product
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator
 
 from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points, sort_cards
 from .game import validate

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from google.protobuf import descriptor as _d
 
-from service import jsonio, pb
+from service import pb
 from service_fixtures import (REST, dealt, http, rest_call, sample_requests,  # noqa: F401
                               server)
 
