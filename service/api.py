@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import functools
 import hashlib
 import json
@@ -161,11 +162,34 @@ class Adjudicator:
             raise invalid_argument(hidden, reason="SNAPSHOT_IS_VIEW")
         return snap, converted
 
-    def _out(self, snap) -> pb.Snapshot:
+    def _out(self, snap, remember: bool = False) -> pb.Snapshot:
+        """The snapshot as answered (signed when keys are set). ``remember``: also keep it as
+        loaded under the bytes it is answered in (see ``_remember``)."""
         msg = convert.snapshot_to_proto(snap)
         if self.signer is not None:
             self.signer.sign(msg)
+        if remember:
+            self._remember(snap, msg)
         return msg
+
+    def _remember(self, snap: Snapshot, msg: pb.Snapshot) -> None:
+        """A position this service has just produced (a deal, an applied action) is what the
+        client sends next (the next player's legal actions, the next validation): keep it
+        as loaded under the exact bytes the answer carries, so that call need not load it.
+
+        What is kept is what loading those bytes gives (the tests compare the two on played
+        deals of every profile). Snapshot has no map fields, so its bytes are the same
+        with or without deterministic serialization, inside the answer or alone."""
+        loaded = dataclasses.replace(snap, signature=msg.signature)
+        self._loaded.put(("snapshot", "pb", msg.SerializeToString()), loaded)
+
+    def remember_json(self, msg: pb.Snapshot, rendered: dict) -> None:
+        """Also keep a snapshot remembered by ``_remember`` under the key of its JSON
+        rendering (``SnapshotSource``), for REST clients that send the object back."""
+        snap = self._loaded.get(("snapshot", "pb", msg.SerializeToString()))
+        key = jsonio.snapshot_key(rendered)
+        if snap is not None and key is not None:
+            self._loaded.put(("snapshot",) + key, snap)
 
     @staticmethod
     def _seat(seat: int, snap, field: str) -> None:
@@ -199,7 +223,7 @@ class Adjudicator:
         self._pin(ref.version, rules, "ruleset.version")
         snap = engine.deal(rules, req.players, req.seed, req.dealer, req.deal_number,
                            tuple(req.match_scores), ref)
-        return pb.DealResponse(snapshot=self._out(snap))
+        return pb.DealResponse(snapshot=self._out(snap, remember=True))
 
     @_handler
     def check_meld(self, req: pb.CheckMeldRequest, problems, source
@@ -239,7 +263,7 @@ class Adjudicator:
         out = engine.apply(snap, action)
         resp = pb.ApplyActionResponse(
             legal=out.legal, violations=[convert.violation_to_proto(v) for v in out.violations],
-            snapshot=self._out(out.snapshot),
+            snapshot=self._out(out.snapshot, remember=True),
             events=[convert.event_to_proto(e) for e in out.events])
         if out.score is not None:
             resp.score.CopyFrom(convert.score_to_proto(out.score))
@@ -295,7 +319,7 @@ class Adjudicator:
             req.snapshot, problems, allow_view=False, check_meld_ids=False, source=source,
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))
         results, last, first_illegal, score = engine.replay(snap, actions)
-        resp = pb.ReplayDealResponse(snapshot=self._out(last))
+        resp = pb.ReplayDealResponse(snapshot=self._out(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
                 legal=legal, violations=[convert.violation_to_proto(v) for v in violations],
@@ -366,6 +390,8 @@ METHODS: dict[str, tuple[type, Callable]] = {
 }
 
 
+#: The methods whose answer's snapshot is remembered as loaded (Adjudicator._remember).
+REMEMBERS = frozenset({"Deal", "ApplyAction", "ReplayDeal"})
 _TAKES_SNAPSHOT = frozenset(name for name, (request_type, _) in METHODS.items()
                             if "snapshot" in request_type.DESCRIPTOR.fields_by_name)
 

@@ -259,9 +259,8 @@ def decode_with_source(text: str | bytes, message_type: type[Message], loaded
     if not isinstance(snapshot, dict) or "snapshot" not in message_type.DESCRIPTOR.fields_by_name:
         msg, problems = decode_dict(data, message_type)
         return msg, problems, None
-    try:
-        key = ("json", orjson.dumps(snapshot))
-    except TypeError:  # e.g. a lone surrogate: no key, the ordinary path
+    key = snapshot_key(snapshot)
+    if key is None:
         msg, problems = decode_dict(data, message_type)
         return msg, problems, None
     known = loaded(key)
@@ -271,6 +270,15 @@ def decode_with_source(text: str | bytes, message_type: type[Message], loaded
         msg, problems = decode_dict({k: v for k, v in data.items() if k != "snapshot"},
                                     message_type)
     return msg, problems, SnapshotSource(key, known)
+
+
+def snapshot_key(obj: dict) -> tuple | None:
+    """The ``SnapshotSource`` key of a snapshot's JSON object: its compact orjson text (None
+    when orjson cannot write it, e.g. a lone surrogate: then the ordinary path)."""
+    try:
+        return ("json", orjson.dumps(obj))
+    except TypeError:
+        return None
 
 
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:

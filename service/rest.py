@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from . import jsonio, metrics, openapi, pb
+from .api import REMEMBERS
 from .errors import ApiError, FieldViolation, internal_error, invalid_argument, rest_body
 from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from
 
@@ -173,7 +174,10 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         try:
             response = runtime.invoke(method, None, transport="rest", request_id=rid,
                                       deadline=deadline, decode=decode)
-            return _json(jsonio.to_dict(response))
+            body = jsonio.to_dict(response)
+            if method in REMEMBERS and "snapshot" in body:
+                runtime.adjudicator.remember_json(response.snapshot, body["snapshot"])
+            return _json(body)
         except ApiError as e:
             return error_response(e, rid)
 

@@ -257,3 +257,79 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
     adj = Adjudicator()
     answer(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap))
     assert adj.loaded_snapshot(("pb", snap.SerializeToString(deterministic=True))) is not None
+
+
+# -- positions the service produced (Adjudicator._remember) ---------------------------------
+
+def same_snapshot(a: m.Snapshot, b: m.Snapshot) -> bool:
+    """Equal in every field, the ones left out of == included."""
+    return (a == b and a.signature == b.signature
+            and a.ruleset_ref.profile == b.ruleset_ref.profile
+            and a.ruleset_ref.version == b.ruleset_ref.version
+            and dict(a.ruleset_ref.overrides) == dict(b.ruleset_ref.overrides))
+
+
+def answered_snapshot(method: str, out: bytes) -> bytes:
+    """The snapshot's bytes exactly as the gRPC answer carries them."""
+    number = pb.SERVICE.methods_by_name[method].output_type.fields_by_name["snapshot"].number
+    return wire.split_field(out, number)[0]
+
+
+@pytest.mark.parametrize("spec,players,signed", [
+    ("classic", 4, False), ("classic", 6, False), ("pagat", 2, True), ("pagat", 3, False),
+    ("spanish", 4, False), ("bolivia", 4, False), ("official", 4, False),
+    ("canasta", 4, False), ("classic+open", 4, False), ("classic+uruguayan", 2, True)])
+def test_produced_positions_are_remembered_exactly(spec, players, signed):
+    """Deal, then apply listed actions: each answered snapshot is kept as loaded, equal in
+    every field to loading its bytes, and the next calls on it answer like a fresh service."""
+    import random
+    signer = Signer.parse(f"k1:{base64.b64encode(b'k' * 32).decode()}") if signed else None
+    runtime = Runtime(None, Adjudicator(signer=signer))
+    adj = runtime.adjudicator
+    rng = random.Random(f"{spec}/{players}")
+    deal = pb.DealRequest(players=players, seed=f"remember-{spec}", ruleset=pb.RulesetRef(
+        profile=spec))
+    out, status = grpc_answer(runtime, "Deal", deal.SerializeToString())
+    assert status is None
+    snapshot_bytes, method = answered_snapshot("Deal", out), "Deal"
+    for _ply in range(40):
+        kept = adj.loaded_snapshot(("pb", snapshot_bytes))
+        assert kept is not None, method
+        loaded = convert.load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
+        assert same_snapshot(kept, loaded), method
+        snap_msg = pb.Snapshot.FromString(snapshot_bytes)
+        listing = pb.ListLegalActionsRequest(snapshot=snap_msg, page_size=1000)
+        calls = [("ListLegalActions", listing),
+                 ("ScoreDeal", pb.ScoreDealRequest(snapshot=snap_msg, provisional=True))]
+        fresh = Runtime(None, Adjudicator(signer=signer))
+        for name, request in calls:
+            data = request.SerializeToString()
+            assert grpc_answer(runtime, name, data) == grpc_answer(fresh, name, data), name
+        out, _ = grpc_answer(runtime, "ListLegalActions", listing.SerializeToString())
+        actions = pb.ListLegalActionsResponse.FromString(out).actions
+        if not actions:
+            break
+        action = actions[rng.randrange(len(actions))]
+        apply = pb.ApplyActionRequest(snapshot=snap_msg, action=action).SerializeToString()
+        out, status = grpc_answer(runtime, "ApplyAction", apply)
+        assert status is None
+        assert grpc_answer(fresh, "ApplyAction", apply) == (out, None)
+        snapshot_bytes, method = answered_snapshot("ApplyAction", out), "ApplyAction"
+
+
+def test_produced_positions_are_remembered_for_json_clients():
+    """REST renders the answer, then keeps the snapshot under its JSON key as well: the
+    object sent back is not walked again, and answers as a fresh service would."""
+    adj = Adjudicator()
+    dealt = adj.call("Deal", pb.DealRequest(players=4, seed="json-remember"))
+    rendered = jsonio.to_dict(dealt)
+    adj.remember_json(dealt.snapshot, rendered["snapshot"])
+    body = json.dumps({"snapshot": rendered["snapshot"],
+                       "action": {"seat": rendered["snapshot"]["turn"]["seat"],
+                                  "drawStock": {}}}).encode()
+    _, _, source = jsonio.decode_with_source(body, pb.ApplyActionRequest, adj.loaded_snapshot)
+    assert source is not None and source.loaded is not None
+    loaded = convert.load_snapshot(dealt.snapshot)
+    assert same_snapshot(source.loaded, loaded)
+    assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == \
+        cli.run("ApplyAction", body, adjudicator=Adjudicator(), request_id="r")
