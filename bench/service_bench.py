@@ -15,7 +15,8 @@ deal played ~30 plies through the legal-action list with a fixed seed). The echo
 identical bytes, so ``ratio`` = adjudication throughput / transport-only throughput. The
 same request sent again and again is a position the server has loaded before (candidate
 moves against one position: docs/service.md); ``validate-new`` (REST, one worker) sends
-600 variants of it in turn so that every call loads a position anew. Every scenario runs
+twice as many variants of it as the snapshot cache holds, in turn, so that every call loads
+a position anew. Every scenario runs
 ``--rounds`` times, interleaved; the table gives medians and each round's ratio.
 
 Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
@@ -49,7 +50,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from scenarios import midgame, typical_action  # noqa: E402
 
-from service import convert, jsonio, pb  # noqa: E402
+from service import api, convert, jsonio, pb  # noqa: E402
 
 VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
 ECHO = "/samba.v1.Bench/Echo"
@@ -66,8 +67,8 @@ def make_request() -> pb.ValidateActionRequest:
                                     action=convert.action_to_proto(action))
 
 
-#: More than the server's snapshot cache (service.api: 256) holds.
-NEW_POSITIONS = 600
+#: Twice what the server's snapshot cache holds by default: sent in turn, every call misses.
+NEW_POSITIONS = 2 * api.SNAPSHOT_CACHE_SIZE
 
 
 def new_position_bodies(request: pb.ValidateActionRequest) -> list[bytes]:

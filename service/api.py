@@ -44,6 +44,8 @@ log = logging.getLogger("samba.api")
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+#: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
+SNAPSHOT_CACHE_SIZE = 1024
 
 
 def api_error(e: InvalidInput) -> ApiError:
@@ -76,12 +78,13 @@ class Adjudicator:
     """Every RPC as a method taking the request message and returning the response."""
 
     def __init__(self, signer: Signer | None = None, *,
-                 max_replay_actions: int = MAX_REPLAY_ACTIONS) -> None:
+                 max_replay_actions: int = MAX_REPLAY_ACTIONS,
+                 cache_size: int = SNAPSHOT_CACHE_SIZE) -> None:
         self.signer = signer
         self.max_replay_actions = max_replay_actions
         # Snapshots already loaded and checked, by their exact encoding (signature included):
         # see SnapshotSource.
-        self._loaded = Lru(256)
+        self._loaded = Lru(cache_size)
 
     def loaded_snapshot(self, key: tuple) -> Snapshot | None:
         """The snapshot loaded earlier from exactly this encoding (``SnapshotSource.key``)."""

@@ -30,6 +30,7 @@ class Settings:
     max_message_bytes: int = 1048576
     log_level: str = "info"
     shutdown_grace_seconds: float = 20.0
+    snapshot_cache_size: int = 1024
     snapshot_keys: str = field(default="", repr=False)
     # test/bench knobs (environment only)
     test_delay_seconds: float = 0.0
@@ -47,6 +48,7 @@ _FLAGS = (
     ("max_message_bytes", "SAMBA_MAX_MESSAGE_BYTES", int),
     ("log_level", "SAMBA_LOG_LEVEL", str),
     ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
+    ("snapshot_cache_size", "SAMBA_SNAPSHOT_CACHE_SIZE", int),
 )
 
 
@@ -79,6 +81,9 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p.add_argument("--shutdown-grace-seconds", type=float, metavar="S",
                    help=f"time in-flight calls get to finish after SIGTERM "
                         f"(SAMBA_SHUTDOWN_GRACE_SECONDS; default {d.shutdown_grace_seconds:g})")
+    p.add_argument("--snapshot-cache-size", type=int, metavar="N",
+                   help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
+                        f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})")
     return p
 
 
@@ -139,5 +144,8 @@ def validate(s: Settings) -> None:
     if s.shutdown_grace_seconds < 0:
         raise ConfigError("--shutdown-grace-seconds (SAMBA_SHUTDOWN_GRACE_SECONDS) must be "
                           ">= 0")
+    if not 0 <= s.snapshot_cache_size <= 1_000_000:
+        raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
+                          f"0..1000000, not {s.snapshot_cache_size}")
     if s.grpc_impl not in GRPC_IMPLS:
         raise ConfigError(f"SAMBA_GRPC_IMPL must be one of {', '.join(GRPC_IMPLS)}")

@@ -25,7 +25,7 @@ from engine.model import InvalidInput
 from engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
 from . import metrics as _metrics
-from .api import METHODS, Adjudicator, api_error
+from .api import METHODS, SNAPSHOT_CACHE_SIZE, Adjudicator, api_error
 from .errors import ApiError, internal_error, new_request_id
 from .sources import SnapshotSource
 
@@ -135,7 +135,9 @@ class Runtime:
                  state: State | None = None) -> None:
         if adjudicator is None:
             from .signing import Signer
-            adjudicator = Adjudicator(signer=Signer.from_env())
+            adjudicator = Adjudicator(
+                signer=Signer.from_env(),
+                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE))
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()

@@ -33,6 +33,12 @@ def test_flags_env_defaults():
         config.load([], environ={"SAMBA_GRPC_PORT": "many"})
     with pytest.raises(config.ConfigError):
         config.load(["--workers", "0"], environ={})
+    assert config.load([], environ={}).snapshot_cache_size == 1024
+    assert config.load([], environ={"SAMBA_SNAPSHOT_CACHE_SIZE": "0"}).snapshot_cache_size == 0
+    assert config.load(["--snapshot-cache-size", "5"],
+                       environ={"SAMBA_SNAPSHOT_CACHE_SIZE": "0"}).snapshot_cache_size == 5
+    with pytest.raises(config.ConfigError):
+        config.load(["--snapshot-cache-size", "-1"], environ={})
 
 
 def _slow_calls(srv: ServerProcess, results: dict) -> list[threading.Thread]:

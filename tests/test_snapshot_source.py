@@ -333,3 +333,14 @@ def test_produced_positions_are_remembered_for_json_clients():
     assert same_snapshot(source.loaded, loaded)
     assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == \
         cli.run("ApplyAction", body, adjudicator=Adjudicator(), request_id="r")
+
+
+def test_a_cache_of_size_zero_keeps_nothing_and_answers_the_same():
+    runtime = Runtime(None, Adjudicator(cache_size=0))
+    snap = convert.snapshot_to_proto(position())
+    for method, request in pb_requests(snap):
+        data = request.SerializeToString()
+        first = grpc_answer(runtime, method, data)
+        assert grpc_answer(runtime, method, data) == first
+        assert grpc_answer(Runtime(None, Adjudicator()), method, data) == first
+    assert not runtime.adjudicator._loaded.items
