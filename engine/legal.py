@@ -12,10 +12,12 @@ examined; ``complete`` is False when that bound cut some.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations, product
-from typing import Iterable, Iterator
+from operator import itemgetter
+from typing import Callable, Iterable, Iterator
 
 from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points, sort_cards
 from .game import validate
@@ -44,57 +46,70 @@ def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Act
         seats = list(s.partners(s.turn.seat)) if s.turn.go_out is GoOut.ASKED else [s.turn.seat]
     else:
         seats = [seat]
-    found: list[Action] = []
+    # The first of equal actions is kept: sure ones, then checked ones, seat by seat.
+    unique: dict[tuple, tuple[tuple, Action]] = {}
     complete = True
     for who in seats:
-        actions, done = _for_seat(s, who)
-        found += actions
+        sure, checked, done = _for_seat(s, who)
+        for key, entry in sure:
+            unique.setdefault(key, entry)
+        for a in checked:
+            key, order = _entry(a)
+            unique.setdefault(key, (order, a))
         complete = complete and done
-    unique: dict[tuple, tuple[tuple, Action]] = {}
-    for a in found:
-        key, order = _entry(a)
-        if key not in unique:
-            unique[key] = (order, a)
-    return [a for _, a in sorted(unique.values(), key=lambda entry: entry[0])], complete
+    return [a for _, a in sorted(unique.values(), key=itemgetter(0))], complete
 
 
 def _entry(a: Action) -> tuple[tuple, tuple]:
-    """``(action_key(a), sort_key(a))``, computed once; the two most frequent kinds (a
-    single new meld, a discard) take a shortcut with the very same result."""
+    """``(action_key(a), sort_key(a))``, computed once; the most frequent kinds (a single
+    new meld, a single addition, a discard) take a shortcut with the very same result."""
     kind = type(a)
-    if kind is MeldCards and len(a.new_melds) == 1 and not a.additions:
-        cards = a.new_melds[0]
-        ck = tuple(sorted([ORDER[c] for c in cards]))
-        key = ("meld", a.seat, (ck,), ())
-        return key, (2, len(cards), ck, key)
+    if kind is MeldCards:
+        if len(a.new_melds) == 1 and not a.additions:
+            return _single_meld_entry(a.seat, _cards_key(a.new_melds[0]))
+        if len(a.additions) == 1 and not a.new_melds:
+            addition = a.additions[0]
+            cards_key = _cards_key(addition.cards)
+            key = ("meld", a.seat, (), ((addition.meld_id, cards_key),))
+            return key, (3, len(cards_key), cards_key, key)
     if kind is Discard:
         key = ("discard", a.seat, a.card)
-        return key, (5, 1, (ORDER[a.card],), key)
+        return key, (5, 1, bytes((ORDER[a.card],)), key)
     key = action_key(a)
     return key, _order(a, key)
 
 
-def _for_seat(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
+def _single_meld_entry(seat: int, cards_key: bytes) -> tuple[tuple, tuple]:
+    """``(action_key, sort_key)`` of a MeldCards of ``seat`` with one new meld and no
+    addition, from the meld's ``_cards_key``."""
+    key = ("meld", seat, (cards_key,), ())
+    return key, (2, len(cards_key), cards_key, key)
+
+
+def _for_seat(s: Snapshot, seat: int
+              ) -> tuple[list[tuple[tuple, tuple[tuple, Action]]], list[Action], bool]:
+    """(entries ``(action_key, (sort_key, action))`` of actions legal by construction,
+    the other legal actions, complete)."""
     turn = s.turn
     if turn.go_out is GoOut.ASKED:
         if seat in s.partners(turn.seat):
-            return [AnswerGoOut(seat, True), AnswerGoOut(seat, False)], True
-        return [], True
+            return [], [AnswerGoOut(seat, True), AnswerGoOut(seat, False)], True
+        return [], [], True
     if seat != turn.seat:
-        return [], True
+        return [], [], True
     if s.seats[seat].hand_hidden:
         # The list depends on that hand: a view of another seat cannot answer it.
         raise InvalidInput([Problem(f"snapshot.seats[{seat}].hand", "REQUIRED",
                                     f"seat {seat}'s hand is hidden in this snapshot; its "
                                     f"legal actions depend on it")],
                            "HIDDEN_INFORMATION_REQUIRED")
-    sure: list[Action] = []
+    sure: list[tuple[tuple, tuple[tuple, Action]]] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
     else:
         candidates, complete, sure = _play_candidates(s, seat)
     quick = _QuickCheck(s, seat)
-    return sure + [a for a in candidates if quick.legal(a)], complete
+    return sure, [a for a in candidates if quick.legal(a)], complete
 
 
 class _QuickCheck:
@@ -177,24 +192,30 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
 
 
 def _play_candidates(s: Snapshot, seat: int
-                     ) -> tuple[list[Action], bool, list[Action]]:
-    """(candidates to check, complete, actions legal by construction)."""
+                     ) -> tuple[list[Action], bool, list[tuple[tuple, tuple[tuple, Action]]]]:
+    """(candidates to check, complete, entries ``(action_key, (sort_key, action))`` of
+    the actions legal by construction)."""
     rules = s.ruleset
     side = s.sides[s.seats[seat].side]
     hand = Counter(s.seats[seat].hand)
     out: list[Action] = []
-    sure: list[Action] = []
+    sure: list[tuple[tuple, tuple[tuple, Action]]] = []
     complete = True
     if side.opened:
         # Checked groups that leave two cards are legal as they stand when no side-level
-        # rule is in play (see _QuickCheck); they skip the check.
+        # rule is in play (see _QuickCheck); they skip the check, and their listing keys
+        # come from the cards key the shapes carry.
         simple = s.turn.phase is Phase.PLAY and not rules.side_wild_limit
         room = len(s.seats[seat].hand) - 2
-        for cards, checked in _group_shapes(s, hand, side):
-            if simple and checked and len(cards) <= room:
-                sure.append(MeldCards(seat, new_melds=(cards,)))
-            else:
-                out.append(MeldCards(seat, new_melds=(cards,)))
+        single_meld = _single_meld_builder(seat)
+        for nat, nat_key, fitting in _group_batches(s, hand, side):
+            for wilds, below, above, checked in fitting:
+                cards = nat + wilds
+                if simple and checked and len(cards) <= room:
+                    key, order = _single_meld_entry(seat, below + nat_key + above)
+                    sure.append((key, (order, single_meld(cards))))
+                else:
+                    out.append(MeldCards(seat, new_melds=(cards,)))
         out.extend(MeldCards(seat, new_melds=(m,)) for m in _other_shapes(s, hand))
         for meld in side.melds:
             for cards in _addition_shapes(s, hand, meld):
@@ -220,6 +241,27 @@ def _play_candidates(s: Snapshot, seat: int
     return out, complete, sure
 
 
+def _single_meld_builder(seat: int) -> Callable[[tuple[str, ...]], MeldCards]:
+    """A faster ``lambda cards: MeldCards(seat, new_melds=(cards,))`` for the thousand
+    groups a big hand can make (issue 2's 2 ms budget for ListLegalActions): the frozen
+    dataclass's ``__init__`` pays one ``object.__setattr__`` per field, so each action gets
+    a copy of the fields of one constructed action instead, with its meld put in. Same
+    fields in the same order: an equal action, same repr and hash (tests/test_playouts.py
+    compares the two). Should MeldCards ever run code at construction or use slots, the
+    real constructor is used."""
+    if hasattr(MeldCards, "__post_init__") or hasattr(MeldCards, "__slots__"):
+        return lambda cards: MeldCards(seat, new_melds=(cards,))
+    prototype = vars(MeldCards(seat, new_melds=((),)))
+
+    def build(cards: tuple[str, ...]) -> MeldCards:
+        fields = prototype.copy()
+        fields["new_melds"] = (cards,)
+        action = object.__new__(MeldCards)
+        object.__setattr__(action, "__dict__", fields)
+        return action
+    return build
+
+
 def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
                     shapes: list[tuple[str, ...]] | None = None
                     ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
@@ -233,11 +275,12 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
     found: list[tuple[tuple[str, ...], ...]] = []
     examined = 0
     for size in range(1, MAX_OPENING_MELDS + 1):
-        for combo in combinations(range(len(shapes)), size):
+        # The combinations of the indices and of their worths come in step.
+        for combo, values in zip(combinations(range(len(shapes)), size),
+                                 combinations(worth, size)):
             examined += 1
             if examined > MAX_OPENING_CANDIDATES:
                 return found, False
-            values = [worth[i] for i in combo]
             total = sum(values)
             if total < need or (size > 1 and total - min(values) >= need):
                 continue  # short, or not minimal
@@ -254,14 +297,19 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
 
 def _new_meld_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[str, ...]]:
     """Card multisets that could be a new meld (content is re-checked by validate)."""
-    for cards, _checked in _group_shapes(s, hand, side):
-        yield cards
+    for nat, _nat_key, fitting in _group_batches(s, hand, side):
+        for wilds, _below, _above, _checked in fitting:
+            yield nat + wilds
     yield from _other_shapes(s, hand)
 
 
-def _group_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[tuple[str, ...], bool]]:
-    """Groups of one natural rank plus wilds; ``checked``: its content already satisfies
-    the wild rule and the wild cap (false for a rank the side's group would absorb)."""
+def _group_batches(s: Snapshot, hand: Counter, side) -> Iterator[tuple[
+        tuple[str, ...], bytes, list[tuple[tuple[str, ...], bytes, bytes, bool]]]]:
+    """Groups of one natural rank plus wilds, batched by their naturals: for each
+    ``(nat, nat_key, fitting)``, every ``(wilds, below, above, checked)`` of ``fitting``
+    is the group ``nat + wilds``, whose ``_cards_key`` is ``below + nat_key + above``;
+    ``checked``: its content already satisfies the wild rule and the wild cap (false for a
+    rank the side's group would absorb)."""
     rules = s.ruleset
     wilds = Counter({c: n for c, n in hand.items() if c in WILD})
     wild_total = sum(wilds.values())
@@ -274,16 +322,33 @@ def _group_shapes(s: Snapshot, hand: Counter, side) -> Iterator[tuple[tuple[str,
         merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
     rule = M.WILD_RULES[rules.group_wild_rule]
     penalised = rules.penalties_enabled  # three wilds carry a penalty: let validate judge
-    wild_choices = list(_submultisets(wilds, 0, min(rules.group_max_wilds, wild_total)))
+    wild_choices = [(wl, _cards_key(wl)) for wl in _submultisets(
+        wilds, 0, min(rules.group_max_wilds, wild_total), as_tuple=True)]
     for rank, nats in by_rank.items():
         merging = rank in merge_ranks
-        for nat in _submultisets(nats, 1 if merging else 2, sum(nats.values())):
-            for wl in wild_choices:
+        # The ORDER values of one natural rank are consecutive and no wild's falls among
+        # them, so a group's cards key is the wilds below the rank, then the naturals (in
+        # canonical order already), then the wilds above: the wilds' cards key cut where
+        # the rank's values would go.
+        lowest = ORDER[rank + "S"]
+        wild_parts = []
+        for wl, wild_key in wild_choices:
+            cut = bisect_left(wild_key, lowest)
+            wild_parts.append((wl, wild_key[:cut], wild_key[cut:]))
+        fitting_by_size: dict[int, list[tuple[tuple[str, ...], bytes, bytes, bool]]] = {}
+        for nat in _submultisets(nats, 1 if merging else 2, sum(nats.values()), as_tuple=True):
+            n = len(nat)
+            if n not in fitting_by_size:
                 # Content prefilter (the wild rule on counts); validate re-checks merges.
                 if merging:
-                    yield tuple(nat + wl), False
-                elif len(nat) + len(wl) >= 3 and (not wl or rule(len(nat), len(wl))):
-                    yield tuple(nat + wl), not (penalised and len(wl) >= 3)
+                    fitting_by_size[n] = [(wl, below, above, False)
+                                          for wl, below, above in wild_parts]
+                else:
+                    fitting_by_size[n] = [
+                        (wl, below, above, not (penalised and len(wl) >= 3))
+                        for wl, below, above in wild_parts
+                        if n + len(wl) >= 3 and (not wl or rule(n, len(wl)))]
+            yield nat, bytes([ORDER[c] for c in nat]), fitting_by_size[n]
 
 
 def _other_shapes(s: Snapshot, hand: Counter) -> Iterator[tuple[str, ...]]:
@@ -378,8 +443,10 @@ def _submultisets(counts: Counter, low: int, high: int, as_tuple: bool = False
 
 # -- equality and order -------------------------------------------------------------------
 
-def _cards_key(cards: Iterable[str]) -> tuple[int, ...]:
-    return tuple(sorted(ORDER[c] for c in cards))
+def _cards_key(cards: Iterable[str]) -> bytes:
+    """The card multiset as its ORDER values ascending, one byte each (ORDER < 256):
+    bytes compare like the tuple of those values, but faster."""
+    return bytes(sorted([ORDER[c] for c in cards]))
 
 
 def action_key(a: Action) -> tuple:
@@ -429,7 +496,7 @@ def _order(a: Action, key: tuple) -> tuple:
     return (group, _card_count(a), _canonical_cards(a), key)
 
 
-def _canonical_cards(a: Action) -> tuple[int, ...]:
+def _canonical_cards(a: Action) -> bytes:
     if isinstance(a, TakePile):
         cards = list(a.hand_cards) + [c for m in a.new_melds for c in m]
     elif isinstance(a, MeldCards):

@@ -102,3 +102,26 @@ def test_listing_shortcut_keys_equal_the_generic_ones():
     for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
               MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
         assert _entry(a) == (action_key(a), sort_key(a))
+
+
+def test_listing_fast_paths_equal_the_generic_ones():
+    """The group melds listed without a check get their keys where they are generated and
+    are built without the dataclass constructor: both must equal the generic results, on
+    a hand of 42 cards (bench/scenarios.py late) and on opening and mid-game hands."""
+    import sys
+    from pathlib import Path
+    from engine.legal import _entry, _for_seat, _single_meld_builder, sort_key
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from scenarios import late, midgame, opening
+    for make in (opening, midgame, late):
+        s = make()
+        sure, _, _ = _for_seat(s, s.turn.seat)
+        for key, (order, action) in sure:
+            rebuilt = MeldCards(action.seat, new_melds=action.new_melds)
+            assert type(action) is MeldCards and action == rebuilt
+            assert repr(action) == repr(rebuilt) and hash(action) == hash(rebuilt)
+            assert (key, order) == _entry(rebuilt) == (action_key(rebuilt), sort_key(rebuilt))
+        assert make is not late or len(sure) > 1000
+    built = _single_meld_builder(2)(("QH", "QS", "2C"))
+    assert built == MeldCards(2, new_melds=(("QH", "QS", "2C"),))
+    assert vars(built) == vars(MeldCards(2, new_melds=(("QH", "QS", "2C"),)))
