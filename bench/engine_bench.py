@@ -55,7 +55,9 @@ def main() -> int:
     from service.api import Adjudicator
     from service.cli import run
     from service import pb
+    from service.server import tune_gc
 
+    tune_gc()  # the collector as the server sets it up (service/server.py)
     rows = []
     for name, make in (("opening", scenarios.opening), ("midgame", scenarios.midgame),
                        ("late (40+ cards)", scenarios.late)):

@@ -24,6 +24,7 @@ process exits 0.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -158,6 +159,7 @@ class Worker:
                 raise RuntimeError("the REST server did not start within 30 s")
             time.sleep(0.01)
         self.state.on_change(self.grpc.set_serving)
+        tune_gc()
         self.state.set_ready()
         return self.grpc_port, self.http_port
 
@@ -191,6 +193,23 @@ def _wait_for_signal() -> int:
     while not stop.wait(0.5):
         pass
     return received[0]
+
+
+#: Container allocations between two youngest-generation collections (CPython: 700).
+GC_THRESHOLD = 10_000
+
+
+def tune_gc() -> None:
+    """Once the servers are up: everything allocated so far (grpc, FastAPI, protobuf
+    descriptors, the rulesets: long-lived) goes to the permanent generation, which the
+    collector never scans again, and young collections run every GC_THRESHOLD
+    allocations instead of every 700. A call that builds many objects (ListLegalActions on a
+    42-card hand builds 1,239 actions) otherwise triggers collections that walk the whole
+    server heap: with the server's modules loaded that call took 3.1 ms, 1.7 ms with this
+    (docs/service.md)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def run_single(settings) -> int:

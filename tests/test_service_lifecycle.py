@@ -123,3 +123,17 @@ def test_two_workers_share_ports_and_metrics(tmp_path):
         assert srv.terminate() == 0
     finally:
         srv.close()
+
+
+def test_tune_gc_freezes_the_start_up_heap_and_raises_the_young_threshold():
+    import gc
+
+    from service import server
+    before = gc.get_threshold()
+    try:
+        server.tune_gc()
+        assert gc.get_threshold() == (server.GC_THRESHOLD,) + before[1:]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
