@@ -307,3 +307,9 @@ def test_empty_snapshot_does_not_crash():
     probs = found(snap)
     assert ("seats", "UNSUPPORTED_PLAYER_COUNT") in probs
     assert ("", "ZONES_DO_NOT_ADD_UP") in probs
+
+
+def test_unknown_codes_in_dealt_are_reported_at_their_index():
+    probs = check_snapshot(set_seat(base(), 1, dealt=("QH", "ZZ", "5C", "1X")))
+    assert [(p.field, p.reason) for p in probs] == [
+        ("seats[1].dealt[1]", "UNKNOWN_CARD_CODE"), ("seats[1].dealt[3]", "UNKNOWN_CARD_CODE")]
