@@ -13,6 +13,7 @@ take) it times, in microseconds per call (median of several repeats):
   json.loads + json.dumps of the same JSON text.
 
 Figures are reported as ratios to the protobuf baseline so they compare across machines.
+The garbage collector is set up as the server sets it up (``service.server.tune_gc``).
 """
 
 from __future__ import annotations

@@ -137,10 +137,10 @@ class Adjudicator:
         if not cached and not problems:
             if self.signer is not None:
                 self.signer.check_present(msg.signature, f"{path}.signature")
-            key = (path,) + (source.key if source is not None
-                             else ("pb", msg.SerializeToString(deterministic=True)))
-            snap = self._loaded.get(key)
-            cached = snap is not None
+            if source is not None:  # call() makes one for every request with a snapshot
+                key = (path,) + source.key
+                snap = self._loaded.get(key)
+                cached = snap is not None
         if not cached:
             snap = convert.snapshot_from_proto(msg, path, problems)
         players = len(snap.seats) if snap is not None else None

@@ -2,9 +2,12 @@
 
 ``parse_request(text, RequestType)`` walks the JSON against the message descriptor and
 collects *every* problem (unknown fields with their paths, wrong types, unknown enum names,
-missing REQUIRED fields) before ``json_format.ParseDict`` ever sees the data; it raises
+missing REQUIRED fields) before a message is filled; it raises
 ``engine.model.InvalidInput`` with all of them. Input accepts lowerCamelCase and snake_case
-names; ``null`` means "not set".
+names; ``null`` means "not set". ``loads`` reads the text (orjson, with the ``json`` module
+as the reference for anything orjson refuses); ``decode_with_source`` also keys the
+request's snapshot (``snapshot_key``) so a snapshot loaded before is not walked again
+(``service.sources``).
 
 ``missing_required(message)`` is the descriptor-driven required-field check (fields marked
 ``google.api.field_behavior = REQUIRED``, and every real ``oneof``); it works on any
