@@ -23,15 +23,12 @@ WORKDIR /src
 RUN pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2"
 
 # .dockerignore keeps caches, virtualenvs, tests, the chart and any locally generated
-# samba/ package out of the build context.
+# generated/ package out of the build context.
 COPY . .
 
-# Generate samba/v1/*_pb2.py exactly as `make proto` does, then build the wheels:
+# Generate the protobuf modules exactly as `make proto` does, then build the wheels:
 # the project's own wheel plus a wheel for every runtime dependency.
-RUN GOOGLEAPIS="$(python -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')" \
- && python -m grpc_tools.protoc -I"${GOOGLEAPIS}" -Iproto \
-        --python_out=. --grpc_python_out=. --pyi_out=. proto/samba/v1/*.proto \
- && touch samba/__init__.py samba/v1/__init__.py \
+RUN bash proto/generate.sh python \
  && pip wheel --no-cache-dir --wheel-dir /wheels .
 
 # --------------------------------------------------------------------------- runtime

@@ -17,21 +17,16 @@ $(STAMP): pyproject.toml $(PROTOS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@# The generated package must exist before the editable install, which records the
-	@# project's packages when it runs (a later samba/ would not be importable).
+	@# project's packages when it runs (a later generated/ would not be importable).
 	$(PY) -m pip install --quiet 'grpcio-tools>=1.66' 'googleapis-common-protos>=1.63'
 	$(MAKE) proto
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# Generated code lands in samba/v1/ (git-ignored); never edit it by hand.
-# google/api/field_behavior.proto comes from googleapis-common-protos (site-packages); a
-# vendored copy in proto/google/ serves `buf lint` offline.
-GOOGLEAPIS = $(shell $(PY) -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')
+# Generated code lands in generated/samba/v1/ (git-ignored), imported as
+# samba_adjudicator.schema.v1; never edit it by hand. See proto/generate.sh.
 proto:
-	rm -rf samba
-	$(PY) -m grpc_tools.protoc -I$(GOOGLEAPIS) -Iproto \
-	  --python_out=. --grpc_python_out=. --pyi_out=. $(PROTOS)
-	touch samba/__init__.py samba/v1/__init__.py
+	bash proto/generate.sh $(PY)
 
 $(TOOLS)/node_modules/.bin/buf:
 	mkdir -p $(TOOLS)
@@ -64,4 +59,4 @@ bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) samba build *.egg-info
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import scenarios  # noqa: E402
-from engine import apply, legal_actions, score, validate  # noqa: E402
+from samba_adjudicator.engine import apply, legal_actions, score, validate  # noqa: E402
 
 
 def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
@@ -52,11 +52,11 @@ def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
 
 
 def main() -> int:
-    from service import convert, jsonio
-    from service.api import Adjudicator
-    from service.cli import run
-    from service import pb
-    from service.server import tune_gc
+    from samba_adjudicator.service import convert, jsonio
+    from samba_adjudicator.service.api import Adjudicator
+    from samba_adjudicator.service.cli import run
+    from samba_adjudicator.service import pb
+    from samba_adjudicator.service.server import tune_gc
 
     tune_gc()  # the collector as the server sets it up (service/server.py)
     rows = []

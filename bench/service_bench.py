@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from scenarios import midgame, typical_action  # noqa: E402
 
-from service import api, convert, jsonio, pb  # noqa: E402
+from samba_adjudicator.service import api, convert, jsonio, pb  # noqa: E402
 
 VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
 ECHO = "/samba.v1.Bench/Echo"
@@ -104,7 +104,7 @@ class Server:
     def __init__(self, workers: int, impl: str = "aio") -> None:
         exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) \
             or shutil.which("samba-adjudicator")
-        cmd = [exe] if exe else [sys.executable, "-m", "service.cli"]
+        cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.cli"]
         env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_GRPC_IMPL": impl,
                "SAMBA_LOG_LEVEL": "warning"}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
@@ -131,7 +131,7 @@ def sanity(server: Server, request: pb.ValidateActionRequest) -> None:
     import grpc
     import httpx
 
-    from samba.v1 import adjudicator_pb2_grpc
+    from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 
     with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
         resp = adjudicator_pb2_grpc.AdjudicatorStub(ch).ValidateAction(request, timeout=10)

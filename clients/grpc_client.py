@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from samba.v1 import adjudicator_pb2, adjudicator_pb2_grpc
+from samba_adjudicator.schema.v1 import adjudicator_pb2, adjudicator_pb2_grpc
 
 
 @dataclasses.dataclass

@@ -28,10 +28,10 @@ from typing import Callable
 
 from google.protobuf.message import Message
 
-import engine
-from engine import ruleset as er
-from engine.legal import canonical
-from engine.model import InvalidInput, Problem, Snapshot
+from samba_adjudicator import engine
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.legal import canonical
+from samba_adjudicator.engine.model import InvalidInput, Problem, Snapshot
 
 from . import convert, jsonio, pb
 from .errors import ApiError, internal_error, invalid_argument

@@ -45,7 +45,7 @@ def _read(path: str | None) -> bytes:
 def run(method: str, data: bytes, adjudicator=None, request_id: str | None = None
         ) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body)."""
-    from engine.model import InvalidInput
+    from samba_adjudicator.engine.model import InvalidInput
 
     from . import jsonio
     from .api import METHODS, Adjudicator, api_error

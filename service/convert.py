@@ -22,10 +22,10 @@ from typing import Any, Iterable, Sequence
 
 from google.protobuf.message import Message
 
-from engine import model as m
-from engine import ruleset as er
-from engine.cards import ORDER, parse_card
-from engine.model import InvalidInput, Problem
+from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.cards import ORDER, parse_card
+from samba_adjudicator.engine.model import InvalidInput, Problem
 
 from . import pb
 
@@ -204,10 +204,10 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
 # -- snapshots: proto -> engine -----------------------------------------------------------
 
 def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
-    from engine import derived
+    from samba_adjudicator.engine import derived
     infer = getattr(derived, "meld_kind", None)
     if infer is None:
-        from engine.melds import infer_kind as infer
+        from samba_adjudicator.engine.melds import infer_kind as infer
     return infer(cards_)
 
 
@@ -284,8 +284,8 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
 def check_snapshot_input(msg: pb.Snapshot, snap: m.Snapshot, path: str) -> list[Problem]:
     """``engine.check_snapshot`` (re-rooted at ``path``), then, when consistent, the
     client-given output-only fields against ``engine.derived``."""
-    import engine
-    from engine import derived
+    from samba_adjudicator import engine
+    from samba_adjudicator.engine import derived
 
     problems = prefixed(engine.check_snapshot(snap), path)
     if problems:
@@ -349,7 +349,7 @@ def load_snapshot(msg: pb.Snapshot, path: str = "snapshot",
 # -- snapshots: engine -> proto -----------------------------------------------------------
 
 def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
-    from engine import derived
+    from samba_adjudicator.engine import derived
     return pb.Meld(id=meld.id, cards=list(meld.cards), laid_by=meld.laid_by,
                    kind=pb.Meld.Kind.Value(meld.kind.name),
                    status=pb.Meld.Status.Value(derived.meld_status(rules, meld).name),
@@ -359,7 +359,7 @@ def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
 def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:
     """Every field filled, output-only ones included; ``signature`` left empty (the API
     signs)."""
-    from engine import derived
+    from samba_adjudicator.engine import derived
     rules = snap.ruleset
     msg = pb.Snapshot(ruleset=ruleset_ref_to_proto(snap.ruleset_ref),
                       deal_number=snap.deal_number, dealer=snap.dealer, ply=snap.ply,

@@ -31,7 +31,7 @@ from google.protobuf import json_format
 import orjson
 from google.protobuf.message import Message
 
-from engine.model import InvalidInput, Problem
+from samba_adjudicator.engine.model import InvalidInput, Problem
 
 from .sources import SnapshotSource
 

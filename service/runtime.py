@@ -21,8 +21,8 @@ from importlib import metadata
 
 from google.protobuf.message import Message
 
-from engine.model import InvalidInput
-from engine.ruleset import ENGINE_RULES_REVISION, PROFILES
+from samba_adjudicator.engine.model import InvalidInput
+from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
 from . import metrics as _metrics
 from .api import METHODS, SNAPSHOT_CACHE_SIZE, Adjudicator, api_error

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model import Snapshot
+from samba_adjudicator.engine.model import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

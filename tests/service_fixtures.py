@@ -23,9 +23,9 @@ from google.protobuf import json_format
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from samba.v1 import adjudicator_pb2_grpc  # noqa: E402
-from service import pb  # noqa: E402
-from service.api import METHODS, kebab  # noqa: E402
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
+from samba_adjudicator.service import pb  # noqa: E402
+from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
 
 #: RPC -> (verb, path) of CONTRACT.md §5.
 REST = {
@@ -52,7 +52,7 @@ class ServerProcess:
         if workers == 1:
             full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
+            [sys.executable, "-m", "samba_adjudicator.service.cli", "serve", "--host", "127.0.0.1",
              "--grpc-port", "0", "--http-port", "0", "--workers", str(workers), *args],
             stdout=subprocess.PIPE, stderr=self.log, env=full_env, cwd=ROOT, text=True)
         line = self.proc.stdout.readline()
@@ -132,7 +132,7 @@ def grpc_call(stub, method: str, body: dict, **kw):
 
 
 def cli_call(method: str, body: dict, env: dict | None = None) -> tuple[int, dict]:
-    p = subprocess.run([sys.executable, "-m", "service.cli", kebab(method)],
+    p = subprocess.run([sys.executable, "-m", "samba_adjudicator.service.cli", kebab(method)],
                        input=json.dumps(body), capture_output=True, text=True, cwd=ROOT,
                        env={**os.environ, **(env or {})}, timeout=60)
     return p.returncode, json.loads(p.stdout)

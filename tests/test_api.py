@@ -8,11 +8,11 @@ import pytest
 from google.rpc import code_pb2, error_details_pb2
 
 from builders import make_snapshot
-from engine import model as m
-from service import convert, errors, jsonio, pb
-from service.api import METHODS, Adjudicator, kebab, response_type
-from service.errors import ApiError
-from service.signing import Signer
+from samba_adjudicator.engine import model as m
+from samba_adjudicator.service import convert, errors, jsonio, pb
+from samba_adjudicator.service.api import METHODS, Adjudicator, kebab, response_type
+from samba_adjudicator.service.errors import ApiError
+from samba_adjudicator.service.signing import Signer
 
 pytestmark = pytest.mark.engine
 KEY = base64.b64encode(b"k" * 32).decode()
@@ -234,7 +234,7 @@ def test_error_bodies():
 
 
 def test_unexpected_exception_becomes_internal(monkeypatch):
-    import engine
+    from samba_adjudicator import engine
     monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
     with pytest.raises(ApiError) as e:
         Adjudicator().call("ListRulesets", pb.ListRulesetsRequest())
@@ -289,7 +289,7 @@ def test_snapshot_cache_does_not_bypass_signatures():
 def test_listed_card_lists_are_in_canonical_order():
     """CONTRACT.md §5: ListLegalActions prints every card list in canonical order
     (rank A 2 … K, then suit S H D C, jokers last)."""
-    from engine.cards import ORDER
+    from samba_adjudicator.engine.cards import ORDER
     snap = convert.snapshot_to_proto(play_snapshot())
     resp = call(Adjudicator(), "ListLegalActions",
                 pb.ListLegalActionsRequest(snapshot=snap, page_size=1000))

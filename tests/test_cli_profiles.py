@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from service.api import Adjudicator
-from service.cli import run
+from samba_adjudicator.service.api import Adjudicator
+from samba_adjudicator.service.cli import run
 
 SPECS = ["classic", "pagat", "spanish", "canasta", "bolivia", "official",
          "classic+uruguayan", "classic+open", "pagat+uruguayan+open"]

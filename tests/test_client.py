@@ -6,7 +6,7 @@ import grpc
 import pytest
 
 from clients.grpc_client import AdjudicatorClient, AdjudicatorError
-from service import pb
+from samba_adjudicator.service import pb
 from service_fixtures import server  # noqa: F401 - fixture
 
 

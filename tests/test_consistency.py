@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from builders import make_snapshot
-from engine.consistency import check_snapshot
-from engine.dealing import deal
-from engine.model import (EndReason, GoOut, Meld, MeldKind, Penalty, Phase, Result)
-from engine.ruleset import PROFILES, SixPlayerLayout, resolve
-from engine.view import player_view
+from samba_adjudicator.engine.consistency import check_snapshot
+from samba_adjudicator.engine.dealing import deal
+from samba_adjudicator.engine.model import (EndReason, GoOut, Meld, MeldKind, Penalty, Phase, Result)
+from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
+from samba_adjudicator.engine.view import player_view
 
 PROFILE_PLAYERS = [(p, n) for p in PROFILES for n in resolve(p).players_allowed]
 

@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from builders import make_snapshot
-from engine import model as m
-from engine import ruleset as er
-from engine.model import InvalidInput
-from service import convert, jsonio, pb
+from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.model import InvalidInput
+from samba_adjudicator.service import convert, jsonio, pb
 
 
 def reasons(problems):

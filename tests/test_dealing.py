@@ -9,10 +9,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.cards import BLACK_THREES, RED_THREES, WILD, pack_counts, pack_list
-from engine.dealing import deal, shuffle_key, shuffled, shuffled_pack
-from engine.model import InvalidInput, Phase
-from engine.ruleset import PROFILES, SixPlayerLayout, resolve
+from samba_adjudicator.engine.cards import BLACK_THREES, RED_THREES, WILD, pack_counts, pack_list
+from samba_adjudicator.engine.dealing import deal, shuffle_key, shuffled, shuffled_pack
+from samba_adjudicator.engine.model import InvalidInput, Phase
+from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
 from builders import zone_cards
 
 PROFILE_PLAYERS = [(p, n) for p in PROFILES for n in resolve(p).players_allowed]
@@ -280,7 +280,7 @@ def test_match_scores_go_to_sides():
 
 
 def test_deal_does_not_sign_and_echoes_ref():
-    from engine.model import RulesetRef
+    from samba_adjudicator.engine.model import RulesetRef
     ref = RulesetRef(profile="classic", version="")
     s = deal(resolve("classic"), 4, "x", ruleset_ref=ref)
     assert s.signature == "" and s.ruleset_ref is ref

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from builders import make_snapshot, make_meld
-from engine.derived import (awaiting_seats, initial_meld_requirement, meld_natural,
+from samba_adjudicator.engine.derived import (awaiting_seats, initial_meld_requirement, meld_natural,
                             meld_status, pile_state)
-from engine.model import GoOut, MeldStatus, Phase, Result, EndReason
-from engine.ruleset import resolve
+from samba_adjudicator.engine.model import GoOut, MeldStatus, Phase, Result, EndReason
+from samba_adjudicator.engine.ruleset import resolve
 
 
 def test_meld_status_and_natural():

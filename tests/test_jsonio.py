@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.model import InvalidInput
-from service import jsonio, pb
+from samba_adjudicator.engine.model import InvalidInput
+from samba_adjudicator.service import jsonio, pb
 
 
 def problems(text, msg_type):
@@ -124,9 +124,9 @@ def test_fast_fill_matches_json_format_parse_dict():
     maps, empty messages)."""
     from google.protobuf import json_format
 
-    from engine import apply, deal, legal_actions, resolve
-    from service import convert, pb
-    from service.jsonio import _fill, _walk_message
+    from samba_adjudicator.engine import apply, deal, legal_actions, resolve
+    from samba_adjudicator.service import convert, pb
+    from samba_adjudicator.service.jsonio import _fill, _walk_message
 
     s = deal(resolve("spanish"), 6, "fill-test")
     actions, _ = legal_actions(s)

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import apply, deal, legal_actions, resolve, validate
-from engine.cards import pack_counts
-from engine.consistency import check_snapshot
-from engine.legal import action_key
+from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
+from samba_adjudicator.engine.cards import pack_counts
+from samba_adjudicator.engine.consistency import check_snapshot
+from samba_adjudicator.engine.legal import action_key
 from builders import zone_cards
-from engine.model import (Addition, Discard, MeldCards, Phase, TakePile)
+from samba_adjudicator.engine.model import (Addition, Discard, MeldCards, Phase, TakePile)
 
 SPECS = [(spec, players)
          for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
@@ -97,7 +97,7 @@ def test_random_deals_keep_invariants(spec, players, seed, choices):
 
 def test_listing_shortcut_keys_equal_the_generic_ones():
     """engine.legal._entry's shortcut must give exactly action_key and sort_key."""
-    from engine.legal import _entry, sort_key
+    from samba_adjudicator.engine.legal import _entry, sort_key
     s = deal(resolve("classic"), 4, "entry-keys")
     for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
               MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
@@ -110,7 +110,7 @@ def test_listing_fast_paths_equal_the_generic_ones():
     a hand of 42 cards (bench/scenarios.py late) and on opening and mid-game hands."""
     import sys
     from pathlib import Path
-    from engine.legal import _entry, _for_seat, _single_meld_builder, sort_key
+    from samba_adjudicator.engine.legal import _entry, _for_seat, _single_meld_builder, sort_key
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     from scenarios import late, midgame, opening
     for make in (opening, midgame, late):

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.game import check_meld, validate
-from engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards, MeldKind, MeldStatus, Phase,
+from samba_adjudicator.engine.game import check_meld, validate
+from samba_adjudicator.engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards, MeldKind, MeldStatus, Phase,
                           SwapWild)
-from engine.ruleset import resolve
+from samba_adjudicator.engine.ruleset import resolve
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
                                 make_snapshot, melds_of, refused, event_types)
 
@@ -226,7 +226,7 @@ def test_s2_natural_or_mixed_judged_from_final_content():
     that later takes a wild scores as mixed (300, not 500)."""
     snap = opened(hand="2C 5C 5D", melds={0: [KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
-    from engine.scoring import score
+    from samba_adjudicator.engine.scoring import score
     s0 = score(out.snapshot, provisional=True).sides[0]
     assert (s0.natural_canastas, s0.mixed_canastas, s0.canasta_bonus) == (0, 1, 300)
 

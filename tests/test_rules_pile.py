@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.model import (Addition, MeldCards, MeldKind, Phase, TakePile, TakeTopCard)
+from samba_adjudicator.engine.model import (Addition, MeldCards, MeldKind, Phase, TakePile, TakeTopCard)
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
                                 event_types, make_snapshot, melds_of, refused)
 
@@ -234,7 +234,7 @@ FROZEN_FOR = {  # pile -> profile -> frozenForSides (side 0 opened, side 1 not)
 def test_s4_freeze_model_frozen_for_sides(pile, profile):
     """§3 freeze / §4: NEVER (pagat, spanish) never freezes; classic freezes for everyone
     while a wild is in the pile; CANASTA also freezes for a side that has not opened."""
-    from engine.pile import frozen_for_sides
+    from samba_adjudicator.engine.pile import frozen_for_sides
     snap = draw_phase(profile, hand="KS KD 5C 6D", discard=pile, melds={0: ["AH AS AD"]})
     assert frozen_for_sides(snap) == FROZEN_FOR[pile][profile]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.model import Discard, EndReason, Phase, Result
-from engine.scoring import score
+from samba_adjudicator.engine.model import Discard, EndReason, Phase, Result
+from samba_adjudicator.engine.scoring import score
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, SAMBA_8_A, allowed,
                                 make_snapshot)
 

@@ -9,11 +9,11 @@ from collections import Counter
 
 import pytest
 
-import engine.dealing as dealing
-from engine.cards import RANK, WILD, pack_list
-from engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
+from samba_adjudicator.engine import dealing
+from samba_adjudicator.engine.cards import RANK, WILD, pack_list
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
                           MeldCards, Phase, TakePile)
-from engine.ruleset import resolve
+from samba_adjudicator.engine.ruleset import resolve
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, allowed, codes_of, event_types,
                                 make_snapshot, refused, with_stock)
 
@@ -161,7 +161,7 @@ def test_s9_trying_to_go_out_after_no(profile, penalty):
     snap = make_snapshot(profile, 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
                          has_melded=[0], go_out=GoOut.DENIED)
     vs = refused(snap, Discard(0, "5C"), "GO_OUT_REFUSED_BY_PARTNER")
-    from engine.game import apply
+    from samba_adjudicator.engine.game import apply
     out = apply(snap, Discard(0, "5C"))
     pens = [(p.code, p.points) for p in out.snapshot.sides[0].penalties]
     if penalty:
@@ -181,7 +181,7 @@ def test_s9_out_of_turn_draw(profile, penalty):
     (OUT_OF_TURN_DRAW, penaltyPoints −100, recorded for the offender's side)."""
     snap = make_snapshot(profile, 4, hands={0: "5C 6D", 1: "7C 8D"}, phase=Phase.DRAW)
     vs = refused(snap, DrawStock(1), "NOT_YOUR_TURN")
-    from engine.game import apply
+    from samba_adjudicator.engine.game import apply
     out = apply(snap, DrawStock(1))
     if penalty:
         v = next(v for v in vs if v.code == "OUT_OF_TURN_DRAW")
@@ -200,7 +200,7 @@ def test_s9_cards_exposed_out_of_turn():
                          melds={1: ["AH AS AD"]})
     vs = refused(snap, MeldCards(1, new_melds=(("9C", "9D", "9S"),)), "NOT_YOUR_TURN")
     assert "CARDS_EXPOSED_OUT_OF_TURN" in codes_of(vs)
-    from engine.game import apply
+    from samba_adjudicator.engine.game import apply
     out = apply(snap, MeldCards(1, new_melds=(("9C", "9D", "9S"),)))
     assert [(p.code, p.points) for p in out.snapshot.sides[1].penalties] == [
         ("CARDS_EXPOSED_OUT_OF_TURN", -100)]
@@ -214,7 +214,7 @@ def test_s9_three_wilds_in_a_canasta():
     vs = refused(snap, action, "THREE_WILDS_IN_CANASTA")
     v = next(v for v in vs if v.code == "THREE_WILDS_IN_CANASTA")
     assert v.penalty_points == -100
-    from engine.game import apply
+    from samba_adjudicator.engine.game import apply
     out = apply(snap, action)
     assert ("THREE_WILDS_IN_CANASTA", -100) in [
         (p.code, p.points) for p in out.snapshot.sides[0].penalties]
@@ -227,7 +227,7 @@ def test_s9_penalties_subtracted_by_scoring_after_apply():
     s = allowed(snap, AskGoOut(0)).snapshot
     s = allowed(s, AnswerGoOut(2, True)).snapshot
     s = allowed(s, Discard(0, "5C")).snapshot
-    from engine.scoring import score
+    from samba_adjudicator.engine.scoring import score
     s0 = score(s, provisional=True).sides[0]
     assert s0.penalty_points == -100
     assert s0.deal_total == 570 - 100 - (5 + 5)
@@ -263,7 +263,7 @@ def test_s3_hand_size(monkeypatch, profile, players, size):
 def test_s3_players_allowed(profile, players):
     """§3 players allowed: classic 2/4/6, pagat 2–4, spanish 2–6, canasta 2–4, bolivia and
     official 4 only (an unsupported count is an invalid argument)."""
-    from engine.model import InvalidInput
+    from samba_adjudicator.engine.model import InvalidInput
     with pytest.raises(InvalidInput):
         dealing.deal(resolve(profile), players, "x")
 
@@ -275,7 +275,7 @@ def test_s3_players_allowed(profile, players):
 def test_s2_six_player_sides(profile, overrides, sides):
     """§2 Seating and sides / §3 six_player_layout: three pairs {0,3},{1,4},{2,5}; spanish
     may play two trios {0,2,4},{1,3,5}."""
-    from engine.ruleset import SixPlayerLayout
+    from samba_adjudicator.engine.ruleset import SixPlayerLayout
     ov = {k: SixPlayerLayout(v) for k, v in overrides.items()}
     snap = dealing.deal(resolve(profile, ov), 6, "x")
     assert [s.seats for s in snap.sides] == sides

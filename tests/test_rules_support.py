@@ -11,9 +11,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 from builders import cards, make_snapshot  # noqa: F401 - re-exported for the suites
-from engine.game import apply, validate
-from engine.legal import action_key, legal_actions
-from engine.model import Snapshot
+from samba_adjudicator.engine.game import apply, validate
+from samba_adjudicator.engine.legal import action_key, legal_actions
+from samba_adjudicator.engine.model import Snapshot
 
 PROFILES = ("classic", "pagat", "spanish", "canasta", "bolivia", "official")
 SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
@@ -88,7 +88,7 @@ def is_atomic(snap: Snapshot, action) -> bool:
     """CONTRACT.md §5: one draw or take, one meld action with exactly one new meld or one
     addition, one swap, one discard, a permission action. (A take or meld of an unopened
     side carrying further opening melds is listed only in minimal form: not judged here.)"""
-    from engine.model import MeldCards, TakePile
+    from samba_adjudicator.engine.model import MeldCards, TakePile
     if isinstance(action, MeldCards):
         return len(action.new_melds) + len(action.additions) == 1
     if isinstance(action, TakePile):

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason,
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason,
                           GoOut, MeldCards, Phase, TakePile)
-from engine.legal import action_key
-from engine.ruleset import SixPlayerLayout
+from samba_adjudicator.engine.legal import action_key
+from samba_adjudicator.engine.ruleset import SixPlayerLayout
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
                                 event_types, listed, make_snapshot, refused, with_stock)
 
@@ -446,7 +446,7 @@ def test_s3_go_out_bonus_and_concealed_bonus(profile, bonus, concealed):
 
 def test_s6_not_concealed_after_taking_top_card_pagat():
     """§6 Concealed: not after taking the top card this turn (pagat)."""
-    from engine.model import TakeTopCard
+    from samba_adjudicator.engine.model import TakeTopCard
     snap = make_snapshot("pagat", 4, hands={0: "9S 9D 9H"}, discard="KC 8H",
                          melds={0: [("5H 6H 7H", 2), (KINGS7, 2), (QUEENS7, 2)]},
                          has_melded=[2], phase=Phase.DRAW)
@@ -470,7 +470,7 @@ def test_s2_red_three_replacement_chain():
 def test_s1_open_wild_added_at_chosen_end(end, cards_after):
     """§1 open / CONTRACT §4 Order: a wild added to a run open at both ends goes where
     "end" says (default HIGH)."""
-    from engine.model import RunEnd
+    from samba_adjudicator.engine.model import RunEnd
     snap = play("classic+open", hand="JK 5C 6D", melds={0: ["5H 6H 7H"]})
     add = Addition("m1", ("JK",), RunEnd(end) if end else None)
     out = allowed(snap, MeldCards(0, additions=(add,)))

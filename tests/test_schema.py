@@ -9,9 +9,9 @@ import pytest
 from google.api import field_behavior_pb2
 from google.protobuf import descriptor as _d
 
-from engine import model as m
-from engine import ruleset as er
-from service import pb
+from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.service import pb
 
 RPCS = ["ListRulesets", "GetRuleset", "Deal", "CheckMeld", "ValidateAction", "ApplyAction",
         "ListLegalActions", "ScoreDeal", "GetPlayerView", "ReplayDeal"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from builders import make_snapshot
-from engine.model import (EndReason, InvalidInput, Phase, Premium, Result)
-from engine.scoring import red_three_points, score, seven_card_melds
-from engine.view import player_view
+from samba_adjudicator.engine.model import (EndReason, InvalidInput, Phase, Premium, Result)
+from samba_adjudicator.engine.scoring import red_three_points, score, seven_card_melds
+from samba_adjudicator.engine.view import player_view
 
 KINGS = "KH KS KD KC KH KS KD"
 SAMBA_8_A = "8S 9S 10S JS QS KS AS"

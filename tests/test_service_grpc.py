@@ -15,7 +15,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-from service import jsonio, pb
+from samba_adjudicator.service import jsonio, pb
 from service_fixtures import (REST, ServerProcess, channel, dealt, grpc_call,  # noqa: F401
                               http, sample_requests, server, stub)
 
@@ -51,7 +51,7 @@ def test_every_method(stub, sample_requests, method):
 
 def _request(method, body):
     from google.protobuf import json_format
-    from service.api import METHODS
+    from samba_adjudicator.service.api import METHODS
     return json_format.ParseDict(body, METHODS[method][0]())
 
 
@@ -182,7 +182,7 @@ def slow_server():
 
 
 def test_deadline_exceeded(slow_server):
-    from samba.v1 import adjudicator_pb2_grpc
+    from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
     import httpx
     with grpc.insecure_channel(slow_server.grpc_target) as ch:
         stub_ = adjudicator_pb2_grpc.AdjudicatorStub(ch)

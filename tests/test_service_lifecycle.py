@@ -12,7 +12,7 @@ import grpc
 import httpx
 import pytest
 
-from service import config, pb
+from samba_adjudicator.service import config, pb
 from service_fixtures import ServerProcess, wait_for
 
 
@@ -50,7 +50,7 @@ def _slow_calls(srv: ServerProcess, results: dict) -> list[threading.Thread]:
             results["rest"] = repr(e)
 
     def grpc_():
-        from samba.v1 import adjudicator_pb2_grpc
+        from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
         try:
             with grpc.insecure_channel(srv.grpc_target) as ch:
                 stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
@@ -106,7 +106,7 @@ def test_two_workers_share_ports_and_metrics(tmp_path):
         for _ in range(n):  # a new connection each time: the kernel spreads them
             with httpx.Client(base_url=srv.base_url, timeout=10) as c:
                 assert c.get("/v1/rulesets").status_code == 200
-        from samba.v1 import adjudicator_pb2_grpc
+        from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
         for _ in range(4):
             with grpc.insecure_channel(srv.grpc_target) as ch:
                 adjudicator_pb2_grpc.AdjudicatorStub(ch).ListRulesets(
@@ -128,7 +128,7 @@ def test_two_workers_share_ports_and_metrics(tmp_path):
 def test_tune_gc_freezes_the_start_up_heap_and_raises_the_young_threshold():
     import gc
 
-    from service import server
+    from samba_adjudicator.service import server
     before = gc.get_threshold()
     try:
         server.tune_gc()

@@ -7,8 +7,8 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
-from service import errors as _errors
-from service import jsonio
+from samba_adjudicator.service import errors as _errors
+from samba_adjudicator.service import jsonio
 from service_fixtures import (REST, channel, cli_call, dealt, grpc_call, http,  # noqa: F401
                               rest_call, sample_requests, server, stub)
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from service import pb
+from samba_adjudicator.service import pb
 from service_fixtures import (REST, dealt, http, rest_call, sample_requests,  # noqa: F401
                               server)
 
@@ -275,9 +275,9 @@ def test_readyz_503_while_draining():
 
     import httpx as _httpx
 
-    from service.config import Settings
-    from service.rest import create_app
-    from service.runtime import Runtime
+    from samba_adjudicator.service.config import Settings
+    from samba_adjudicator.service.rest import create_app
+    from samba_adjudicator.service.runtime import Runtime
 
     rt = Runtime(Settings())
     app = create_app(rt, Settings())

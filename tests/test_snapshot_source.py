@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
 from builders import make_snapshot
-from engine import model as m
-from service import cli, convert, grpc_server, jsonio, pb, wire
-from service.api import Adjudicator
-from service.runtime import Runtime
-from service.signing import Signer
+from samba_adjudicator.engine import model as m
+from samba_adjudicator.service import cli, convert, grpc_server, jsonio, pb, wire
+from samba_adjudicator.service.api import Adjudicator
+from samba_adjudicator.service.runtime import Runtime
+from samba_adjudicator.service.signing import Signer
 
 pytestmark = pytest.mark.engine
 
@@ -222,7 +222,7 @@ def test_loads_gives_what_json_gives(text):
 @pytest.mark.parametrize("raw", [b'{"a": NaN}', b'{"a": Infinity}', b"\xef\xbb\xbf{}",
                                  b'{"a": "\xff"}', b"[" * 100000, b'{"a": 1'])
 def test_loads_refuses_what_json_refuses(raw):
-    from engine.model import InvalidInput
+    from samba_adjudicator.engine.model import InvalidInput
     with pytest.raises(InvalidInput) as e:
         jsonio.loads(raw)
     assert [p.reason for p in e.value.problems] == ["MALFORMED_JSON"]
@@ -238,7 +238,7 @@ def test_long_integer_out_of_range_is_reported_exactly():
 def test_in_process_calls_with_whole_messages_use_the_same_cache():
     """Adjudicator.call without a source (a library user, the tests) keys the snapshot by its
     deterministic bytes: a second call answers the same from the loaded snapshot."""
-    from service.errors import ApiError
+    from samba_adjudicator.service.errors import ApiError
     snap = convert.snapshot_to_proto(position())
 
     def answer(adj, method, request):

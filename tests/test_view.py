@@ -7,11 +7,11 @@ from dataclasses import replace
 import pytest
 
 from builders import make_snapshot
-from engine.consistency import check_snapshot
-from engine.dealing import deal
-from engine.model import InvalidInput
-from engine.ruleset import resolve
-from engine.view import player_view
+from samba_adjudicator.engine.consistency import check_snapshot
+from samba_adjudicator.engine.dealing import deal
+from samba_adjudicator.engine.model import InvalidInput
+from samba_adjudicator.engine.ruleset import resolve
+from samba_adjudicator.engine.view import player_view
 
 
 def dealt():
@@ -78,9 +78,9 @@ def test_legal_actions_of_a_hidden_hand_need_that_hand():
     actions are listed from its view."""
     import pytest
 
-    from engine import deal, legal_actions, resolve
-    from engine.model import InvalidInput
-    from engine.view import player_view
+    from samba_adjudicator.engine import deal, legal_actions, resolve
+    from samba_adjudicator.engine.model import InvalidInput
+    from samba_adjudicator.engine.view import player_view
 
     s = deal(resolve("classic"), 4, "hidden-list")
     to_move = s.turn.seat

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Generate the Python protobuf and gRPC modules of proto/samba/v1 into generated/samba/v1,
+# installed as the package samba_adjudicator.schema.v1 (pyproject.toml maps it). Used by
+# `make proto` and the Dockerfile's build stage, so both produce the same modules.
+# Generated code is never committed nor edited by hand.
+#   usage: proto/generate.sh PYTHON   (a Python with grpcio-tools and googleapis-common-protos)
+set -euo pipefail
+PY=${1:-python3}
+cd "$(dirname "$0")/.."
+# google/api/field_behavior.proto comes from googleapis-common-protos (site-packages).
+GOOGLEAPIS=$("$PY" -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')
+rm -rf generated
+mkdir -p generated
+"$PY" -m grpc_tools.protoc -I"$GOOGLEAPIS" -Iproto \
+  --python_out=generated --grpc_python_out=generated --pyi_out=generated proto/samba/v1/*.proto
+# protoc writes absolute imports (`from samba.v1 import x_pb2`); the modules live under a
+# unique import name instead, so sibling imports become relative.
+sed -i -E 's/^from samba\.v1 import /from . import /' generated/samba/v1/*.py generated/samba/v1/*.pyi
+touch generated/samba/__init__.py generated/samba/v1/__init__.py
