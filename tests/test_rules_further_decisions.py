@@ -18,6 +18,7 @@ from samba_adjudicator.engine.ruleset import (PROFILES, RulesetError, SixPlayerL
 from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive, score
 from samba_adjudicator.service import convert, pb
 from samba_adjudicator.service.api import Adjudicator
+from samba_adjudicator.service.errors import ApiError
 from builders import over
 from test_rules_support import (KINGS7, QUEENS7, SAMBA_4_10, allowed, codes_of, listed,
                                 make_snapshot, melds_of, refused)
@@ -239,6 +240,19 @@ def test_s11_8_target_override_for_every_profile(profile):
         with pytest.raises(RulesetError) as err:
             resolve(profile, {"target_score": bad})
         assert [p[0] for p in err.value.problems] == ["ruleset.overrides.target_score"]
+
+
+def test_s11_8_bad_target_is_an_invalid_argument_at_its_field():
+    request = pb.DealRequest(ruleset=pb.RulesetRef(
+        profile="canasta", overrides=pb.RulesetOverrides(target_score=2344)),
+        players=4, seed="target")
+    with pytest.raises(ApiError) as err:
+        Adjudicator().call("Deal", request)
+    assert err.value.code == "INVALID_ARGUMENT"
+    assert [(p.field, p.reason) for p in err.value.field_violations] == [
+        ("ruleset.overrides.targetScore", "OUT_OF_RANGE")]
+    request.ruleset.overrides.target_score = 2345
+    assert Adjudicator().call("Deal", request).snapshot.ruleset.profile == "canasta"
 
 
 def test_s11_8_target_in_table_sizes_is_checked_too():
