@@ -36,7 +36,7 @@ SPECS = [(spec, players)
 #: One deck and seven cards each: the stock runs out within a few rounds.
 SHORT_STOCK = {"decks": 1, "jokers": 2, "hand_size": 7}
 SHORT_SPECS = [(spec, players)
-               for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
+               for spec in ("classic", "pagat", "canasta", "bolivia", "official",
                             "spanish+open+uruguayan")
                for players in resolve(spec).players_allowed]
 MAX_PLIES = 160
@@ -142,7 +142,7 @@ def test_random_deals_keep_invariants(spec, players, seed, choices):
 
 
 @pytest.mark.parametrize("spec,players", SHORT_SPECS, ids=[f"{s}-{p}p" for s, p in SHORT_SPECS])
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.text(min_size=1, max_size=12), choices=st.data())
 def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
     """The same invariants up to the end of the stock (red 3s drawn last included)."""
