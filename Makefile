@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test proto lint-proto bench bench-service clean
+.PHONY: install run test test-typescript proto lint-proto bench bench-service clean
 
 install: $(STAMP)
 
@@ -46,8 +46,19 @@ $(TOOLS)/bin/helm:
 run: install
 	$(VENV)/bin/samba-adjudicator serve
 
-test: install lint-proto deploy-tools
+test: install lint-proto deploy-tools test-typescript
 	$(PY) -m pytest -n 2
+
+# The TypeScript client (clients/typescript): npm ci from the committed package-lock.json,
+# buf generate + tsc, then node --test against a real server of this checkout's .venv.
+TS := clients/typescript
+
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
+	touch $@
+
+test-typescript: install $(TS)/node_modules/.installed
+	cd $(TS) && npm test
 
 bench: install
 	$(PY) bench/engine_bench.py
@@ -59,4 +70,5 @@ bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) generated build *.egg-info
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \
+	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build
