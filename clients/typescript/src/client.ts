@@ -93,7 +93,8 @@ export function abortError(call: Call, cause: unknown): AdjudicatorError {
   const deadline = (call.signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
   return new AdjudicatorError({
     status: deadline ? "DEADLINE_EXCEEDED" : "CANCELLED",
-    reason: deadline ? "DEADLINE_EXCEEDED" : "CANCELLED",
+    // As the server says for a deadline; a cancellation is the caller's, with no reason.
+    reason: deadline ? "DEADLINE_EXCEEDED" : "",
     message: deadline ? `no answer within ${call.timeoutMs} ms` : "the call was cancelled",
     requestId: call.requestId,
     cause,

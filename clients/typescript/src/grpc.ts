@@ -27,6 +27,8 @@ export interface GrpcAdjudicatorClient extends AdjudicatorClient {
 export function errorFromConnect(err: ConnectError, requestId: string): AdjudicatorError {
   const info = err.findDetails(ErrorInfoSchema)[0];
   const decoded = detailsInit(info, err.findDetails(BadRequestSchema));
+  // The client's own deadline: what the server would have said.
+  if (!info && err.code === Code.DeadlineExceeded) decoded.reason = "DEADLINE_EXCEEDED";
   return new AdjudicatorError({
     status: STATUS_NAMES[err.code] ?? "UNKNOWN",
     message: err.rawMessage,

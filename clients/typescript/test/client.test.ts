@@ -100,6 +100,7 @@ for (const [name, make] of Object.entries(transports)) {
       const client = make(slow);
       const err = await rejection(client.listRulesets({}, { timeoutMs: 200, requestId: "late" }));
       assert.equal(err.status, "DEADLINE_EXCEEDED");
+      assert.equal(err.reason, "DEADLINE_EXCEEDED");
       assert.equal(err.requestId, "late");
     });
 
