@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import runpy
 import subprocess
 import sys
 
@@ -185,3 +186,23 @@ def test_example_bot_plays_a_whole_deal_on_both_transports(server, seed):  # noq
     assert over_grpc == over_rest
     assert over_grpc["applied"] > 0 and len(over_grpc["sides"]) == 2
     assert over_grpc["reason"] in ("WENT_OUT", "STOCK_EXHAUSTED")
+
+
+def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F811
+    redact = runpy.run_path(str(ROOT / "clients" / "python" / "examples" / "redact.py"))
+    with client(server, "rest") as c:
+        snapshot = c.deal({"players": 4, "seed": "redact"})["snapshot"]
+        drawer = snapshot["turn"]["seat"]
+        draw = next(a for a in c.list_legal_actions({"snapshot": snapshot})["actions"]
+                    if "drawStock" in a)
+        applied = c.apply_action({"snapshot": snapshot, "action": draw})
+        drawn = next(e for e in applied["events"] if e["type"] == "CARDS_DRAWN")
+        assert drawn["cards"]
+        messages = redact["messages_for_each_seat"](c, applied["snapshot"], applied["events"])
+    assert [m["seat"] for m in messages] == [0, 1, 2, 3]
+    for m in messages:
+        seen = next(e for e in m["events"] if e["type"] == "CARDS_DRAWN")
+        assert seen["cards"] == (drawn["cards"] if m["seat"] == drawer else [])
+        assert [bool(s["hand"]) for s in m["snapshot"]["seats"]] == [
+            i == m["seat"] for i in range(4)]
+        assert m["snapshot"]["stock"] == [] and m["snapshot"]["stockHidden"]
