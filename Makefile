@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-typescript proto lint-proto bench bench-service clean
+.PHONY: install run test test-typescript typescript-client wheel proto lint-proto bench bench-service clean
 
 install: $(STAMP)
 
@@ -58,7 +58,16 @@ $(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
 	touch $@
 
 test-typescript: install $(TS)/node_modules/.installed
-	cd $(TS) && npm test
+	cd $(TS) && npm run build && npm test
+
+# The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
+# (npm install it), and dist/samba_adjudicator-*.whl (pip install it: the service's
+# distribution, which carries the Python client samba_adjudicator.client).
+typescript-client: $(TS)/node_modules/.installed
+	cd $(TS) && npm pack
+
+wheel: install
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
 bench: install
 	$(PY) bench/engine_bench.py
@@ -71,4 +80,4 @@ bench-service: install
 
 clean:
 	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \
-	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build
+	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

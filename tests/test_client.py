@@ -7,6 +7,7 @@ import json
 import runpy
 import subprocess
 import sys
+import zipfile
 
 import grpc
 import pytest
@@ -206,3 +207,16 @@ def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F81
         assert [bool(s["hand"]) for s in m["snapshot"]["seats"]] == [
             i == m["seat"] for i in range(4)]
         assert m["snapshot"]["stock"] == [] and m["snapshot"]["stockHidden"]
+
+
+def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "--no-build-isolation", "--wheel-dir", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("samba_adjudicator-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for module in ("client/__init__.py", "client/api.py", "client/transports.py",
+                   "schema/v1/adjudicator_pb2.py", "schema/v1/adjudicator_pb2_grpc.py"):
+        assert f"samba_adjudicator/{module}" in names, module
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    assert "Requires-Dist: httpx" in zipfile.ZipFile(wheel).read(metadata).decode()

@@ -27,3 +27,35 @@ test("the browser entry imports nothing Node-only", () => {
   const grpc = [...importGraph(fileURLToPath(new URL("../../dist/grpc.js", import.meta.url)))];
   assert.ok(grpc.includes("@connectrpc/connect-node"));
 });
+
+test("the packed package installs into another project and calls the service", async () => {
+  const { execFile } = await import("node:child_process");
+  const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { promisify } = await import("node:util");
+  const { startServer } = await import("./server.js");
+  const run = promisify(execFile);
+  const packageDir = fileURLToPath(new URL("../../", import.meta.url));
+  const project = await mkdtemp(resolve(tmpdir(), "samba-client-"));
+  const server = await startServer();
+  try {
+    // --ignore-scripts: dist/ is built already (prepack would build it again).
+    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", project], { cwd: packageDir });
+    const tarball = resolve(project, stdout.trim().split("\n").at(-1)!);
+    await writeFile(resolve(project, "package.json"), JSON.stringify({ name: "game", type: "module", private: true }));
+    await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: project });
+    // The README's lines.
+    await writeFile(
+      resolve(project, "main.js"),
+      `import { createRestClient } from "@samba-adjudicator/client";
+const adj = createRestClient({ baseUrl: process.argv[2] });
+console.log((await adj.getRuleset({ profile: "classic" })).profile);
+`,
+    );
+    const out = await run(process.execPath, ["main.js", server.restUrl], { cwd: project });
+    assert.equal(out.stdout.trim(), "classic");
+  } finally {
+    await server.stop();
+    await rm(project, { recursive: true, force: true });
+  }
+});
