@@ -113,9 +113,9 @@ def test_deadline(slow, transport):
     with client(slow, transport, timeout=0.3) as c:
         with pytest.raises(AdjudicatorError) as by_default:
             c.list_rulesets()
+    with client(slow, transport, timeout=None) as c:
         with pytest.raises(AdjudicatorError) as per_call:
-            getattr(Client, transport)(address(slow, transport), timeout=None) \
-                .list_rulesets(timeout=0.3, request_id="late")
+            c.list_rulesets(timeout=0.3, request_id="late")
     assert by_default.value.code is grpc.StatusCode.DEADLINE_EXCEEDED
     assert by_default.value.reason == "DEADLINE_EXCEEDED"
     assert per_call.value.code is grpc.StatusCode.DEADLINE_EXCEEDED
