@@ -6,6 +6,7 @@
 //   node .build/examples/play-deal.js --transport grpc --url http://127.0.0.1:50051
 import { parseArgs } from "node:util";
 import {
+  Result_Reason,
   Turn_Phase,
   type Action,
   type AdjudicatorClient,
@@ -94,7 +95,7 @@ async function main() {
   try {
     const { snapshot, score, applied } = await playDeal(client, values.seed!);
     const result = snapshot.result!;
-    console.log(`deal over after ${applied} actions: ${result.reason === 1 ? "WENT_OUT" : "STOCK_EXHAUSTED"}`);
+    console.log(`deal over after ${applied} actions: ${Result_Reason[result.reason]}`);
     for (const side of score.sides) console.log(`side ${side.side}: ${side.dealTotal} points`);
     console.log(JSON.stringify({ applied, sides: score.sides.map((s) => s.dealTotal) }));
   } finally {
