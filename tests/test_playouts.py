@@ -142,7 +142,8 @@ def test_random_deals_keep_invariants(spec, players, seed, choices):
 
 
 @pytest.mark.parametrize("spec,players", SHORT_SPECS, ids=[f"{s}-{p}p" for s, p in SHORT_SPECS])
-@settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.text(min_size=1, max_size=12), choices=st.data())
 def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
     """The same invariants up to the end of the stock (red 3s drawn last included)."""

@@ -19,11 +19,17 @@ from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive,
 from samba_adjudicator.service import convert, pb
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.errors import ApiError
+from samba_adjudicator.service.runtime import Runtime
 from builders import over
 from test_rules_support import (KINGS7, QUEENS7, SAMBA_4_10, allowed, codes_of, listed,
                                 make_snapshot, melds_of, refused)
 
 BOLIVIA7 = "JK JK JK 2C 2D 2H 2S"
+
+
+def call(method: str, request):
+    """In process, through the error boundary every transport uses."""
+    return Runtime(None, Adjudicator(), count_calls=False).call(method, request, [])
 
 
 def opened(spec, hand, melds, **kw):
@@ -239,7 +245,7 @@ def test_s11_8_target_override_for_every_profile(profile):
     for bad in (0, -5, 2344):
         with pytest.raises(RulesetError) as err:
             resolve(profile, {"target_score": bad})
-        assert [p[0] for p in err.value.problems] == ["ruleset.overrides.target_score"]
+        assert [p.field for p in err.value.problems] == ["ruleset.overrides.target_score"]
 
 
 def test_s11_8_bad_target_is_an_invalid_argument_at_its_field():
@@ -247,12 +253,12 @@ def test_s11_8_bad_target_is_an_invalid_argument_at_its_field():
         profile="canasta", overrides=pb.RulesetOverrides(target_score=2344)),
         players=4, seed="target")
     with pytest.raises(ApiError) as err:
-        Adjudicator().call("Deal", request)
+        call("Deal", request)
     assert err.value.code == "INVALID_ARGUMENT"
     assert [(p.field, p.reason) for p in err.value.field_violations] == [
         ("ruleset.overrides.targetScore", "OUT_OF_RANGE")]
     request.ruleset.overrides.target_score = 2345
-    assert Adjudicator().call("Deal", request).snapshot.ruleset.profile == "canasta"
+    assert call("Deal", request).snapshot.ruleset.profile == "canasta"
 
 
 def test_s11_8_target_in_table_sizes_is_checked_too():
@@ -260,7 +266,7 @@ def test_s11_8_target_in_table_sizes_is_checked_too():
     sizes = tuple(replace(t, target_score=7) for t in resolve("classic").table_sizes)
     with pytest.raises(RulesetError) as err:
         resolve("classic", {"table_sizes": sizes})
-    assert [p[0] for p in err.value.problems] == [
+    assert [p.field for p in err.value.problems] == [
         f"ruleset.overrides.table_sizes[{i}].target_score" for i in range(len(sizes))]
 
 
@@ -275,7 +281,7 @@ def test_s11_9_variations_in_any_order_printed_in_documented_order():
     _, ref = convert.ruleset_ref_from_proto(pb.RulesetRef(profile="classic+open+uruguayan"),
                                             "ruleset", problems)
     assert not problems and ref.profile == "classic+uruguayan+open"
-    answer = Adjudicator().call("GetRuleset", pb.GetRulesetRequest(profile="bolivia+open+uruguayan"))
+    answer = call("GetRuleset", pb.GetRulesetRequest(profile="bolivia+open+uruguayan"))
     assert answer.profile == "bolivia+uruguayan+open"
 
 
@@ -284,7 +290,7 @@ def test_s11_9_variations_in_any_order_printed_in_documented_order():
 def test_s11_9_variations_samba_profiles_only(spec):
     with pytest.raises(RulesetError) as err:
         resolve(spec)
-    assert {p[1] for p in err.value.problems} == {"UNKNOWN_VARIATION"}
+    assert {p.reason for p in err.value.problems} == {"UNKNOWN_VARIATION"}
 
 
 # -- 10. CheckMeld on black 3s ------------------------------------------------------------
@@ -296,7 +302,7 @@ def test_s11_10_check_meld_black_threes_alone():
     assert (got.valid, got.kind, got.violations) == (True, MeldKind.BLACK_THREES, ())
     assert "going out" in got.note
     assert check_meld(resolve("pagat"), ("QS", "QC", "QD")).note == ""
-    answer = Adjudicator().call("CheckMeld", pb.CheckMeldRequest(cards=["3S", "3C", "3S"]))
+    answer = call("CheckMeld", pb.CheckMeldRequest(cards=["3S", "3C", "3S"]))
     assert answer.valid and answer.kind == pb.Meld.BLACK_THREES and "going out" in answer.note
     going_out = opened("classic", "3S 3C 3S 5C", [KINGS7, QUEENS7], has_melded=[0])
     assert check_meld(going_out.ruleset, ("3S", "3C", "3S"), going_out, 0).valid
