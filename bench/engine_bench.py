@@ -53,6 +53,7 @@ def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
 
 def main() -> int:
     from samba_adjudicator.service import convert, jsonio
+    from samba_adjudicator.service.actions import action_to_proto
     from samba_adjudicator.service.api import Adjudicator
     from samba_adjudicator.service.cli import run
     from samba_adjudicator.service import pb
@@ -65,7 +66,7 @@ def main() -> int:
         s = make()
         action = scenarios.typical_action(s)
         request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                           action=convert.action_to_proto(action))
+                                           action=action_to_proto(action))
         wire = request.SerializeToString()
         body = json.dumps(jsonio.to_dict(request)).encode()
         n_legal = len(legal_actions(s)[0])

@@ -58,7 +58,7 @@ class AdjudicatorClient:
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
         self.timeout = timeout
 
-    def __enter__(self) -> "AdjudicatorClient":
+    def __enter__(self) -> AdjudicatorClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -23,7 +23,7 @@ import binascii
 import functools
 import hashlib
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 
@@ -32,7 +32,8 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.legal import canonical
 from samba_adjudicator.engine.model import Problem, Snapshot
 
-from . import convert, pb, required
+from . import answers, convert, pb, required
+from .actions import action_to_proto
 from .errors import ApiError, invalid_argument
 from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
 from .signing import Signer
@@ -136,7 +137,7 @@ class Adjudicator:
             convert.raise_if(problems)
             pin_version(ref.version, rules, "ruleset.version")
             check = engine.check_meld(rules, cards)
-        return convert.meld_check_to_proto(check)
+        return answers.meld_check_to_proto(check)
 
     @_handler
     def validate_action(self, req: pb.ValidateActionRequest, problems, source
@@ -145,7 +146,7 @@ class Adjudicator:
                                          actions=((req.action, "action"),))
         violations = engine.validate(snap, action)
         return pb.ValidateActionResponse(
-            legal=not violations, violations=[convert.violation_to_proto(v) for v in violations])
+            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations])
 
     @_handler
     def apply_action(self, req: pb.ApplyActionRequest, problems, source
@@ -154,11 +155,11 @@ class Adjudicator:
                                          actions=((req.action, "action"),), allow_view=False)
         out = engine.apply(snap, action)
         resp = pb.ApplyActionResponse(
-            legal=out.legal, violations=[convert.violation_to_proto(v) for v in out.violations],
+            legal=out.legal, violations=[answers.violation_to_proto(v) for v in out.violations],
             snapshot=self.snapshots.render(out.snapshot, remember=True),
-            events=[convert.event_to_proto(e) for e in out.events])
+            events=[answers.event_to_proto(e) for e in out.events])
         if out.score is not None:
-            resp.score.CopyFrom(convert.score_to_proto(out.score))
+            resp.score.CopyFrom(answers.score_to_proto(out.score))
         return resp
 
     @_handler
@@ -180,14 +181,14 @@ class Adjudicator:
         end = offset + size
         return pb.ListLegalActionsResponse(
             # card lists print in canonical order (CONTRACT.md §5), sorted for this page only
-            actions=[convert.action_to_proto(canonical(a)) for a in actions[offset:end]],
+            actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total, next_page_token=_page_token(end, digest) if end < total else "",
             complete=complete)
 
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
-        return convert.score_to_proto(engine.score(snap, req.provisional))
+        return answers.score_to_proto(engine.score(snap, req.provisional))
 
     @_handler
     def get_player_view(self, req: pb.GetPlayerViewRequest, problems, source
@@ -196,7 +197,8 @@ class Adjudicator:
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
-        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(engine.player_view(snap, seat)))
+        view = engine.player_view(snap, seat)
+        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
         if seat is not None:
             resp.viewer_seat = seat
         return resp
@@ -214,15 +216,15 @@ class Adjudicator:
         resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
-                legal=legal, violations=[convert.violation_to_proto(v) for v in violations],
-                events=[convert.event_to_proto(e) for e in events])
+                legal=legal, violations=[answers.violation_to_proto(v) for v in violations],
+                events=[answers.event_to_proto(e) for e in events])
             for v in item.violations:  # paths relative to this request: actions[i]…
                 if v.field == "action" or v.field.startswith(("action.", "action[")):
                     v.field = f"actions[{i}]" + v.field[len("action"):]
         if first_illegal is not None:
             resp.first_illegal_index = first_illegal
         if score is not None:
-            resp.score.CopyFrom(convert.score_to_proto(score))
+            resp.score.CopyFrom(answers.score_to_proto(score))
         return resp
 
 

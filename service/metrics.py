@@ -2,7 +2,7 @@
 
 | metric | type | labels |
 |---|---|---|
-| ``samba_requests_total`` | counter | ``method`` (RPC name), ``transport`` (grpc, rest), ``outcome``, ``profile`` |
+| ``samba_requests_total`` | counter | ``method``, ``transport`` (grpc, rest), ``outcome``, ``profile`` |
 | ``samba_request_duration_seconds`` | histogram | ``method``, ``transport`` |
 | ``samba_violations_total`` | counter | ``code`` (CONTRACT.md §8) |
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |

@@ -17,7 +17,7 @@ from ``samba.v1`` message descriptors, so the document cannot drift from the pro
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2

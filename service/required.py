@@ -8,7 +8,7 @@ parsing and conversion found: ``with_required``).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from google.protobuf import descriptor as _d
 from google.protobuf.message import Message
@@ -91,7 +91,7 @@ def _required_plan(desc: _d.Descriptor):
     return required, walk, oneofs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) -> bool:
     """Whether a message type, or any message below it, has a REQUIRED field or a oneof
     (so walking it can find something missing); lets large snapshots skip the walk."""

@@ -20,7 +20,8 @@ import time
 from importlib import metadata
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 

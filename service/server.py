@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from . import config as _config
 
@@ -50,7 +50,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
 
     def format(self, record: logging.LogRecord) -> str:
-        out = {"ts": datetime.fromtimestamp(record.created, timezone.utc)
+        out = {"ts": datetime.fromtimestamp(record.created, UTC)
                .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                "level": record.levelname.lower(), "logger": record.name,
                "message": record.getMessage(), "pid": record.process}

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from samba_adjudicator.engine.cards import ORDER, pack_counts, sort_cards
 from samba_adjudicator.engine.melds import infer_kind, order_run
-from samba_adjudicator.engine.model import (GoOut, Meld, MeldKind, Penalty, Phase, Result, RulesetRef, Seat,
-                          Side, Snapshot, Turn)
+from samba_adjudicator.engine.model import (GoOut, Meld, MeldKind, Penalty, Phase, Result,
+                                            RulesetRef, Seat, Side, Snapshot, Turn)
 from samba_adjudicator.engine.ruleset import Ruleset, resolve
 
 CardsLike = str | Sequence[str]

@@ -24,7 +24,6 @@ from google.protobuf import json_format
 ROOT = Path(__file__).resolve().parent.parent
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service import pb  # noqa: E402
 from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
 
 #: RPC -> (verb, path) of CONTRACT.md §5.

@@ -282,7 +282,8 @@ def test_snapshot_cache_does_not_bypass_signatures():
     assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action)).legal
     forged = pb.Snapshot()
     forged.CopyFrom(snap)
-    forged.signature = snap.signature[:-4] + ("AAAA" if not snap.signature.endswith("AAAA") else "BBBB")
+    tail = "AAAA" if not snap.signature.endswith("AAAA") else "BBBB"
+    forged.signature = snap.signature[:-4] + tail
     with pytest.raises(ApiError) as err:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
     assert err.value.code == "PERMISSION_DENIED"
