@@ -19,7 +19,8 @@ def violation_to_proto(v: m.Violation) -> pb.Violation:
 
 
 def event_to_proto(e: m.Event) -> pb.Event:
-    kind = pb.Event.Type.Value(e.type) if e.type in pb.Event.Type.keys() else 0
+    known = pb.Event.Type.keys()  # an EnumTypeWrapper has no `in`
+    kind = pb.Event.Type.Value(e.type) if e.type in known else 0
     return pb.Event(type=kind, seat=e.seat or 0, side=e.side or 0, meld_id=e.meld_id or "",
                     cards=list(e.cards), points=e.points)
 

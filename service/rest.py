@@ -100,14 +100,7 @@ class SambaMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        rid = None
-        clen = None
-        for k, v in scope.get("headers", ()):
-            if k == b"x-request-id":
-                rid = v.decode("latin-1")
-            elif k == b"content-length":
-                clen = v
-        rid = request_id_from(rid)
+        rid, size = _request_id_and_size(scope.get("headers", ()))
         scope.setdefault("state", {})["request_id"] = rid
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
@@ -121,15 +114,9 @@ class SambaMiddleware:
                 message = {**message, "headers": headers + extra}
             await send(message)
 
-        if clen is not None:
-            try:
-                size = int(clen)
-            except ValueError:
-                size = None
-            if size is not None and size > self.limit:
-                resp = error_response(too_large(self.limit, size), rid,
-                                      {"connection": "close"})
-                return await resp(scope, receive, send_with_headers)
+        if size is not None and size > self.limit:
+            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"})
+            return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
         except Exception as e:  # noqa: BLE001 - never an HTML 500
@@ -137,6 +124,21 @@ class SambaMiddleware:
             err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
                 await error_response(err, rid)(scope, receive, send_with_headers)
+
+
+def _request_id_and_size(headers) -> tuple[str, int | None]:
+    """The call's request id (``x-request-id`` or a new one) and its ``Content-Length``."""
+    rid = None
+    size = None
+    for k, v in headers:
+        if k == b"x-request-id":
+            rid = v.decode("latin-1")
+        elif k == b"content-length":
+            try:
+                size = int(v)
+            except ValueError:
+                size = None
+    return request_id_from(rid), size
 
 
 async def read_body(request: Request, limit: int) -> bytes:
