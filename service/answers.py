@@ -20,7 +20,7 @@ def violation_to_proto(v: m.Violation) -> pb.Violation:
 
 def event_to_proto(e: m.Event) -> pb.Event:
     known = pb.Event.Type.keys()  # an EnumTypeWrapper has no `in`
-    kind = pb.Event.Type.Value(e.type) if e.type in known else 0
+    kind = pb.Event.Type.Value(e.type) if e.type in known else pb.Event.TYPE_UNSPECIFIED
     return pb.Event(type=kind, seat=e.seat or 0, side=e.side or 0, meld_id=e.meld_id or "",
                     cards=list(e.cards), points=e.points)
 
@@ -38,7 +38,9 @@ def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
 def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
     return pb.CheckMeldResponse(
         valid=check.valid,
-        kind=pb.Meld.Kind.Value(check.kind.name) if check.kind is not None else 0,
-        status=pb.Meld.Status.Value(check.status.name) if check.status is not None else 0,
+        kind=(pb.Meld.Kind.Value(check.kind.name) if check.kind is not None
+              else pb.Meld.KIND_UNSPECIFIED),
+        status=(pb.Meld.Status.Value(check.status.name) if check.status is not None
+                else pb.Meld.STATUS_UNSPECIFIED),
         natural=check.natural, points=check.points,
         violations=[violation_to_proto(v) for v in check.violations])

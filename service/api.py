@@ -30,7 +30,7 @@ from google.protobuf.message import Message
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.legal import canonical
-from samba_adjudicator.engine.model import Problem, Snapshot
+from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 
 from . import answers, convert, pb, required
 from .actions import action_to_proto
@@ -85,6 +85,17 @@ class Adjudicator:
         return handler(self, request, problems, source)
 
     @staticmethod
+    def _ruleset(msg: pb.RulesetRef, problems: list[Problem]
+                 ) -> tuple[er.Ruleset, RulesetRef]:
+        """A request's ``ruleset`` (resolved, or every problem raised; its version pin
+        checked) and the reference as given."""
+        rules, ref = convert.ruleset_ref_from_proto(msg, "ruleset", problems)
+        convert.raise_if(problems)
+        assert rules is not None  # resolving failed only with a problem reported
+        pin_version(ref.version, rules, "ruleset.version")
+        return rules, ref
+
+    @staticmethod
     def _seat(seat: int, snap, field: str) -> None:
         if not 0 <= seat < len(snap.seats):
             raise invalid_argument([Problem(field, "OUT_OF_RANGE",
@@ -111,9 +122,7 @@ class Adjudicator:
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
-        rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
-        convert.raise_if(problems)
-        pin_version(ref.version, rules, "ruleset.version")
+        rules, ref = self._ruleset(req.ruleset, problems)
         snap = engine.deal(rules, req.players, req.seed, req.dealer, req.deal_number,
                            tuple(req.match_scores), ref)
         return pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
@@ -133,10 +142,7 @@ class Adjudicator:
             if req.meld_id:
                 problems.append(Problem("snapshot", "REQUIRED",
                                         "adding to a meld (meldId) needs the snapshot"))
-            rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
-            convert.raise_if(problems)
-            pin_version(ref.version, rules, "ruleset.version")
-            check = engine.check_meld(rules, cards)
+            check = engine.check_meld(self._ruleset(req.ruleset, problems)[0], cards)
         return answers.meld_check_to_proto(check)
 
     @_handler
@@ -270,7 +276,7 @@ def _read_page_token(token: str, digest: str) -> int:
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).
-METHODS: dict[str, tuple[type, Callable]] = {
+METHODS: dict[str, tuple[type[Message], Handler]] = {
     "ListRulesets": (pb.ListRulesetsRequest, Adjudicator.list_rulesets),
     "GetRuleset": (pb.GetRulesetRequest, Adjudicator.get_ruleset),
     "Deal": (pb.DealRequest, Adjudicator.deal),

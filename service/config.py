@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -93,11 +95,12 @@ def _env(name: str, conv, environ) -> object | None:
         raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
 
 
-def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings:
+def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
+         ) -> Settings:
     """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
     environ = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name, env, conv in _FLAGS:
         flag = getattr(args, name)
         if flag is not None:

@@ -19,7 +19,7 @@ import dataclasses
 import enum
 import re
 from typing import Any
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from google.protobuf.message import Message
 
@@ -46,7 +46,9 @@ def json_path(path: str) -> str:
         return path
     out = []
     for seg in path.split("."):
-        name, index = _SEGMENT.match(seg).groups()
+        match = _SEGMENT.match(seg)
+        assert match is not None  # the pattern matches any text
+        name, index = match.groups()
         out.append(camel(name) + index)
     return ".".join(out)
 
@@ -107,7 +109,7 @@ def _set(msg: Message, name: str, value: Any) -> None:
     if f.is_repeated:
         target = getattr(msg, name)
         for item in value:
-            if dataclasses.is_dataclass(item):
+            if dataclasses.is_dataclass(item) and not isinstance(item, type):
                 sub = target.add()
                 for k, v in dataclasses.asdict(item).items():
                     setattr(sub, k, v)
@@ -207,9 +209,10 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
 
 def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
     from samba_adjudicator.engine import derived
-    infer = getattr(derived, "meld_kind", None)
+    infer: Callable[[Sequence[str]], m.MeldKind] | None = getattr(derived, "meld_kind", None)
     if infer is None:
-        from samba_adjudicator.engine.melds import infer_kind as infer
+        from samba_adjudicator.engine.melds import infer_kind
+        infer = infer_kind
     return infer(cards_)
 
 

@@ -93,7 +93,7 @@ class SnapshotLoader:
     def load(self, msg: pb.Snapshot, problems: list[Problem],
              source: SnapshotSource | None = None,
              actions: Iterable[tuple[pb.Action, str]] = (), check_meld_ids: bool = True,
-             allow_view: bool = True) -> tuple[Snapshot, list[Action | None]]:
+             allow_view: bool = True) -> tuple[Snapshot, list[Action]]:
         """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
         every problem (``problems``: those already found in the request, reported first).
 
@@ -116,7 +116,9 @@ class SnapshotLoader:
         pin_version(snap.ruleset_ref.version, snap.ruleset, f"{SNAPSHOT}.ruleset.version")
         if not allow_view and snap.is_view:
             raise _view_refused(snap)
-        return snap, converted
+        read = [a for a in converted if a is not None]
+        assert len(read) == len(converted)  # an action without a kind was a REQUIRED problem
+        return snap, read
 
     @staticmethod
     def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],

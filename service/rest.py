@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections.abc import Callable
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -223,7 +225,8 @@ class _Calls:
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag])
                    for tag in ("rulesets", "deals", "melds", "actions")}
-        special = {"ListRulesets": self.list_rulesets, "GetRuleset": self.get_ruleset}
+        special: dict[str, Callable[..., Any]] = {"ListRulesets": self.list_rulesets,
+                                                  "GetRuleset": self.get_ruleset}
         for rpc, verb, path, tag, summary in ROUTES:
             fn = special.get(rpc) or self.post_endpoint(rpc)
             routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
@@ -329,9 +332,10 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             return Response(body, media_type=JSON)
         app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
 
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(ApiError, _api_error)
+    # Starlette types every handler as taking Exception; each gets its own class.
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit)
     return app

@@ -225,11 +225,11 @@ class Runtime:
         finally:
             elapsed = time.perf_counter() - start
             in_flight.dec()
-            self._count(method, transport, call, elapsed)
+            self._count(m, method, transport, call, elapsed)
             self._log(method, transport, call.outcome, elapsed, request_id, call.error)
 
-    def _count(self, method: str, transport: str, call: CallRecord, elapsed: float) -> None:
-        m = self.metrics
+    def _count(self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord,
+               elapsed: float) -> None:
         if call.error is not None:
             self._child(m.errors, method, transport, call.error.code).inc()
         self._child(m.requests, method, transport, call.outcome, call.profile).inc()
@@ -247,6 +247,7 @@ class Runtime:
     def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:
         """Count and log a call refused by the transport before ``invoke`` (413)."""
         m = self.metrics
+        assert m is not None, "only servers reject calls"
         outcome = "invalid_argument" if err.is_invalid_argument else "error"
         m.errors.labels(method=method, transport=transport, code=err.code).inc()
         m.requests.labels(method=method, transport=transport, outcome=outcome,

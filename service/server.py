@@ -136,7 +136,8 @@ class Worker:
         self.uvicorn = uvicorn.Server(self.uv_config)
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
-        self.grpc_port = self.http_port = None
+        self.grpc_port: int | None = None
+        self.http_port: int | None = None
 
     def _run_uvicorn(self, sock: socket.socket) -> None:
         try:
@@ -146,9 +147,9 @@ class Worker:
             log.exception("REST server failed")
 
     def start(self) -> tuple[int, int]:
-        self.grpc_port = self.grpc.start()
+        grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
-        self.http_port = sock.getsockname()[1]
+        http_port = self.http_port = sock.getsockname()[1]
         self._uv_thread = threading.Thread(target=self._run_uvicorn, args=(sock,),
                                            name="rest", daemon=True)
         self._uv_thread.start()
@@ -162,7 +163,7 @@ class Worker:
         self.state.on_change(self.grpc.set_serving)
         tune_gc()
         self.state.set_ready()
-        return self.grpc_port, self.http_port
+        return grpc_port, http_port
 
     def shutdown(self) -> bool:
         """Drain: not ready, refuse new calls, let in-flight calls finish within the grace."""

@@ -62,7 +62,7 @@ def make_meld(spec, meld_id: str, laid_by: int) -> Meld:
     return Meld(id=meld_id, cards=cs, laid_by=laid_by, kind=kind)
 
 
-def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,
+def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # noqa: C901
                   overrides: Mapping[str, object] | None = None,
                   hands: Mapping[int, CardsLike] | None = None,
                   hand_counts: Mapping[int, int] | None = None,

@@ -7,6 +7,7 @@ Session-scoped: under ``pytest -n 2`` each xdist worker starts its own server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -43,7 +44,8 @@ REST = {
 
 class ServerProcess:
     def __init__(self, *args: str, env: dict | None = None, workers: int = 1) -> None:
-        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",
+        # open for the server's whole life; close() removes it
+        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",  # noqa: SIM115
                                                delete=False)
         full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
         for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS"):
@@ -83,10 +85,8 @@ class ServerProcess:
         try:
             self.terminate()
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.log.name)
-            except OSError:
-                pass
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,8 @@ from clients.grpc_client import AdjudicatorClient, AdjudicatorError
 from samba_adjudicator.service import pb
 from service_fixtures import server  # noqa: F401 - fixture
 
+pytestmark = pytest.mark.servers
+
 
 def test_dict_round_trip_deal_and_validate(server):  # noqa: F811
     with AdjudicatorClient(server.grpc_target) as client:
@@ -32,9 +34,9 @@ def test_messages_in_messages_out(server):  # noqa: F811
 
 
 def test_invalid_argument_carries_reason_and_field_violations(server):  # noqa: F811
-    with AdjudicatorClient(server.grpc_target) as client:
-        with pytest.raises(AdjudicatorError) as err:
-            client.call("CheckMeld", {"cards": ["7H", "ZZ", "7C"]}, request_id="client-req")
+    with AdjudicatorClient(server.grpc_target) as client, \
+            pytest.raises(AdjudicatorError) as err:
+        client.call("CheckMeld", {"cards": ["7H", "ZZ", "7C"]}, request_id="client-req")
     e = err.value
     assert e.code is grpc.StatusCode.INVALID_ARGUMENT
     assert e.reason == "INVALID_REQUEST" and e.request_id == "client-req"
@@ -42,8 +44,8 @@ def test_invalid_argument_carries_reason_and_field_violations(server):  # noqa: 
 
 
 def test_not_found(server):  # noqa: F811
-    with AdjudicatorClient(server.grpc_target) as client:
-        with pytest.raises(AdjudicatorError) as err:
-            client.call("GetRuleset", {"profile": "nonesuch"})
+    with AdjudicatorClient(server.grpc_target) as client, \
+            pytest.raises(AdjudicatorError) as err:
+        client.call("GetRuleset", {"profile": "nonesuch"})
     assert err.value.code is grpc.StatusCode.NOT_FOUND
     assert err.value.reason == "UNKNOWN_PROFILE"

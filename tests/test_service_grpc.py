@@ -19,6 +19,8 @@ from samba_adjudicator.service import pb
 from service_fixtures import (REST, ServerProcess, channel, dealt, grpc_call,  # noqa: F401
                               http, sample_requests, server, stub)
 
+pytestmark = pytest.mark.servers
+
 
 def rich(err: grpc.RpcError):
     """(ErrorInfo, BadRequest | None) from the call's google.rpc.Status."""

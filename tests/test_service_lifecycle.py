@@ -13,6 +13,8 @@ import pytest
 from samba_adjudicator.service import config, pb
 from service_fixtures import ServerProcess, wait_for
 
+pytestmark = pytest.mark.servers
+
 
 def test_flags_env_defaults():
     s = config.load([], environ={})
