@@ -88,7 +88,7 @@ class SnapshotLoader:
     def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
         """A snapshot handed over in process as a whole message: keyed by its bytes."""
         key = cache_key("pb", msg.SerializeToString(deterministic=True))
-        return SnapshotSource(key, self.loaded(key))
+        return SnapshotSource(key, self.cache.get(key))
 
     def load(self, msg: pb.Snapshot, problems: list[Problem],
              source: SnapshotSource | None = None,
@@ -116,17 +116,19 @@ class SnapshotLoader:
         pin_version(snap.ruleset_ref.version, snap.ruleset, f"{SNAPSHOT}.ruleset.version")
         if not allow_view and snap.is_view:
             raise _view_refused(snap)
-        read = [a for a in converted if a is not None]
-        assert len(read) == len(converted)  # an action without a kind was a REQUIRED problem
-        return snap, read
+        return snap, converted
 
     @staticmethod
     def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],
-                 problems: list[Problem], check_meld_ids: bool) -> list[Action | None]:
+                 problems: list[Problem], check_meld_ids: bool) -> list[Action]:
         players = len(snap.seats) if snap is not None else None
         ids = meld_ids(snap) if (snap is not None and check_meld_ids) else None
-        return [action_from_proto(a, path, problems, players, ids)
-                for a, path in actions]
+        out = []
+        for a, path in actions:
+            read = action_from_proto(a, path, problems, players, ids)
+            if read is not None:  # None only without a kind, a problem the request reports
+                out.append(read)
+        return out
 
     def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
         """Consistency, derived fields, signature: what a freshly converted snapshot must

@@ -40,34 +40,34 @@ def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[P
         plan = _PLANS[desc] = _required_plan(desc)
     required, walk, oneofs = plan
     for name, json_name, test, default in required:
-        if name not in skip and _is_unset(msg, name, test, default):
+        if name in skip:
+            continue
+        missing = (not len(getattr(msg, name)) if test == _REPEATED
+                   else not msg.HasField(name) if test == _PRESENCE
+                   else getattr(msg, name) == default)
+        if missing:
             fpath = join(path, json_name)
             out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
     for name, json_name, repeated in walk:
         if name not in skip:
-            _collect_below(msg, name, join(path, json_name), repeated, out)
+            _collect_below(msg, name, path, json_name, repeated, out)
     for oneof, names in oneofs:
         if msg.WhichOneof(oneof) is None:
             where = path or "request"
             out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
 
 
-def _is_unset(msg: Message, name: str, test: str, default: object) -> bool:
-    if test == _REPEATED:
-        return not len(getattr(msg, name))
-    if test == _PRESENCE:
-        return not msg.HasField(name)
-    return bool(getattr(msg, name) == default)
-
-
-def _collect_below(msg: Message, name: str, path: str, repeated: bool, out: list[Problem]
-                   ) -> None:
+def _collect_below(msg: Message, name: str, path: str, json_name: str, repeated: bool,
+                   out: list[Problem]) -> None:
     """The missing fields of the message(s) in field ``name``, when set."""
     if repeated:
-        for i, item in enumerate(getattr(msg, name)):
-            _collect_missing(item, f"{path}[{i}]", (), out)
+        items = getattr(msg, name)
+        if items:
+            fpath = join(path, json_name)
+            for i, item in enumerate(items):
+                _collect_missing(item, f"{fpath}[{i}]", (), out)
     elif msg.HasField(name):
-        _collect_missing(getattr(msg, name), path, (), out)
+        _collect_missing(getattr(msg, name), join(path, json_name), (), out)
 
 
 _REPEATED, _PRESENCE, _VALUE = "repeated", "presence", "value"

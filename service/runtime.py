@@ -189,11 +189,13 @@ class Runtime:
             request, problems, source = decode()
             if call is not None:
                 call.profile = _profile_of(request, source)
-            _check_deadline(method, deadline)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise deadline_exceeded(method)
             if self.delay > 0:
                 self._sleep(method, deadline)
             response = self.adjudicator.call(method, request, problems, source)
-            _check_deadline(method, deadline)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise deadline_exceeded(method)
             return response
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
@@ -292,7 +294,3 @@ class CallRecord:
     codes: list[str] = field(default_factory=list)
     error: ApiError | None = None
 
-
-def _check_deadline(method: str, deadline: float | None) -> None:
-    if deadline is not None and time.monotonic() >= deadline:
-        raise deadline_exceeded(method)
