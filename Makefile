@@ -9,8 +9,8 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast lint typecheck typecheck-engine proto lint-proto bench \
-        bench-service clean
+.PHONY: install run test test-fast lint typecheck typecheck-engine test-typescript \
+        typescript-client wheel proto lint-proto bench bench-service clean
 
 install: $(STAMP)
 
@@ -48,8 +48,9 @@ run: install
 	$(VENV)/bin/samba-adjudicator serve
 
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
-# the real servers or need helm/hadolint (pytest markers `servers` and `tools`).
-test: install lint-proto deploy-tools lint typecheck
+# the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
+# TypeScript client's tests.
+test: install lint-proto deploy-tools lint typecheck test-typescript
 	$(PY) -m pytest -n 2
 
 # Fast offline unit tests: no servers, no tools to download.
@@ -77,6 +78,26 @@ typecheck: install $(TYPES)
 typecheck-engine: install $(TYPES)
 	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy -p samba_adjudicator.engine
 
+# The TypeScript client (clients/typescript): npm ci from the committed package-lock.json,
+# buf generate + tsc, then node --test against a real server of this checkout's .venv.
+TS := clients/typescript
+
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
+	touch $@
+
+test-typescript: install $(TS)/node_modules/.installed
+	cd $(TS) && npm run build && npm test
+
+# The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
+# (npm install it), and dist/samba_adjudicator-*.whl (pip install it: the service's
+# distribution, which carries the Python client samba_adjudicator.client).
+typescript-client: $(TS)/node_modules/.installed
+	cd $(TS) && npm pack
+
+wheel: install
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+
 bench: install
 	$(PY) bench/engine_bench.py
 
@@ -87,4 +108,5 @@ bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) generated build *.egg-info
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \
+	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

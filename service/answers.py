@@ -43,4 +43,4 @@ def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
         status=(pb.Meld.Status.Value(check.status.name) if check.status is not None
                 else pb.Meld.STATUS_UNSPECIFIED),
         natural=check.natural, points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations])
+        violations=[violation_to_proto(v) for v in check.violations], note=check.note)

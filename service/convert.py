@@ -178,7 +178,8 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem
         problems.extend(Problem(json_path(p.field), p.reason, p.description)
                         for p in e.problems)
         return None, ref
-    return rules, ref
+    # Answers name the variations in their documented order, however the request put them.
+    return rules, dataclasses.replace(ref, profile=rules.profile)
 
 
 def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
