@@ -14,8 +14,7 @@ from .model import *  # noqa: F401,F403 - the value types are the engine's vocab
 from .ruleset import PROFILES, Ruleset, RulesetError, resolve, profile_rulesets
 from .consistency import check_snapshot
 from .dealing import deal
-from .game import apply, validate, replay
+from .game import apply, check_meld, replay, validate
 from .legal import legal_actions
-from .game import check_meld
 from .scoring import score
 from .view import player_view

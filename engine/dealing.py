@@ -151,7 +151,7 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
         raise InvalidInput(problems)
     if deal_number == 0:
         deal_number = 1
-    table = ruleset.table(players)
+    table = ruleset.table_size(players)
     sides_n = ruleset.sides_for(players)
     scores = match_scores if match_scores else (0,) * sides_n
 

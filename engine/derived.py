@@ -9,33 +9,32 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import melds, pile
-from .cards import WILD
+from . import pile, table_rules, vocabulary
 from .model import GoOut, Meld, MeldStatus, Phase, Side, Snapshot
 from .ruleset import Ruleset
 
 
 class PileState(NamedTuple):
     top: str | None
-    count: int
+    size: int  # the contract's ``pile.count`` (a NamedTuple field may not be named count)
     blocked: bool
     frozen_for_sides: tuple[int, ...]
 
 
 def meld_status(ruleset: Ruleset, meld: Meld) -> MeldStatus:
     """INCOMPLETE, CANASTA (group ≥ 7), SAMBA (run of 7) or CLOSED (bolivia)."""
-    return melds.meld_status(meld)
+    return vocabulary.meld_status(meld)
 
 
 def meld_natural(meld: Meld) -> bool:
     """The meld holds no wild card."""
-    return not any(c in WILD for c in meld.cards)
+    return vocabulary.is_natural(meld.cards)
 
 
 def pile_state(snapshot: Snapshot) -> PileState:
     """The discard pile's top card, size, blocked flag and the sides it is frozen for."""
     rules = snapshot.ruleset
-    return PileState(top=pile.top_card(snapshot), count=len(snapshot.discard_pile),
+    return PileState(top=pile.top_card(snapshot), size=len(snapshot.discard_pile),
                      blocked=pile.is_blocked(rules, snapshot),
                      frozen_for_sides=pile.frozen_for_sides(snapshot))
 
@@ -53,8 +52,4 @@ def awaiting_seats(snapshot: Snapshot) -> tuple[int, ...]:
 
 def initial_meld_requirement(ruleset: Ruleset, side: Side) -> int:
     """The points the side's initial meld needs, by its match score before the deal."""
-    return ruleset.initial_meld_requirement(side.match_score)
-
-
-def side_opened(side: Side) -> bool:
-    return side.opened
+    return table_rules.initial_requirement(ruleset, side)

@@ -27,10 +27,11 @@ from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock,
 from . import melds as M
 from . import pile as P
 from .table_rules import initial_requirement
+from .vocabulary import SEVEN
+from . import penalties
 
 MAX_OPENING_MELDS = 3
 MAX_OPENING_CANDIDATES = 4000
-SEVEN = 7
 
 GROUP_ORDER = {DrawStock: 0, TakePile: 1, TakeTopCard: 1, SwapWild: 4, Discard: 5,
                AskGoOut: 6, AnswerGoOut: 6}
@@ -321,7 +322,7 @@ def _group_batches(s: Snapshot, hand: Counter, side) -> Iterator[tuple[
     if rules.groups_per_rank.name == "ONE":
         merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
     rule = M.WILD_RULES[rules.group_wild_rule]
-    penalised = rules.penalties_enabled  # three wilds carry a penalty: let validate judge
+    penalised = penalties.enabled(rules)  # three wilds carry a penalty: let validate judge
     wild_choices = [(wl, _cards_key(wl)) for wl in _submultisets(
         wilds, 0, min(rules.group_max_wilds, wild_total), as_tuple=True)]
     for rank, nats in by_rank.items():

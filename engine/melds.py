@@ -1,21 +1,23 @@
 """What a meld may hold (RULES.md §2 "Runs", "Groups", "Black-3 group"; §3 wild rules).
 
 The group wild rule is one of four small predicates chosen by ``ruleset.group_wild_rule``;
-runs and groups are judged by content only here. Side-level rules (uruguayan limit, one
-group per rank) live in engine.table_rules.
+runs and groups are judged by content only here. Side-level rules (uruguayan limit,
+black 3s only when going out) live in engine.table_rules, the words (complete, closed,
+natural) in engine.vocabulary.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from .cards import (BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, VALUE, WILD,
+from . import penalties
+
+from .cards import (BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, WILD,
                     points)
-from .model import Meld, MeldCheck, MeldKind, MeldStatus, RunEnd, Violation
+from .model import Meld, MeldCheck, MeldKind, RunEnd, Violation
 from .ruleset import Ruleset, WildRule
 from .violations import violation
-
-SEVEN = 7
+from .vocabulary import SEVEN, is_closed, is_natural, status
 
 #: RULES.md §3 "Group wild rules": naturals N and wilds W of a group of ``size`` cards.
 WILD_RULES: dict[WildRule, Callable[[int, int], bool]] = {
@@ -40,31 +42,6 @@ def infer_kind(cards: Sequence[str]) -> MeldKind:
     return MeldKind.GROUP
 
 
-def is_natural(cards: Sequence[str]) -> bool:
-    return not any(c in WILD for c in cards)
-
-
-def status(kind: MeldKind, size: int) -> MeldStatus:
-    if size >= SEVEN:
-        return {MeldKind.GROUP: MeldStatus.CANASTA, MeldKind.RUN: MeldStatus.SAMBA,
-                MeldKind.WILD_GROUP: MeldStatus.CLOSED}.get(kind, MeldStatus.INCOMPLETE)
-    return MeldStatus.INCOMPLETE
-
-
-def meld_status(meld: Meld) -> MeldStatus:
-    return status(meld.kind, len(meld.cards))
-
-
-def is_seven_card_meld(meld: Meld) -> bool:
-    """Counts toward going out and red-3 conditions: a canasta or a samba (§2, §6)."""
-    return meld.kind in (MeldKind.GROUP, MeldKind.RUN) and len(meld.cards) >= SEVEN
-
-
-def is_closed(meld: Meld) -> bool:
-    """A samba and a bolivia take no more cards (RULES.md §2 "Runs", §8)."""
-    return meld.kind in (MeldKind.RUN, MeldKind.WILD_GROUP) and len(meld.cards) >= SEVEN
-
-
 def group_rank(cards: Sequence[str]) -> str | None:
     for c in cards:
         if c not in WILD:
@@ -80,11 +57,7 @@ def wild_count(cards: Sequence[str]) -> int:
 
 def group_wild_violations(rules: Ruleset, naturals: int, wilds: int, field: str
                           ) -> list[Violation]:
-    out = []
-    if rules.penalties_enabled and wilds >= 3 and naturals + wilds >= SEVEN:
-        # Seed 000 penalises three wilds in a canasta (RULES.md §9).
-        out.append(violation("THREE_WILDS_IN_CANASTA", field, rules.penalty_points,
-                             points=rules.penalty_points))
+    out = penalties.three_wilds_in_canasta(rules, wilds, naturals + wilds >= SEVEN, field)
     if wilds > rules.group_max_wilds:
         out.append(violation("TOO_MANY_WILDS", field, max=rules.group_max_wilds))
     elif wilds and not WILD_RULES[rules.group_wild_rule](naturals, wilds):
@@ -286,6 +259,6 @@ BLACK_THREES_NOTE = ("a black-3 group is laid only by a player going out: afterw
                      "player holds at most one card and the side may go out")
 
 
-__all__ = ["WILD_RULES", "infer_kind", "is_natural", "status", "meld_status", "check_new",
-           "check_extend", "order_run", "run_start", "group_rank", "wild_count", "VALUE",
-           "is_seven_card_meld", "is_closed", "check_meld_content"]
+__all__ = ["WILD_RULES", "infer_kind", "check_new", "check_extend", "order_run", "run_start",
+           "group_rank", "wild_count", "group_wild_violations", "check_meld_content",
+           "BLACK_THREES_NOTE"]

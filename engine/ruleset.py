@@ -170,11 +170,14 @@ class Ruleset:
     def players_allowed(self) -> tuple[int, ...]:
         return tuple(t.players for t in self.table_sizes)
 
-    def table(self, players: int) -> TableSize | None:
+    def table_size(self, players: int) -> TableSize:
+        """The parameters of a table of ``players``; ValueError for a count the ruleset is
+        not played by (snapshots and deal requests are checked against
+        ``players_allowed`` before the engine plays them)."""
         for t in self.table_sizes:
             if t.players == players:
                 return t
-        return None
+        raise ValueError(f"{self.profile} is not played by {players} players")
 
     @property
     def pack_size(self) -> int:

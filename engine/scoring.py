@@ -19,40 +19,20 @@ Decisions where RULES.md is silent (also in the ScoreDeal docs):
 
 from __future__ import annotations
 
-from .cards import BLACK_THREES, RED_THREES, VALUE, WILD
-from .model import (EndReason, InvalidInput, Meld, MeldKind, Phase, Problem, Result,
+from collections.abc import Callable, Iterable
+
+from . import vocabulary
+from .cards import BLACK_THREES, RED_THREES, VALUE
+from .model import (EndReason, InvalidInput, Meld, Phase, Problem, Result,
                     ScoreReport, Side, SideScore, Snapshot)
 from .ruleset import RedThreePenalty, RedThreePositiveIf, Ruleset
-
-SEVEN = 7
-
-
-def _natural(meld: Meld) -> bool:
-    return not any(c in WILD for c in meld.cards)
-
-
-def is_canasta(meld: Meld) -> bool:
-    return meld.kind is MeldKind.GROUP and len(meld.cards) >= SEVEN
-
-
-def is_samba(meld: Meld) -> bool:
-    return meld.kind is MeldKind.RUN and len(meld.cards) >= SEVEN
-
-
-def is_bolivia(meld: Meld) -> bool:
-    return meld.kind is MeldKind.WILD_GROUP and len(meld.cards) >= SEVEN
-
-
-def seven_card_melds(side: Side) -> int:
-    """Canastas + sambas (a bolivia counts as a canasta): for TWO_CANASTAS (RULES.md §7)."""
-    return sum(1 for m in side.melds if is_canasta(m) or is_samba(m) or is_bolivia(m))
 
 
 def red_threes_positive(ruleset: Ruleset, side: Side) -> bool:
     """Whether ``red_three_positive_if`` holds for the side as it stands (RULES.md §7)."""
     cond = ruleset.red_three_positive_if
     if cond is RedThreePositiveIf.TWO_CANASTAS:
-        return seven_card_melds(side) >= 2
+        return vocabulary.seven_card_melds(side.melds)[0] >= 2  # a bolivia counts
     # INITIAL_MELD (the side opened) and ANY_MELD (the side has a meld) coincide here.
     return bool(side.melds)
 
@@ -87,18 +67,28 @@ def card_in_hand_penalty(ruleset: Ruleset, card: str) -> int:
     return -VALUE.get(card, 0)
 
 
-def hand_penalty(ruleset: Ruleset, hand) -> int:
+def hand_penalty(ruleset: Ruleset, hand: Iterable[str]) -> int:
     return sum(card_in_hand_penalty(ruleset, c) for c in hand)
+
+
+def _natural_and_not(melds: Iterable[Meld], kind: Callable[[Meld], bool]) -> tuple[int, int]:
+    """How many of ``melds`` are of ``kind`` and natural, and of ``kind`` with wilds."""
+    natural = mixed = 0
+    for m in melds:
+        if kind(m):
+            if vocabulary.is_natural(m.cards):
+                natural += 1
+            else:
+                mixed += 1
+    return natural, mixed
 
 
 def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideScore:
     rules = snapshot.ruleset
     meld_points = sum(VALUE.get(c, 0) for m in side.melds for c in m.cards)
-    natural_canastas = sum(1 for m in side.melds if is_canasta(m) and _natural(m))
-    mixed_canastas = sum(1 for m in side.melds if is_canasta(m) and not _natural(m))
-    natural_sambas = sum(1 for m in side.melds if is_samba(m) and _natural(m))
-    open_sambas = sum(1 for m in side.melds if is_samba(m) and not _natural(m))
-    bolivias = sum(1 for m in side.melds if is_bolivia(m))
+    natural_canastas, mixed_canastas = _natural_and_not(side.melds, vocabulary.is_canasta)
+    natural_sambas, open_sambas = _natural_and_not(side.melds, vocabulary.is_samba)
+    bolivias = sum(1 for m in side.melds if vocabulary.is_bolivia(m))
     canasta_bonus = (natural_canastas * rules.natural_canasta_bonus
                      + mixed_canastas * rules.mixed_canasta_bonus)
     samba_bonus = natural_sambas * rules.samba_bonus + open_sambas * rules.open_samba_bonus
@@ -132,8 +122,8 @@ def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideSco
 def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
                   totals: list[int]) -> tuple[bool, int | None, bool]:
     """(match_over, winner_side, draw) after a deal with these match totals (§2 Match)."""
-    table = ruleset.table(players)
-    target = table.target_score if table is not None else None
+    allowed = players in ruleset.players_allowed
+    target = ruleset.table_size(players).target_score if allowed else None
     reached = target is not None and any(t >= target for t in totals)
     last_deal = ruleset.max_deals > 0 and deal_number >= ruleset.max_deals
     if not (reached or last_deal) or not totals:

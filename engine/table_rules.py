@@ -1,45 +1,63 @@
-"""Side-level rules: going out, the initial meld, the hand floor, the uruguayan limit.
+"""Side rules (RULES.md §5.2, §5.3, §5.5, §6): what a side's whole table allows.
 
-These read the whole side (its melds on the table), unlike engine.melds which judges one
-meld's content.
+Each rule reads the side's melds (or hand size) after an action and returns its
+violations, empty when the rule holds; engine.melds judges one meld's content only.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
+from . import penalties
 from .cards import WILD
-from .model import Meld, MeldKind, Side, Snapshot
+from .model import GoOut, Meld, MeldKind, Side, Violation
 from .ruleset import Ruleset
+from .violations import violation
+from .vocabulary import seven_card_melds
 
-SEVEN = 7
-
-
-def seven_card_melds(melds: Iterable[Meld]) -> tuple[int, int]:
-    """(canastas and sambas, sambas) among ``melds``; a bolivia counts as a canasta."""
-    total = sambas = 0
-    for m in melds:
-        if len(m.cards) >= SEVEN and m.kind is not MeldKind.BLACK_THREES:
-            total += 1
-            if m.kind is MeldKind.RUN:
-                sambas += 1
-    return total, sambas
+#: Cards a player whose side cannot go out keeps after melding (RULES.md §5.3).
+HAND_FLOOR = 2
 
 
 def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]) -> bool:
-    """RULES.md §6: the side holds ``go_out_canastas`` seven-card melds, ``go_out_sambas``
+    """RULES.md §6: the side holds ``go_out_canastas`` complete melds, ``go_out_sambas``
     of them sambas (bolivia: at least one escalera)."""
-    table = rules.table(players)
     total, sambas = seven_card_melds(melds)
-    return total >= table.go_out_canastas and sambas >= rules.go_out_sambas
+    return (total >= rules.table_size(players).go_out_canastas
+            and sambas >= rules.go_out_sambas)
 
 
-def go_out_requirement_text(rules: Ruleset, players: int) -> str:
-    table = rules.table(players)
-    text = f"{table.go_out_canastas} canastas/sambas"
+def go_out_requirement_violations(rules: Ruleset, players: int, melds: Iterable[Meld],
+                                  field: str) -> list[Violation]:
+    melds = tuple(melds)
+    if meets_go_out_requirement(rules, players, melds):
+        return []
+    total, sambas = seven_card_melds(melds)
+    required = f"{rules.table_size(players).go_out_canastas} canastas/sambas"
     if rules.go_out_sambas:
-        text += f", {rules.go_out_sambas} of them sambas"
-    return text
+        required += f", {rules.go_out_sambas} of them sambas"
+    return [violation("GO_OUT_REQUIREMENT_NOT_MET", field, required=required,
+                      actual=f"{total} ({sambas} sambas)")]
+
+
+def hand_floor_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
+                          go_out: GoOut, field: str, allow_empty: bool) -> list[Violation]:
+    """RULES.md §5.3 and §6: fewer than two cards left only when the side may go out;
+    none left (``allow_empty``) only by going out."""
+    if left >= HAND_FLOOR:
+        return []
+    if go_out is GoOut.DENIED:
+        out = [violation("GO_OUT_REFUSED_BY_PARTNER", field)]
+        if left == 0:
+            out += penalties.went_out_after_refusal(rules, field)
+        return out
+    if not meets_go_out_requirement(rules, players, melds):
+        if left == 0:
+            return go_out_requirement_violations(rules, players, melds, field)
+        return [violation("HAND_FLOOR", field, left=left)]
+    if left == 0 and not allow_empty:
+        return [violation("HAND_FLOOR", field, left=left)]
+    return []
 
 
 def side_group_wilds(melds: Iterable[Meld]) -> int:
@@ -47,33 +65,41 @@ def side_group_wilds(melds: Iterable[Meld]) -> int:
     return sum(1 for m in melds if m.kind is MeldKind.GROUP for c in m.cards if c in WILD)
 
 
+def side_wild_limit_violations(rules: Ruleset, melds: Iterable[Meld], field: str
+                               ) -> list[Violation]:
+    """RULES.md §5.5 (uruguayan): the side's groups hold at most ``side_wild_limit``
+    wilds together (0: no limit)."""
+    if not rules.side_wild_limit:
+        return []
+    wilds = side_group_wilds(melds)
+    if wilds <= rules.side_wild_limit:
+        return []
+    return [violation("SIDE_WILD_LIMIT", field, wilds=wilds, max=rules.side_wild_limit)]
+
+
+def black_three_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
+                           go_out: GoOut, fields: list[str]) -> list[Violation]:
+    """RULES.md §2 "Black-3 group": laid (at ``fields``) only by a player going out, who
+    keeps at most one card while the side may go out."""
+    if not fields:
+        return []
+    may_go_out = go_out is not GoOut.DENIED and meets_go_out_requirement(rules, players, melds)
+    if left <= 1 and may_go_out:
+        return []
+    return [violation("BLACK_THREES_ONLY_WHEN_GOING_OUT", f) for f in fields]
+
+
 def initial_requirement(rules: Ruleset, side: Side) -> int:
+    """The points the side's initial meld needs, by its match score before the deal."""
     return rules.initial_meld_requirement(side.match_score)
 
 
-def meld_number(meld_id: str) -> int | None:
-    """N of a meld id ``m<N>`` (N in ASCII digits), else None.
-
-    Accepts exactly what ``re.match(r"^m([0-9]+)$", meld_id)`` accepts, including its one
-    trailing newline before ``$``, without a regex match per meld. ``str.isdigit`` alone
-    would also take non-ASCII digits such as "²" or "٣", hence ``isascii``.
-    """
-    if not meld_id.startswith("m"):
-        return None
-    digits = meld_id[1:]
-    if digits.endswith("\n"):
-        digits = digits[:-1]
-    if digits.isascii() and digits.isdigit():
-        return int(digits)
-    return None
-
-
-def next_meld_number(snapshot: Snapshot) -> int:
-    """Meld ids made by the service are m<N>, N = 1 + the largest such N (CONTRACT.md §4)."""
-    best = 0
-    for side in snapshot.sides:
-        for m in side.melds:
-            number = meld_number(m.id)
-            if number is not None and number > best:
-                best = number
-    return best + 1
+def initial_meld_violations(rules: Ruleset, side: Side, counted: int, field: str
+                            ) -> list[Violation]:
+    """RULES.md §5.2: a side that had not opened lays at least its requirement."""
+    if side.opened:
+        return []
+    need = initial_requirement(rules, side)
+    if counted >= need:
+        return []
+    return [violation("INITIAL_MELD_TOO_LOW", field, required=need, actual=counted)]

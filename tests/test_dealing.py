@@ -150,7 +150,7 @@ def test_conservation_and_shape(profile, players):
             assert seat.dealt == seat.hand
             assert not any(c in RED_THREES for c in seat.hand)
             assert seat.hand_count + seat.red_three_replacements_owed == \
-                rules.table(players).hand_size
+                rules.table_size(players).hand_size
         for side in s.sides:
             assert side.seats == tuple(x for x in range(players) if x % t == side.side)
             assert sum(s.seats[x].red_three_replacements_owed for x in side.seats) in (
@@ -171,7 +171,7 @@ def test_conservation_property(seed, dealer, deal_number, profile):
 # -- upcard burying ----------------------------------------------------------------------
 
 def _seed_with_upcard(rules, players, predicate):
-    n = players * rules.table(players).hand_size
+    n = players * rules.table_size(players).hand_size
     for i in range(5000):
         seed = f"search-{i}"
         if predicate(shuffled_pack(rules, players, 0, 1, seed)[n]):

@@ -23,7 +23,7 @@ from test_rules_support import (KINGS7, PROFILES, QUEENS7, allowed, codes_of, ev
 def rigged_deck(profile, players, first=(), upcards=()):
     """A pack order: the hands get ``first`` then plain naturals, then ``upcards``."""
     rules = resolve(profile)
-    size = rules.table(players).hand_size
+    size = rules.table_size(players).hand_size
     pack = Counter(pack_list(rules.decks, rules.jokers))
     pack.subtract(Counter(first) + Counter(upcards))
     plain = [c for c in pack_list(rules.decks, rules.jokers)

@@ -6,7 +6,8 @@ import pytest
 
 from builders import make_snapshot
 from samba_adjudicator.engine.model import (EndReason, InvalidInput, Phase, Premium, Result)
-from samba_adjudicator.engine.scoring import red_three_points, score, seven_card_melds
+from samba_adjudicator.engine.scoring import red_three_points, score
+from samba_adjudicator.engine.vocabulary import seven_card_melds
 from samba_adjudicator.engine.view import player_view
 
 KINGS = "KH KS KD KC KH KS KD"
@@ -111,14 +112,14 @@ def test_red_three_conditions():
 def test_bolivia_counts_as_seven_card_meld():
     snap = ended("bolivia", melds={0: ["JK JK JK JK 2H 2S 2D", KINGS]}, red_threes={0: "3H"})
     side = snap.sides[0]
-    assert seven_card_melds(side) == 2
+    assert seven_card_melds(side.melds)[0] == 2
     assert red_three_points(snap.ruleset, side) == 100
 
 
 def test_helpers_on_side():
     snap = make_snapshot("pagat", melds={0: [SAMBA_8_A, "5H 5S 5D", KINGS,
                                              "3S 3C 3S"]})
-    assert seven_card_melds(snap.sides[0]) == 2
+    assert seven_card_melds(snap.sides[0].melds)[0] == 2
     assert red_three_points(snap.ruleset, snap.sides[0]) == 0
 
 

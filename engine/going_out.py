@@ -1,0 +1,94 @@
+"""Going out, the end of a turn and the spanish premiums (RULES.md §2, §6, §9).
+
+A seat whose hand empties while its side may go out ends the deal (``finish_if_out``);
+otherwise a turn ends with a discard (``end_turn``), or, for a seat left without a legal
+action, as if the stock ran out (``end_stranded``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from . import penalties
+from .model import EndReason, Event, GoOut, Phase, Premium, Result, Turn
+from .table_rules import meets_go_out_requirement
+from .vocabulary import is_canasta, is_samba
+from .work import Work
+
+#: (kind, points) by (formed from the dealt hand or during play) × (with the partner's
+#: melds or alone) (RULES.md §9).
+SPANISH_PREMIUMS = (("DEALT_HAND", 1000), ("DEALT_HAND_WITH_PARTNER", 500),
+                    ("DURING_PLAY", 500), ("DURING_PLAY_WITH_PARTNER", 200))
+
+
+def may_go_out(work: Work) -> bool:
+    """No partner's "no" this turn, and the side meets the going-out requirement."""
+    return (work.turn.go_out is not GoOut.DENIED
+            and meets_go_out_requirement(work.base.ruleset, work.players, work.side_melds))
+
+
+def finish_if_out(work: Work) -> None:
+    """The hand is empty and going out is allowed: the deal ends (RULES.md §6)."""
+    seat = work.base.seats[work.seat]
+    if work.hands[work.seat] or seat.hand_hidden:
+        return
+    concealed = not seat.has_melded and not work.turn.took_pile
+    premium = spanish_premium(work) if concealed else None
+    fold_melded(work)
+    work.turn = replace(work.turn, phase=Phase.OVER)
+    work.result = Result(EndReason.WENT_OUT, work.seat, concealed, premium)
+    work.events.append(Event("WENT_OUT", work.seat, work.side,
+                             points=work.base.ruleset.go_out_bonus))
+    work.events.append(Event("DEAL_ENDED", work.seat, work.side))
+
+
+def spanish_premium(work: Work) -> Premium | None:
+    """Going out concealed with a seven-card meld formed in the hand (RULES.md §9)."""
+    if not work.base.ruleset.concealed_premiums:
+        return None
+    sevens = [m for m in work.side_melds
+              if m.laid_by == work.seat and (is_canasta(m) or is_samba(m))]
+    if not sevens:
+        return None
+    dealt = Counter(work.base.seats[work.seat].dealt)
+    from_dealt = any(not (Counter(m.cards) - dealt) for m in sevens)
+    with_partner = work.turn.added_to_partner_melds
+    kind, points = SPANISH_PREMIUMS[(0 if from_dealt else 2) + (1 if with_partner else 0)]
+    return Premium(kind, points)
+
+
+def fold_melded(work: Work) -> None:
+    """This turn's melding folds into the seat's ``has_melded``."""
+    if work.turn.melded_this_turn:
+        work.has_melded[work.seat] = True
+
+
+def assess_asked_penalty(work: Work) -> None:
+    """Spanish: the seat asked "may I go out?" and its turn ends without going out (§9)."""
+    penalty = penalties.asked_and_did_not_go_out(work.base.ruleset, work.turn.go_out)
+    if penalty is not None:
+        work.penalties[work.side].append(penalty)
+        work.events.append(Event("PENALTY_ASSESSED", work.seat, work.side,
+                                 points=penalty.points))
+
+
+def end_turn(work: Work) -> None:
+    """The turn passes clockwise."""
+    assess_asked_penalty(work)
+    fold_melded(work)
+    work.turn = Turn(seat=(work.seat + 1) % work.players, phase=Phase.DRAW)
+
+
+def end_stranded(work: Work) -> None:
+    """The last card discarded by a seat that may not go out ends the deal as if the stock
+    ran out (docs/rules.md "Further decisions": no position without a legal action).
+
+    A seat holds a single card in the play phase only when its draw emptied the stock on
+    red 3s (or in a hand-built position); without this it could neither meld nor
+    discard, and after a "no" to "may I go out?" not even ask."""
+    assess_asked_penalty(work)
+    fold_melded(work)
+    work.turn = replace(work.turn, phase=Phase.OVER)
+    work.result = Result(EndReason.STOCK_EXHAUSTED)
+    work.events.append(Event("DEAL_ENDED", work.seat, work.side))
