@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.engine.legal import canonical
+from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 
 from . import answers, convert, pb, required

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.cards import pack_counts
 from samba_adjudicator.engine.consistency import check_snapshot
-from samba_adjudicator.engine.legal import action_key
+from samba_adjudicator.engine.action_order import action_key
 from builders import zone_cards
 from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, GoOut,
                                             MeldCards, Phase, TakePile)
@@ -152,8 +152,8 @@ def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
 
 
 def test_listing_shortcut_keys_equal_the_generic_ones():
-    """engine.legal._entry's shortcut must give exactly action_key and sort_key."""
-    from samba_adjudicator.engine.legal import _entry, sort_key
+    """engine.action_order.entry's shortcut must give exactly action_key and sort_key."""
+    from samba_adjudicator.engine.action_order import entry as _entry, sort_key
     for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
               MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
         assert _entry(a) == (action_key(a), sort_key(a))
@@ -165,7 +165,8 @@ def test_listing_fast_paths_equal_the_generic_ones():
     a hand of 42 cards (bench/scenarios.py late) and on opening and mid-game hands."""
     import sys
     from pathlib import Path
-    from samba_adjudicator.engine.legal import _entry, _for_seat, _single_meld_builder, sort_key
+    from samba_adjudicator.engine.action_order import entry as _entry, sort_key
+    from samba_adjudicator.engine.legal import _for_seat, _single_meld_builder
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     from scenarios import late, midgame, opening
     for make in (opening, midgame, late):

@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from builders import cards, make_snapshot  # noqa: F401 - re-exported for the suites
 from samba_adjudicator.engine.game import apply, validate
-from samba_adjudicator.engine.legal import action_key, legal_actions
+from samba_adjudicator.engine.action_order import action_key
+from samba_adjudicator.engine.legal import legal_actions
 from samba_adjudicator.engine.model import Snapshot
 
 PROFILES = ("classic", "pagat", "spanish", "canasta", "bolivia", "official")
