@@ -8,7 +8,7 @@ Everything here is a table lookup so the engine's hot paths stay cheap.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
@@ -71,9 +71,9 @@ def sort_cards(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=ORDER.__getitem__)
 
 
-def pack_counts(decks: int, jokers: int) -> Counter:
+def pack_counts(decks: int, jokers: int) -> Counter[str]:
     """How many copies of each code the pack holds: ``decks`` of 52 plus ``jokers``."""
-    counts: Counter = Counter({c: decks for c in ALL_CODES if c != JOKER})
+    counts: Counter[str] = Counter({c: decks for c in ALL_CODES if c != JOKER})
     counts[JOKER] = jokers
     return counts
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from .cards import RANK, RED_THREES, WILD, pack_list
 from .model import (InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn)
@@ -52,7 +52,7 @@ SHUFFLE_VERSION = "samba-deal/v1"
 MAX_SEED_BYTES = 128
 
 #: Which upcards are buried under the next card (RULES.md §3 upcard_buried_if).
-BURIED = {
+BURIED: dict[UpcardRule, Callable[[str], bool]] = {
     UpcardRule.BURY_NOTHING: lambda c: False,
     UpcardRule.BURY_WILD_OR_RED_THREE: lambda c: c in WILD or c in RED_THREES,
     UpcardRule.BURY_WILD_OR_ANY_THREE: lambda c: c in WILD or RANK[c] == "3",
@@ -126,7 +126,7 @@ def _problems(ruleset: Ruleset, players: object, seed: object, dealer: object,
         out.append(Problem("dealNumber", "OUT_OF_RANGE",
                            f"dealNumber must be 1 or more (0 means 1), not {deal_number!r}"))
     if players_ok:
-        sides = ruleset.sides_for(players)
+        sides = ruleset.sides_for(n)
         if len(match_scores) not in (0, sides):
             out.append(Problem("matchScores", "OUT_OF_RANGE",
                                f"matchScores lists one score per side ({sides} sides) or none, "
@@ -139,8 +139,24 @@ def _problems(ruleset: Ruleset, players: object, seed: object, dealer: object,
 
 # -- the deal ------------------------------------------------------------------------------
 
+class _Deck:
+    """The shuffled pack, dealt from its front."""
+
+    def __init__(self, cards: list[str]):
+        self.cards = cards
+        self.pos = 0
+
+    def take(self, count: int) -> list[str]:
+        got = self.cards[self.pos:self.pos + count]
+        self.pos += len(got)
+        return got
+
+    def rest(self) -> tuple[str, ...]:
+        return tuple(self.cards[self.pos:])
+
+
 def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number: int = 1,
-         match_scores: Sequence[int] = (), ruleset_ref: RulesetRef = RulesetRef()) -> Snapshot:
+         match_scores: Sequence[int] = (), ruleset_ref: RulesetRef | None = None) -> Snapshot:
     """Deal a new deal (module docstring). ``deal_number`` 0 means "omitted", i.e. 1.
 
     Raises InvalidInput listing every problem of the request.
@@ -149,48 +165,21 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
     problems = _problems(ruleset, players, seed, dealer, deal_number, match_scores)
     if problems:
         raise InvalidInput(problems)
-    if deal_number == 0:
-        deal_number = 1
-    table = ruleset.table_size(players)
+    deal_number = deal_number or 1
     sides_n = ruleset.sides_for(players)
     scores = match_scores if match_scores else (0,) * sides_n
-
-    deck = shuffled_pack(ruleset, players, dealer, deal_number, seed)
-    pos = 0
+    deck = _Deck(shuffled_pack(ruleset, players, dealer, deal_number, seed))
     order = [(dealer + k) % players for k in range(1, players + 1)]  # left of dealer first
     hands: dict[int, list[str]] = {s: [] for s in range(players)}
-    for _ in range(table.hand_size):
+    for _ in range(ruleset.table_size(players).hand_size):
         for s in order:
-            hands[s].append(deck[pos])
-            pos += 1
-
-    discard = [deck[pos]]
-    pos += 1
-    buried = BURIED[ruleset.upcard_buried_if]
-    while buried(discard[-1]) and pos < len(deck):
-        discard.append(deck[pos])
-        pos += 1
-
+            hands[s].extend(deck.take(1))
+    discard = _upcards(ruleset, deck)
     red_threes: dict[int, list[str]] = {side: [] for side in range(sides_n)}
-    owed = Counter()
-    replace_now = ruleset.red_threes is RedThreeReplacement.REPLACE_NOW
+    owed: Counter[int] = Counter()
     for s in order:
-        while True:
-            laid = [c for c in hands[s] if c in RED_THREES]
-            if not laid:
-                break
-            hands[s] = [c for c in hands[s] if c not in RED_THREES]
-            red_threes[s % sides_n].extend(laid)
-            if not replace_now:
-                owed[s] += len(laid)
-                break
-            take = deck[pos:pos + len(laid)]
-            pos += len(take)
-            hands[s].extend(take)
-            if not take:
-                break  # no card left to replace it (RULES.md §2 Stock end)
-
-    stock = tuple(deck[pos:])
+        owed[s] = _lay_dealt_red_threes(ruleset, deck, hands[s], red_threes[s % sides_n])
+    stock = deck.rest()
     seats = tuple(Seat(seat=s, side=s % sides_n, hand=tuple(hands[s]),
                        hand_count=len(hands[s]), has_melded=False, dealt=tuple(hands[s]),
                        red_three_replacements_owed=owed[s])
@@ -202,4 +191,34 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
                     sides=sides, stock=stock, stock_count=len(stock),
                     discard_pile=tuple(discard),
                     turn=Turn(seat=(dealer + 1) % players, phase=Phase.DRAW), ply=0,
-                    result=None, ruleset_ref=ruleset_ref)
+                    result=None, ruleset_ref=ruleset_ref or RulesetRef())
+
+
+def _upcards(ruleset: Ruleset, deck: _Deck) -> list[str]:
+    """The upcard, and the cards put on it while it is one the ruleset buries."""
+    discard = deck.take(1)
+    buried = BURIED[ruleset.upcard_buried_if]
+    while buried(discard[-1]):
+        more = deck.take(1)
+        if not more:
+            break
+        discard.extend(more)
+    return discard
+
+
+def _lay_dealt_red_threes(ruleset: Ruleset, deck: _Deck, hand: list[str],
+                          red_threes: list[str]) -> int:
+    """The seat lays out its dealt red 3s onto its side's; returns the replacements owed
+    (REPLACE_AT_FIRST_TURN), or draws them now, again while they are red 3s."""
+    while True:
+        laid = [c for c in hand if c in RED_THREES]
+        if not laid:
+            return 0
+        hand[:] = [c for c in hand if c not in RED_THREES]
+        red_threes.extend(laid)
+        if ruleset.red_threes is not RedThreeReplacement.REPLACE_NOW:
+            return len(laid)
+        take = deck.take(len(laid))
+        hand.extend(take)
+        if not take:
+            return 0  # no card left to replace it (RULES.md §2 Stock end)

@@ -171,36 +171,50 @@ def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
 
 def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = "",
                  end: RunEnd | None = None) -> tuple[tuple[str, ...], list[Violation]]:
-    """Judge adding ``cards`` to ``meld`` by content; returns the meld's new cards."""
+    """Judge adding ``cards`` to ``meld`` by content; returns the meld's new cards (its old
+    ones when refused)."""
     cards = tuple(cards)
     if is_closed(meld):
         return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
     if not RED_THREES.isdisjoint(cards):
         return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
-    combined = meld.cards + cards
     if meld.kind is MeldKind.BLACK_THREES:
-        if not BLACK_THREES.issuperset(cards):
-            return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
-        if len(combined) > rules.black_three_group_max:
-            return meld.cards, [violation("BLACK_THREE_GROUP_TOO_LARGE", field,
-                                          max=rules.black_three_group_max)]
-        return combined, []
-    if not BLACK_THREES.isdisjoint(cards):
-        return meld.cards, [violation("THREES_NOT_MELDABLE", field)]
-    if meld.kind is MeldKind.WILD_GROUP:
-        if not WILD.issuperset(cards):
-            return meld.cards, [violation("MIXED_RANKS", field)]
-        if len(combined) > SEVEN:
-            return meld.cards, [violation("MELD_CLOSED", field, meld=meld.id)]
-        return combined, []
-    if meld.kind is MeldKind.RUN:
+        problems = _extend_black_threes(rules, meld, cards, field)
+    elif not BLACK_THREES.isdisjoint(cards):
+        problems = [violation("THREES_NOT_MELDABLE", field)]
+    elif meld.kind is MeldKind.WILD_GROUP:
+        problems = _extend_wild_group(meld, cards, field)
+    elif meld.kind is MeldKind.RUN:
         return _extend_run(rules, meld, cards, field, end)
+    else:
+        problems = _extend_group(rules, meld, cards, field)
+    return (meld.cards + cards if not problems else meld.cards), problems
+
+
+def _extend_black_threes(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
+                         ) -> list[Violation]:
+    if not BLACK_THREES.issuperset(cards):
+        return [violation("THREES_NOT_MELDABLE", field)]
+    if len(meld.cards) + len(cards) > rules.black_three_group_max:
+        return [violation("BLACK_THREE_GROUP_TOO_LARGE", field, max=rules.black_three_group_max)]
+    return []
+
+
+def _extend_wild_group(meld: Meld, cards: tuple[str, ...], field: str) -> list[Violation]:
+    if not WILD.issuperset(cards):
+        return [violation("MIXED_RANKS", field)]
+    if len(meld.cards) + len(cards) > SEVEN:
+        return [violation("MELD_CLOSED", field, meld=meld.id)]
+    return []
+
+
+def _extend_group(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
+                  ) -> list[Violation]:
     problems = []
     if (not WILD.isdisjoint(cards) and not rules.wild_onto_canasta
             and len(meld.cards) >= SEVEN):
         problems.append(violation("WILD_ONTO_CANASTA_NOT_ALLOWED", field))
-    problems += _check_group(rules, combined, field)
-    return (combined if not problems else meld.cards), problems
+    return problems + _check_group(rules, meld.cards + cards, field)
 
 
 def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
@@ -210,6 +224,20 @@ def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
         return meld.cards, [violation("WILD_IN_RUN_NOT_ALLOWED", field)]
     if len(meld.cards) + len(cards) > SEVEN:
         return meld.cards, [violation("RUN_TOO_LONG", field)]
+    taken = _run_positions(meld, cards)
+    if taken is not None and wilds_added:
+        taken = _place_wild(taken, next(c for c in cards if c in WILD), end)
+    if taken is None:
+        return meld.cards, [violation("NOT_A_RUN", field)]
+    keys = sorted(taken)
+    if keys[-1] - keys[0] + 1 != len(keys) or keys[0] < 0 or keys[-1] >= len(RUN_ORDER):
+        return meld.cards, [violation("NOT_A_RUN", field)]
+    return tuple(taken[k] for k in keys), []
+
+
+def _run_positions(meld: Meld, cards: tuple[str, ...]) -> dict[int, str] | None:
+    """RUN_ORDER index -> card of the run with the natural ``cards`` added; None when one
+    is of another suit, not a run rank, or a rank the run holds."""
     start = run_start(meld.cards)
     taken = {start + i: c for i, c in enumerate(meld.cards)}
     suit = next(SUIT[c] for c in meld.cards if c not in WILD)
@@ -217,31 +245,32 @@ def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
         if c in WILD:
             continue
         if SUIT[c] != suit or RANK[c] not in RUN_INDEX or RUN_INDEX[RANK[c]] in taken:
-            return meld.cards, [violation("NOT_A_RUN", field)]
+            return None
         taken[RUN_INDEX[RANK[c]]] = c
-    if wilds_added:
-        wild = next(c for c in cards if c in WILD)
-        lo, hi = min(taken), max(taken)
-        gaps = [i for i in range(lo, hi + 1) if i not in taken]
-        if len(gaps) == 1:
-            taken[gaps[0]] = wild
-        elif gaps:
-            return meld.cards, [violation("NOT_A_RUN", field)]
-        else:
-            high_ok, low_ok = hi + 1 < len(RUN_ORDER), lo > 0
-            # An explicit end must be possible; without one, HIGH unless the run ends at A.
-            if end is RunEnd.LOW or (end is None and not high_ok):
-                if not low_ok:
-                    return meld.cards, [violation("NOT_A_RUN", field)]
-                taken[lo - 1] = wild
-            elif high_ok:
-                taken[hi + 1] = wild
-            else:
-                return meld.cards, [violation("NOT_A_RUN", field)]
-    keys = sorted(taken)
-    if keys[-1] - keys[0] + 1 != len(keys) or keys[0] < 0 or keys[-1] >= len(RUN_ORDER):
-        return meld.cards, [violation("NOT_A_RUN", field)]
-    return tuple(taken[k] for k in keys), []
+    return taken
+
+
+def _place_wild(taken: dict[int, str], wild: str, end: RunEnd | None) -> dict[int, str] | None:
+    """The added wild fills the one gap, else goes to the end ``end`` names; unnamed, HIGH
+    unless the run ends at the ace. None when that cannot make a run."""
+    lo, hi = min(taken), max(taken)
+    gaps = [i for i in range(lo, hi + 1) if i not in taken]
+    if gaps:
+        if len(gaps) > 1:
+            return None
+        taken[gaps[0]] = wild
+        return taken
+    high_ok, low_ok = hi + 1 < len(RUN_ORDER), lo > 0
+    # An explicit end must be possible; without one, HIGH unless the run ends at A.
+    if end is RunEnd.LOW or (end is None and not high_ok):
+        if not low_ok:
+            return None
+        taken[lo - 1] = wild
+    elif high_ok:
+        taken[hi + 1] = wild
+    else:
+        return None
+    return taken
 
 
 def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:

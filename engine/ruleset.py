@@ -336,7 +336,7 @@ def ruleset_version(params: Mapping[str, Any]) -> str:
 def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
-    if dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
@@ -425,8 +425,8 @@ def _check(params: Mapping[str, Any], path: str, overrides: Mapping[str, Any] | 
         out.append((f"{path}.overrides.{name}", "OUT_OF_RANGE", text))
 
     # A scalar target override is reported once, where the client set it.
-    scalar_target = "target_score" in (overrides or {})
-    if scalar_target and not _valid_target(overrides["target_score"]):
+    scalar_target = overrides is not None and "target_score" in overrides
+    if overrides is not None and scalar_target and not _valid_target(overrides["target_score"]):
         bad("target_score", TARGET_TEXT)
 
     if not 1 <= params["decks"] <= 4:

@@ -83,7 +83,7 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
-class _Defaults(dict):
+class _Defaults(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "?"
 
