@@ -32,7 +32,7 @@ def entry(a: Action) -> tuple[ActionKey, SortKey]:
         if len(a.additions) == 1 and not a.new_melds:
             addition = a.additions[0]
             added = cards_key(addition.cards)
-            key = ("meld", a.seat, (), ((addition.meld_id, added),))
+            key: ActionKey = ("meld", a.seat, (), ((addition.meld_id, added),))
             return key, (3, len(added), added, key)
     if isinstance(a, Discard):
         key = ("discard", a.seat, a.card)

@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
 from .model import (EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot)
 from .ruleset import RedThreeReplacement
 from .violations import CODES
+
+#: Records a problem: (field path, reason, description).
+Add = Callable[[str, str, str], None]
+#: The card zones of a snapshot: (field path, cards).
+Zones = list[tuple[str, tuple[str, ...]]]
 
 MELD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
@@ -38,19 +44,19 @@ def _is_int(x: object) -> bool:
 _CODES = frozenset(ORDER)
 
 
-def _codes_and_copies_fit(zones: list[tuple[str, tuple]], limit: Counter) -> bool:
+def _codes_and_copies_fit(zones: Zones, limit: Counter[str]) -> bool:
     """Whether every card listed is a card code, held no more often than the pack holds
     it: the common case, counted at C speed before any card is looked at one by one."""
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     for _, cards in zones:
         seen.update(cards)
     return _CODES.issuperset(seen) and all(n <= limit[c] for c, n in seen.items())
 
 
-def _report_codes_and_copies(zones: list[tuple[str, tuple]], limit: Counter, add) -> None:
+def _report_codes_and_copies(zones: Zones, limit: Counter[str], add: Add) -> None:
     """Each unknown code, and the first copy of a card beyond what the pack holds, at its
     path (the zones in their listed order)."""
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     reported: set[str] = set()
     for path, cards in zones:
         for x, card in enumerate(cards):
@@ -71,10 +77,22 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
     def add(path: str, reason: str, text: str) -> None:
         out.append(Problem(path, reason, text))
 
+    _seats_and_sides(snapshot, add)
+    listed = _card_codes(snapshot, add)
+    _counts(snapshot, listed, add)
+    _melds_and_red_threes(snapshot, add)
+    _seat_fields(snapshot, add)
+    _deal_fields(snapshot, add)
+    _turn(snapshot, add)
+    _turn_flags(snapshot, add)
+    _result(snapshot, add)
+    return out
+
+
+def _seats_and_sides(snapshot: Snapshot, add: Add) -> None:
+    """Players, seats and sides."""
     rules = snapshot.ruleset
     n = len(snapshot.seats)
-
-    # -- players, seats and sides -----------------------------------------------------
     if n not in rules.players_allowed:
         add("seats", "UNSUPPORTED_PLAYER_COUNT",
             f"{rules.profile} is played by {', '.join(map(str, rules.players_allowed))} "
@@ -96,8 +114,11 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
             add(f"sides[{k}].seats", "DERIVED_FIELD_DISAGREES",
                 f"side {k} is seats {list(expected)}, not {list(side.seats)}")
 
-    # -- card codes and copies ---------------------------------------------------------
-    zones: list[tuple[str, tuple]] = []
+
+def _card_codes(snapshot: Snapshot, add: Add) -> int:
+    """Card codes and copies; returns how many cards the zones list."""
+    rules = snapshot.ruleset
+    zones: Zones = []
     for i, seat in enumerate(snapshot.seats):
         zones.append((f"seats[{i}].hand", tuple(seat.hand)))
     for k, side in enumerate(snapshot.sides):
@@ -118,8 +139,12 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
             if card not in ORDER:
                 add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE",
                     f"{card!r} is not a card code")
+    return listed
 
-    # -- counts and hidden zones --------------------------------------------------------
+
+def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
+    """Counts and hidden zones: the zones add up to the pack."""
+    rules = snapshot.ruleset
     hidden = 0
     for i, seat in enumerate(snapshot.seats):
         if not _is_int(seat.hand_count) or seat.hand_count < 0:
@@ -145,7 +170,9 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
             f"the cards listed plus the hidden counts make {total}, the pack holds "
             f"{rules.pack_size}")
 
-    # -- melds and red 3s -------------------------------------------------------------
+
+def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
+    """Melds, red 3s and penalties of each side."""
     ids: set[str] = set()
     for k, side in enumerate(snapshot.sides):
         for j, meld in enumerate(side.melds):
@@ -159,7 +186,10 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
                 add(f"sides[{k}].penalties[{x}].code", "OUT_OF_RANGE",
                     f"unknown penalty code {penalty.code!r}")
 
-    # -- seats' own fields --------------------------------------------------------------
+
+def _seat_fields(snapshot: Snapshot, add: Add) -> None:
+    """The seats' own fields."""
+    rules = snapshot.ruleset
     for i, seat in enumerate(snapshot.seats):
         owed = seat.red_three_replacements_owed
         if not _is_int(owed) or owed < 0:
@@ -169,13 +199,21 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
             add(f"seats[{i}].redThreeReplacementsOwed", "OUT_OF_RANGE",
                 "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN")
 
-    # -- deal and turn ------------------------------------------------------------------
+
+def _deal_fields(snapshot: Snapshot, add: Add) -> None:
+    """Dealer, deal number and ply."""
+    n = len(snapshot.seats)
     if not _is_int(snapshot.dealer) or not 0 <= snapshot.dealer < max(n, 1):
         add("dealer", "OUT_OF_RANGE", f"dealer must be a seat 0..{n - 1}")
     if not _is_int(snapshot.deal_number) or snapshot.deal_number < 1:
         add("dealNumber", "OUT_OF_RANGE", "dealNumber must be 1 or more")
     if not _is_int(snapshot.ply) or snapshot.ply < 0:
         add("ply", "OUT_OF_RANGE", "ply must not be negative")
+
+
+def _turn(snapshot: Snapshot, add: Add) -> None:
+    """The turn's seat; phase OVER and a result go together."""
+    n = len(snapshot.seats)
     turn = snapshot.turn
     seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
     if not seat_ok:
@@ -185,6 +223,13 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
         add("turn.phase", "PHASE_INCONSISTENT", "phase OVER needs a result")
     if snapshot.result is not None and not over:
         add("result", "PHASE_INCONSISTENT", "a result is set only when the phase is OVER")
+
+
+def _turn_flags(snapshot: Snapshot, add: Add) -> None:
+    """This turn's flags and question, by phase."""
+    turn = snapshot.turn
+    n = len(snapshot.seats)
+    seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
     if turn.phase is Phase.DRAW:
         for name, flag in (("meldedThisTurn", turn.melded_this_turn),
                            ("tookPile", turn.took_pile),
@@ -199,13 +244,17 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
         elif seat_ok and _has_no_partner(snapshot, turn.seat):
             add("turn.goOut", "PHASE_INCONSISTENT",
                 f"seat {turn.seat} has no partner to ask")
+
+
+def _result(snapshot: Snapshot, add: Add) -> None:
+    """Who went out."""
+    n = len(snapshot.seats)
     result = snapshot.result
     if result is not None and result.reason is EndReason.WENT_OUT:
         if result.seat is None:
             add("result.seat", "REQUIRED", "a deal that ended by going out names the seat")
         elif not _is_int(result.seat) or not 0 <= result.seat < n:
             add("result.seat", "OUT_OF_RANGE", f"result.seat must be a seat 0..{n - 1}")
-    return out
 
 
 def _has_no_partner(snapshot: Snapshot, seat: int) -> bool:
@@ -213,7 +262,8 @@ def _has_no_partner(snapshot: Snapshot, seat: int) -> bool:
     return not any(s != seat and s % t == seat % t for s in range(len(snapshot.seats)))
 
 
-def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add) -> None:
+def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add: Add
+                ) -> None:
     rules = snapshot.ruleset
     path = f"sides[{k}].melds[{j}]"
     mid = meld.id

@@ -18,7 +18,7 @@ from operator import itemgetter
 
 from . import melds as M
 from . import pile as P
-from .action_order import ActionKey, SortKey, cards_key, entry, single_meld_entry
+from .action_order import ActionKey, SortKey, entry, single_meld_entry
 from .cards import BLACK_THREES, RANK, WILD, points
 from .game import validate
 from .model import (Action, Addition, AnswerGoOut, Discard, DrawStock, GoOut, InvalidInput,

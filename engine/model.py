@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import dataclasses
 from dataclasses import dataclass
-from typing import Mapping, Union
+from collections.abc import Mapping
 
 from .ruleset import Ruleset
 
@@ -247,8 +247,8 @@ class AnswerGoOut:
     expected_ply: int | None = None
 
 
-Action = Union[DrawStock, TakePile, TakeTopCard, MeldCards, SwapWild, Discard, AskGoOut,
-               AnswerGoOut]
+Action = (DrawStock | TakePile | TakeTopCard | MeldCards | SwapWild | Discard | AskGoOut
+          | AnswerGoOut)
 
 
 # -- answers ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ so both freeze the pile alike (RULES.md §4 Decision).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .cards import BLACK_THREES, RANK, RED_THREES, WILD
 from .model import Snapshot

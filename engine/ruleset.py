@@ -13,7 +13,8 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
 #: (revision 2: variations in any order, CheckMeld on black 3s alone, the stranded discard).
@@ -372,9 +373,28 @@ def _resolve_plain(spec: str, path: str) -> Ruleset:
 
 
 def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Ruleset:
-    problems: list[tuple[str, str, str]] = []
     parts = (spec or "classic").split("+")
-    base, variations = parts[0], parts[1:]
+    base = parts[0]
+    problems, seen = _spec_problems(base, parts[1:], path)
+    problems += _unknown_parameters(overrides or {}, path)
+    if problems:
+        raise RulesetError(problems)
+    # Variations may be named in any order; the profile is printed in VARIATIONS order.
+    seen.sort(key=list(VARIATIONS).index)
+    params = dict(PROFILES[base])
+    for v in seen:
+        params.update(VARIATIONS[v])
+    _apply_overrides(params, overrides or {})
+    problems.extend(_check(params, path, overrides))
+    if problems:
+        raise RulesetError(problems)
+    return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
+
+
+def _spec_problems(base: str, variations: list[str], path: str
+                   ) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """Problems of ``profile+variation…``, and the variations named (once each)."""
+    problems: list[tuple[str, str, str]] = []
     if base not in PROFILES:
         problems.append((f"{path}.profile", "UNKNOWN_PROFILE",
                          f"unknown profile {base!r}; known: {', '.join(PROFILES)}"))
@@ -390,22 +410,13 @@ def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Rules
     if seen and base in PROFILES and base not in SAMBA_PROFILES:
         problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
                          f"variations apply to samba profiles only, not {base}"))
-    for name in (overrides or {}):
-        if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS:
-            problems.append((f"{path}.overrides.{name}", "UNKNOWN_PARAMETER",
-                             f"unknown ruleset parameter {name!r}"))
-    if problems:
-        raise RulesetError(problems)
-    # Variations may be named in any order; the profile is printed in VARIATIONS order.
-    seen.sort(key=list(VARIATIONS).index)
-    params = dict(PROFILES[base])
-    for v in seen:
-        params.update(VARIATIONS[v])
-    _apply_overrides(params, overrides or {})
-    problems.extend(_check(params, path, overrides))
-    if problems:
-        raise RulesetError(problems)
-    return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
+    return problems, seen
+
+
+def _unknown_parameters(overrides: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
+    return [(f"{path}.overrides.{name}", "UNKNOWN_PARAMETER",
+             f"unknown ruleset parameter {name!r}")
+            for name in overrides if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS]
 
 
 TARGET_TEXT = "the target score must be a positive multiple of 5"
@@ -414,6 +425,18 @@ TARGET_TEXT = "the target score must be a positive multiple of 5"
 def _valid_target(score: int) -> bool:
     """Any positive multiple of 5, for every profile (a profile's figures are defaults)."""
     return score > 0 and score % 5 == 0
+
+
+#: Parameters with bounds, checked in this order: (name, lowest, highest or None, text).
+_BOUNDS: tuple[tuple[str, int, int | None, str], ...] = (
+    ("decks", 1, 4, "decks must be 1 to 4"), ("jokers", 0, 16, "jokers must be 0 to 16"))
+_MINIMUMS: tuple[tuple[str, int, int | None, str], ...] = (
+    ("group_max_wilds", 0, None, "must not be negative"),
+    ("black_three_group_max", 3, None, "must be at least 3"),
+    ("side_wild_limit", 0, None, "must not be negative (0 means no limit)"),
+    ("max_deals", 0, None, "must not be negative (0 means no limit)"))
+
+Bad = Callable[[str, str], None]
 
 
 def _check(params: Mapping[str, Any], path: str, overrides: Mapping[str, Any] | None = None
@@ -428,38 +451,43 @@ def _check(params: Mapping[str, Any], path: str, overrides: Mapping[str, Any] | 
     scalar_target = overrides is not None and "target_score" in overrides
     if overrides is not None and scalar_target and not _valid_target(overrides["target_score"]):
         bad("target_score", TARGET_TEXT)
+    _check_bounds(params, _BOUNDS, bad)
+    _check_tables(params, scalar_target, bad)
+    _check_bounds(params, _MINIMUMS, bad)
+    _check_bands(params["initial_meld"], bad)
+    return out
 
-    if not 1 <= params["decks"] <= 4:
-        bad("decks", "decks must be 1 to 4")
-    if not 0 <= params["jokers"] <= 16:
-        bad("jokers", "jokers must be 0 to 16")
-    if not params["table_sizes"]:
+
+def _check_bounds(params: Mapping[str, Any], bounds: tuple[tuple[str, int, int | None, str], ...],
+                  bad: Bad) -> None:
+    for name, lowest, highest, text in bounds:
+        if params[name] < lowest or (highest is not None and params[name] > highest):
+            bad(name, text)
+
+
+def _check_tables(params: Mapping[str, Any], scalar_target: bool, bad: Bad) -> None:
+    tables = params["table_sizes"]
+    if not tables:
         bad("table_sizes", "at least one table size is needed")
-    for i, t in enumerate(params["table_sizes"]):
+    pack = 52 * params["decks"] + params["jokers"]
+    for i, t in enumerate(tables):
         if not 2 <= t.players <= 6:
             bad(f"table_sizes[{i}].players", "players must be 2 to 6")
         if t.hand_size < 1 or t.draw_count < 1 or t.go_out_canastas < 0:
             bad(f"table_sizes[{i}]", "hand size and draw count must be positive")
         if not scalar_target and not _valid_target(t.target_score):
             bad(f"table_sizes[{i}].target_score", TARGET_TEXT)
-        if t.players * t.hand_size + 1 >= 52 * params["decks"] + params["jokers"]:
+        if t.players * t.hand_size + 1 >= pack:
             bad(f"table_sizes[{i}].hand_size", "the hands do not fit in the pack")
-    if len({t.players for t in params["table_sizes"]}) != len(params["table_sizes"]):
+    if len({t.players for t in tables}) != len(tables):
         bad("table_sizes", "each player count may appear once")
-    if params["group_max_wilds"] < 0:
-        bad("group_max_wilds", "must not be negative")
-    if params["black_three_group_max"] < 3:
-        bad("black_three_group_max", "must be at least 3")
-    if params["side_wild_limit"] < 0:
-        bad("side_wild_limit", "must not be negative (0 means no limit)")
-    if params["max_deals"] < 0:
-        bad("max_deals", "must not be negative (0 means no limit)")
-    if not params["initial_meld"]:
+
+
+def _check_bands(bands: tuple[InitialMeldBand, ...], bad: Bad) -> None:
+    if not bands:
         bad("initial_meld", "at least one band is needed")
-    elif [b.from_score for b in params["initial_meld"]] != sorted(
-            b.from_score for b in params["initial_meld"]):
+    elif [b.from_score for b in bands] != sorted(b.from_score for b in bands):
         bad("initial_meld", "bands must be in increasing from_score order")
-    return out
 
 
 def profile_rulesets() -> list[Ruleset]:
