@@ -8,7 +8,7 @@
 Requests may be protobuf messages or proto3-JSON dicts (lowerCamelCase, as REST takes);
 answers come back in the same form. A non-OK status raises ``AdjudicatorError`` carrying
 the ErrorInfo reason, the request id and every BadRequest field violation, decoded from the
-rich status details (CONTRACT.md §6). An illegal action is not an error: it is an answer
+rich status details (docs/api.md#errors). An illegal action is not an error: it is an answer
 with ``legal: false``.
 """
 

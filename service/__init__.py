@@ -5,6 +5,6 @@
 - ``service.convert``: protobuf messages <-> engine values.
 - ``service.api``: one transport-neutral implementation of every RPC.
 - ``service.errors``: ApiError and the error bodies (REST/CLI JSON, gRPC rich status).
-- ``service.signing``: snapshot signatures (CONTRACT.md §7).
+- ``service.signing``: snapshot signatures (docs/api.md#server).
 - ``service.cli``: the ``samba-adjudicator`` command.
 """

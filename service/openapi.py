@@ -1,6 +1,6 @@
 """The OpenAPI document of the REST gateway, derived from the protobuf descriptors.
 
-No hand-kept schema (CONTRACT.md intro): every request and response schema is generated
+No hand-kept schema (docs/api.md): every request and response schema is generated
 from ``samba.v1`` message descriptors, so the document cannot drift from the proto:
 
 - a message is an object component (``#/components/schemas/Snapshot``; nested types keep
@@ -12,7 +12,7 @@ from ``samba.v1`` message descriptors, so the document cannot drift from the pro
   OUTPUT_ONLY fields are ``readOnly``; proto3 ``optional`` fields say they may be absent;
   a real ``oneof`` is described on the message (``x-oneof``: exactly one member is given);
 - every operation's ``operationId`` is the RPC name, and its error answers refer to the
-  ``Error`` schema (the CONTRACT.md §6 body).
+  ``Error`` schema (the docs/api.md#errors body).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def _error_schemas(b: SchemaBuilder) -> None:
     b.schemas["Error"] = {
         "type": "object",
         "title": "Error",
-        "description": "Every non-OK REST answer (CONTRACT.md §6, AIP-193): exactly one "
+        "description": "Every non-OK REST answer (docs/api.md#errors, AIP-193): exactly one "
                        "ErrorInfo (domain samba.v1, reason, metadata.requestId) and, for "
                        "INVALID_ARGUMENT, one BadRequest listing every problem found.",
         "required": ["error"],

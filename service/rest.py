@@ -1,11 +1,11 @@
 """The REST gateway: a FastAPI app over the same ``service.api`` as gRPC.
 
-Routes (CONTRACT.md §5), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
+Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
 plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json`` and
 ``/docs``. Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
-JSON mapping (every field printed). Every non-2xx answer is the CONTRACT.md §6 JSON body —
+JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
 unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
 included; never an HTML page.
 
@@ -39,7 +39,7 @@ log = logging.getLogger("samba.rest")
 
 JSON = "application/json"
 
-#: (RPC, verb, path, tag, summary) — CONTRACT.md §5.
+#: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (
     ("ListRulesets", "get", "/v1/rulesets", "rulesets", "Every served profile, resolved."),
     ("GetRuleset", "get", "/v1/rulesets/{profile}", "rulesets",

@@ -27,7 +27,7 @@ from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
 from samba_adjudicator.service import pb  # noqa: E402
 from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
 
-#: RPC -> (verb, path) of CONTRACT.md §5.
+#: RPC -> (verb, path) of docs/api.md#methods.
 REST = {
     "ListRulesets": ("GET", "/v1/rulesets"),
     "GetRuleset": ("GET", "/v1/rulesets/{profile}"),

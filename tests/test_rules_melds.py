@@ -1,8 +1,8 @@
-"""RULES.md §2 (cards, values, runs, groups, black-3 group), §3 (group wild rules and the
+"""docs/rules.md#cards, #card-values, #runs, #groups, #black-three-groups, #wild-rules (and the
 meld-shape rows of the parameter table), §5 (melding: ids, atomicity, uruguayan, canasta one
 group per rank, wild swap) and the `open` variation (§1).
 
-Each test names its RULES.md section; where profiles differ one parametrised test shows
+Each test names its docs/rules.md section; where profiles differ one parametrised test shows
 the outcome of every profile side by side.
 """
 
@@ -58,7 +58,7 @@ def test_s2_card_values_meld_points(cs, pts):
     ("10S JS QS KS AS", True),
     ("KH AH 4H", False),           # no wrap
     ("AH 4H 5H", False),           # ace is never low
-    ("AS 2S 3S", False),           # seed 004's "A-2-3" order is impossible (Decision)
+    ("AS 2S 3S", False),           # an ace-low "A-2-3" order is impossible (docs/rules.md#runs)
     ("AH 2H 3H", False),
     ("4S 3S 2S", False),
     ("3C 4C 5C", False),           # no 3s
@@ -70,7 +70,7 @@ def test_s2_card_values_meld_points(cs, pts):
 ])
 def test_s2_run_shape_classic(cs, ok):
     """§2 Runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
-    no wilds; seed 004's A-2-3 runs are refused (Decision)."""
+    no wilds; ace-low A-2-3 runs are refused (docs/rules.md#runs)."""
     got = content("classic", cs)
     assert got.valid is ok, got.violations
     if ok:
@@ -558,7 +558,7 @@ def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
     """§1 open / CONTRACT §4 Order: a wild added with "end": "LOW" to a run starting at 4
     cannot stand below it; it is refused, not silently put at the high end."""
     snap = opened("classic+open", hand="JK 5C 6D 9C", melds={0: ["4H 5H 6H"]})
-    # `end` is not part of action equality (CONTRACT.md §4), so the listed HIGH addition
+    # `end` is not part of action equality (docs/api.md#resources), so the listed HIGH addition
     # is the same action; only the explicit LOW is judged here.
     low = validate(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.LOW),)))
     assert [v.code for v in low] == ["NOT_A_RUN"]

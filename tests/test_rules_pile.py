@@ -1,4 +1,4 @@
-"""RULES.md §4 (the discard pile) and the pile rows of §3: blocked tops, freeze models,
+"""docs/rules.md#discard-pile and the pile rows of docs/rules.md#parameters: blocked tops, freeze models,
 take methods, the top-card take, merging on a pair take, the initial meld by taking, melds
 inside a take, the hand floor after a take, red 3s in a taken pile.
 """

@@ -1,4 +1,4 @@
-"""RULES.md §7 (scoring a deal) and the scoring rows of §3: red-3 value, condition and
+"""docs/rules.md#scoring and the scoring rows of docs/rules.md#parameters: red-3 value, condition and
 penalty, cards left in hand, bonuses, target score and max deals (§2 Match). The worked
 checks are run through ApplyAction: the deal ends by going out and Outcome.score is read.
 """

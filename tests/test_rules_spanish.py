@@ -1,4 +1,4 @@
-"""RULES.md §9 (`spanish` specifics) and the dealing rows of §3 it contrasts with:
+"""docs/rules.md#spanish and the dealing rows of docs/rules.md#parameters it contrasts with:
 upcard burial, dealt red 3s replaced at the seat's first turn, the concealed premiums, and
 the seed-000 penalties (recorded in the side's penalties, also on refused actions).
 """

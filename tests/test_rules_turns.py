@@ -1,4 +1,4 @@
-"""RULES.md §2 (turn, the "may I go out?" question, stock end), §3 draw_count and
+"""docs/rules.md#turn, #may-i-go-out, #stock-end, the draw_count and
 initial_meld bands, §5.2 initial meld, §5.3 hand floor, §6 going out and concealed going out.
 """
 

@@ -1,4 +1,4 @@
-"""The REST gateway against a real server (CONTRACT.md §1, §5, §6, §7)."""
+"""The REST gateway against a real server (docs/api.md#json, #methods, #errors, #server)."""
 
 from __future__ import annotations
 
