@@ -153,7 +153,7 @@ def validate(snapshot: Snapshot, action: Action) -> list[Violation]:
 
 
 def apply(snapshot: Snapshot, action: Action) -> Outcome:
-    """The next state when ``action`` is legal; else the input plus any penalty (§9)."""
+    """The next state when ``action`` is legal; else the input plus any penalty (docs/rules.md#spanish)."""
     violations, work = _play(snapshot, action, validate_only=False)
     if violations:
         return _refusal(snapshot, action, violations)
@@ -304,7 +304,7 @@ def _hand_floor(ctx: _Ctx, work: _Work, field: str, allow_empty: bool) -> None:
 
 def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
                additions: Sequence[Addition], field: str) -> int:
-    """Lay new melds and additions for the side; returns their card points (§5.2).
+    """Lay new melds and additions for the side; returns their card points (docs/rules.md#initial-meld).
 
     Every problem of the batch is reported together (the action is atomic).
     """

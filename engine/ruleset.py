@@ -75,7 +75,7 @@ class RedThreeReplacement(enum.Enum):
 
 
 class RedThreePositiveIf(enum.Enum):
-    """What a side needs at the end of the deal for its red 3s to count for it (§7)."""
+    """What a side needs at the end of the deal for its red 3s to count for it (docs/rules.md#scoring)."""
 
     INITIAL_MELD = "INITIAL_MELD"
     TWO_CANASTAS = "TWO_CANASTAS"

@@ -67,7 +67,7 @@ def red_three_figure(ruleset: Ruleset, count: int) -> int:
 
 
 def red_three_points(ruleset: Ruleset, side: Side) -> int:
-    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against (§7)."""
+    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against (docs/rules.md#scoring)."""
     count = len(side.red_threes)
     if count == 0:
         return 0
@@ -131,7 +131,7 @@ def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideSco
 
 def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
                   totals: list[int]) -> tuple[bool, int | None, bool]:
-    """(match_over, winner_side, draw) after a deal with these match totals (§2 Match)."""
+    """(match_over, winner_side, draw) after a deal with these match totals (docs/rules.md#match-end)."""
     table = ruleset.table(players)
     target = table.target_score if table is not None else None
     reached = target is not None and any(t >= target for t in totals)

@@ -12,7 +12,11 @@ from ``samba.v1`` message descriptors, so the document cannot drift from the pro
   OUTPUT_ONLY fields are ``readOnly``; proto3 ``optional`` fields say they may be absent;
   a real ``oneof`` is described on the message (``x-oneof``: exactly one member is given);
 - every operation's ``operationId`` is the RPC name, and its error answers refer to the
-  ``Error`` schema (the docs/api.md#errors body).
+  ``Error`` schema (the docs/api.md#errors body);
+- every description is the element's comment in the ``.proto`` files (``proto_docs``): a
+  message's, a field's, an RPC's; an enum lists each value with its comment;
+- every route carries a request example the service accepts, its answer, and the error a
+  broken version of it gets (``examples``: made by the service, never by hand).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Iterable
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
 
-from . import jsonio, pb
+from . import jsonio, pb, proto_docs
 
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE
@@ -83,26 +87,34 @@ class SchemaBuilder:
             if f.has_presence and f.type != _F.TYPE_MESSAGE and f.containing_oneof is not None \
                     and f.containing_oneof.name == "_" + f.name:
                 notes.append("Optional: absent when unset.")
-            if notes:
-                schema = {**schema, "description": " ".join(notes)}
+            text = " ".join([proto_docs.comment(f.full_name)] + notes).strip()
+            if text:
+                schema = {**schema, "description": text}
             props[f.json_name] = schema
         out: dict = {"type": "object", "title": desc.full_name, "properties": props}
         if required:
             out["required"] = required
+        text = [proto_docs.comment(desc.full_name)]
         oneofs = [o for o in jsonio.real_oneofs(desc)]
         if oneofs:
             out["x-oneof"] = {o.name: [f.json_name for f in o.fields] for o in oneofs}
-            out["description"] = " ".join(
-                f"Exactly one of {', '.join(f.json_name for f in o.fields)} ({o.name})."
-                for o in oneofs)
+            text += [f"Exactly one of {', '.join(f.json_name for f in o.fields)} ({o.name})."
+                     for o in oneofs]
+        if " ".join(text).strip():
+            out["description"] = " ".join(text).strip()
         self.schemas[name] = out
         return ref(desc)
 
     def enum(self, desc: _d.EnumDescriptor) -> dict:
         name = component_name(desc)
         if name not in self.schemas:
+            values = {v.name: proto_docs.comment(f"{desc.full_name}.{v.name}") for v in desc.values}
+            lines = [f"- `{v}`: {text}" if text else f"- `{v}`" for v, text in values.items()]
             self.schemas[name] = {"type": "string", "title": desc.full_name,
-                                  "enum": [v.name for v in desc.values]}
+                                  "description": "\n".join(
+                                      [proto_docs.comment(desc.full_name), ""] + lines).strip(),
+                                  "enum": list(values),
+                                  "x-enum-descriptions": list(values.values())}
         return ref(desc)
 
     def value(self, f: _d.FieldDescriptor) -> dict:
@@ -135,7 +147,7 @@ def _error_schemas(b: SchemaBuilder) -> None:
     b.schemas["Error"] = {
         "type": "object",
         "title": "Error",
-        "description": "Every non-OK REST answer (docs/api.md#errors, AIP-193): exactly one "
+        "description": "Every non-OK REST answer (AIP-193): exactly one "
                        "ErrorInfo (domain samba.v1, reason, metadata.requestId) and, for "
                        "INVALID_ARGUMENT, one BadRequest listing every problem found.",
         "required": ["error"],
@@ -188,14 +200,23 @@ _TIMEOUT_PARAM = {"name": "x-server-timeout", "in": "header", "required": False,
                   "schema": {"type": "number", "exclusiveMinimum": 0}}
 
 
-def build(routes: Iterable, *, title: str, version: str, description: str = "") -> dict:
-    """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples."""
+def _example(value, summary: str) -> dict:
+    return {"default": {"summary": summary, "value": value}}
+
+
+def build(routes: Iterable, *, title: str, version: str, description: str = "",
+          examples: dict[str, dict] | None = None) -> dict:
+    """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples;
+    ``examples``: RPC name -> {"request", "response", "error"} bodies (service.examples)."""
     b = SchemaBuilder()
     paths: dict[str, dict] = {}
+    examples = examples or {}
     for rpc, verb, path, tag, summary in routes:
         method = pb.SERVICE.methods_by_name[rpc]
+        example = examples.get(rpc, {})
         op: dict = {"operationId": rpc, "tags": [tag], "summary": summary,
-                    "description": f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
+                    "description": f"{proto_docs.comment(method.full_name)}\n\n"
+                                   f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
                                    f"of `{method.input_type.full_name}` (lowerCamelCase or "
                                    f"snake_case names accepted; unknown fields refused) and "
                                    f"`{method.output_type.full_name}` (every field printed).",
@@ -204,21 +225,34 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "") 
             for seg in path.split("/"):
                 if seg.startswith("{") and seg.endswith("}"):
                     name = seg[1:-1]
-                    op["parameters"].append({
-                        "name": name, "in": "path", "required": True,
-                        "description": f"`{method.input_type.full_name}.{name}`",
-                        "schema": {"type": "string"}})
+                    field = method.input_type.fields_by_name[name]
+                    param = {"name": name, "in": "path", "required": True,
+                             "description": proto_docs.comment(field.full_name)
+                             or f"`{field.full_name}`",
+                             "schema": {"type": "string"}}
+                    if example.get("request"):
+                        param["example"] = example["request"][name]
+                    op["parameters"].append(param)
             b.message(method.input_type)  # listed in components all the same
         else:
-            op["requestBody"] = {"required": True, "content": {
-                "application/json": {"schema": b.message(method.input_type)}}}
-        op["responses"] = {"200": {
-            "description": "OK", "headers": _HEADERS,
-            "content": {"application/json": {"schema": b.message(method.output_type)}}}}
+            body: dict = {"schema": b.message(method.input_type)}
+            if example.get("request"):
+                body["examples"] = _example(example["request"], "A request the service accepts")
+            op["requestBody"] = {"required": True, "content": {"application/json": body}}
+        ok: dict = {"schema": b.message(method.output_type)}
+        if example.get("response"):
+            ok["examples"] = _example(example["response"], "The answer to the example request")
+        op["responses"] = {"200": {"description": "OK", "headers": _HEADERS,
+                                   "content": {"application/json": ok}}}
         for code, text in _ERRORS.items():
             if code == "404" and rpc != "GetRuleset":
                 continue
             op["responses"][code] = _error_response(text)
+        error = example.get("error")
+        if error:
+            op["responses"][str(error["error"]["code"])]["content"]["application/json"][
+                "examples"] = _example(error, "The answer to a broken request: "
+                                               + error["error"]["message"])
         paths.setdefault(path, {})[verb] = op
     _error_schemas(b)
     text = {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}

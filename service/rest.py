@@ -1,8 +1,8 @@
 """The REST gateway: a FastAPI app over the same ``service.api`` as gRPC.
 
 Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
-plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json`` and
-``/docs``. Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
+plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json``, and
+the pages of ``service.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
 JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
@@ -25,12 +25,11 @@ import time
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from . import jsonio, metrics, openapi, pb
+from . import examples, jsonio, metrics, openapi, pages, pb
 from .api import REMEMBERS
 from .errors import ApiError, FieldViolation, internal_error, invalid_argument, rest_body
 from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from
@@ -256,7 +255,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             document.update(openapi.build(
                 ROUTES, title="Samba adjudicator", version=VERSION,
                 description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
-                            "Schemas are derived from the protobuf descriptors."))
+                            "Schemas and descriptions come from the protobuf schema; every "
+                            "example is a real request and the service's answer to it.",
+                examples=examples.route_examples()))
         return document
 
     app.openapi = openapi_doc  # FastAPI's own generator is replaced, not merged
@@ -265,13 +266,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     async def openapi_json() -> Response:
         return _json(openapi_doc())
 
-    @ops.get("/docs")
-    async def docs() -> HTMLResponse:
-        from fastapi.openapi.docs import get_swagger_ui_html
-        return get_swagger_ui_html(openapi_url="/openapi.json",
-                                   title="Samba adjudicator - API docs")
-
     app.include_router(ops)
+    app.include_router(pages.router())  # /docs, /redoc, /playground: served from here
 
     if settings.bench_echo:
         async def echo(request: Request) -> Response:
