@@ -78,8 +78,16 @@ Redoc.init("/openapi.json", {hideDownloadButton: false, expandResponses: "200"},
 """
 
 
+#: URLs of other sites that a bundle would fetch by itself, and the local file served instead
+#: (ReDoc's sidebar shows its maker's logo from their CDN).
+LOCAL_INSTEAD = {b"https://cdn.redoc.ly/redoc/logo-mini.svg": b"/docs-assets/favicon.png"}
+
+
 def _read(package: str, name: str) -> bytes:
-    return resources.files(package).joinpath(name).read_bytes()
+    data = resources.files(package).joinpath(name).read_bytes()
+    for remote, local in LOCAL_INSTEAD.items():
+        data = data.replace(remote, local)
+    return data
 
 
 def router() -> APIRouter:
