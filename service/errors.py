@@ -1,7 +1,8 @@
 """Non-OK answers (docs/api.md#errors, AIP-193) and their bodies on every transport.
 
 An ``ApiError`` carries a canonical gRPC code name, a stable ErrorInfo ``reason``, an
-English message and, for invalid arguments, every field problem. Transports render it:
+English message and, for invalid arguments, every field problem (``engine.model.Problem``:
+the one shape of a field problem, from JSON parsing to the engine). Transports render it:
 ``rest_body`` (REST and CLI JSON, with ``http_status``) or ``grpc_status`` (a
 ``google.rpc.Status`` with packed ErrorInfo and BadRequest for rich gRPC status).
 """
@@ -14,6 +15,8 @@ from typing import Iterable
 
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from samba_adjudicator.engine.model import Problem
 
 DOMAIN = "samba.v1"
 
@@ -40,15 +43,6 @@ HTTP_STATUS = {
 GRPC_CODE = {name: code_pb2.Code.Value(name) for name in HTTP_STATUS}
 
 
-@dataclass(frozen=True)
-class FieldViolation:
-    """One problem of a request: path in JSON names, BadRequest reason, description."""
-
-    field: str
-    reason: str
-    description: str
-
-
 @dataclass
 class ApiError(Exception):
     """A non-OK answer. ``code`` is a canonical gRPC code name (``INVALID_ARGUMENT``)."""
@@ -56,7 +50,8 @@ class ApiError(Exception):
     code: str
     reason: str
     message: str
-    field_violations: list = field(default_factory=list)  # FieldViolation or engine Problem
+    #: every field problem of an invalid argument (path in JSON names, reason, description)
+    field_violations: list[Problem] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
@@ -79,16 +74,16 @@ class ApiError(Exception):
         return self.code == "INVALID_ARGUMENT"
 
 
-def invalid_argument(problems: Iterable, reason: str = "INVALID_REQUEST",
+def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST",
                      message: str | None = None) -> ApiError:
-    """An INVALID_ARGUMENT error listing ``problems`` (engine Problems or FieldViolations)."""
-    problems = list(problems)
+    """An INVALID_ARGUMENT error listing ``problems``."""
+    listed = list(problems)
     if message is None:
-        message = summary(problems)
-    return ApiError("INVALID_ARGUMENT", reason, message, problems)
+        message = summary(listed)
+    return ApiError("INVALID_ARGUMENT", reason, message, listed)
 
 
-def summary(problems: list) -> str:
+def summary(problems: list[Problem]) -> str:
     if not problems:
         return "invalid request"
     first = problems[0]
