@@ -15,7 +15,8 @@ import json
 
 from . import jsonio
 from .api import METHODS, Adjudicator
-from .errors import ApiError, rest_body
+from .boundary import as_api_error
+from .errors import rest_body
 
 EXAMPLE_SEED = "example-seed-1"
 EXAMPLE_REQUEST_ID = "example-request-id"
@@ -28,8 +29,8 @@ def _answer(adjudicator: Adjudicator, method: str, body: dict) -> dict:
     try:
         message, problems = jsonio.decode(json.dumps(body), METHODS[method][0])
         return jsonio.to_dict(adjudicator.call(method, message, problems))
-    except ApiError as e:
-        return rest_body(e, EXAMPLE_REQUEST_ID)
+    except Exception as e:  # noqa: BLE001 - every failure is answered as the gateway would
+        return rest_body(as_api_error(e, method), EXAMPLE_REQUEST_ID)
 
 
 def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
