@@ -173,3 +173,74 @@ def _wild_rule_examples():
 def test_wild_rule_examples_are_what_the_engine_answers(cards, profile, verdict):
     assert verdict in {"legal", "illegal"}
     assert check_meld(resolve(profile), tuple(cards.split())).valid == (verdict == "legal")
+
+
+# -- docs/rules.md parameter table --------------------------------------------------------
+
+def _parameter_table() -> tuple[list[str], dict[str, list[str]]]:
+    text = RULES.read_text(encoding="utf-8")
+    section = text.split('<a id="parameters"></a>', 1)[1].split("<a id=", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in section.splitlines() if line.startswith("| ")]
+    profiles = rows[0][1:]
+    return profiles, {row[0]: row[1:] for row in rows[1:]}
+
+
+def _ints(cell: str) -> list[int]:
+    return [int(n) for n in re.findall(r"-?\d+", cell.replace("−", "-"))]
+
+
+def _yes(cell: str) -> bool:
+    return cell.split()[0].strip("*") == "yes"
+
+
+def _players(cell: str) -> set[int]:
+    if m := re.fullmatch(r"(\d)–(\d)", cell):
+        return set(range(int(m.group(1)), int(m.group(2)) + 1))
+    return set(_ints(cell))
+
+
+#: row of the table -> (what the cell says, what the resolved ruleset says)
+PARAMETER_ROWS = {
+    "decks / jokers": (_ints, lambda r: [r.decks, r.jokers]),
+    "players allowed": (_players, lambda r: {t.players for t in r.table_sizes}),
+    "runs": (_yes, lambda r: r.runs_allowed),
+    "`group_max_wilds`": (lambda c: _ints(c)[0], lambda r: r.group_max_wilds),
+    "`group_wild_rule`": (str, lambda r: r.group_wild_rule.value),
+    "`wild_swap`": (_yes, lambda r: r.wild_swap),
+    "`freeze`": (str, lambda r: r.freeze.value),
+    "take with natural + wild (unfrozen)": (_yes, lambda r: r.take_natural_plus_wild),
+    "take the top card to a run": (_yes, lambda r: r.take_top_card_to_run),
+    "red 3 value / all of them": (lambda c: _ints(c)[:2],
+                                  lambda r: [r.red_three_value, r.red_three_all_value]),
+    "`red_three_positive_if`": (lambda c: c.split()[0], lambda r: r.red_three_positive_if.value),
+    "`red_three_penalty`": (lambda c: c.split()[0], lambda r: r.red_three_penalty.value),
+    "`black_three_group_max`": (lambda c: _ints(c)[0], lambda r: r.black_three_group_max),
+    "black 3 left in hand": (lambda c: _ints(c)[0], lambda r: r.black_three_in_hand),
+    "red 3 left in hand": (lambda c: _ints(c)[0], lambda r: r.red_three_in_hand),
+    "going-out bonus": (lambda c: _ints(c)[0], lambda r: r.go_out_bonus),
+    "samba / open samba bonus": (lambda c: _ints(c) or [0, 0],
+                                 lambda r: [r.samba_bonus, r.open_samba_bonus]),
+    "`max_deals`": (lambda c: (_ints(c) or [0])[0], lambda r: r.max_deals),
+}
+
+
+@pytest.mark.parametrize("row", sorted(PARAMETER_ROWS))
+def test_parameter_table_says_what_the_profiles_are(row):
+    profiles, table = _parameter_table()
+    said, actual = PARAMETER_ROWS[row]
+    wrong = {p.strip("`"): cell for p, cell in zip(profiles, table[row])
+             if said(cell) != actual(resolve(p.strip("`")))}
+    assert wrong == {}
+
+
+def test_initial_meld_bands_in_the_table_are_the_profiles():
+    profiles, table = _parameter_table()
+    cells = dict(zip((p.strip("`") for p in profiles), table["initial meld (match score → points)"]))
+    for profile, cell in cells.items():
+        if cell.startswith("as pagat"):
+            cell = cells["pagat"] if "but" not in cell else \
+                cells["pagat"].replace("150", "160")
+        bands = resolve(profile).initial_meld
+        assert [b.points for b in bands] == _ints(re.sub(r"(below |from )?-?\d+:", "", cell)), \
+            profile
