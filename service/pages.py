@@ -1,16 +1,24 @@
-"""The gateway's human pages: Swagger UI at ``/docs``, ReDoc at ``/redoc``, and the
-playground at ``/playground``, all served from this process: no page loads anything from
+"""The gateway's human pages: Swagger UI at ``/docs``, ReDoc at ``/redoc``, the playground
+at ``/playground`` and the project's documentation at ``/reference/<page>.md`` (the rules a
+violation's ``rule`` names), all served from this process: no page loads anything from
 another site, so they work offline and behind a firewall.
 
 Swagger UI and ReDoc come from the ``fastapi-offline`` distribution, which ships their
 bundles as package data; the playground is the small HTML/JS/CSS set in
-``service/playground/``.
+``service/playground/``; the documentation is docs/*.md, installed as package data of
+``samba_adjudicator.docs`` and rendered by ``markdown``.
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import importlib.util
+import re
 from importlib import resources
+from pathlib import Path
 
+import markdown
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
@@ -90,6 +98,66 @@ def _read(package: str, name: str) -> bytes:
     return data
 
 
+DOCS_PACKAGE = "samba_adjudicator.docs"
+REFERENCE_HTML = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} - Samba adjudicator</title>
+<style>
+body {{ font: 15px/1.5 system-ui, sans-serif; max-width: 62em; margin: 0 auto; padding: 1em 2em;
+       color: #1d2327; }}
+nav {{ margin-bottom: 1em; }} nav a {{ margin-right: 1em; }}
+table {{ border-collapse: collapse; margin: .5em 0; font-size: 14px; }}
+td, th {{ border: 1px solid #cfd8d2; padding: 2px 6px; vertical-align: top; }}
+th {{ background: #eef3ef; }}
+code {{ background: #f2f4f2; padding: 0 3px; border-radius: 3px; }}
+pre {{ background: #f2f4f2; padding: .6em; overflow: auto; }}
+p:has(:target) + h2, p:has(:target) + h3, p:has(:target) + h4 {{ background: #fff4c2; }}
+</style>
+</head>
+<body>
+<nav><a href="/reference/rules.md">Rules</a><a href="/reference/api.md">API</a>
+<a href="/playground">Playground</a><a href="/docs">Swagger UI</a></nav>
+{body}
+</body>
+</html>
+"""
+
+
+def _docs_dir() -> Path:
+    """docs/ as installed. ``samba_adjudicator.docs`` is a namespace package (docs/ holds no
+    Python), whose search path an editable install extends with a non-directory hook that
+    ``importlib.resources`` cannot list on Python 3.11: take the real directory."""
+    spec = importlib.util.find_spec(DOCS_PACKAGE)
+    return next(Path(p) for p in spec.submodule_search_locations if Path(p).is_dir())
+
+
+def reference_pages() -> list[str]:
+    """The documentation pages served: every docs/*.md installed with the package."""
+    return sorted(f.name for f in _docs_dir().glob("*.md"))
+
+
+@functools.cache
+def reference_html(name: str) -> str:
+    text = (_docs_dir() / name).read_text(encoding="utf-8")
+    body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"],
+                             extension_configs={"toc": {"slugify": github_slug}})
+    # a heading right after its explicit anchor (<a id="turn">) keeps one id, the anchor's
+    explicit = set(re.findall(r'<a id="([^"]+)"></a>', body))
+    body = re.sub(r'<(h[1-6]) id="([^"]+)">',
+                  lambda m: f"<{m.group(1)}>" if m.group(2) in explicit else m.group(0), body)
+    return REFERENCE_HTML.format(title=html.escape(name), body=body)
+
+
+def github_slug(heading: str, separator: str = "-") -> str:
+    """GitHub's anchor for a heading, so links written for the repository work here too."""
+    text = re.sub(r"<[^>]+>|[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", separator)
+
+
 def router() -> APIRouter:
     """The pages and their assets; unknown asset names fall through to the gateway's 404."""
     pages = APIRouter(tags=["operations"])
@@ -106,6 +174,12 @@ def router() -> APIRouter:
     @pages.get("/playground", include_in_schema=False)
     async def playground() -> HTMLResponse:
         return HTMLResponse(_read(PLAYGROUND_PACKAGE, "playground/index.html"))
+
+    for name in reference_pages():
+        async def reference(name: str = name) -> HTMLResponse:
+            return HTMLResponse(reference_html(name))
+        pages.add_api_route(f"/reference/{name}", reference, methods=["GET"],
+                            include_in_schema=False)
 
     def add_files(prefix: str, files: dict[str, str], package: str, folder: str) -> None:
         for name, media_type in files.items():

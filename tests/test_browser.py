@@ -118,7 +118,8 @@ def test_playground_deals_plays_and_explains(page, server):  # noqa: F811
     page.wait_for_selector("#verdict .illegal")
     violation = page.locator("#verdict .violation").first
     assert "NOT_YOUR_TURN" in violation.inner_text()
-    assert violation.locator("a").get_attribute("href") == "docs/rules.md#turn"
+    assert violation.locator("a").inner_text() == "docs/rules.md#turn"
+    assert violation.locator("a").get_attribute("href") == "/reference/rules.md#turn"
     _shot(page, "playground-illegal")
 
     # the itemised score is shown (provisional while the deal goes on)
@@ -145,4 +146,14 @@ def test_playground_deals_plays_and_explains(page, server):  # noqa: F811
     page.click("#inspect")
     page.wait_for_selector("#error:not([hidden])")
     assert "INVALID_ARGUMENT" in page.inner_text("#error")
+    _same_origin(page, server.base_url)
+
+
+def test_a_violation_link_opens_its_rule(page, server):  # noqa: F811
+    page.goto(server.base_url + "/reference/rules.md#turn")
+    heading = page.locator("p:has(#turn) + h3")  # markdown wraps the anchor in a <p>
+    assert heading.inner_text() == "Turn"
+    assert heading.is_visible()
+    assert page.locator("table").count() > 5  # the parameter table and others, rendered
+    _shot(page, "reference-rules")
     _same_origin(page, server.base_url)

@@ -109,7 +109,22 @@ def test_swagger_prefills_a_valid_example_not_a_placeholder(document):
             assert "string" not in str(value.get("ruleset", {}).get("profile", "")), op["operationId"]
 
 
-@pytest.mark.parametrize("page", ["/docs", "/redoc", "/playground"])
+def test_every_violation_rule_opens_on_the_gateway(http):  # noqa: F811
+    """A violation's rule (docs/rules.md#x) is served at /reference/rules.md with anchor x."""
+    from samba_adjudicator.engine.violations import CODES
+    pages = {}
+    for rule, _ in CODES.values():
+        path, anchor = rule.removeprefix("docs/").split("#")
+        if path not in pages:
+            response = http.get(f"/reference/{path}")
+            assert response.status_code == 200
+            pages[path] = response.text
+        assert f'id="{anchor}"' in pages[path], rule
+    assert http.get("/reference/nothing.md").status_code == 404
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc", "/playground", "/reference/rules.md",
+                                  "/reference/api.md"])
 def test_pages_load_nothing_from_another_site(page, http):  # noqa: F811
     response = http.get(page)
     assert response.status_code == 200

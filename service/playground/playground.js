@@ -135,6 +135,9 @@ async function renderScore() {
     ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, r), answer.sides.map((x) => el("td", {}, x[r])))));
 }
 
+// "docs/rules.md#turn" -> the gateway's rendering of that page: /reference/rules.md#turn
+const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");
+
 function renderViolations(answer) {
   const box = $("verdict");
   box.replaceChildren(el("span", { class: answer.legal ? "legal" : "illegal" },
@@ -142,7 +145,7 @@ function renderViolations(answer) {
   const list = el("ul");
   for (const v of answer.violations || []) {
     list.append(el("li", { class: "violation" }, el("code", {}, v.code), ` ${v.message} `,
-      el("a", { href: v.rule, title: "the rule in the project's rules reference" }, v.rule),
+      el("a", { href: ruleLink(v.rule), target: "_blank", title: "the rule in the rules reference" }, v.rule),
       v.penaltyPoints ? ` (penalty ${v.penaltyPoints})` : ""));
   }
   box.append(list);
