@@ -19,17 +19,11 @@ import pytest
 from samba_adjudicator.engine.game import check_meld
 from samba_adjudicator.engine.ruleset import resolve
 from samba_adjudicator.engine.violations import CODES, violation
+from samba_adjudicator.service.pages import github_slug
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RULES = DOCS / "rules.md"
-
-
-def github_slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
 
 
 def anchors(path: Path) -> set[str]:
