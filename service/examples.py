@@ -4,8 +4,9 @@ The OpenAPI document shows, for each route, a request the service accepts, the a
 gives, and the error it gives to a broken version of that request. None of them is written
 by hand: a real deal is dealt from a fixed seed and the requests are built from it (the
 first legal action of the seat to move, a legal discard after it, ...), then answered by
-the same ``Adjudicator`` the servers use. A change of rules or schema cannot leave a stale
-example behind.
+an ``Adjudicator`` set up as the servers' are (with the same snapshot-signing keys, so the
+example snapshots carry valid signatures where signing is on). A change of rules or schema
+cannot leave a stale example behind.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from . import jsonio
 from .api import METHODS, Adjudicator
 from .boundary import as_api_error
 from .errors import rest_body
+from .signing import Signer
 
 EXAMPLE_SEED = "example-seed-1"
 EXAMPLE_REQUEST_ID = "example-request-id"
@@ -56,7 +58,7 @@ def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
 @functools.cache
 def route_examples() -> dict[str, dict]:
     """RPC name -> {"request": body or None, "response": body, "error": error body}."""
-    adjudicator = Adjudicator()
+    adjudicator = Adjudicator(signer=Signer.from_env())
     out: dict[str, dict] = {}
     for method, body in _requests(adjudicator).items():
         broken = {**body, TYPO_FIELD: []}

@@ -144,3 +144,24 @@ def test_every_served_asset_answers(http):  # noqa: F811
     for name in PLAYGROUND_FILES:
         assert http.get(f"/playground/{name}").status_code == 200
     assert http.get("/docs-assets/nothing.js").status_code == 404
+
+
+def test_examples_are_signed_where_signing_is_on():
+    """With snapshot keys configured every snapshot must be signed: the examples are made
+    with the server's keys, so "Try it out" still works."""
+    import httpx
+
+    from service_fixtures import ServerProcess
+
+    signed = ServerProcess(env={"SAMBA_SNAPSHOT_KEYS": "k1:" + "A" * 44})
+    try:
+        with httpx.Client(base_url=signed.base_url, timeout=30) as client:
+            op = client.get("/openapi.json").json()["paths"]["/v1/actions:validate"]["post"]
+            example = op["requestBody"]["content"]["application/json"]["examples"]["default"]
+            assert example["value"]["snapshot"]["signature"].startswith("v1.k1.")
+            assert client.post("/v1/actions:validate", json=example["value"]).status_code == 200
+            unsigned = {**example["value"],
+                        "snapshot": {**example["value"]["snapshot"], "signature": ""}}
+            assert client.post("/v1/actions:validate", json=unsigned).status_code == 403
+    finally:
+        signed.terminate()
