@@ -121,6 +121,11 @@ async function renderActions(shown) {
 
 async function renderScore() {
   const over = !!state.snapshot.result;
+  if ($("viewer").value !== "full") {
+    $("score-kind").textContent = "(hidden while viewing as one seat: it counts the other hands)";
+    $("score").replaceChildren();
+    return;
+  }
   if (state.snapshot.seats.some((seat) => seat.handHidden || (!seat.hand.length && seat.handCount))) {
     $("score-kind").textContent = "(a player's view: hands hidden, no score)";
     $("score").replaceChildren();
