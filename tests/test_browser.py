@@ -158,3 +158,32 @@ def test_a_violation_link_opens_its_rule(page, server):  # noqa: F811
     assert page.locator("table").count() > 5  # the parameter table and others, rendered
     _shot(page, "reference-rules")
     _same_origin(page, server.base_url)
+
+
+def test_playground_shows_canastas_sambas_and_a_frozen_pile(page, server):  # noqa: F811
+    """A position built for the purpose (side 0 holds a canasta and a samba, a wild in the
+    pile freezes it in classic), pasted into the page, then a meld played by clicking."""
+    from builders import make_snapshot
+
+    from samba_adjudicator.service import convert, jsonio
+
+    snap = make_snapshot("classic", 4, hands={0: "5C 5S 5D 9C JC QD"},
+                         melds={0: ["KH KS KD KC KH KS KD", "4H 5H 6H 7H 8H 9H 10H"]},
+                         discard="6C 2S 8D", turn_seat=0)
+    pasted = jsonio.to_dict(convert.snapshot_to_proto(snap))
+    page.goto(server.base_url + "/playground")
+    page.wait_for_selector("#actions li button")
+    page.fill("#snapshot-json", json.dumps(pasted))
+    page.click("#inspect")
+    page.wait_for_function("document.querySelector('#turn').innerText.includes('seat 0, PLAY')")
+    side0 = page.locator(".side[data-side='0']")
+    assert side0.locator(".badge.CANASTA").count() == 1
+    assert side0.locator(".badge.SAMBA").count() == 1
+    assert "frozen for sides 0, 1" in page.inner_text("#pile")
+    page.locator("#actions li button", has_text="meld 5S 5D 5C").first.click()
+    page.wait_for_function("document.querySelectorAll(\".side[data-side='0'] .meld\").length == 3")
+    assert "MELD_CREATED" in page.inner_text("#events")
+    assert page.locator("#score tr[data-term='canastaBonus'] td").first.inner_text() == "500"
+    assert page.locator("#score tr[data-term='sambaBonus'] td").first.inner_text() == "1500"
+    _shot(page, "playground-canasta-samba")
+    _same_origin(page, server.base_url)
