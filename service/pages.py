@@ -38,15 +38,15 @@ PLAYGROUND_FILES = {
     "playground.css": "text/css",
 }
 
-SWAGGER_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Samba adjudicator - API docs</title>
-<link rel="icon" type="image/png" href="/docs-assets/favicon.png">
-<link rel="stylesheet" href="/docs-assets/swagger-ui.css">
-</head>
-<body>
+def html_page(title: str, head: str, body: str) -> str:
+    """A page of the gateway: its assets come from /docs-assets/, never from another site."""
+    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{title} - Samba adjudicator</title>\n"
+            f'<link rel="icon" type="image/png" href="/docs-assets/favicon.png">\n'
+            f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+SWAGGER_HTML = html_page("API docs", '<link rel="stylesheet" href="/docs-assets/swagger-ui.css">', """\
 <div id="swagger-ui"></div>
 <script src="/docs-assets/swagger-ui-bundle.js"></script>
 <script>
@@ -61,29 +61,15 @@ window.ui = SwaggerUIBundle({
   presets: [SwaggerUIBundle.presets.apis],
   layout: "BaseLayout"
 });
-</script>
-</body>
-</html>
-"""
+</script>""")
 
-REDOC_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Samba adjudicator - API reference</title>
-<link rel="icon" type="image/png" href="/docs-assets/favicon.png">
-<style>body { margin: 0; padding: 0; }</style>
-</head>
-<body>
+REDOC_HTML = html_page("API reference", "<style>body { margin: 0; padding: 0; }</style>", """\
 <div id="redoc"></div>
 <script src="/docs-assets/redoc.standalone.js"></script>
 <script>
 Redoc.init("/openapi.json", {hideDownloadButton: false, expandResponses: "200"},
            document.getElementById("redoc"));
-</script>
-</body>
-</html>
-"""
+</script>""")
 
 
 #: URLs of other sites that a bundle would fetch by itself, and the local file served instead
@@ -99,31 +85,20 @@ def _read(package: str, name: str) -> bytes:
 
 
 DOCS_PACKAGE = "samba_adjudicator.docs"
-REFERENCE_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} - Samba adjudicator</title>
+REFERENCE_STYLE = """<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body {{ font: 15px/1.5 system-ui, sans-serif; max-width: 62em; margin: 0 auto; padding: 1em 2em;
-       color: #1d2327; }}
-nav {{ margin-bottom: 1em; }} nav a {{ margin-right: 1em; }}
-table {{ border-collapse: collapse; margin: .5em 0; font-size: 14px; }}
-td, th {{ border: 1px solid #cfd8d2; padding: 2px 6px; vertical-align: top; }}
-th {{ background: #eef3ef; }}
-code {{ background: #f2f4f2; padding: 0 3px; border-radius: 3px; }}
-pre {{ background: #f2f4f2; padding: .6em; overflow: auto; }}
-p:has(:target) + h2, p:has(:target) + h3, p:has(:target) + h4 {{ background: #fff4c2; }}
-</style>
-</head>
-<body>
-<nav><a href="/reference/rules.md">Rules</a><a href="/reference/api.md">API</a>
-<a href="/playground">Playground</a><a href="/docs">Swagger UI</a></nav>
-{body}
-</body>
-</html>
-"""
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 62em; margin: 0 auto; padding: 1em 2em;
+       color: #1d2327; }
+nav { margin-bottom: 1em; } nav a { margin-right: 1em; }
+table { border-collapse: collapse; margin: .5em 0; font-size: 14px; }
+td, th { border: 1px solid #cfd8d2; padding: 2px 6px; vertical-align: top; }
+th { background: #eef3ef; }
+code { background: #f2f4f2; padding: 0 3px; border-radius: 3px; }
+pre { background: #f2f4f2; padding: .6em; overflow: auto; }
+p:has(:target) + h2, p:has(:target) + h3, p:has(:target) + h4 { background: #fff4c2; }
+</style>"""
+REFERENCE_NAV = """<nav><a href="/reference/rules.md">Rules</a><a href="/reference/api.md">API</a>
+<a href="/playground">Playground</a><a href="/docs">Swagger UI</a></nav>"""
 
 
 def _docs_dir() -> Path:
@@ -148,7 +123,7 @@ def reference_html(name: str) -> str:
     explicit = set(re.findall(r'<a id="([^"]+)"></a>', body))
     body = re.sub(r'<(h[1-6]) id="([^"]+)">',
                   lambda m: f"<{m.group(1)}>" if m.group(2) in explicit else m.group(0), body)
-    return REFERENCE_HTML.format(title=html.escape(name), body=body)
+    return html_page(html.escape(name), REFERENCE_STYLE, REFERENCE_NAV + "\n" + body)
 
 
 def github_slug(heading: str, separator: str = "-") -> str:
