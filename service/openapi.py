@@ -261,13 +261,21 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "",
                                                     "enum": ["SERVING", "NOT_SERVING"]}}}}}}
     paths["/healthz"] = {"get": {"operationId": "Healthz", "tags": ["operations"],
                                  "summary": "Liveness: the process answers.",
+                                 "description": "200 `SERVING` while the process answers "
+                                                "(a Kubernetes liveness probe).",
                                  "responses": {"200": status}}}
     paths["/readyz"] = {"get": {"operationId": "Readyz", "tags": ["operations"],
                                 "summary": "Readiness: 503 while starting or draining.",
+                                "description": "200 `SERVING` when calls are answered; 503 "
+                                               "`NOT_SERVING` while the server starts or drains "
+                                               "after SIGTERM (a readiness probe).",
                                 "responses": {"200": status,
                                               "503": {**status, "description": "Not ready"}}}}
     paths["/metrics"] = {"get": {"operationId": "Metrics", "tags": ["operations"],
                                  "summary": "Prometheus metrics (text exposition format).",
+                                 "description": "Requests, latencies, outcomes and violation "
+                                                "codes per method and transport "
+                                                "(docs/service.md, Metrics).",
                                  "responses": {"200": text}}}
     return {
         "openapi": "3.1.0",

@@ -56,6 +56,12 @@ def test_every_schema_property_and_enum_value_is_described(document):
     assert missing == []
 
 
+def test_every_operation_has_a_summary_and_a_description(document):
+    for path, verbs in document["paths"].items():
+        for verb, op in verbs.items():
+            assert op.get("summary") and op.get("description"), f"{verb} {path}"
+
+
 def test_descriptions_are_the_proto_comments(document):
     schemas = document["components"]["schemas"]
     assert schemas["Snapshot"]["properties"]["ply"]["description"].startswith(
