@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test proto lint-proto bench bench-service clean
+.PHONY: install run test test-typescript typescript-client wheel proto lint-proto bench bench-service clean
 
 install: $(STAMP)
 
@@ -56,8 +56,28 @@ browser:
 	@test -x $(CHROMIUM) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
 	  { echo "tests need Chromium at $(CHROMIUM): apt-get install chromium" >&2; exit 1; }
 
-test: install lint-proto deploy-tools browser
+test: install lint-proto deploy-tools browser test-typescript
 	$(PY) -m pytest -n 2
+
+# The TypeScript client (clients/typescript): npm ci from the committed package-lock.json,
+# buf generate + tsc, then node --test against a real server of this checkout's .venv.
+TS := clients/typescript
+
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
+	touch $@
+
+test-typescript: install $(TS)/node_modules/.installed
+	cd $(TS) && npm run build && npm test
+
+# The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
+# (npm install it), and dist/samba_adjudicator-*.whl (pip install it: the service's
+# distribution, which carries the Python client samba_adjudicator.client).
+typescript-client: $(TS)/node_modules/.installed
+	cd $(TS) && npm pack
+
+wheel: install
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
 bench: install
 	$(PY) bench/engine_bench.py
@@ -69,4 +89,5 @@ bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) generated build *.egg-info
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \
+	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -29,6 +30,8 @@ class Settings:
     shutdown_grace_seconds: float = 20.0
     snapshot_cache_size: int = 1024
     snapshot_keys: str = field(default="", repr=False)
+    # browser origins allowed to call the REST gateway (CORS); empty: CORS off
+    cors_origins: tuple[str, ...] = ()
     # test/bench knobs (environment only)
     test_delay_seconds: float = 0.0
     bench_echo: bool = False
@@ -45,7 +48,11 @@ _FLAGS = (
     ("log_level", "SAMBA_LOG_LEVEL", str),
     ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
     ("snapshot_cache_size", "SAMBA_SNAPSHOT_CACHE_SIZE", int),
+    ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
+
+#: One CORS origin: scheme://host[:port], as a browser sends it in ``Origin``; or ``*``.
+ORIGIN = re.compile(r"\*|https?://[^/\s,*]+")
 
 
 class ConfigError(ValueError):
@@ -80,7 +87,16 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p.add_argument("--snapshot-cache-size", type=int, metavar="N",
                    help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
                         f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})")
+    p.add_argument("--cors-origins", metavar="ORIGINS",
+                   help="comma-separated browser origins (https://game.example) allowed to "
+                        "call the REST gateway, '*' for any; preflights answered, "
+                        "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)")
     return p
+
+
+def cors_origins(raw: str) -> tuple[str, ...]:
+    """``"https://a.example, http://localhost:3000"`` -> the origins, without blanks."""
+    return tuple(o.strip() for o in raw.split(",") if o.strip())
 
 
 def _env(name: str, conv, environ) -> object | None:
@@ -109,6 +125,7 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
     if "log_level" in values:
         values["log_level"] = str(values["log_level"]).lower()
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
+    values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
     delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
     values["test_delay_seconds"] = delay or 0.0
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
@@ -141,3 +158,7 @@ def validate(s: Settings) -> None:
     if not 0 <= s.snapshot_cache_size <= 1_000_000:
         raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
                           f"0..1000000, not {s.snapshot_cache_size}")
+    for origin in s.cors_origins:
+        if not ORIGIN.fullmatch(origin):
+            raise ConfigError(f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
+                              "origin: scheme://host[:port] without a path, or *")
