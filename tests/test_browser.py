@@ -131,7 +131,9 @@ def test_playground_deals_plays_and_explains(page, server):  # noqa: F811
     page.wait_for_function("document.querySelectorAll('.seat .card.back').length > 0")
     assert page.locator(".seat[data-seat='2'] .card.back").count() == 0
     assert page.locator(".seat[data-seat='0'] .card.back").count() > 0
-    assert page.locator("#score tr").count() == 0  # the score would count the hidden hands
+    # the score would count the hidden hands: it is withdrawn (rendered after the table)
+    page.wait_for_function("document.querySelector('#score-kind').innerText.includes('hidden')")
+    assert page.locator("#score tr").count() == 0
     _shot(page, "playground-seat-view")
 
     # paste a snapshot: the current one, then inspect it
