@@ -58,7 +58,7 @@ def test_s2_card_values_meld_points(cs, pts):
     ("10S JS QS KS AS", True),
     ("KH AH 4H", False),           # no wrap
     ("AH 4H 5H", False),           # ace is never low
-    ("AS 2S 3S", False),           # an ace-low "A-2-3" order is impossible (docs/rules.md#runs)
+    ("AS 2S 3S", False),           # seed 004's "A-2-3" order is impossible (Decision)
     ("AH 2H 3H", False),
     ("4S 3S 2S", False),
     ("3C 4C 5C", False),           # no 3s
@@ -70,7 +70,7 @@ def test_s2_card_values_meld_points(cs, pts):
 ])
 def test_s2_run_shape_classic(cs, ok):
     """docs/rules.md#runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
-    no wilds; ace-low A-2-3 runs are refused (docs/rules.md#runs)."""
+    no wilds; seed 004's A-2-3 runs are refused (Decision)."""
     got = content("classic", cs)
     assert got.valid is ok, got.violations
     if ok:
@@ -420,10 +420,11 @@ def test_s2_black_threes_only_when_going_out(case):
 
 
 def test_s2_black_three_group_content_only_check():
-    """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is reported as needing a
-    going-out context."""
+    """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is valid, with a note that the
+    group needs a going-out context (docs/rules.md "Further decisions")."""
     got = content("classic", "3S 3C 3S")
-    assert not got.valid and "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(got.violations)
+    assert got.valid and got.kind is MeldKind.BLACK_THREES and not got.violations
+    assert "going out" in got.note
 
 
 @pytest.mark.parametrize("profile, size, ok", [
