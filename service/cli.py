@@ -46,15 +46,15 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
         ) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics."""
-    from .api import Adjudicator
     from .errors import ApiError, internal_error, new_request_id, rest_body
     from .jsonio import to_dict
     from .runtime import Runtime
-    from .signing import Signer
 
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
+            from .api import Adjudicator
+            from .signing import Signer
             adjudicator = Adjudicator(signer=Signer.from_env())
         runtime = Runtime(None, adjudicator, count_calls=False)
         response = runtime.answer(method, runtime.json_decoder(method, data))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -109,11 +111,12 @@ def _env(name: str, conv, environ) -> object | None:
         raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
 
 
-def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings:
+def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
+         ) -> Settings:
     """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
     environ = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name, env, conv in _FLAGS:
         flag = getattr(args, name)
         if flag is not None:
@@ -136,7 +139,7 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
     return s
 
 
-def validate(s: Settings) -> None:
+def _validate_ports(s: Settings) -> None:
     for name, env in (("grpc_port", "SAMBA_GRPC_PORT"), ("http_port", "SAMBA_HTTP_PORT")):
         port = getattr(s, name)
         if not 0 <= port <= 65535:
@@ -144,6 +147,10 @@ def validate(s: Settings) -> None:
                               f"not {port}")
     if s.grpc_port and s.grpc_port == s.http_port:
         raise ConfigError("--grpc-port and --http-port must differ")
+
+
+def validate(s: Settings) -> None:
+    _validate_ports(s)
     if not 1 <= s.workers <= 256:
         raise ConfigError(f"--workers (SAMBA_WORKERS) must be 1..256, not {s.workers}")
     if not 1024 <= s.max_message_bytes <= 256 * 1024 * 1024:

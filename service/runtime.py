@@ -20,7 +20,8 @@ import time
 from importlib import metadata
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 
@@ -188,11 +189,13 @@ class Runtime:
             request, problems, source = decode()
             if call is not None:
                 call.profile = _profile_of(request, source)
-            _check_deadline(method, deadline)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise deadline_exceeded(method)
             if self.delay > 0:
                 self._sleep(method, deadline)
             response = self.adjudicator.call(method, request, problems, source)
-            _check_deadline(method, deadline)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise deadline_exceeded(method)
             return response
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
@@ -224,11 +227,11 @@ class Runtime:
         finally:
             elapsed = time.perf_counter() - start
             in_flight.dec()
-            self._count(method, transport, call, elapsed)
+            self._count(m, method, transport, call, elapsed)
             self._log(method, transport, call.outcome, elapsed, request_id, call.error)
 
-    def _count(self, method: str, transport: str, call: CallRecord, elapsed: float) -> None:
-        m = self.metrics
+    def _count(self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord,
+               elapsed: float) -> None:
         if call.error is not None:
             self._child(m.errors, method, transport, call.error.code).inc()
         self._child(m.requests, method, transport, call.outcome, call.profile).inc()
@@ -246,6 +249,7 @@ class Runtime:
     def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:
         """Count and log a call refused by the transport before ``invoke`` (413)."""
         m = self.metrics
+        assert m is not None, "only servers reject calls"
         outcome = "invalid_argument" if err.is_invalid_argument else "error"
         m.errors.labels(method=method, transport=transport, code=err.code).inc()
         m.requests.labels(method=method, transport=transport, outcome=outcome,
@@ -290,7 +294,3 @@ class CallRecord:
     codes: list[str] = field(default_factory=list)
     error: ApiError | None = None
 
-
-def _check_deadline(method: str, deadline: float | None) -> None:
-    if deadline is not None and time.monotonic() >= deadline:
-        raise deadline_exceeded(method)

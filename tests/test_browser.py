@@ -16,6 +16,9 @@ import pytest
 
 from service_fixtures import ROOT, server  # noqa: F401
 
+# real servers, and a browser: a tool of the machine (`make test-fast` leaves these out)
+pytestmark = [pytest.mark.servers, pytest.mark.tools]
+
 CHROMIUM = os.environ.get("SAMBA_TEST_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "test-output" / "browser"
 

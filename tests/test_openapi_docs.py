@@ -15,6 +15,8 @@ from samba_adjudicator.service import pb, proto_docs
 from samba_adjudicator.service.pages import DOC_ASSETS, PLAYGROUND_FILES
 from service_fixtures import REST, http, server  # noqa: F401
 
+pytestmark = pytest.mark.servers
+
 
 @pytest.fixture(scope="module")
 def document(http):  # noqa: F811

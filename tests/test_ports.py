@@ -10,6 +10,8 @@ import pytest
 
 from service_fixtures import ROOT
 
+pytestmark = pytest.mark.servers
+
 
 @pytest.fixture()
 def taken_port():
