@@ -1,4 +1,5 @@
-"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn, #discard-pile, #melding, #going-out).
+"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn, #discard-pile,
+#melding, #going-out).
 
 ``apply`` computes the next snapshot on a private working copy and freezes it; ``validate``
 is ``apply``'s verdict without the state, so the two can never disagree.
@@ -153,7 +154,8 @@ def validate(snapshot: Snapshot, action: Action) -> list[Violation]:
 
 
 def apply(snapshot: Snapshot, action: Action) -> Outcome:
-    """The next state when ``action`` is legal; else the input plus any penalty (docs/rules.md#spanish)."""
+    """The next state when ``action`` is legal; else the input plus any penalty
+    (docs/rules.md#spanish)."""
     violations, work = _play(snapshot, action, validate_only=False)
     if violations:
         return _refusal(snapshot, action, violations)
@@ -280,7 +282,8 @@ def _can_go_out(ctx: _Ctx, work: _Work) -> bool:
 
 
 def _hand_floor(ctx: _Ctx, work: _Work, field: str, allow_empty: bool) -> None:
-    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the side may go out."""
+    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the side may go
+    out."""
     left = len(work.hands[ctx.seat])
     if left >= 2:
         return
@@ -304,7 +307,8 @@ def _hand_floor(ctx: _Ctx, work: _Work, field: str, allow_empty: bool) -> None:
 
 def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
                additions: Sequence[Addition], field: str) -> int:
-    """Lay new melds and additions for the side; returns their card points (docs/rules.md#initial-meld).
+    """Lay new melds and additions for the side; returns their card points
+    (docs/rules.md#initial-meld).
 
     Every problem of the batch is reported together (the action is atomic).
     """
@@ -420,7 +424,8 @@ def _mark_melded(ctx: _Ctx, work: _Work) -> None:
 
 
 def _draw_owed(ctx: _Ctx, work: _Work) -> None:
-    """Spanish: dealt red 3s are replaced when the seat's turn first comes (docs/rules.md#spanish)."""
+    """Spanish: dealt red 3s are replaced when the seat's turn first comes
+    (docs/rules.md#spanish)."""
     owed = work.owed[ctx.seat]
     if owed and ctx.s.ruleset.red_threes is RedThreeReplacement.REPLACE_AT_FIRST_TURN:
         work.owed[ctx.seat] = 0
@@ -466,7 +471,8 @@ def _spanish_premium(ctx: _Ctx, work: _Work) -> Premium | None:
 
 
 def _asked_penalty(ctx: _Ctx, work: _Work) -> None:
-    """Spanish: the seat asked "may I go out?" and its turn ends without going out (docs/rules.md#spanish)."""
+    """Spanish: the seat asked "may I go out?" and its turn ends without going out
+    (docs/rules.md#spanish)."""
     rules = ctx.s.ruleset
     if rules.penalties_enabled and work.turn.go_out is not GoOut.NOT_ASKED:
         work.penalties[ctx.side].append(Penalty("ASKED_AND_DID_NOT_GO_OUT", rules.penalty_points))

@@ -56,7 +56,8 @@ def meld_status(meld: Meld) -> MeldStatus:
 
 
 def is_seven_card_meld(meld: Meld) -> bool:
-    """Counts toward going out and red-3 conditions: a canasta or a samba (docs/rules.md#going-out, docs/rules.md#red-threes)."""
+    """Counts toward going out and red-3 conditions: a canasta or a samba (docs/rules.md#going-out,
+    docs/rules.md#red-threes)."""
     return meld.kind in (MeldKind.GROUP, MeldKind.RUN) and len(meld.cards) >= SEVEN
 
 

@@ -96,7 +96,8 @@ class Side:
 
     @property
     def opened(self) -> bool:
-        """The side made its initial meld: it has a meld on the table (docs/rules.md#initial-meld)."""
+        """The side made its initial meld: it has a meld on the table
+        (docs/rules.md#initial-meld)."""
         return bool(self.melds)
 
 

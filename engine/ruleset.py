@@ -62,7 +62,8 @@ class GroupsPerRank(enum.Enum):
 
 
 class ExtendTake(enum.Enum):
-    """Whether the top card may take the pile by extending a side's meld (docs/rules.md#discard-pile)."""
+    """Whether the top card may take the pile by extending a side's meld
+    (docs/rules.md#discard-pile)."""
 
     NOT_ALLOWED = "NOT_ALLOWED"
     ANY_OWN_MELD = "ANY_OWN_MELD"
@@ -77,7 +78,8 @@ class RedThreeReplacement(enum.Enum):
 
 
 class RedThreePositiveIf(enum.Enum):
-    """What a side needs at the end of the deal for its red 3s to count for it (docs/rules.md#scoring)."""
+    """What a side needs at the end of the deal for its red 3s to count for it
+    (docs/rules.md#scoring)."""
 
     INITIAL_MELD = "INITIAL_MELD"
     TWO_CANASTAS = "TWO_CANASTAS"

@@ -1,4 +1,5 @@
-"""Scoring a deal and the match (docs/rules.md#scoring, docs/rules.md#match-end, docs/api.md#side-score).
+"""Scoring a deal and the match (docs/rules.md#scoring, docs/rules.md#match-end,
+docs/api.md#side-score).
 
 ``deal total = melded card values + canasta/samba/bolivia bonuses + red 3 score
 + going-out bonus (+ concealed bonus / spanish premium) − cards left in the side's hands
@@ -44,7 +45,8 @@ def is_bolivia(meld: Meld) -> bool:
 
 
 def seven_card_melds(side: Side) -> int:
-    """Canastas + sambas (a bolivia counts as a canasta): for TWO_CANASTAS (docs/rules.md#scoring)."""
+    """Canastas + sambas (a bolivia counts as a canasta): for TWO_CANASTAS
+    (docs/rules.md#scoring)."""
     return sum(1 for m in side.melds if is_canasta(m) or is_samba(m) or is_bolivia(m))
 
 
@@ -67,7 +69,8 @@ def red_three_figure(ruleset: Ruleset, count: int) -> int:
 
 
 def red_three_points(ruleset: Ruleset, side: Side) -> int:
-    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against (docs/rules.md#scoring)."""
+    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against
+    (docs/rules.md#scoring)."""
     count = len(side.red_threes)
     if count == 0:
         return 0
@@ -131,7 +134,8 @@ def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideSco
 
 def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
                   totals: list[int]) -> tuple[bool, int | None, bool]:
-    """(match_over, winner_side, draw) after a deal with these match totals (docs/rules.md#match-end)."""
+    """(match_over, winner_side, draw) after a deal with these match totals
+    (docs/rules.md#match-end)."""
     table = ruleset.table(players)
     target = table.target_score if table is not None else None
     reached = target is not None and any(t >= target for t in totals)

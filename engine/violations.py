@@ -29,7 +29,8 @@ CODES: dict[str, tuple[str, str]] = {
     "TAKE_NEEDS_NATURAL_PAIR": (RULE + "take-with-pair",
                                 "taking the pile needs two natural {rank}s from the hand"),
     "TAKE_METHOD_NOT_ALLOWED": (RULE + "discard-pile", "{method} is not allowed by this ruleset"),
-    "TOP_CARD_DOES_NOT_FIT": (RULE + "take-by-extending", "the top card {top} does not fit meld {meld}"),
+    "TOP_CARD_DOES_NOT_FIT": (RULE + "take-by-extending",
+                              "the top card {top} does not fit meld {meld}"),
     # meld shape
     "MELD_TOO_SHORT": (RULE + "groups", "a meld needs at least three cards"),
     "MIXED_RANKS": (RULE + "groups", "a group holds naturals of one rank only"),
@@ -79,7 +80,8 @@ CODES: dict[str, tuple[str, str]] = {
     # spanish penalties (docs/rules.md#spanish-penalties)
     "RED_THREE_IN_HAND": (RULE + "spanish-penalties", "a red 3 in hand at the end costs {points}"),
     "ASKED_AND_DID_NOT_GO_OUT": (RULE + "spanish-penalties", "asked to go out and did not"),
-    "WENT_OUT_AFTER_REFUSAL": (RULE + "spanish-penalties", "tried to go out after the partner said no"),
+    "WENT_OUT_AFTER_REFUSAL": (RULE + "spanish-penalties",
+                               "tried to go out after the partner said no"),
     "OUT_OF_TURN_DRAW": (RULE + "spanish-penalties", "took cards out of turn"),
     "CARDS_EXPOSED_OUT_OF_TURN": (RULE + "spanish-penalties", "exposed cards out of turn"),
     "THREE_WILDS_IN_CANASTA": (RULE + "spanish-penalties", "three wilds in a canasta"),

@@ -88,9 +88,9 @@ class SchemaBuilder:
             if f.has_presence and f.type != _F.TYPE_MESSAGE and f.containing_oneof is not None \
                     and f.containing_oneof.name == "_" + f.name:
                 notes.append("Optional: absent when unset.")
-            text = " ".join([proto_docs.comment(f.full_name)] + notes).strip()
-            if text:
-                schema = {**schema, "description": text}
+            field_text = " ".join([proto_docs.comment(f.full_name)] + notes).strip()
+            if field_text:
+                schema = {**schema, "description": field_text}
             props[f.json_name] = schema
         out: dict = {"type": "object", "title": desc.full_name, "properties": props}
         if required:
@@ -205,6 +205,60 @@ def _example(value, summary: str) -> dict:
     return {"default": {"summary": summary, "value": value}}
 
 
+def _path_parameters(method, path: str, example: dict) -> list[dict]:
+    params = []
+    for seg in path.split("/"):
+        if seg.startswith("{") and seg.endswith("}"):
+            name = seg[1:-1]
+            field = method.input_type.fields_by_name[name]
+            param = {"name": name, "in": "path", "required": True,
+                     "description": proto_docs.comment(field.full_name) or f"`{field.full_name}`",
+                     "schema": {"type": "string"}}
+            if example.get("request"):
+                param["example"] = example["request"][name]
+            params.append(param)
+    return params
+
+
+def _responses(b: SchemaBuilder, method, rpc: str, example: dict) -> dict:
+    ok: dict = {"schema": b.message(method.output_type)}
+    if example.get("response"):
+        ok["examples"] = _example(example["response"], "The answer to the example request")
+    responses: dict[str, dict] = {"200": {"description": "OK", "headers": _HEADERS,
+                                          "content": {"application/json": ok}}}
+    for code, text in _ERRORS.items():
+        if code != "404" or rpc == "GetRuleset":
+            responses[code] = _error_response(text)
+    error = example.get("error")
+    if error:
+        responses[str(error["error"]["code"])]["content"]["application/json"]["examples"] = \
+            _example(error, "The answer to a broken request: " + error["error"]["message"])
+    return responses
+
+
+def _operation(b: SchemaBuilder, rpc: str, verb: str, path: str, tag: str, summary: str,
+               example: dict) -> dict:
+    """One RPC's route: its proto comment, parameters, example request, answer and error."""
+    method = pb.SERVICE.methods_by_name[rpc]
+    op: dict = {"operationId": rpc, "tags": [tag], "summary": summary,
+                "description": f"{proto_docs.comment(method.full_name)}\n\n"
+                               f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
+                               f"of `{method.input_type.full_name}` (lowerCamelCase or "
+                               f"snake_case names accepted; unknown fields refused) and "
+                               f"`{method.output_type.full_name}` (every field printed).",
+                "parameters": [dict(_REQUEST_ID_PARAM), dict(_TIMEOUT_PARAM)]}
+    if verb == "get":
+        op["parameters"] += _path_parameters(method, path, example)
+        b.message(method.input_type)  # listed in components all the same
+    else:
+        body: dict = {"schema": b.message(method.input_type)}
+        if example.get("request"):
+            body["examples"] = _example(example["request"], "A request the service accepts")
+        op["requestBody"] = {"required": True, "content": {"application/json": body}}
+    op["responses"] = _responses(b, method, rpc, example)
+    return op
+
+
 def build(routes: Iterable, *, title: str, version: str, description: str = "",
           examples: dict[str, dict] | None = None) -> dict:
     """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples;
@@ -213,48 +267,8 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "",
     paths: dict[str, dict] = {}
     examples = examples or {}
     for rpc, verb, path, tag, summary in routes:
-        method = pb.SERVICE.methods_by_name[rpc]
-        example = examples.get(rpc, {})
-        op: dict = {"operationId": rpc, "tags": [tag], "summary": summary,
-                    "description": f"{proto_docs.comment(method.full_name)}\n\n"
-                                   f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
-                                   f"of `{method.input_type.full_name}` (lowerCamelCase or "
-                                   f"snake_case names accepted; unknown fields refused) and "
-                                   f"`{method.output_type.full_name}` (every field printed).",
-                    "parameters": [dict(_REQUEST_ID_PARAM), dict(_TIMEOUT_PARAM)]}
-        if verb == "get":
-            for seg in path.split("/"):
-                if seg.startswith("{") and seg.endswith("}"):
-                    name = seg[1:-1]
-                    field = method.input_type.fields_by_name[name]
-                    param = {"name": name, "in": "path", "required": True,
-                             "description": proto_docs.comment(field.full_name)
-                             or f"`{field.full_name}`",
-                             "schema": {"type": "string"}}
-                    if example.get("request"):
-                        param["example"] = example["request"][name]
-                    op["parameters"].append(param)
-            b.message(method.input_type)  # listed in components all the same
-        else:
-            body: dict = {"schema": b.message(method.input_type)}
-            if example.get("request"):
-                body["examples"] = _example(example["request"], "A request the service accepts")
-            op["requestBody"] = {"required": True, "content": {"application/json": body}}
-        ok: dict = {"schema": b.message(method.output_type)}
-        if example.get("response"):
-            ok["examples"] = _example(example["response"], "The answer to the example request")
-        op["responses"] = {"200": {"description": "OK", "headers": _HEADERS,
-                                   "content": {"application/json": ok}}}
-        for code, text in _ERRORS.items():
-            if code == "404" and rpc != "GetRuleset":
-                continue
-            op["responses"][code] = _error_response(text)
-        error = example.get("error")
-        if error:
-            op["responses"][str(error["error"]["code"])]["content"]["application/json"][
-                "examples"] = _example(error, "The answer to a broken request: "
-                                               + error["error"]["message"])
-        paths.setdefault(path, {})[verb] = op
+        paths.setdefault(path, {})[verb] = _operation(b, rpc, verb, path, tag, summary,
+                                                      examples.get(rpc, {}))
     _error_schemas(b)
     plain = {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
     status = {"description": "OK", "content": {"application/json": {"schema": {

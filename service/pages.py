@@ -46,7 +46,8 @@ def html_page(title: str, head: str, body: str) -> str:
             f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
-SWAGGER_HTML = html_page("API docs", '<link rel="stylesheet" href="/docs-assets/swagger-ui.css">', """\
+SWAGGER_HTML = html_page("API docs", '<link rel="stylesheet" href="/docs-assets/swagger-ui.css">',
+"""\
 <div id="swagger-ui"></div>
 <script src="/docs-assets/swagger-ui-bundle.js"></script>
 <script>
@@ -106,7 +107,8 @@ def _docs_dir() -> Path:
     Python), whose search path an editable install extends with a non-directory hook that
     ``importlib.resources`` cannot list on Python 3.11: take the real directory."""
     spec = importlib.util.find_spec(DOCS_PACKAGE)
-    return next(Path(p) for p in spec.submodule_search_locations if Path(p).is_dir())
+    locations = (spec.submodule_search_locations or []) if spec else []
+    return next(Path(p) for p in locations if Path(p).is_dir())
 
 
 def reference_pages() -> list[str]:

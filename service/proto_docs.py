@@ -35,39 +35,51 @@ def _clean(comment: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
+class _FileComments:
+    """The leading comments of one file's elements, by full name (SourceCodeInfo paths)."""
+
+    def __init__(self, file: descriptor_pb2.FileDescriptorProto, out: dict[str, str]) -> None:
+        self.leading = {tuple(loc.path): loc.leading_comments
+                        for loc in file.source_code_info.location if loc.leading_comments.strip()}
+        self.out = out
+        prefix = f"{file.package}." if file.package else ""
+        for i, desc in enumerate(file.message_type):
+            self.message(desc, (_FILE_MESSAGE, i), prefix)
+        for i, desc in enumerate(file.enum_type):
+            self.enum(desc, (_FILE_ENUM, i), prefix)
+        for i, service in enumerate(file.service):
+            self.service(service, (_FILE_SERVICE, i), prefix)
+
+    def note(self, name: str, path: tuple) -> None:
+        self.out[name] = self.leading.get(path, "")
+
+    def enum(self, desc, path: tuple, scope: str) -> None:
+        name = scope + desc.name
+        self.note(name, path)
+        for i, value in enumerate(desc.value):
+            self.note(f"{name}.{value.name}", path + (_ENUM_VALUE, i))
+
+    def message(self, desc, path: tuple, scope: str) -> None:
+        name = scope + desc.name
+        self.note(name, path)
+        for i, field in enumerate(desc.field):
+            self.note(f"{name}.{field.name}", path + (_MESSAGE_FIELD, i))
+        for i, nested in enumerate(desc.nested_type):
+            self.message(nested, path + (_MESSAGE_NESTED, i), name + ".")
+        for i, nested in enumerate(desc.enum_type):
+            self.enum(nested, path + (_MESSAGE_ENUM, i), name + ".")
+
+    def service(self, desc, path: tuple, scope: str) -> None:
+        name = scope + desc.name
+        self.note(name, path)
+        for i, method in enumerate(desc.method):
+            self.note(f"{name}.{method.name}", path + (_SERVICE_METHOD, i))
+
+
 def comments_of(fds: descriptor_pb2.FileDescriptorSet) -> dict[str, str]:
     out: dict[str, str] = {}
     for file in fds.file:
-        leading = {tuple(loc.path): loc.leading_comments for loc in file.source_code_info.location
-                   if loc.leading_comments.strip()}
-        prefix = f"{file.package}." if file.package else ""
-
-        def enum(desc, path, scope):
-            name = scope + desc.name
-            out[name] = leading.get(path, "")
-            for i, value in enumerate(desc.value):
-                out[f"{name}.{value.name}"] = leading.get(path + (_ENUM_VALUE, i), "")
-
-        def message(desc, path, scope):
-            name = scope + desc.name
-            out[name] = leading.get(path, "")
-            for i, field in enumerate(desc.field):
-                out[f"{name}.{field.name}"] = leading.get(path + (_MESSAGE_FIELD, i), "")
-            for i, nested in enumerate(desc.nested_type):
-                message(nested, path + (_MESSAGE_NESTED, i), name + ".")
-            for i, nested in enumerate(desc.enum_type):
-                enum(nested, path + (_MESSAGE_ENUM, i), name + ".")
-
-        for i, desc in enumerate(file.message_type):
-            message(desc, (_FILE_MESSAGE, i), prefix)
-        for i, desc in enumerate(file.enum_type):
-            enum(desc, (_FILE_ENUM, i), prefix)
-        for i, service in enumerate(file.service):
-            name = prefix + service.name
-            out[name] = leading.get((_FILE_SERVICE, i), "")
-            for j, method in enumerate(service.method):
-                out[f"{name}.{method.name}"] = leading.get((_FILE_SERVICE, i, _SERVICE_METHOD, j),
-                                                           "")
+        _FileComments(file, out)
     return {name: _clean(text) for name, text in out.items()}
 
 

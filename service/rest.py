@@ -2,7 +2,8 @@
 
 Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
 plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json``, and
-the pages of ``service.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
+the pages of ``service.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw
+bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
 JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —

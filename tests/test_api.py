@@ -1,4 +1,5 @@
-"""service.api in process: errors, paging, signing, limits, version pins (docs/api.md#methods, #errors, #server)."""
+"""service.api in process: errors, paging, signing, limits, version pins (docs/api.md#methods,
+#errors, #server)."""
 
 from __future__ import annotations
 

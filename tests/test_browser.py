@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -74,8 +73,9 @@ def test_swagger_ui_renders_every_route_offline_with_a_valid_example(page, serve
     body = page.locator("#operations-deals-Deal textarea.body-param__text").input_value()
     assert json.loads(body)["ruleset"]["profile"] == "classic"  # not "string"
     page.locator("#operations-deals-Deal button.execute").click()
-    page.wait_for_selector("#operations-deals-Deal .live-responses-table tbody .response-col_status")
-    status = page.locator("#operations-deals-Deal .live-responses-table tbody .response-col_status").first
+    live_status = "#operations-deals-Deal .live-responses-table tbody .response-col_status"
+    page.wait_for_selector(live_status)
+    status = page.locator(live_status).first
     assert status.inner_text().strip().startswith("200")
     _shot(page, "docs")
     _same_origin(page, server.base_url)

@@ -1,4 +1,5 @@
-"""Deal: the version-stable shuffle and the deal order (docs/rules.md#dealing, docs/api.md#methods)."""
+"""Deal: the version-stable shuffle and the deal order (docs/rules.md#dealing,
+docs/api.md#methods)."""
 
 from __future__ import annotations
 

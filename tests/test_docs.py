@@ -159,7 +159,7 @@ def _wild_rule_examples():
     profiles = [c.strip() for c in header.strip("|").split("|")[1:]]
     for line in table:
         cells = [c.strip() for c in line.strip("|").split("|")]
-        for profile, verdict in zip(profiles, cells[1:]):
+        for profile, verdict in zip(profiles, cells[1:], strict=True):
             yield cells[0].strip("`"), profile, verdict
 
 
@@ -223,14 +223,15 @@ PARAMETER_ROWS = {
 def test_parameter_table_says_what_the_profiles_are(row):
     profiles, table = _parameter_table()
     said, actual = PARAMETER_ROWS[row]
-    wrong = {p.strip("`"): cell for p, cell in zip(profiles, table[row])
+    wrong = {p.strip("`"): cell for p, cell in zip(profiles, table[row], strict=True)
              if said(cell) != actual(resolve(p.strip("`")))}
     assert wrong == {}
 
 
 def test_initial_meld_bands_in_the_table_are_the_profiles():
     profiles, table = _parameter_table()
-    cells = dict(zip((p.strip("`") for p in profiles), table["initial meld (match score → points)"]))
+    row = table["initial meld (match score → points)"]
+    cells = dict(zip((p.strip("`") for p in profiles), row, strict=True))
     for profile, cell in cells.items():
         if cell.startswith("as pagat"):
             cell = cells["pagat"] if "but" not in cell else \

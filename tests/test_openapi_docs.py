@@ -52,7 +52,8 @@ def test_every_schema_property_and_enum_value_is_described(document):
         for prop, sub in schema.get("properties", {}).items():
             if not sub.get("description"):
                 missing.append(f"{name}.{prop}")
-        for value, text in zip(schema.get("enum", []), schema.get("x-enum-descriptions", [])):
+        values = zip(schema.get("enum", []), schema.get("x-enum-descriptions", []), strict=True)
+        for value, text in values:
             if not text or f"`{value}`: {text}" not in schema["description"]:
                 missing.append(f"{name}.{value}")
     assert missing == []
@@ -114,7 +115,8 @@ def test_swagger_prefills_a_valid_example_not_a_placeholder(document):
     for _, _, op in _operations(document):
         if "requestBody" in op:
             value = op["requestBody"]["content"]["application/json"]["examples"]["default"]["value"]
-            assert "string" not in str(value.get("ruleset", {}).get("profile", "")), op["operationId"]
+            profile = str(value.get("ruleset", {}).get("profile", ""))
+            assert "string" not in profile, op["operationId"]
 
 
 def test_every_violation_rule_opens_on_the_gateway(http):  # noqa: F811

@@ -389,7 +389,8 @@ AGREEMENT = [
 @pytest.mark.parametrize("case,spec,melds,hand,meld,valid", AGREEMENT,
                          ids=[c[0] for c in AGREEMENT])
 def test_s11_agreement(case, spec, melds, hand, meld, valid):
-    """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld (with the snapshot
+    """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld
+    (with the snapshot
     and the seat) finds it valid."""
     snap = opened(spec, hand + FILLER, melds)
     if isinstance(meld, tuple):

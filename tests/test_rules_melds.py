@@ -1,5 +1,6 @@
 """docs/rules.md#cards, #card-values, #runs, #groups, #black-three-groups, #wild-rules (and the
-meld-shape rows of the parameter table), docs/rules.md#melding (melding: ids, atomicity, uruguayan, canasta one
+meld-shape rows of the parameter table), docs/rules.md#melding (melding: ids, atomicity, uruguayan,
+canasta one
 group per rank, wild swap) and the `open` variation (docs/rules.md#profiles).
 
 Each test names its docs/rules.md section; where profiles differ one parametrised test shows
@@ -28,7 +29,7 @@ def opened(profile="classic", hand="", melds=None, players=4, **kw):
                          melds=melds if melds is not None else {0: ["AH AS AD"]}, **kw)
 
 
-# -- docs/rules.md#card-values --------------------------------------------------------------------------
+# -- docs/rules.md#card-values ---------------------------------------------------------------------
 
 def test_s2_card_values_joker_50():
     """docs/rules.md#card-values: joker 50, A 20 (bolivia allows the jokers in a wild group)."""
@@ -46,11 +47,12 @@ def test_s2_card_values_joker_50():
     ("4H 5H 6H 7H 8H 9H 10H", 50),
 ])
 def test_s2_card_values_meld_points(cs, pts):
-    """docs/rules.md#card-values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld points)."""
+    """docs/rules.md#card-values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld
+    points)."""
     assert content("classic", cs).points == pts
 
 
-# -- docs/rules.md#runs ---------------------------------------------------------------------------------
+# -- docs/rules.md#runs ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cs, ok", [
     ("4H 5H 6H", True),            # 4 is low
@@ -150,14 +152,16 @@ def test_s3_runs_not_allowed_in_canasta():
 @pytest.mark.parametrize("profile, ok", [("classic", False), ("classic+open", True),
                                          ("pagat+open", True), ("official+open", True)])
 def test_s1_open_run_may_hold_one_wild(profile, ok):
-    """docs/rules.md#variations (runs_allow_wilds): a run may hold at most one wild standing for a lacking
+    """docs/rules.md#variations (runs_allow_wilds): a run may hold at most one wild standing for a
+    lacking
     rank; without the variation it is refused."""
     got = content(profile, "4H 6H 2C")
     assert got.valid is ok
 
 
 def test_s1_open_run_wild_takes_the_missing_rank():
-    """docs/rules.md#variations / docs/api.md#snapshot: the wild sits in the position of the rank it stands for."""
+    """docs/rules.md#variations / docs/api.md#snapshot: the wild sits in the position of the rank
+    it stands for."""
     snap = opened("classic+open", hand="4H 6H 2C KC KD")
     out = allowed(snap, MeldCards(0, new_melds=(("4H", "6H", "2C"),)))
     assert out.snapshot.sides[0].melds[-1].cards == ("4H", "2C", "6H")
@@ -173,7 +177,8 @@ def test_s1_open_run_at_most_one_wild():
 
 
 def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
-    """docs/rules.md#variations: a seven-card run holding a wild is a samba (closed, open_samba_bonus 1000,
+    """docs/rules.md#variations: a seven-card run holding a wild is a samba (closed,
+    open_samba_bonus 1000,
     counts toward going out like any samba)."""
     snap = opened("classic+open", hand="2C 5C", has_melded=[0],
                   melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]})
@@ -191,7 +196,7 @@ def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
     assert s0.samba_bonus == 1000 and s0.sambas == 1
 
 
-# -- docs/rules.md#groups -------------------------------------------------------------------------------
+# -- docs/rules.md#groups --------------------------------------------------------------------------
 
 def test_s2_group_needs_three_cards():
     """docs/rules.md#groups: three or more cards (MELD_TOO_SHORT)."""
@@ -200,7 +205,8 @@ def test_s2_group_needs_three_cards():
 
 
 def test_s2_group_one_natural_rank():
-    """docs/rules.md#groups: naturals of one rank only (MIXED_RANKS); 3s are never group naturals."""
+    """docs/rules.md#groups: naturals of one rank only (MIXED_RANKS); 3s are never group
+    naturals."""
     got = content("classic", "9H 9S 10D")
     assert not got.valid and "MIXED_RANKS" in codes_of(got.violations)
     assert not content("classic", "3H 3H 3D").valid
@@ -237,7 +243,7 @@ def test_s2_every_card_played_must_be_in_hand_as_multiset():
     refused(snap, MeldCards(0, new_melds=(("QH", "QH", "QH"),)), "CARDS_NOT_IN_HAND")
 
 
-# -- docs/rules.md#wild-rules wild rules --------------------------------------------------------------------
+# -- docs/rules.md#wild-rules wild rules -----------------------------------------------------------
 
 WILD_RULE_CASES = {
     # docs/rules.md#parameters "Examples" verbatim, one row per profile
@@ -253,7 +259,8 @@ WILD_RULE_CASES = {
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("cs", list(WILD_RULE_CASES))
 def test_s3_group_wild_rule_examples(cs, profile):
-    """docs/rules.md#wild-rules_wild_rule examples: Q-Q-Q-2-JK legal in classic and official, illegal in
+    """docs/rules.md#wild-rules_wild_rule examples: Q-Q-Q-2-JK legal in classic and official,
+    illegal in
     pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
     9-9-9-2-2-JK illegal in canasta (Decision)."""
     expected = WILD_RULE_CASES[cs][profile]
@@ -264,7 +271,8 @@ def test_s3_group_wild_rule_examples(cs, profile):
 
 
 def test_s3_canasta_three_wilds_more_naturals_code():
-    """docs/rules.md#parameters Decision: canasta 9-9-9-2-2-JK breaks MORE_NATURALS (not the wild cap)."""
+    """docs/rules.md#parameters Decision: canasta 9-9-9-2-2-JK breaks MORE_NATURALS (not the wild
+    cap)."""
     got = content("canasta", "9H 9S 9D 2C 2D JK")
     assert codes_of(got.violations) == ["WILD_RULE_BROKEN"]
 
@@ -273,13 +281,15 @@ def test_s3_canasta_three_wilds_more_naturals_code():
     ("classic", True), ("pagat", True), ("spanish", False), ("canasta", True),
     ("bolivia", True), ("official", True)])
 def test_s3_one_until_seven_second_wild_below_seven(profile, ok):
-    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN (spanish): a second wild only in a group of seven or more —
+    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN (spanish): a second wild only in a group of
+    seven or more —
     6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
     assert content(profile, "6H 6S 6D 6C 2C JK").valid is ok
 
 
 def test_s3_one_until_seven_second_wild_at_seven():
-    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN: a seven-card group may hold two wilds; a six-card one only one,
+    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN: a seven-card group may hold two wilds; a
+    six-card one only one,
     also when the second wild arrives by addition."""
     assert content("spanish", "6H 6S 6D 6C 6H 2C JK").valid
     assert content("spanish", "6H 6S 6D 6C 6H 2C").valid
@@ -292,7 +302,8 @@ def test_s3_one_until_seven_second_wild_at_seven():
     ("classic", "TOO_MANY_WILDS"), ("pagat", "TOO_MANY_WILDS"), ("spanish", "TOO_MANY_WILDS"),
     ("canasta", None), ("bolivia", "TOO_MANY_WILDS"), ("official", "TOO_MANY_WILDS")])
 def test_s3_group_max_wilds(profile, expected):
-    """docs/rules.md#wild-rules_max_wilds caps every rule: eight naturals and three wilds are legal only in
+    """docs/rules.md#wild-rules_max_wilds caps every rule: eight naturals and three wilds are legal
+    only in
     canasta (cap 3); four wilds nowhere."""
     got = content(profile, "KH KS KD KC KH KS KD KC 2C 2D JK")
     assert got.valid is (expected is None)
@@ -306,7 +317,8 @@ def test_s3_group_max_wilds(profile, expected):
     ("classic", None), ("pagat", None), ("spanish", None), ("canasta", None),
     ("bolivia", None), ("official", "WILD_ONTO_CANASTA_NOT_ALLOWED")])
 def test_s3_wild_onto_canasta(profile, expected):
-    """docs/rules.md#wild-rules_onto_canasta / docs/rules.md#bolivia: official refuses any wild added to a completed canasta;
+    """docs/rules.md#wild-rules_onto_canasta / docs/rules.md#bolivia: official refuses any wild
+    added to a completed canasta;
     the others allow it within the wild rule."""
     snap = opened(profile, hand="2C 5C 5D", melds={0: [KINGS7]})
     judge_out = MeldCards(0, additions=(Addition("m1", ("2C",)),))
@@ -318,17 +330,19 @@ def test_s3_wild_onto_canasta(profile, expected):
 
 
 def test_s3_wild_onto_incomplete_group_official_allowed():
-    """docs/rules.md#wild-rules_onto_canasta: official refuses wilds only on a *completed* canasta."""
+    """docs/rules.md#wild-rules_onto_canasta: official refuses wilds only on a *completed*
+    canasta."""
     snap = opened("official", hand="2C 5C 5D", melds={0: ["KH KS KD"]})
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
 
 
-# -- docs/rules.md#parameters/docs/rules.md#one-group-per-rank groups per rank -----------------------------------------------------------------
+# -- docs/rules.md#parameters/docs/rules.md#one-group-per-rank groups per rank ---------------------
 
 @pytest.mark.parametrize("profile, groups", [
     ("classic", 2), ("pagat", 2), ("spanish", 2), ("canasta", 1), ("bolivia", 2)])
 def test_s5_6_groups_per_rank(profile, groups):
-    """docs/rules.md#wild-ruless_per_rank / docs/rules.md#one-group-per-rank: in canasta melding cards of a rank the side holds joins
+    """docs/rules.md#wild-ruless_per_rank / docs/rules.md#one-group-per-rank: in canasta melding
+    cards of a rank the side holds joins
     that group; elsewhere a second group of the rank is a new meld."""
     snap = opened(profile, hand="KC KH KS 5C 5D", melds={0: ["KH KS KD"]})
     out = allowed(snap, MeldCards(0, new_melds=(("KC", "KH", "KS"),)))
@@ -339,20 +353,22 @@ def test_s5_6_groups_per_rank(profile, groups):
 
 
 def test_s5_6_canasta_single_card_joins_group():
-    """docs/rules.md#one-group-per-rank canasta: even one card of a held rank, laid as a meld, joins that group."""
+    """docs/rules.md#one-group-per-rank canasta: even one card of a held rank, laid as a meld,
+    joins that group."""
     snap = opened("canasta", hand="KC 5C 5D", melds={0: ["KH KS KD"]})
     out = allowed(snap, MeldCards(0, new_melds=(("KC",),)))
     assert melds_of(out.snapshot) == [("KH", "KS", "KD", "KC")]
 
 
-# -- docs/rules.md#wild-swap wild swap ---------------------------------------------------------------------------
+# -- docs/rules.md#wild-swap wild swap -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, expected", [
     ("classic", None), ("pagat", "WILD_SWAP_NOT_ALLOWED"), ("spanish", "WILD_SWAP_NOT_ALLOWED"),
     ("canasta", "WILD_SWAP_NOT_ALLOWED"), ("bolivia", "WILD_SWAP_NOT_ALLOWED"),
     ("official", "WILD_SWAP_NOT_ALLOWED")])
 def test_s5_4_wild_swap_classic_only(profile, expected):
-    """docs/rules.md#wild-rules_swap / docs/rules.md#wild-swap: only classic lets a player put the natural in an incomplete
+    """docs/rules.md#wild-rules_swap / docs/rules.md#wild-swap: only classic lets a player put the
+    natural in an incomplete
     group and take the wild into the hand."""
     snap = opened(profile, hand="QD 5C 5D", melds={0: ["QH QS 2C"]})
     action = SwapWild(0, "m1", "QD", "2C")
@@ -373,19 +389,21 @@ def test_s5_4_wild_swap_only_in_incomplete_group():
 
 @pytest.mark.parametrize("natural, wild", [("KD", "2C"), ("QD", "JK"), ("QD", "QH")])
 def test_s5_4_wild_swap_mismatch(natural, wild):
-    """docs/rules.md#wild-swap: the natural must be of the group's rank and the wild must be in the group."""
+    """docs/rules.md#wild-swap: the natural must be of the group's rank and the wild must be in the
+    group."""
     snap = opened(hand="QD KD 5C 5D", melds={0: ["QH QS 2C"]})
     refused(snap, SwapWild(0, "m1", natural, wild), "WILD_SWAP_MISMATCH")
 
 
-# -- docs/rules.md#black-three-groups ------------------------------------------------------------------------
+# -- docs/rules.md#black-three-groups --------------------------------------------------------------
 
 def two_canastas(profile="classic", hand="", **kw):
     return opened(profile, hand=hand, melds={0: [KINGS7, QUEENS7]}, has_melded=[0], **kw)
 
 
 def test_s2_black_three_group_when_going_out():
-    """docs/rules.md#black-three-groups: legal when afterwards at most one card remains and the side may go
+    """docs/rules.md#black-three-groups: legal when afterwards at most one card remains and the
+    side may go
     out; the deal then ends by the discard."""
     snap = two_canastas(hand="3S 3C 3S 5C")
     out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
@@ -395,7 +413,8 @@ def test_s2_black_three_group_when_going_out():
 
 
 def test_s2_black_three_group_melding_everything_goes_out():
-    """docs/rules.md#black-three-groups / docs/rules.md#going-out: melding the last cards as black 3s goes out."""
+    """docs/rules.md#black-three-groups / docs/rules.md#going-out: melding the last cards as black
+    3s goes out."""
     snap = two_canastas(hand="3S 3C 3S")
     out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
     assert out.snapshot.turn.phase is Phase.OVER
@@ -403,7 +422,8 @@ def test_s2_black_three_group_melding_everything_goes_out():
 
 @pytest.mark.parametrize("case", ["two_cards_left", "side_cannot_go_out", "partner_said_no"])
 def test_s2_black_threes_only_when_going_out(case):
-    """docs/rules.md#black-three-groups: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or more cards
+    """docs/rules.md#black-three-groups: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or
+    more cards
     remain, when the side does not meet the going-out requirement, or after "no"."""
     if case == "two_cards_left":
         snap = two_canastas(hand="3S 3C 3S 5C 6D")
@@ -420,7 +440,8 @@ def test_s2_black_threes_only_when_going_out(case):
 
 
 def test_s2_black_three_group_content_only_check():
-    """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is valid, with a note that the
+    """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is valid,
+    with a note that the
     group needs a going-out context (docs/rules.md "Further decisions")."""
     got = content("classic", "3S 3C 3S")
     assert got.valid and got.kind is MeldKind.BLACK_THREES and not got.violations
@@ -432,7 +453,8 @@ def test_s2_black_three_group_content_only_check():
     ("classic", 4, True), ("classic", 5, False), ("classic", 6, False), ("pagat", 6, True),
     ("spanish", 6, True), ("canasta", 4, True), ("bolivia", 6, True), ("official", 6, True)])
 def test_s3_black_three_group_max(profile, size, ok):
-    """docs/rules.md#parameters black_three_group_max: 4 classic/canasta, 6 elsewhere (BLACK_THREE_GROUP_TOO_LARGE)."""
+    """docs/rules.md#parameters black_three_group_max: 4 classic/canasta, 6 elsewhere
+    (BLACK_THREE_GROUP_TOO_LARGE)."""
     blacks = ("3S 3C " * 4).split()[:size]
     melds = {0: [KINGS7, QUEENS7]}
     if profile == "canasta":
@@ -454,10 +476,11 @@ def test_s2_black_three_group_holds_no_wild():
     refused(snap, MeldCards(0, new_melds=(("3S", "3C", "2D"),)))
 
 
-# -- docs/rules.md#where-melds-go where, ids; docs/rules.md#atomic-melds ---------------------------------------------------------------
+# -- docs/rules.md#where-melds-go where, ids; docs/rules.md#atomic-melds ---------------------------
 
 def test_s5_1_partners_share_melds_other_side_refused():
-    """docs/rules.md#seating / docs/rules.md#where-melds-go: a partner may add to the side's melds; another side's meld is
+    """docs/rules.md#seating / docs/rules.md#where-melds-go: a partner may add to the side's melds;
+    another side's meld is
     refused (NOT_OWN_MELD)."""
     snap = make_snapshot("classic", 4, hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
                          melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=2)
@@ -469,7 +492,8 @@ def test_s5_1_partners_share_melds_other_side_refused():
 
 
 def test_s5_1_meld_ids_m_n_in_action_order():
-    """docs/rules.md#where-melds-go / docs/api.md#snapshot: a new meld gets m<N>, N = 1 + the largest existing N, in action
+    """docs/rules.md#where-melds-go / docs/api.md#snapshot: a new meld gets m<N>, N = 1 + the
+    largest existing N, in action
     order (ids of other forms are ignored)."""
     mine = Meld("m7", ("AH", "AS", "AD"), 0, MeldKind.GROUP)
     odd = Meld("zz99", ("KH", "KS", "KD"), 0, MeldKind.GROUP)
@@ -497,13 +521,14 @@ def test_s2_meld_action_atomic_additions_too():
                             additions=(Addition("m1", ("KC",)),)), "MIXED_RANKS")
 
 
-# -- docs/rules.md#uruguayan uruguayan --------------------------------------------------------------------------
+# -- docs/rules.md#uruguayan uruguayan -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, expected", [
     ("classic", None), ("classic+uruguayan", "SIDE_WILD_LIMIT"),
     ("pagat+uruguayan", "SIDE_WILD_LIMIT"), ("official+uruguayan", "SIDE_WILD_LIMIT")])
 def test_s5_5_uruguayan_side_wild_limit(profile, expected):
-    """docs/rules.md#profiles/docs/rules.md#uruguayan uruguayan: the wilds in all of a side's groups together never exceed two."""
+    """docs/rules.md#profiles/docs/rules.md#uruguayan uruguayan: the wilds in all of a side's
+    groups together never exceed two."""
     snap = opened(profile, hand="9H 9S 9D 2D 5C 5D",
                   melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
     action = MeldCards(0, new_melds=(("9H", "9S", "9D", "2D"),))
@@ -514,24 +539,27 @@ def test_s5_5_uruguayan_side_wild_limit(profile, expected):
 
 
 def test_s5_5_uruguayan_addition_counts_too():
-    """docs/rules.md#uruguayan uruguayan: adding a third wild to any group of the side is refused."""
+    """docs/rules.md#uruguayan uruguayan: adding a third wild to any group of the side is
+    refused."""
     snap = opened("classic+uruguayan", hand="2D 5C 5D",
                   melds={0: ["KH KS KD KC 2C", "QH QS QD 2H"]})
     refused(snap, MeldCards(0, additions=(Addition("m1", ("2D",)),)), "SIDE_WILD_LIMIT")
 
 
 def test_s5_5_uruguayan_counts_groups_only():
-    """docs/rules.md#profiles uruguayan limits the wilds in a side's *groups*; an open run's wild is not one."""
+    """docs/rules.md#profiles uruguayan limits the wilds in a side's *groups*; an open run's wild
+    is not one."""
     snap = opened("classic+uruguayan+open", hand="4H 5H 2D 5C 5D",
                   melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
     allowed(snap, MeldCards(0, new_melds=(("4H", "5H", "2D"),)))
 
 
-# -- docs/rules.md#bolivia wild-only groups -------------------------------------------------------------
+# -- docs/rules.md#bolivia wild-only groups --------------------------------------------------------
 
 @pytest.mark.parametrize("profile, ok", [(p, p == "bolivia") for p in PROFILES])
 def test_s8_wild_only_groups_bolivia_only(profile, ok):
-    """docs/rules.md#wild-rules_max_wilds "(+ wild-only groups)" / docs/rules.md#bolivia: groups of three to seven wilds exist
+    """docs/rules.md#wild-rules_max_wilds "(+ wild-only groups)" / docs/rules.md#bolivia: groups of
+    three to seven wilds exist
     only in bolivia (WILD_ONLY_GROUP_NOT_ALLOWED elsewhere)."""
     got = content(profile, "JK 2C 2D")
     assert got.valid is ok
@@ -540,7 +568,8 @@ def test_s8_wild_only_groups_bolivia_only(profile, ok):
 
 
 def test_s8_bolivia_seven_wilds_closed():
-    """docs/rules.md#bolivia: a seven-wild group is a bolivia, closed (nothing more may be added)."""
+    """docs/rules.md#bolivia: a seven-wild group is a bolivia, closed (nothing more may be
+    added)."""
     got = content("bolivia", "JK JK 2C 2D 2H 2S JK")
     assert got.valid and got.status is MeldStatus.CLOSED
     snap = opened("bolivia", hand="JK 5C 5D", melds={0: ["JK JK 2C 2D 2H 2S JK"]})
@@ -549,14 +578,16 @@ def test_s8_bolivia_seven_wilds_closed():
 
 
 def test_s1_open_run_wild_for_held_inner_rank_is_listed():
-    """docs/rules.md#variations / docs/api.md#legal-actions: 8D-JK-10D is a legal new run under +open even
+    """docs/rules.md#variations / docs/api.md#legal-actions: 8D-JK-10D is a legal new run under
+    +open even
     when the hand also holds 9D; as a legal atomic action it must be listed."""
     snap = opened("classic+open", hand="8D 9D 10D JK 5C 6D")
     allowed(snap, MeldCards(0, new_melds=(("8D", "10D", "JK"),)))
 
 
 def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
-    """docs/rules.md#variations / docs/api.md#snapshot: a wild added with "end": "LOW" to a run starting at 4
+    """docs/rules.md#variations / docs/api.md#snapshot: a wild added with "end": "LOW" to a run
+    starting at 4
     cannot stand below it; it is refused, not silently put at the high end."""
     snap = opened("classic+open", hand="JK 5C 6D 9C", melds={0: ["4H 5H 6H"]})
     # `end` is not part of action equality (docs/api.md#resources), so the listed HIGH addition
@@ -567,7 +598,8 @@ def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
 
 
 def test_s1_open_run_addition_wild_for_held_rank_is_listed():
-    """docs/rules.md#variations / docs/api.md#legal-actions: adding 7C plus a wild to 4C-5C-6C is legal
+    """docs/rules.md#variations / docs/api.md#legal-actions: adding 7C plus a wild to 4C-5C-6C is
+    legal
     (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
     8C; it must be listed. Found by the playouts (tests/test_playouts.py)."""
     snap = opened("classic+open", hand="7C 8C 2C 4H 5S KD", melds={0: ["4C 5C 6C"]})

@@ -1,5 +1,7 @@
-"""docs/rules.md#scoring and the scoring rows of docs/rules.md#parameters: red-3 value, condition and
-penalty, cards left in hand, bonuses, target score and max deals (docs/rules.md#match-end). The worked
+"""docs/rules.md#scoring and the scoring rows of docs/rules.md#parameters: red-3 value, condition
+and
+penalty, cards left in hand, bonuses, target score and max deals (docs/rules.md#match-end). The
+worked
 checks are run through ApplyAction: the deal ends by going out and Outcome.score is read.
 """
 
@@ -27,11 +29,12 @@ def side0(snap):
     return s
 
 
-# -- docs/rules.md#worked-examples through ApplyAction ----------------------------------------------------
+# -- docs/rules.md#worked-examples through ApplyAction ---------------------------------------------
 
 @pytest.mark.parametrize("profile, total", [("pagat", 2395), ("classic", 2295)])
 def test_s7_worked_check_through_apply(profile, total):
-    """docs/rules.md#worked-examples: a side that goes out holding the samba 8–A and a natural canasta
+    """docs/rules.md#worked-examples: a side that goes out holding the samba 8–A and a natural
+    canasta
     of kings, one red 3, partner left with JK and 7 → pagat 2395, classic 2295 (going out
     100) — read from ApplyAction's score when the last discard ends the deal."""
     snap = make_snapshot(profile, 4, hands={0: "5C", 2: "JK 7H"},
@@ -46,7 +49,8 @@ def test_s7_worked_check_through_apply(profile, total):
 
 @pytest.mark.parametrize("profile, red", [("pagat", -100), ("classic", 100)])
 def test_s7_worked_check_not_gone_out_one_seven_card_meld(profile, red):
-    """docs/rules.md#scoring: same deal, but the side did not go out and has only one seven-card meld: its
+    """docs/rules.md#scoring: same deal, but the side did not go out and has only one seven-card
+    meld: its
     red 3 is −100 in pagat, +100 in classic."""
     snap = ended(profile, melds={0: [KINGS7, "8S 9S 10S"]}, red_threes={0: "3H"},
                  hands={2: "JK 7H"})
@@ -59,7 +63,7 @@ def test_s7_natural_canasta_of_kings_is_570():
     assert s.meld_points + s.canasta_bonus == 570
 
 
-# -- docs/rules.md#parameters red 3s -----------------------------------------------------------------------------------
+# -- docs/rules.md#parameters red 3s ---------------------------------------------------------------
 
 ALL_RED = {"canasta": "3H 3H 3D 3D"}
 
@@ -68,7 +72,8 @@ ALL_RED = {"canasta": "3H 3H 3D 3D"}
     ("classic", -600), ("pagat", -1000), ("spanish", -600), ("canasta", -800),
     ("bolivia", -1000), ("official", -1000)])
 def test_s3_red_three_penalty_per_card_vs_mirror(profile, points):
-    """docs/rules.md#parameters red_three_penalty / docs/rules.md#scoring: a side failing red_three_positive_if with every red 3 of
+    """docs/rules.md#parameters red_three_penalty / docs/rules.md#scoring: a side failing
+    red_three_positive_if with every red 3 of
     the pack: PER_CARD −100 each (classic, spanish: −600), MIRROR the positive figure
     negated (−1000; canasta all four −800)."""
     reds = ALL_RED.get(profile, "3H 3H 3H 3D 3D 3D")
@@ -79,7 +84,8 @@ def test_s3_red_three_penalty_per_card_vs_mirror(profile, points):
     ("classic", 1000), ("pagat", 1000), ("spanish", 1000), ("canasta", 800),
     ("bolivia", 1000), ("official", 1000)])
 def test_s3_red_three_all_figure(profile, points):
-    """docs/rules.md#parameters red_three_value / all: every red 3 of the pack counts the "all" figure
+    """docs/rules.md#parameters red_three_value / all: every red 3 of the pack counts the "all"
+    figure
     (1000 for six, 800 for canasta's four) when the condition holds."""
     reds = ALL_RED.get(profile, "3H 3H 3H 3D 3D 3D")
     melds = [KINGS7, QUEENS7]
@@ -91,7 +97,8 @@ def test_s3_red_three_all_figure(profile, points):
     ("classic", 200), ("pagat", -200), ("spanish", -200), ("canasta", 200),
     ("bolivia", -200), ("official", -200)])
 def test_s3_red_three_positive_if(profile, points):
-    """docs/rules.md#parameters red_three_positive_if: with one (incomplete) meld on the table, two red 3s count
+    """docs/rules.md#parameters red_three_positive_if: with one (incomplete) meld on the table, two
+    red 3s count
     for the side in classic (INITIAL_MELD) and canasta (ANY_MELD), against it where
     TWO_CANASTAS is needed."""
     snap = ended(profile, red_threes={0: "3H 3D"}, melds={0: ["AH AS AD"]})
@@ -102,24 +109,27 @@ def test_s3_red_three_positive_if(profile, points):
     ("classic", -200), ("pagat", -200), ("spanish", -200), ("canasta", -200),
     ("bolivia", -200), ("official", -200)])
 def test_s3_red_three_no_meld_fails_every_condition(profile, points):
-    """docs/rules.md#scoring: a side with no meld fails every condition (INITIAL_MELD, ANY_MELD, TWO_CANASTAS)."""
+    """docs/rules.md#scoring: a side with no meld fails every condition (INITIAL_MELD, ANY_MELD,
+    TWO_CANASTAS)."""
     assert side0(ended(profile, red_threes={0: "3H 3D"})).red_three_points == points
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s3_two_canastas_make_red_threes_positive(profile):
-    """docs/rules.md#parameters/docs/rules.md#scoring: with two seven-card melds every condition holds: +100 each."""
+    """docs/rules.md#parameters/docs/rules.md#scoring: with two seven-card melds every condition
+    holds: +100 each."""
     snap = ended(profile, red_threes={0: "3H 3D"}, melds={0: [KINGS7, QUEENS7]})
     assert side0(snap).red_three_points == 200
 
 
-# -- docs/rules.md#parameters cards left in hand ---------------------------------------------------------------------
+# -- docs/rules.md#parameters cards left in hand ---------------------------------------------------
 
 @pytest.mark.parametrize("profile, black, red", [
     ("classic", -5, -500), ("pagat", -5, -500), ("spanish", -5, -500), ("canasta", -5, -500),
     ("bolivia", -100, -500), ("official", -5, -500)])
 def test_s3_threes_left_in_hand(profile, black, red):
-    """docs/rules.md#parameters black_three_in_hand (−5; bolivia −100) and red_three_in_hand (−500)."""
+    """docs/rules.md#parameters black_three_in_hand (−5; bolivia −100) and red_three_in_hand
+    (−500)."""
     s_black = side0(ended(profile, hands={0: "3S"}))
     assert s_black.hand_penalty + s_black.penalty_points == black
     s_red = side0(ended(profile, hands={0: "3H"}))
@@ -133,7 +143,7 @@ def test_s2_card_values_left_in_hand_count_minus():
     assert s.hand_penalty == -(50 + 20 + 20 + 10 + 10 + 5 + 5)
 
 
-# -- docs/rules.md#parameters bonuses ----------------------------------------------------------------------------------
+# -- docs/rules.md#parameters bonuses --------------------------------------------------------------
 
 @pytest.mark.parametrize("profile", ["classic", "pagat", "spanish", "bolivia", "official"])
 def test_s3_samba_and_canasta_bonuses(profile):
@@ -163,13 +173,14 @@ def test_s7_penalties_are_subtracted():
     assert s.penalty_points == -200 and s.deal_total == 570 - 200
 
 
-# -- docs/rules.md#match-end: target_score, max_deals --------------------------------------------------------
+# -- docs/rules.md#match-end: target_score, max_deals ----------------------------------------------
 
 @pytest.mark.parametrize("profile, players, target", [
     ("classic", 4, 10000), ("pagat", 4, 10000), ("spanish", 4, 10000), ("canasta", 4, 5000),
     ("canasta", 2, 5000), ("canasta", 3, 7500), ("bolivia", 4, 15000), ("official", 4, 10000)])
 def test_s3_target_score(profile, players, target):
-    """docs/rules.md#parameters target_score / docs/rules.md#match-end: the match ends after the deal in which a side reaches
+    """docs/rules.md#parameters target_score / docs/rules.md#match-end: the match ends after the
+    deal in which a side reaches
     the target; the highest total wins."""
     scores = [target - 30] + [0] * (players - 1 if players != 4 else 1)
     rep = score(ended(profile, players, melds={0: ["KH KS KD"]}, match_scores=scores))
@@ -181,7 +192,8 @@ def test_s3_target_score(profile, players, target):
 
 @pytest.mark.parametrize("profile, over", [(p, p == "pagat") for p in PROFILES])
 def test_s3_max_deals_pagat_60_then_draw(profile, over):
-    """docs/rules.md#parameters max_deals: pagat ends the match as a draw after deal 60; others have no limit."""
+    """docs/rules.md#parameters max_deals: pagat ends the match as a draw after deal 60; others
+    have no limit."""
     rep = score(ended(profile, 4, deal_number=60))
     assert rep.match_over is over and rep.draw is over and rep.winner_side is None
     if profile == "pagat":

@@ -1,5 +1,6 @@
 """docs/rules.md#turn, #may-i-go-out, #stock-end, the draw_count and
-initial_meld bands, docs/rules.md#initial-meld initial meld, docs/rules.md#hand-floor hand floor, docs/rules.md#concealed going out.
+initial_meld bands, docs/rules.md#initial-meld initial meld, docs/rules.md#hand-floor hand floor,
+docs/rules.md#concealed going out.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ def go_out_melds(profile):
     return [SAMBA_4_10, KINGS7]
 
 
-# -- docs/rules.md#turn ----------------------------------------------------------------------------------
+# -- docs/rules.md#turn ----------------------------------------------------------------------------
 
 def test_s2_turn_draw_then_play_then_discard_passes_clockwise():
-    """docs/rules.md#turn: DRAW phase (draw), PLAY phase (melds), a discard ends the turn and the next
+    """docs/rules.md#turn: DRAW phase (draw), PLAY phase (melds), a discard ends the turn and the
+    next
     seat clockwise starts in DRAW; this turn's melding folds into hasMelded."""
     snap = play(hand="9H 9S 9D 5C 6D", phase=Phase.DRAW)
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "WRONG_PHASE")
@@ -66,7 +68,7 @@ def test_s3_draw_count(profile, players, count):
     assert out.snapshot.stock_count == snap.stock_count - count
 
 
-# -- docs/rules.md#stock-end ---------------------------------------------------------------------------
+# -- docs/rules.md#stock-end -----------------------------------------------------------------------
 
 def _short_stock(snap, stock):
     return replace(snap, stock=tuple(stock), stock_count=len(stock))
@@ -106,7 +108,8 @@ def test_s2_empty_stock_take_pile_still_legal():
 
 
 def test_s2_red_three_drawn_is_laid_out_and_replaced():
-    """docs/rules.md#dealing, docs/rules.md#parameters red_threes "auto, replace now": a red 3 drawn is laid out and replaced."""
+    """docs/rules.md#dealing, docs/rules.md#parameters red_threes "auto, replace now": a red 3
+    drawn is laid out and replaced."""
     snap = with_stock(play(hand="5C 6D", phase=Phase.DRAW), "3H 9C 9D 9S")
     out = allowed(snap, DrawStock(0))
     assert out.snapshot.seats[0].hand == ("5C", "6D", "9C", "9D")
@@ -136,7 +139,8 @@ def test_s2_ask_no_partner(profile, players):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s2_ask_in_play_then_only_partner_answers(profile):
-    """docs/rules.md#may-i-go-out: the player may ask in PLAY; while the question is open only a partner's answer
+    """docs/rules.md#may-i-go-out: the player may ask in PLAY; while the question is open only a
+    partner's answer
     is legal (the asker's own moves are NOT_YOUR_TURN; an opponent is NOT_A_PARTNER)."""
     snap = play(profile, hand="5C 6D 7H")
     out = allowed(snap, AskGoOut(0))
@@ -184,7 +188,8 @@ def test_s2_two_partners_first_answer_binds():
 
 
 def test_s2_after_no_player_may_not_go_out():
-    """docs/rules.md#may-i-go-out/docs/rules.md#going-out: after "no" the player may not go out this turn (GO_OUT_REFUSED_BY_PARTNER),
+    """docs/rules.md#may-i-go-out/docs/rules.md#going-out: after "no" the player may not go out
+    this turn (GO_OUT_REFUSED_BY_PARTNER),
     though the side meets the requirement; a lone last card's discard then ends the deal
     without going out (docs/rules.md "Further decisions", no dead ends)."""
     snap = play(hand="5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0], go_out=GoOut.DENIED)
@@ -197,7 +202,8 @@ def test_s2_after_no_player_may_not_go_out():
 
 
 def test_s2_after_no_hand_floor_applies():
-    """docs/rules.md#may-i-go-out/docs/rules.md#hand-floor: after "no" the hand floor applies as if the side could not go out: a meld
+    """docs/rules.md#may-i-go-out/docs/rules.md#hand-floor: after "no" the hand floor applies as if
+    the side could not go out: a meld
     leaving one card is refused, one leaving two is fine."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                 go_out=GoOut.DENIED)
@@ -216,7 +222,8 @@ def test_s2_yes_permits_going_out():
 
 
 def test_s2_yes_does_not_compel():
-    """docs/rules.md#may-i-go-out Decision: "yes" permits but does not compel — ending the turn with cards left
+    """docs/rules.md#may-i-go-out Decision: "yes" permits but does not compel — ending the turn
+    with cards left
     is legal (and costs nothing outside spanish)."""
     snap = play(hand="5C 6D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                 go_out=GoOut.GRANTED)
@@ -224,7 +231,7 @@ def test_s2_yes_does_not_compel():
     assert out.snapshot.turn.seat == 1 and out.snapshot.sides[0].penalties == ()
 
 
-# -- docs/rules.md#parameters/docs/rules.md#initial-meld initial meld ----------------------------------------------------------------------
+# -- docs/rules.md#parameters/docs/rules.md#initial-meld initial meld ------------------------------
 
 OPENING = {  # points -> melds worth exactly that
     15: [("4H", "4S", "4D")],
@@ -254,7 +261,8 @@ BANDS = [
 
 @pytest.mark.parametrize("profile, score, need", BANDS)
 def test_s3_initial_meld_bands(profile, score, need):
-    """docs/rules.md#parameters initial_meld / docs/rules.md#initial-meld: the side's first meld must reach its band's requirement
+    """docs/rules.md#parameters initial_meld / docs/rules.md#initial-meld: the side's first meld
+    must reach its band's requirement
     (by match score before the deal); several melds in one action count together; below
     it is INITIAL_MELD_TOO_LOW with details required/actual."""
     def snap_for(melds):
@@ -273,7 +281,8 @@ def test_s3_initial_meld_bands(profile, score, need):
 
 
 def test_s5_2_several_melds_count_together_runs_included():
-    """docs/rules.md#initial-meld: several melds in one action count together, runs included (30 + 30 ≥ 50);
+    """docs/rules.md#initial-meld: several melds in one action count together, runs included (30 +
+    30 ≥ 50);
     each alone is too low."""
     snap = play(hand="9H 10H JH KH KS KD 5C 6D", melds={})
     refused(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)), "INITIAL_MELD_TOO_LOW")
@@ -288,23 +297,26 @@ def test_s5_2_red_threes_do_not_count_toward_initial_meld():
 
 
 def test_s5_2_after_partner_opens_no_requirement():
-    """docs/rules.md#initial-meld: after either partner opens, the requirement no longer applies to the side."""
+    """docs/rules.md#initial-meld: after either partner opens, the requirement no longer applies to
+    the side."""
     snap = make_snapshot("classic", 4, hands={2: "4H 4S 4D 5C 6D"},
                          melds={0: [("AH AS AD", 0)]}, turn_seat=2, match_scores=[7000, 0])
     allowed(snap, MeldCards(2, new_melds=(("4H", "4S", "4D"),)))
 
 
 def test_s5_2_requirement_per_side():
-    """docs/rules.md#initial-meld: the requirement is the side's own: the other side's opening does not help."""
+    """docs/rules.md#initial-meld: the requirement is the side's own: the other side's opening does
+    not help."""
     snap = make_snapshot("classic", 4, hands={1: "4H 4S 4D 5C 6D"},
                          melds={0: ["AH AS AD"]}, turn_seat=1)
     refused(snap, MeldCards(1, new_melds=(("4H", "4S", "4D"),)), "INITIAL_MELD_TOO_LOW")
 
 
-# -- docs/rules.md#hand-floor hand floor --------------------------------------------------------------------------
+# -- docs/rules.md#hand-floor hand floor -----------------------------------------------------------
 
 def test_s5_3_hand_floor_keep_two_cards():
-    """docs/rules.md#hand-floor: a player whose side cannot go out must keep two cards after melding."""
+    """docs/rules.md#hand-floor: a player whose side cannot go out must keep two cards after
+    melding."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7]})
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "HAND_FLOOR")
     snap2 = play(hand="9H 9S 9D 5C 6D", melds={0: [KINGS7]})
@@ -312,13 +324,14 @@ def test_s5_3_hand_floor_keep_two_cards():
 
 
 def test_s5_3_hand_floor_lifted_when_side_may_go_out():
-    """docs/rules.md#hand-floor: when the side may go out, one card may remain (then discarded to go out)."""
+    """docs/rules.md#hand-floor: when the side may go out, one card may remain (then discarded to
+    go out)."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)))
     assert out.snapshot.seats[0].hand == ("5C",)
 
 
-# -- docs/rules.md#going-out going out -------------------------------------------------------------------------------
+# -- docs/rules.md#going-out going out -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, players, melds, ok", [
     ("classic", 4, [KINGS7], False), ("classic", 4, [KINGS7, QUEENS7], True),
@@ -331,7 +344,8 @@ def test_s5_3_hand_floor_lifted_when_side_may_go_out():
     ("official", 4, [KINGS7], False), ("official", 4, [KINGS7, QUEENS7], True),
     ("official", 4, [SAMBA_4_10, KINGS7], True)])
 def test_s3_go_out_requires(profile, players, melds, ok):
-    """docs/rules.md#parameters go_out_requires / docs/rules.md#going-out: classic, pagat, spanish, official 2 canastas/sambas; canasta
+    """docs/rules.md#parameters go_out_requires / docs/rules.md#going-out: classic, pagat, spanish,
+    official 2 canastas/sambas; canasta
     1 (2 with two players); bolivia 2 with at least one samba (GO_OUT_REQUIREMENT_NOT_MET).
     Short of it, the last card's discard is no going out: it ends the deal as if the stock
     ran out (docs/rules.md "Further decisions", no dead ends)."""
@@ -351,7 +365,8 @@ def test_s3_go_out_requires(profile, players, melds, ok):
 
 
 def test_s6_go_out_by_melding_everything():
-    """docs/rules.md#going-out: a player goes out by melding every card; the deal ends at once and is scored."""
+    """docs/rules.md#going-out: a player goes out by melding every card; the deal ends at once and
+    is scored."""
     snap = play(hand="9H 9S 9D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)))
     new = out.snapshot
@@ -367,7 +382,8 @@ def test_s6_go_out_refused_without_requirement_melding_everything():
 
 
 def test_s6_completing_canasta_made_in_same_turn():
-    """docs/rules.md#going-out: the canasta that completes the requirement may be made in the same turn (even
+    """docs/rules.md#going-out: the canasta that completes the requirement may be made in the same
+    turn (even
     in the same action that empties the hand)."""
     snap = play(hand="9H 5C", melds={0: [KINGS7, "9C 9S 9D 9C 9S 9D"]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, additions=(Addition("m2", ("9H",)),)))
@@ -412,7 +428,8 @@ def test_s6_not_concealed_after_melding_in_an_earlier_turn():
 
 
 def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
-    """docs/rules.md#going-out/docs/api.md#snapshot hasMelded: melding in a turn, then going out in a later turn, is not
+    """docs/rules.md#going-out/docs/api.md#snapshot hasMelded: melding in a turn, then going out in
+    a later turn, is not
     concealed (the flag is folded in when the turn passes)."""
     snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 5C 6D 7H"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2])
@@ -437,8 +454,10 @@ def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
     ("classic", 100, 200), ("pagat", 200, 0), ("spanish", 200, 0), ("canasta", 100, 100),
     ("bolivia", 200, 0), ("official", 200, 0)])
 def test_s3_go_out_bonus_and_concealed_bonus(profile, bonus, concealed):
-    """docs/rules.md#parameters go_out_bonus and concealed_bonus (classic +200, canasta +100, others 0; spanish
-    premiums need a seven-card meld from the hand, docs/rules.md#spanish) through ApplyAction's score."""
+    """docs/rules.md#parameters go_out_bonus and concealed_bonus (classic +200, canasta +100,
+    others 0; spanish
+    premiums need a seven-card meld from the hand, docs/rules.md#spanish) through ApplyAction's
+    score."""
     snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D 5C"},
                          melds={0: [(m, 2) for m in go_out_melds(profile)]}, has_melded=[2])
     s1 = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),))).snapshot
@@ -479,7 +498,8 @@ def test_s2_red_three_replacement_chain():
     (None, ("5H", "6H", "7H", "JK")), ("HIGH", ("5H", "6H", "7H", "JK")),
     ("LOW", ("JK", "5H", "6H", "7H"))])
 def test_s1_open_wild_added_at_chosen_end(end, cards_after):
-    """docs/rules.md#variations / docs/api.md#snapshot: a wild added to a run open at both ends goes where
+    """docs/rules.md#variations / docs/api.md#snapshot: a wild added to a run open at both ends
+    goes where
     "end" says (default HIGH)."""
     from samba_adjudicator.engine.model import RunEnd
     snap = play("classic+open", hand="JK 5C 6D", melds={0: ["5H 6H 7H"]})
@@ -489,7 +509,8 @@ def test_s1_open_wild_added_at_chosen_end(end, cards_after):
 
 
 def test_s5_5_uruguayan_pile_take_counts():
-    """docs/rules.md#uruguayan uruguayan: wilds shown in a pile take count toward the side's limit too."""
+    """docs/rules.md#uruguayan uruguayan: wilds shown in a pile take count toward the side's limit
+    too."""
     snap = make_snapshot("classic+uruguayan", 4, hands={0: "9S 9D 2D 5C 6D"}, discard="4C 9H",
                          melds={0: ["KH KS KD 2C", "QH QS QD 2H"]}, phase=Phase.DRAW)
     refused(snap, TakePile(0, hand_cards=("9S", "9D", "2D")), "SIDE_WILD_LIMIT")

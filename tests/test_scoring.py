@@ -1,4 +1,5 @@
-"""ScoreDeal (docs/rules.md#scoring, docs/rules.md#match-end, docs/api.md#side-score), incl. the worked checks."""
+"""ScoreDeal (docs/rules.md#scoring, docs/rules.md#match-end, docs/api.md#side-score), incl. the
+worked checks."""
 
 from __future__ import annotations
 
