@@ -28,8 +28,7 @@ def seven_card_melds(melds: Iterable[Meld]) -> tuple[int, int]:
 
 def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]) -> bool:
     """docs/rules.md#going-out: the side holds ``go_out_canastas`` seven-card melds,
-    ``go_out_sambas``
-    of them sambas (bolivia: at least one escalera)."""
+    ``go_out_sambas`` of them sambas (bolivia: at least one escalera)."""
     table = rules.table(players)
     total, sambas = seven_card_melds(melds)
     return total >= table.go_out_canastas and sambas >= rules.go_out_sambas

@@ -390,8 +390,7 @@ AGREEMENT = [
                          ids=[c[0] for c in AGREEMENT])
 def test_s11_agreement(case, spec, melds, hand, meld, valid):
     """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld
-    (with the snapshot
-    and the seat) finds it valid."""
+    (with the snapshot and the seat) finds it valid."""
     snap = opened(spec, hand + FILLER, melds)
     if isinstance(meld, tuple):
         action, cards, meld_id = addition(meld[0], meld[1]), tuple(meld[1].split()), meld[0]

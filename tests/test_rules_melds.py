@@ -1,7 +1,6 @@
 """docs/rules.md#cards, #card-values, #runs, #groups, #black-three-groups, #wild-rules (and the
 meld-shape rows of the parameter table), docs/rules.md#melding (melding: ids, atomicity, uruguayan,
-canasta one
-group per rank, wild swap) and the `open` variation (docs/rules.md#profiles).
+canasta one group per rank, wild swap) and the `open` variation (docs/rules.md#profiles).
 
 Each test names its docs/rules.md section; where profiles differ one parametrised test shows
 the outcome of every profile side by side.
@@ -153,8 +152,7 @@ def test_s3_runs_not_allowed_in_canasta():
                                          ("pagat+open", True), ("official+open", True)])
 def test_s1_open_run_may_hold_one_wild(profile, ok):
     """docs/rules.md#variations (runs_allow_wilds): a run may hold at most one wild standing for a
-    lacking
-    rank; without the variation it is refused."""
+    lacking rank; without the variation it is refused."""
     got = content(profile, "4H 6H 2C")
     assert got.valid is ok
 
@@ -178,8 +176,7 @@ def test_s1_open_run_at_most_one_wild():
 
 def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
     """docs/rules.md#variations: a seven-card run holding a wild is a samba (closed,
-    open_samba_bonus 1000,
-    counts toward going out like any samba)."""
+    open_samba_bonus 1000, counts toward going out like any samba)."""
     snap = opened("classic+open", hand="2C 5C", has_melded=[0],
                   melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
@@ -260,8 +257,7 @@ WILD_RULE_CASES = {
 @pytest.mark.parametrize("cs", list(WILD_RULE_CASES))
 def test_s3_group_wild_rule_examples(cs, profile):
     """docs/rules.md#wild-rules_wild_rule examples: Q-Q-Q-2-JK legal in classic and official,
-    illegal in
-    pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
+    illegal in pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
     9-9-9-2-2-JK illegal in canasta (Decision)."""
     expected = WILD_RULE_CASES[cs][profile]
     got = content(profile, cs)
@@ -282,15 +278,13 @@ def test_s3_canasta_three_wilds_more_naturals_code():
     ("bolivia", True), ("official", True)])
 def test_s3_one_until_seven_second_wild_below_seven(profile, ok):
     """docs/rules.md#one-group-per-rank_UNTIL_SEVEN (spanish): a second wild only in a group of
-    seven or more —
-    6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
+    seven or more — 6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
     assert content(profile, "6H 6S 6D 6C 2C JK").valid is ok
 
 
 def test_s3_one_until_seven_second_wild_at_seven():
     """docs/rules.md#one-group-per-rank_UNTIL_SEVEN: a seven-card group may hold two wilds; a
-    six-card one only one,
-    also when the second wild arrives by addition."""
+    six-card one only one, also when the second wild arrives by addition."""
     assert content("spanish", "6H 6S 6D 6C 6H 2C JK").valid
     assert content("spanish", "6H 6S 6D 6C 6H 2C").valid
     snap = opened("spanish", hand="JK 6C 5C 5D", melds={0: ["6H 6S 6D 6C 2C"]})
@@ -303,8 +297,7 @@ def test_s3_one_until_seven_second_wild_at_seven():
     ("canasta", None), ("bolivia", "TOO_MANY_WILDS"), ("official", "TOO_MANY_WILDS")])
 def test_s3_group_max_wilds(profile, expected):
     """docs/rules.md#wild-rules_max_wilds caps every rule: eight naturals and three wilds are legal
-    only in
-    canasta (cap 3); four wilds nowhere."""
+    only in canasta (cap 3); four wilds nowhere."""
     got = content(profile, "KH KS KD KC KH KS KD KC 2C 2D JK")
     assert got.valid is (expected is None)
     if expected:
@@ -368,8 +361,7 @@ def test_s5_6_canasta_single_card_joins_group():
     ("official", "WILD_SWAP_NOT_ALLOWED")])
 def test_s5_4_wild_swap_classic_only(profile, expected):
     """docs/rules.md#wild-rules_swap / docs/rules.md#wild-swap: only classic lets a player put the
-    natural in an incomplete
-    group and take the wild into the hand."""
+    natural in an incomplete group and take the wild into the hand."""
     snap = opened(profile, hand="QD 5C 5D", melds={0: ["QH QS 2C"]})
     action = SwapWild(0, "m1", "QD", "2C")
     if expected is None:
@@ -403,8 +395,7 @@ def two_canastas(profile="classic", hand="", **kw):
 
 def test_s2_black_three_group_when_going_out():
     """docs/rules.md#black-three-groups: legal when afterwards at most one card remains and the
-    side may go
-    out; the deal then ends by the discard."""
+    side may go out; the deal then ends by the discard."""
     snap = two_canastas(hand="3S 3C 3S 5C")
     out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
     assert out.snapshot.sides[0].melds[-1].kind is MeldKind.BLACK_THREES
@@ -423,8 +414,7 @@ def test_s2_black_three_group_melding_everything_goes_out():
 @pytest.mark.parametrize("case", ["two_cards_left", "side_cannot_go_out", "partner_said_no"])
 def test_s2_black_threes_only_when_going_out(case):
     """docs/rules.md#black-three-groups: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or
-    more cards
-    remain, when the side does not meet the going-out requirement, or after "no"."""
+    more cards remain, when the side does not meet the going-out requirement, or after "no"."""
     if case == "two_cards_left":
         snap = two_canastas(hand="3S 3C 3S 5C 6D")
     elif case == "side_cannot_go_out":
@@ -441,8 +431,7 @@ def test_s2_black_threes_only_when_going_out(case):
 
 def test_s2_black_three_group_content_only_check():
     """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is valid,
-    with a note that the
-    group needs a going-out context (docs/rules.md "Further decisions")."""
+    with a note that the group needs a going-out context (docs/rules.md "Further decisions")."""
     got = content("classic", "3S 3C 3S")
     assert got.valid and got.kind is MeldKind.BLACK_THREES and not got.violations
     assert "going out" in got.note
@@ -480,8 +469,7 @@ def test_s2_black_three_group_holds_no_wild():
 
 def test_s5_1_partners_share_melds_other_side_refused():
     """docs/rules.md#seating / docs/rules.md#where-melds-go: a partner may add to the side's melds;
-    another side's meld is
-    refused (NOT_OWN_MELD)."""
+    another side's meld is refused (NOT_OWN_MELD)."""
     snap = make_snapshot("classic", 4, hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
                          melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=2)
     out = allowed(snap, MeldCards(2, additions=(Addition("m1", ("AC",)),)))
@@ -579,16 +567,14 @@ def test_s8_bolivia_seven_wilds_closed():
 
 def test_s1_open_run_wild_for_held_inner_rank_is_listed():
     """docs/rules.md#variations / docs/api.md#legal-actions: 8D-JK-10D is a legal new run under
-    +open even
-    when the hand also holds 9D; as a legal atomic action it must be listed."""
+    +open even when the hand also holds 9D; as a legal atomic action it must be listed."""
     snap = opened("classic+open", hand="8D 9D 10D JK 5C 6D")
     allowed(snap, MeldCards(0, new_melds=(("8D", "10D", "JK"),)))
 
 
 def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
     """docs/rules.md#variations / docs/api.md#snapshot: a wild added with "end": "LOW" to a run
-    starting at 4
-    cannot stand below it; it is refused, not silently put at the high end."""
+    starting at 4 cannot stand below it; it is refused, not silently put at the high end."""
     snap = opened("classic+open", hand="JK 5C 6D 9C", melds={0: ["4H 5H 6H"]})
     # `end` is not part of action equality (docs/api.md#resources), so the listed HIGH addition
     # is the same action; only the explicit LOW is judged here.
@@ -599,8 +585,7 @@ def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
 
 def test_s1_open_run_addition_wild_for_held_rank_is_listed():
     """docs/rules.md#variations / docs/api.md#legal-actions: adding 7C plus a wild to 4C-5C-6C is
-    legal
-    (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
+    legal (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
     8C; it must be listed. Found by the playouts (tests/test_playouts.py)."""
     snap = opened("classic+open", hand="7C 8C 2C 4H 5S KD", melds={0: ["4C 5C 6C"]})
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("7C", "2C")),)))

@@ -1,6 +1,5 @@
 """docs/rules.md#discard-pile and the pile rows of docs/rules.md#parameters: blocked tops, freeze
-models,
-take methods, the top-card take, merging on a pair take, the initial meld by taking, melds
+models, take methods, the top-card take, merging on a pair take, the initial meld by taking, melds
 inside a take, the hand floor after a take, red 3s in a taken pile.
 """
 
@@ -35,8 +34,8 @@ BLOCKED = {
 @pytest.mark.parametrize("top", list(BLOCKED))
 def test_s4_blocked_top(top, profile):
     """docs/rules.md#blocked-top / docs/rules.md#parameters blocked_top: a wild or black 3 on top
-    blocks the pile in every
-    profile; pagat blocks any 3, including a red-3 upcard (PILE_BLOCKED)."""
+    blocks the pile in every profile; pagat blocks any 3, including a red-3 upcard
+    (PILE_BLOCKED)."""
     pair = ("3S", "3C") if top.startswith("3") else ("9S", "9D")
     snap = draw_phase(profile, hand=" ".join(pair) + " 5C 6D", discard="9H " + top,
                       melds={0: ["9C 9C 9C"]} if profile != "canasta" else {0: ["KH KS KD"]})
@@ -83,8 +82,7 @@ def test_s4_take_needs_natural_pair(profile):
     ("canasta", None), ("bolivia", "WILD_RULE_BROKEN"), ("official", None)])
 def test_s4_pair_take_with_extra_cards_within_group_rule(profile, expected):
     """docs/rules.md#take-with-pair "optionally more cards of that rank and wilds, within the group
-    rule":
-    9H top + 9S 9D 2C JK (three naturals, two wilds) follows each profile's wild rule."""
+    rule": 9H top + 9S 9D 2C JK (three naturals, two wilds) follows each profile's wild rule."""
     snap = draw_phase(profile, hand="9S 9D 2C JK 5C 6D", discard="4C 9H")
     action = TakePile(0, hand_cards=("9S", "9D", "2C", "JK"))
     if expected is None:
@@ -133,8 +131,8 @@ TAKE_METHODS = {
 @pytest.mark.parametrize("method", list(TAKE_METHODS))
 def test_s3_take_methods(method, profile):
     """docs/rules.md#parameters take_natural_plus_wild (canasta only, unfrozen) and
-    take_by_extending_meld
-    (classic any own meld; bolivia/official only a meld of fewer than seven cards)."""
+    take_by_extending_meld (classic any own meld; bolivia/official only a meld of fewer than seven
+    cards)."""
     expected = TAKE_METHODS[method][profile]
     if method == "natural_plus_wild":
         snap = draw_phase(profile, hand="KS 2C 5C 6D", discard="5C KC", melds={0: ["AH AS AD"]})
@@ -210,10 +208,9 @@ FROZEN_PILES = {
 @pytest.mark.parametrize("pile", list(FROZEN_PILES))
 def test_s4_freeze_models(pile, profile):
     """docs/rules.md#parameters freeze / docs/rules.md#freeze: PILE_HOLDS_WILD_OR_BLACK3 (classic:
-    any wild or black
-    3 in the pile, a buried wild too); CANASTA (wild or red-3 upcard). Frozen means only a
-    natural pair takes it: the extending take (classic, bolivia, official) or the natural
-    plus wild (canasta) is refused PILE_FROZEN, the natural pair stays legal."""
+    any wild or black 3 in the pile, a buried wild too); CANASTA (wild or red-3 upcard). Frozen
+    means only a natural pair takes it: the extending take (classic, bolivia, official) or the
+    natural plus wild (canasta) is refused PILE_FROZEN, the natural pair stays legal."""
     expected = FROZEN_PILES[pile][profile]
     if profile == "canasta":
         snap = draw_phase(profile, hand="KS KD 2D 5C 6D", discard=pile, melds={0: ["AH AS AD"]})
@@ -338,8 +335,7 @@ def test_s4_initial_meld_by_taking_runs_count():
 
 def test_s4_melds_inside_a_take_use_hand_cards_only():
     """docs/rules.md#discard-pile: melds laid inside a take use hand cards only; pile cards are not
-    yet meldable
-    (CARDS_NOT_IN_HAND), but a later meld action may use them."""
+    yet meldable (CARDS_NOT_IN_HAND), but a later meld action may use them."""
     snap = draw_phase(hand="KS KD 5C 6D", discard="AH AS AD KH")
     refused(snap, TakePile(0, hand_cards=("KS", "KD"), new_melds=(("AH", "AS", "AD"),)),
             "CARDS_NOT_IN_HAND")

@@ -1,8 +1,6 @@
 """docs/rules.md#scoring and the scoring rows of docs/rules.md#parameters: red-3 value, condition
-and
-penalty, cards left in hand, bonuses, target score and max deals (docs/rules.md#match-end). The
-worked
-checks are run through ApplyAction: the deal ends by going out and Outcome.score is read.
+and penalty, cards left in hand, bonuses, target score and max deals (docs/rules.md#match-end). The
+worked checks are run through ApplyAction: the deal ends by going out and Outcome.score is read.
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ def side0(snap):
 @pytest.mark.parametrize("profile, total", [("pagat", 2395), ("classic", 2295)])
 def test_s7_worked_check_through_apply(profile, total):
     """docs/rules.md#worked-examples: a side that goes out holding the samba 8–A and a natural
-    canasta
-    of kings, one red 3, partner left with JK and 7 → pagat 2395, classic 2295 (going out
+    canasta of kings, one red 3, partner left with JK and 7 → pagat 2395, classic 2295 (going out
     100) — read from ApplyAction's score when the last discard ends the deal."""
     snap = make_snapshot(profile, 4, hands={0: "5C", 2: "JK 7H"},
                          melds={0: [SAMBA_8_A, KINGS7]}, red_threes={0: "3H"}, has_melded=[0])
@@ -50,8 +47,7 @@ def test_s7_worked_check_through_apply(profile, total):
 @pytest.mark.parametrize("profile, red", [("pagat", -100), ("classic", 100)])
 def test_s7_worked_check_not_gone_out_one_seven_card_meld(profile, red):
     """docs/rules.md#scoring: same deal, but the side did not go out and has only one seven-card
-    meld: its
-    red 3 is −100 in pagat, +100 in classic."""
+    meld: its red 3 is −100 in pagat, +100 in classic."""
     snap = ended(profile, melds={0: [KINGS7, "8S 9S 10S"]}, red_threes={0: "3H"},
                  hands={2: "JK 7H"})
     assert side0(snap).red_three_points == red
@@ -85,8 +81,7 @@ def test_s3_red_three_penalty_per_card_vs_mirror(profile, points):
     ("bolivia", 1000), ("official", 1000)])
 def test_s3_red_three_all_figure(profile, points):
     """docs/rules.md#parameters red_three_value / all: every red 3 of the pack counts the "all"
-    figure
-    (1000 for six, 800 for canasta's four) when the condition holds."""
+    figure (1000 for six, 800 for canasta's four) when the condition holds."""
     reds = ALL_RED.get(profile, "3H 3H 3H 3D 3D 3D")
     melds = [KINGS7, QUEENS7]
     assert side0(ended(profile, red_threes={0: reds}, melds={0: melds})).red_three_points == \
@@ -98,8 +93,7 @@ def test_s3_red_three_all_figure(profile, points):
     ("bolivia", -200), ("official", -200)])
 def test_s3_red_three_positive_if(profile, points):
     """docs/rules.md#parameters red_three_positive_if: with one (incomplete) meld on the table, two
-    red 3s count
-    for the side in classic (INITIAL_MELD) and canasta (ANY_MELD), against it where
+    red 3s count for the side in classic (INITIAL_MELD) and canasta (ANY_MELD), against it where
     TWO_CANASTAS is needed."""
     snap = ended(profile, red_threes={0: "3H 3D"}, melds={0: ["AH AS AD"]})
     assert side0(snap).red_three_points == points

@@ -78,8 +78,7 @@ def test_s9_dealt_red_three_replaced_at_first_turn(monkeypatch, profile, owed, h
 
 def test_s9_replacements_drawn_before_the_draw():
     """docs/rules.md#spanish: the owed replacements are drawn when the seat's turn first comes,
-    before its
-    draw (stock order: replacement first, then the two drawn cards)."""
+    before its draw (stock order: replacement first, then the two drawn cards)."""
     snap = make_snapshot("spanish", 4, hands={0: "5C 6D"}, owed={0: 1}, red_threes={0: "3H"},
                          phase=Phase.DRAW)
     snap = with_stock(snap, "9C 9D 9S 8S")
@@ -111,8 +110,7 @@ NINES = "9H 9S 9D 9C 9H 9S 9D"
     (False, False, "DURING_PLAY", 500), (False, True, "DURING_PLAY_WITH_PARTNER", 200)])
 def test_s9_concealed_premiums(from_dealt, with_partner, kind, points):
     """docs/rules.md#spanish: going out concealed with a seven-card meld formed in the hand: 1000
-    from the
-    dealt hand without adding to the partner's melds; 500 from the dealt hand adding; 500
+    from the dealt hand without adding to the partner's melds; 500 from the dealt hand adding; 500
     formed in play, not adding; 200 formed in play and adding (in concealedBonus)."""
     hand = NINES + (" KC 5C" if with_partner else " 5C")
     dealt = hand if from_dealt else "4H 4S 5H 6H 7H 8H 10H JH QH 4D 5D 6D 7D 8D 10D"
@@ -145,8 +143,7 @@ def test_s9_no_premium_when_not_concealed():
                                               ("pagat", 0)])
 def test_s9_asked_and_did_not_go_out(profile, penalty):
     """docs/rules.md#spanish: asking permission and then ending the turn without going out costs
-    −100 in
-    spanish, recorded when the turn passes (side penalties + PENALTY_ASSESSED)."""
+    −100 in spanish, recorded when the turn passes (side penalties + PENALTY_ASSESSED)."""
     snap = make_snapshot(profile, 4, hands={0: "5C 6D 7H"}, melds={0: ["AH AS AD"]})
     s1 = allowed(snap, AskGoOut(0)).snapshot
     s2 = allowed(s1, AnswerGoOut(2, True)).snapshot
@@ -163,8 +160,7 @@ def test_s9_asked_and_did_not_go_out(profile, penalty):
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0)])
 def test_s9_trying_to_go_out_after_no(profile, penalty):
     """docs/rules.md#spanish: trying to go out after the partner said no is refused and, in
-    spanish, costs
-    −100: ApplyAction returns the input snapshot with the penalty recorded."""
+    spanish, costs −100: ApplyAction returns the input snapshot with the penalty recorded."""
     snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7, QUEENS7]},
                          has_melded=[0], go_out=GoOut.DENIED)
     meld_out = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
@@ -186,8 +182,7 @@ def test_s9_trying_to_go_out_after_no(profile, penalty):
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0)])
 def test_s9_out_of_turn_draw(profile, penalty):
     """docs/rules.md#spanish: an out-of-turn draw is refused (NOT_YOUR_TURN) and, in spanish,
-    penalised
-    (OUT_OF_TURN_DRAW, penaltyPoints −100, recorded for the offender's side)."""
+    penalised (OUT_OF_TURN_DRAW, penaltyPoints −100, recorded for the offender's side)."""
     snap = make_snapshot(profile, 4, hands={0: "5C 6D", 1: "7C 8D"}, phase=Phase.DRAW)
     vs = refused(snap, DrawStock(1), "NOT_YOUR_TURN")
     from samba_adjudicator.engine.game import apply
@@ -275,8 +270,7 @@ def test_s3_hand_size(monkeypatch, profile, players, size):
     ("canasta", 6), ("bolivia", 2), ("bolivia", 6), ("official", 2), ("official", 3)])
 def test_s3_players_allowed(profile, players):
     """docs/rules.md#parameters players allowed: classic 2/4/6, pagat 2–4, spanish 2–6, canasta
-    2–4, bolivia and
-    official 4 only (an unsupported count is an invalid argument)."""
+    2–4, bolivia and official 4 only (an unsupported count is an invalid argument)."""
     from samba_adjudicator.engine.model import InvalidInput
     with pytest.raises(InvalidInput):
         dealing.deal(resolve(profile), players, "x")

@@ -33,8 +33,7 @@ def go_out_melds(profile):
 
 def test_s2_turn_draw_then_play_then_discard_passes_clockwise():
     """docs/rules.md#turn: DRAW phase (draw), PLAY phase (melds), a discard ends the turn and the
-    next
-    seat clockwise starts in DRAW; this turn's melding folds into hasMelded."""
+    next seat clockwise starts in DRAW; this turn's melding folds into hasMelded."""
     snap = play(hand="9H 9S 9D 5C 6D", phase=Phase.DRAW)
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "WRONG_PHASE")
     refused(snap, Discard(0, "5C"), "WRONG_PHASE")
@@ -140,8 +139,8 @@ def test_s2_ask_no_partner(profile, players):
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s2_ask_in_play_then_only_partner_answers(profile):
     """docs/rules.md#may-i-go-out: the player may ask in PLAY; while the question is open only a
-    partner's answer
-    is legal (the asker's own moves are NOT_YOUR_TURN; an opponent is NOT_A_PARTNER)."""
+    partner's answer is legal (the asker's own moves are NOT_YOUR_TURN; an opponent is
+    NOT_A_PARTNER)."""
     snap = play(profile, hand="5C 6D 7H")
     out = allowed(snap, AskGoOut(0))
     asked = out.snapshot
@@ -223,8 +222,7 @@ def test_s2_yes_permits_going_out():
 
 def test_s2_yes_does_not_compel():
     """docs/rules.md#may-i-go-out Decision: "yes" permits but does not compel — ending the turn
-    with cards left
-    is legal (and costs nothing outside spanish)."""
+    with cards left is legal (and costs nothing outside spanish)."""
     snap = play(hand="5C 6D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                 go_out=GoOut.GRANTED)
     out = allowed(snap, Discard(0, "5C"))
@@ -282,8 +280,7 @@ def test_s3_initial_meld_bands(profile, score, need):
 
 def test_s5_2_several_melds_count_together_runs_included():
     """docs/rules.md#initial-meld: several melds in one action count together, runs included (30 +
-    30 ≥ 50);
-    each alone is too low."""
+    30 ≥ 50); each alone is too low."""
     snap = play(hand="9H 10H JH KH KS KD 5C 6D", melds={})
     refused(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)), "INITIAL_MELD_TOO_LOW")
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"), ("KH", "KS", "KD"))))
@@ -383,8 +380,7 @@ def test_s6_go_out_refused_without_requirement_melding_everything():
 
 def test_s6_completing_canasta_made_in_same_turn():
     """docs/rules.md#going-out: the canasta that completes the requirement may be made in the same
-    turn (even
-    in the same action that empties the hand)."""
+    turn (even in the same action that empties the hand)."""
     snap = play(hand="9H 5C", melds={0: [KINGS7, "9C 9S 9D 9C 9S 9D"]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, additions=(Addition("m2", ("9H",)),)))
     assert "CANASTA_COMPLETED" in event_types(out)
@@ -429,8 +425,7 @@ def test_s6_not_concealed_after_melding_in_an_earlier_turn():
 
 def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
     """docs/rules.md#going-out/docs/api.md#snapshot hasMelded: melding in a turn, then going out in
-    a later turn, is not
-    concealed (the flag is folded in when the turn passes)."""
+    a later turn, is not concealed (the flag is folded in when the turn passes)."""
     snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 5C 6D 7H"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2])
     s = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),))).snapshot
@@ -455,9 +450,8 @@ def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
     ("bolivia", 200, 0), ("official", 200, 0)])
 def test_s3_go_out_bonus_and_concealed_bonus(profile, bonus, concealed):
     """docs/rules.md#parameters go_out_bonus and concealed_bonus (classic +200, canasta +100,
-    others 0; spanish
-    premiums need a seven-card meld from the hand, docs/rules.md#spanish) through ApplyAction's
-    score."""
+    others 0; spanish premiums need a seven-card meld from the hand, docs/rules.md#spanish) through
+    ApplyAction's score."""
     snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D 5C"},
                          melds={0: [(m, 2) for m in go_out_melds(profile)]}, has_melded=[2])
     s1 = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),))).snapshot
@@ -499,8 +493,7 @@ def test_s2_red_three_replacement_chain():
     ("LOW", ("JK", "5H", "6H", "7H"))])
 def test_s1_open_wild_added_at_chosen_end(end, cards_after):
     """docs/rules.md#variations / docs/api.md#snapshot: a wild added to a run open at both ends
-    goes where
-    "end" says (default HIGH)."""
+    goes where "end" says (default HIGH)."""
     from samba_adjudicator.engine.model import RunEnd
     snap = play("classic+open", hand="JK 5C 6D", melds={0: ["5H 6H 7H"]})
     add = Addition("m1", ("JK",), RunEnd(end) if end else None)
