@@ -50,17 +50,25 @@ SWAGGER_HTML = html_page("API docs", '<link rel="stylesheet" href="/docs-assets/
 """\
 <div id="swagger-ui"></div>
 <script src="/docs-assets/swagger-ui-bundle.js"></script>
-<script> window.ui = SwaggerUIBundle({
-  url: "/openapi.json", dom_id: "#swagger-ui",
-  deepLinking: true, validatorUrl: null,
-  tryItOutEnabled: true, displayRequestDuration: true,
+<script>
+window.ui = SwaggerUIBundle({
+  url: "/openapi.json",
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  validatorUrl: null,
+  tryItOutEnabled: true,
+  displayRequestDuration: true,
   defaultModelsExpandDepth: 0,
   presets: [SwaggerUIBundle.presets.apis],
-layout: "BaseLayout" }); </script>""")
+  layout: "BaseLayout"
+});
+</script>""")
 
 REDOC_HTML = html_page("API reference", "<style>body { margin: 0; padding: 0; }</style>", """\
-<div id="redoc"></div> <script src="/docs-assets/redoc.standalone.js"></script>
-<script> Redoc.init("/openapi.json", {hideDownloadButton: false, expandResponses: "200"},
+<div id="redoc"></div>
+<script src="/docs-assets/redoc.standalone.js"></script>
+<script>
+Redoc.init("/openapi.json", {hideDownloadButton: false, expandResponses: "200"},
            document.getElementById("redoc"));
 </script>""")
 
@@ -79,8 +87,10 @@ def _read(package: str, name: str) -> bytes:
 
 DOCS_PACKAGE = "samba_adjudicator.docs"
 REFERENCE_STYLE = """<meta name="viewport" content="width=device-width, initial-scale=1">
-<style> body { font: 15px/1.5 system-ui, sans-serif; max-width: 62em; margin: 0 auto; padding: 1em
-2em; color: #1d2327; } nav { margin-bottom: 1em; } nav a { margin-right: 1em; }
+<style>
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 62em; margin: 0 auto; padding: 1em 2em;
+       color: #1d2327; }
+nav { margin-bottom: 1em; } nav a { margin-right: 1em; }
 table { border-collapse: collapse; margin: .5em 0; font-size: 14px; }
 td, th { border: 1px solid #cfd8d2; padding: 2px 6px; vertical-align: top; }
 th { background: #eef3ef; }
