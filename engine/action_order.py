@@ -1,4 +1,4 @@
-"""Equal actions and the listing order of legal actions (CONTRACT.md §4, §5).
+"""Equal actions and the listing order of legal actions (docs/api.md#resources, #legal-actions).
 
 Two actions are equal when they have the same seat, kind, meld ids and card multisets
 (``action_key``); a list is sorted by ``sort_key``: draws, takes, new melds, additions,
@@ -57,7 +57,7 @@ def cards_key(cards: Iterable[str]) -> bytes:
 
 
 def action_key(a: Action) -> ActionKey:
-    """Equal actions (CONTRACT.md §4): seat, kind, meld ids and card multisets."""
+    """Equal actions (docs/api.md#resources): seat, kind, meld ids and card multisets."""
     if isinstance(a, (DrawStock,)):
         return ("draw", a.seat, cards_key(a.cards))
     if isinstance(a, TakePile):
@@ -91,7 +91,7 @@ def _card_count(a: Action) -> int:
 
 def sort_key(a: Action) -> SortKey:
     """Draws, takes, new melds, additions, swaps, discards, permission actions; within a
-    group fewer cards first, then canonical card order (CONTRACT.md §5)."""
+    group fewer cards first, then canonical card order (docs/api.md#methods)."""
     return _order(a, action_key(a))
 
 

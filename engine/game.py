@@ -1,4 +1,4 @@
-"""Validate and apply actions: the only ways a deal changes (RULES.md §2, §4, §5, §6).
+"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn, #discard-pile, #melding, #going-out).
 
 ``apply`` plays the action on a private working copy (engine.work) and freezes it;
 ``validate`` is ``apply``'s verdict without the state, so the two can never disagree.
@@ -49,7 +49,8 @@ def validate(snapshot: Snapshot, action: Action) -> list[Violation]:
 
 
 def apply(snapshot: Snapshot, action: Action) -> Outcome:
-    """The next state when ``action`` is legal; else the input plus any penalty (§9)."""
+    """The next state when ``action`` is legal; else the input plus any penalty
+    (docs/rules.md#spanish)."""
     violations, work = _play(snapshot, action, validate_only=False)
     if violations:
         return _refusal(snapshot, action, violations)
@@ -60,7 +61,7 @@ def apply(snapshot: Snapshot, action: Action) -> Outcome:
 
 def replay(snapshot: Snapshot, actions: Sequence[Action]
            ) -> tuple[list[ReplayStep], Snapshot, int | None, ScoreReport | None]:
-    """Apply ``actions`` in order, stopping at the first illegal one (CONTRACT.md §5):
+    """Apply ``actions`` in order, stopping at the first illegal one (docs/api.md#methods):
     each step's answer, the last legal snapshot, the index of the illegal action (None
     when all were legal) and the score when the deal ended."""
     results: list[ReplayStep] = []
@@ -242,7 +243,7 @@ def _meld(work: Work, action: MeldCards) -> None:
 
 
 def _swap_wild(work: Work, action: SwapWild) -> None:
-    """RULES.md §5.4: a natural from the hand replaces the wild it stands for."""
+    """docs/rules.md#wild-swap: a natural from the hand replaces the wild it stands for."""
     field = "action.swapWild"
     if not work.base.ruleset.wild_swap:
         raise Refused([violation("WILD_SWAP_NOT_ALLOWED", field,

@@ -1,4 +1,4 @@
-"""Going out, the end of a turn and the spanish premiums (RULES.md §2, §6, §9).
+"""Going out, the end of a turn and the spanish premiums (docs/rules.md#turn, #going-out, #spanish).
 
 A seat whose hand empties while its side may go out ends the deal (``finish_if_out``);
 otherwise a turn ends with a discard (``end_turn``), or, for a seat left without a legal
@@ -17,7 +17,7 @@ from .vocabulary import is_canasta, is_samba
 from .work import Work
 
 #: (kind, points) by (formed from the dealt hand or during play) × (with the partner's
-#: melds or alone) (RULES.md §9).
+#: melds or alone) (docs/rules.md#spanish).
 SPANISH_PREMIUMS = (("DEALT_HAND", 1000), ("DEALT_HAND_WITH_PARTNER", 500),
                     ("DURING_PLAY", 500), ("DURING_PLAY_WITH_PARTNER", 200))
 
@@ -29,7 +29,7 @@ def may_go_out(work: Work) -> bool:
 
 
 def finish_if_out(work: Work) -> None:
-    """The hand is empty and going out is allowed: the deal ends (RULES.md §6)."""
+    """The hand is empty and going out is allowed: the deal ends (docs/rules.md#going-out)."""
     seat = work.base.seats[work.seat]
     if work.hands[work.seat] or seat.hand_hidden:
         return
@@ -44,7 +44,7 @@ def finish_if_out(work: Work) -> None:
 
 
 def spanish_premium(work: Work) -> Premium | None:
-    """Going out concealed with a seven-card meld formed in the hand (RULES.md §9)."""
+    """Going out concealed with a seven-card meld formed in the hand (docs/rules.md#spanish)."""
     if not work.base.ruleset.concealed_premiums:
         return None
     sevens = [m for m in work.side_melds
@@ -65,7 +65,8 @@ def fold_melded(work: Work) -> None:
 
 
 def assess_asked_penalty(work: Work) -> None:
-    """Spanish: the seat asked "may I go out?" and its turn ends without going out (§9)."""
+    """Spanish: the seat asked "may I go out?" and its turn ends without going out
+    (docs/rules.md#spanish)."""
     penalty = penalties.asked_and_did_not_go_out(work.base.ruleset, work.turn.go_out)
     if penalty is not None:
         work.penalties[work.side].append(penalty)

@@ -1,5 +1,5 @@
-"""Laying melds: new melds and additions for a side, as one atomic batch (RULES.md §5),
-and CheckMeld's question "may this seat lay these cards now?" (CONTRACT.md §5).
+"""Laying melds: new melds and additions for a side, as one atomic batch (docs/rules.md#melding),
+and CheckMeld's question "may this seat lay these cards now?" (docs/api.md#methods).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from .work import Refused, Work
 
 def lay_melds(work: Work, new_melds: Sequence[Sequence[str]], additions: Sequence[Addition],
               field: str) -> int:
-    """Lay new melds and additions for the side; returns their card points (§5.2).
+    """Lay new melds and additions for the side; returns their card points
+    (docs/rules.md#initial-meld).
 
     Every problem of the batch is reported together (the action is atomic).
     """
@@ -92,7 +93,7 @@ def _lay_addition(work: Work, add: Addition, field: str, black_three_fields: lis
 
 def check_meld(ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
                seat: int | None = None, meld_id: str | None = None) -> MeldCheck:
-    """CheckMeld (CONTRACT.md §5): content alone, or whether ``seat`` may lay ``cards``
+    """CheckMeld (docs/api.md#methods): content alone, or whether ``seat`` may lay ``cards``
     (as a new meld, or onto ``meld_id``) for its side now. "Now" judges the table and the
     side's rules (uruguayan limit, one group per rank, closed melds, black 3s only when
     going out, judged by the seat's hand size); it does not require the cards to be in the

@@ -1,4 +1,4 @@
-"""Every legal atomic action of a position (CONTRACT.md §5 "Legal actions").
+"""Every legal atomic action of a position (docs/api.md#legal-actions).
 
 Candidates are generated from the hand by shape (groups, runs, extensions, …) and each is
 kept only if ``engine.game.validate`` finds it legal, so the list and the validator can

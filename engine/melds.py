@@ -1,4 +1,4 @@
-"""What a meld may hold (RULES.md §2 "Runs", "Groups", "Black-3 group"; §3 wild rules).
+"""What a meld may hold (docs/rules.md#runs, #groups, #black-three-groups, #wild-rules).
 
 The group wild rule is one of four small predicates chosen by ``ruleset.group_wild_rule``;
 runs and groups are judged by content only here. Side-level rules (uruguayan limit,
@@ -19,7 +19,7 @@ from .ruleset import Ruleset, WildRule
 from .violations import violation
 from .vocabulary import SEVEN, is_closed, is_natural, status
 
-#: RULES.md §3 "Group wild rules": naturals N and wilds W of a group of ``size`` cards.
+#: docs/rules.md#wild-rules: naturals N and wilds W of a group of ``size`` cards.
 WILD_RULES: dict[WildRule, Callable[[int, int], bool]] = {
     WildRule.MORE_NATURALS: lambda n, w: n > w,
     WildRule.TWICE_NATURALS: lambda n, w: n >= 2 * w,

@@ -1,4 +1,4 @@
-"""Spanish penalties (RULES.md §9): the one module that reads ``penalties_enabled`` and
+"""Spanish penalties (docs/rules.md#spanish): the one module that reads ``penalties_enabled`` and
 ``penalty_points``.
 
 A penalised refusal is a violation carrying ``penalty_points``; ``apply`` then adds the

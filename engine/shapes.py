@@ -1,4 +1,4 @@
-"""The shapes legal actions are made of (CONTRACT.md §5 "Legal actions"): card multisets of
+"""The shapes legal actions are made of (docs/api.md#legal-actions): card multisets of
 a hand that could be a new meld, an addition to a meld, or an opening combination.
 
 Shapes are candidates: engine.legal keeps only those ``validate`` finds legal, so a shape

@@ -1,4 +1,4 @@
-"""Side rules (RULES.md §5.2, §5.3, §5.5, §6): what a side's whole table allows.
+"""Side rules (docs/rules.md#initial-meld, #hand-floor, #uruguayan, #going-out): what a side's whole table allows.
 
 Each rule reads the side's melds (or hand size) after an action and returns its
 violations, empty when the rule holds; engine.melds judges one meld's content only.
@@ -15,12 +15,12 @@ from .ruleset import Ruleset
 from .violations import violation
 from .vocabulary import seven_card_melds
 
-#: Cards a player whose side cannot go out keeps after melding (RULES.md §5.3).
+#: Cards a player whose side cannot go out keeps after melding (docs/rules.md#hand-floor).
 HAND_FLOOR = 2
 
 
 def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]) -> bool:
-    """RULES.md §6: the side holds ``go_out_canastas`` complete melds, ``go_out_sambas``
+    """docs/rules.md#going-out: the side holds ``go_out_canastas`` complete melds, ``go_out_sambas``
     of them sambas (bolivia: at least one escalera)."""
     total, sambas = seven_card_melds(melds)
     return (total >= rules.table_size(players).go_out_canastas
@@ -42,7 +42,7 @@ def go_out_requirement_violations(rules: Ruleset, players: int, melds: Iterable[
 
 def hand_floor_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
                           go_out: GoOut, field: str, allow_empty: bool) -> list[Violation]:
-    """RULES.md §5.3 and §6: fewer than two cards left only when the side may go out;
+    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the side may go out;
     none left (``allow_empty``) only by going out."""
     if left >= HAND_FLOOR:
         return []
@@ -61,13 +61,13 @@ def hand_floor_violations(rules: Ruleset, players: int, melds: Iterable[Meld], l
 
 
 def side_group_wilds(melds: Iterable[Meld]) -> int:
-    """Wilds in all of a side's groups (RULES.md §5.5, uruguayan)."""
+    """Wilds in all of a side's groups (docs/rules.md#uruguayan)."""
     return sum(1 for m in melds if m.kind is MeldKind.GROUP for c in m.cards if c in WILD)
 
 
 def side_wild_limit_violations(rules: Ruleset, melds: Iterable[Meld], field: str
                                ) -> list[Violation]:
-    """RULES.md §5.5 (uruguayan): the side's groups hold at most ``side_wild_limit``
+    """docs/rules.md#uruguayan: the side's groups hold at most ``side_wild_limit``
     wilds together (0: no limit)."""
     if not rules.side_wild_limit:
         return []
@@ -79,7 +79,7 @@ def side_wild_limit_violations(rules: Ruleset, melds: Iterable[Meld], field: str
 
 def black_three_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
                            go_out: GoOut, fields: list[str]) -> list[Violation]:
-    """RULES.md §2 "Black-3 group": laid (at ``fields``) only by a player going out, who
+    """docs/rules.md#black-three-groups: laid (at ``fields``) only by a player going out, who
     keeps at most one card while the side may go out."""
     if not fields:
         return []
@@ -96,7 +96,7 @@ def initial_requirement(rules: Ruleset, side: Side) -> int:
 
 def initial_meld_violations(rules: Ruleset, side: Side, counted: int, field: str
                             ) -> list[Violation]:
-    """RULES.md §5.2: a side that had not opened lays at least its requirement."""
+    """docs/rules.md#initial-meld: a side that had not opened lays at least its requirement."""
     if side.opened:
         return []
     need = initial_requirement(rules, side)

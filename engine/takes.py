@@ -1,4 +1,4 @@
-"""Taking from the discard pile (RULES.md §4): the whole pile with a natural pair (or, where
+"""Taking from the discard pile (docs/rules.md#discard-pile): the whole pile with a natural pair (or, where
 allowed, a natural and a wild, or by extending a meld), or only the top card onto a run.
 """
 
@@ -23,7 +23,7 @@ from .work import Refused, Work
 def pair_take_joins_group(rules: Ruleset) -> bool:
     """A pair take joins the side's group of the top card's rank instead of starting a new
     one: ``pair_take_merges``, or a ruleset whose groups of a rank are one or may merge
-    (RULES.md §3 ``groups_per_rank``; docs/rules.md "official may merge")."""
+    (docs/rules.md#parameters ``groups_per_rank``, #decisions "official may merge")."""
     return rules.pair_take_merges or rules.groups_per_rank is not GroupsPerRank.MANY
 
 
@@ -41,7 +41,7 @@ def take_pile(work: Work, action: TakePile) -> None:
     else:
         counted = _take_with_hand_cards(work, action, top, frozen, field)
     # Melds laid inside the take use hand cards only; the pile reaches the hand first so
-    # the black-3 and floor checks see the whole hand (RULES.md §4).
+    # the black-3 and floor checks see the whole hand (docs/rules.md#discard-pile).
     work.take_from_hand([c for m in action.new_melds for c in m]
                         + [c for a in action.additions for c in a.cards], field)
     _pile_to_hand(work)
@@ -100,8 +100,7 @@ def _misfit(field: str, top: str, meld_id: str) -> list[Violation]:
 
 
 def _take_by_extending(work: Work, meld_id: str, top: str, frozen: bool, field: str) -> int:
-    """The top card extends one of the side's melds (RULES.md §4
-    ``take_by_extending_meld``); its points do not count toward the initial meld."""
+    """The top card extends one of the side's melds (docs/rules.md#take-by-extending); its points do not count toward the initial meld."""
     rules = work.base.ruleset
     if rules.take_by_extending_meld is ExtendTake.NOT_ALLOWED:
         raise Refused([violation("TAKE_METHOD_NOT_ALLOWED", f"{field}.meldId",
@@ -160,7 +159,7 @@ def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool,
 
 
 def take_top_card(work: Work, action: TakeTopCard) -> None:
-    """The top card alone extends a run of the side (RULES.md §4 ``take_top_card_to_run``)."""
+    """The top card alone extends a run of the side (docs/rules.md#take-top-card)."""
     rules = work.base.ruleset
     field = "action.takeTopCard"
     if not rules.take_top_card_to_run:
@@ -180,7 +179,7 @@ def take_top_card(work: Work, action: TakeTopCard) -> None:
     work.events.append(Event("TOP_CARD_TAKEN", work.seat, work.side, meld.id, (top,)))
     work.extend_meld(j, combined, (top,))
     work.turn = replace(work.turn, phase=Phase.PLAY, took_pile=True, melded_this_turn=True)
-    # The top card is melded at once, so the hand floor applies (RULES.md §5.3).
+    # The top card is melded at once, so the hand floor applies (docs/rules.md#hand-floor).
     _refuse(hand_floor_violations(rules, work.players, work.side_melds,
                                   len(work.hands[work.seat]), work.turn.go_out, field,
                                   allow_empty=False))

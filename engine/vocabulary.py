@@ -1,4 +1,4 @@
-"""The words of the rules for melds (RULES.md §2, §6, §7): one home for each.
+"""The words of the rules for melds (docs/rules.md#runs, #going-out, #scoring): one home for each.
 
 A meld of seven or more cards is *complete*: a group is then a canasta, a run a samba (and
 closed), a wild-only group a bolivia (closed). A black-3 group is never complete. A meld
@@ -48,13 +48,13 @@ def is_bolivia(meld: Meld) -> bool:
 
 
 def is_complete(meld: Meld) -> bool:
-    """A canasta, a samba or a bolivia: what going out (§6) and the TWO_CANASTAS red-3
-    condition (§7) count. A black-3 group never is."""
+    """A canasta, a samba or a bolivia: what going out (docs/rules.md#going-out) and the
+    TWO_CANASTAS red-3 condition (#red-threes) count. A black-3 group never is."""
     return len(meld.cards) >= SEVEN and meld.kind is not MeldKind.BLACK_THREES
 
 
 def is_closed(meld: Meld) -> bool:
-    """A samba and a bolivia take no more cards (RULES.md §2 "Runs", §8)."""
+    """A samba and a bolivia take no more cards (docs/rules.md#runs, #bolivia)."""
     return meld.kind in (MeldKind.RUN, MeldKind.WILD_GROUP) and len(meld.cards) >= SEVEN
 
 

@@ -67,7 +67,7 @@ def meld_number(meld_id: str) -> int | None:
 
 
 def next_meld_number(snapshot: Snapshot) -> int:
-    """Meld ids made by the service are m<N>, N = 1 + the largest such N (CONTRACT.md §4)."""
+    """Meld ids made by the service are m<N>, N = 1 + the largest such N (docs/api.md#resources)."""
     best = 0
     for side in snapshot.sides:
         for m in side.melds:
@@ -120,7 +120,7 @@ class Work:
         return self.stock.pop(0)
 
     def draw_for(self, count: int) -> list[str]:
-        """Draw ``count`` cards for the seat; red 3s are laid out and replaced (§2, §3)."""
+        """Draw ``count`` cards for the seat; red 3s are laid out and replaced (docs/rules.md#dealing)."""
         got: list[str] = []
         while len(got) < count:
             card = self.draw_one()
@@ -138,7 +138,8 @@ class Work:
         self.events.append(Event("RED_THREE_LAID", self.seat, self.side, cards=(card,)))
 
     def draw_owed(self) -> None:
-        """Spanish: dealt red 3s are replaced when the seat's turn first comes (§9)."""
+        """Spanish: dealt red 3s are replaced when the seat's turn first comes
+        (docs/rules.md#spanish)."""
         owed = self.owed[self.seat]
         if owed and self.base.ruleset.red_threes is RedThreeReplacement.REPLACE_AT_FIRST_TURN:
             self.owed[self.seat] = 0
@@ -174,7 +175,7 @@ class Work:
 
     def own_meld(self, meld_id: str, field: str) -> int:
         """Index of the side's meld ``meld_id``: an unknown id is bad input, another side's
-        meld a refusal (RULES.md §5.1)."""
+        meld a refusal (docs/rules.md#where-melds-go)."""
         j = next((k for k, m in enumerate(self.side_melds) if m.id == meld_id), None)
         if j is None:
             if self.base.find_meld(meld_id) is None:

@@ -186,7 +186,7 @@ class Adjudicator:
             raise _token_mismatch()
         end = offset + size
         return pb.ListLegalActionsResponse(
-            # card lists print in canonical order (CONTRACT.md §5), sorted for this page only
+            # card lists print in canonical order (docs/api.md#methods), sorted for this page only
             actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total, next_page_token=_page_token(end, digest) if end < total else "",
             complete=complete)
