@@ -27,7 +27,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -176,14 +178,14 @@ class Differ:
         for k, side in enumerate(s.sides):
             old_side = old_s.sides[k]
             self.same("initial_meld_requirement",
-                      lambda: derived.initial_meld_requirement(s.ruleset, side),
-                      lambda: od.initial_meld_requirement(old_s.ruleset, old_side))
+                      partial(derived.initial_meld_requirement, s.ruleset, side),
+                      partial(od.initial_meld_requirement, old_s.ruleset, old_side))
             for j, meld in enumerate(side.melds):
                 old_meld = old_side.melds[j]
-                self.same("meld_status", lambda: derived.meld_status(s.ruleset, meld),
-                          lambda: od.meld_status(old_s.ruleset, old_meld))
-                self.same("meld_natural", lambda: derived.meld_natural(meld),
-                          lambda: od.meld_natural(old_meld))
+                self.same("meld_status", partial(derived.meld_status, s.ruleset, meld),
+                          partial(od.meld_status, old_s.ruleset, old_meld))
+                self.same("meld_natural", partial(derived.meld_natural, meld),
+                          partial(od.meld_natural, old_meld))
 
     def meld_checks(self, s: nm.Snapshot, old_s: Any, rng: random.Random) -> None:
         e, o = new_engine, self.old
@@ -200,8 +202,8 @@ class Differ:
         for side in s.sides:
             for meld in side.melds:
                 self.same("check_meld onto",
-                          lambda: e.check_meld(s.ruleset, cards, s, who, meld.id),
-                          lambda: o.check_meld(old_s.ruleset, cards, old_s, who, meld.id))
+                          partial(e.check_meld, s.ruleset, cards, s, who, meld.id),
+                          partial(o.check_meld, old_s.ruleset, cards, old_s, who, meld.id))
 
     def views(self, s: nm.Snapshot, rng: random.Random) -> None:
         """A seat's view (hidden hands and stock): validate and apply on it."""

@@ -1,4 +1,5 @@
-"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn, #discard-pile, #melding, #going-out).
+"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn,
+#discard-pile, #melding, #going-out).
 
 ``apply`` plays the action on a private working copy (engine.work) and freezes it;
 ``validate`` is ``apply``'s verdict without the state, so the two can never disagree.

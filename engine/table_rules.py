@@ -1,4 +1,5 @@
-"""Side rules (docs/rules.md#initial-meld, #hand-floor, #uruguayan, #going-out): what a side's whole table allows.
+"""Side rules (docs/rules.md#initial-meld, #hand-floor, #uruguayan, #going-out): what a
+side's whole table allows.
 
 Each rule reads the side's melds (or hand size) after an action and returns its
 violations, empty when the rule holds; engine.melds judges one meld's content only.
@@ -42,8 +43,8 @@ def go_out_requirement_violations(rules: Ruleset, players: int, melds: Iterable[
 
 def hand_floor_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
                           go_out: GoOut, field: str, allow_empty: bool) -> list[Violation]:
-    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the side may go out;
-    none left (``allow_empty``) only by going out."""
+    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the
+    side may go out; none left (``allow_empty``) only by going out."""
     if left >= HAND_FLOOR:
         return []
     if go_out is GoOut.DENIED:

@@ -1,5 +1,6 @@
-"""Taking from the discard pile (docs/rules.md#discard-pile): the whole pile with a natural pair (or, where
-allowed, a natural and a wild, or by extending a meld), or only the top card onto a run.
+"""Taking from the discard pile (docs/rules.md#discard-pile): the whole pile with a natural
+pair (or, where allowed, a natural and a wild, or by extending a meld), or only the top card
+onto a run.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def _misfit(field: str, top: str, meld_id: str) -> list[Violation]:
 
 
 def _take_by_extending(work: Work, meld_id: str, top: str, frozen: bool, field: str) -> int:
-    """The top card extends one of the side's melds (docs/rules.md#take-by-extending); its points do not count toward the initial meld."""
+    """The top card extends one of the side's melds (docs/rules.md#take-by-extending);
+    its points do not count toward the initial meld."""
     rules = work.base.ruleset
     if rules.take_by_extending_meld is ExtendTake.NOT_ALLOWED:
         raise Refused([violation("TAKE_METHOD_NOT_ALLOWED", f"{field}.meldId",

@@ -120,7 +120,8 @@ class Work:
         return self.stock.pop(0)
 
     def draw_for(self, count: int) -> list[str]:
-        """Draw ``count`` cards for the seat; red 3s are laid out and replaced (docs/rules.md#dealing)."""
+        """Draw ``count`` cards for the seat; red 3s are laid out and replaced
+        (docs/rules.md#dealing)."""
         got: list[str] = []
         while len(got) < count:
             card = self.draw_one()
