@@ -80,11 +80,11 @@ $(TYPES):
 	ln -sfn $(CURDIR)/service $@/service
 	ln -sfn $(CURDIR)/generated/samba $@/schema
 
-# service/ is checked; the engine modules it imports are read, their errors not reported.
-typecheck: install $(TYPES)
+# service/ is checked; the engine modules it imports are read, their errors not reported
+# there: typecheck-engine checks them under --strict (pyproject.toml).
+typecheck: install $(TYPES) typecheck-engine
 	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy --follow-imports=silent -p samba_adjudicator.service
 
-# The engine under --strict (pyproject.toml); not yet part of `make test`.
 typecheck-engine: install $(TYPES)
 	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy -p samba_adjudicator.engine
 

@@ -18,3 +18,7 @@ from .game import apply, check_meld, replay, validate
 from .legal import legal_actions
 from .scoring import score
 from .view import player_view
+
+__all__ = ["parse_card", "sort_cards", "PROFILES", "Ruleset", "RulesetError", "resolve",
+           "profile_rulesets", "check_snapshot", "deal", "apply", "check_meld", "replay",
+           "validate", "legal_actions", "score", "player_view"]

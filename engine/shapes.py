@@ -15,7 +15,7 @@ from itertools import combinations, product
 from . import melds as M
 from . import penalties
 from .action_order import cards_key
-from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points
+from .cards import BLACK_THREES, ORDER, RANK, RUN_INDEX, RUN_ORDER, SUIT, WILD, points
 from .model import Meld, MeldKind, Side, Snapshot
 from .ruleset import GroupsPerRank, Ruleset
 from .vocabulary import SEVEN
@@ -82,7 +82,7 @@ def group_batches(s: Snapshot, hand: Counter[str], side: Side
     wild_total = sum(wilds.values())
     by_rank: dict[str, Counter[str]] = {}
     for c, n in hand.items():
-        if c not in WILD and RANK[c] in M.RUN_INDEX:
+        if c not in WILD and RANK[c] in RUN_INDEX:
             by_rank.setdefault(RANK[c], Counter())[c] = n
     merge_ranks: set[str | None] = set()
     if rules.groups_per_rank is GroupsPerRank.ONE:
