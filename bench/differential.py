@@ -309,6 +309,52 @@ def one_card_variants(s: nm.Snapshot) -> list[nm.Snapshot]:
     return out
 
 
+def timed(fn: Callable[[], Any], rounds: int = 7) -> float:
+    """Median microseconds per call over ``rounds`` of about 0.1 s each."""
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - start > 0.02:
+            break
+        n *= 2
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(n * 5):
+            fn()
+        samples.append((time.perf_counter() - start) / (n * 5) * 1e6)
+    return sorted(samples)[len(samples) // 2]
+
+
+def speed(differ: Differ) -> None:
+    """The engine hot paths of `make bench` (bench/scenarios.py positions), old beside new,
+    timed alternately in one process so a busy machine slows both alike."""
+    from bench import scenarios
+    e, o = new_engine, differ.old
+    print(f"{'position / call':40} {'old µs':>9} {'new µs':>9} {'new/old':>8}")
+    for name, make in (("opening", scenarios.opening), ("midgame", scenarios.midgame),
+                       ("late (40+ cards)", scenarios.late)):
+        s = make()
+        action = scenarios.typical_action(s)
+        old_s, old_action = differ.to_old(s), differ.to_old(action)
+        calls = (("validate", partial(e.validate, s, action),
+                  partial(o.validate, old_s, old_action)),
+                 ("apply", partial(e.apply, s, action), partial(o.apply, old_s, old_action)),
+                 ("legal_actions", partial(e.legal_actions, s), partial(o.legal_actions, old_s)),
+                 ("score", partial(e.score, s, provisional=True),
+                  partial(o.score, old_s, provisional=True)))
+        for call, new_call, old_call in calls:
+            # alternate old and new; the least of each is the least disturbed
+            old_us, new_us = float("inf"), float("inf")
+            for _ in range(5):
+                old_us = min(old_us, timed(old_call, rounds=3))
+                new_us = min(new_us, timed(new_call, rounds=3))
+            print(f"{name + ' ' + call:40} {old_us:9.1f} {new_us:9.1f} {new_us / old_us:8.2f}",
+                  flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", type=Path, required=True,
@@ -316,8 +362,13 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=3, help="deals per spec and player count")
     parser.add_argument("--plies", type=int, default=120, help="plies per deal at most")
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--speed", action="store_true",
+                        help="time the hot paths of both engines instead")
     args = parser.parse_args()
     differ = Differ(load_old(args.old.resolve()))
+    if args.speed:
+        speed(differ)
+        return 0
     rng = random.Random(args.seed)
     deals = positions = 0
     started = time.perf_counter()

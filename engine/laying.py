@@ -37,10 +37,13 @@ def lay_melds(work: Work, new_melds: Sequence[Sequence[str]], additions: Sequenc
         got, errs = _lay_addition(work, add, f"{field}.additions[{i}]", black_three_fields)
         counted += got
         problems += errs
-    problems += side_wild_limit_violations(rules, work.side_melds, field)
-    problems += black_three_violations(rules, work.players, work.side_melds,
-                                       len(work.hands[work.seat]), work.turn.go_out,
-                                       black_three_fields)
+    # The guards only skip two calls on the validate hot path; the rules are the functions'.
+    if rules.side_wild_limit:
+        problems += side_wild_limit_violations(rules, work.side_melds, field)
+    if black_three_fields:
+        problems += black_three_violations(rules, work.players, work.side_melds,
+                                           len(work.hands[work.seat]), work.turn.go_out,
+                                           black_three_fields)
     if problems:
         raise Refused(problems)
     return counted

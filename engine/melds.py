@@ -186,6 +186,8 @@ def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = 
         problems = _extend_wild_group(meld, cards, field)
     elif meld.kind is MeldKind.RUN:
         return _extend_run(rules, meld, cards, field, end)
+    elif WILD.isdisjoint(cards):  # naturals onto a group: the common case, checked directly
+        problems = _check_group(rules, meld.cards + cards, field)
     else:
         problems = _extend_group(rules, meld, cards, field)
     return (meld.cards + cards if not problems else meld.cards), problems

@@ -219,4 +219,4 @@ def submultisets(counts: Counter[str], low: int, high: int) -> Iterator[tuple[st
     for picks in product(*(range(counts[c] + 1) for c in codes)):
         size = sum(picks)
         if low <= size <= high:
-            yield tuple(c for c, k in zip(codes, picks, strict=True) for _ in range(k))
+            yield tuple([c for c, k in zip(codes, picks, strict=True) for _ in range(k)])

@@ -86,9 +86,10 @@ class Work:
         self.seat = seat
         self.side = s.seats[seat].side
         self.players = len(s.seats)
-        self.partners = s.partners(seat)
+        self._partners: tuple[int, ...] | None = None  # found when first needed
         self.hands = [list(x.hand) for x in s.seats]
         self.melds = [list(x.melds) for x in s.sides]
+        self.side_melds = self.melds[self.side]  # the acting side's, changed in place
         self.red_threes = [list(x.red_threes) for x in s.sides]
         self.penalties: list[list[Penalty]] = [list(x.penalties) for x in s.sides]
         self.owed = [x.red_three_replacements_owed for x in s.seats]
@@ -104,8 +105,10 @@ class Work:
         self.hidden_drawn = [0] * len(s.seats)  # cards drawn into a hidden hand
 
     @property
-    def side_melds(self) -> list[Meld]:
-        return self.melds[self.side]
+    def partners(self) -> tuple[int, ...]:
+        if self._partners is None:
+            self._partners = self.base.partners(self.seat)
+        return self._partners
 
     # -- stock ------------------------------------------------------------------------
     def draw_one(self) -> str | None:
