@@ -169,7 +169,7 @@ class Differ:
                   lambda: o.replay(old_s, [old_action, old_action]))
 
     def derived(self, s: nm.Snapshot, old_s: Any) -> None:
-        from samba_adjudicator.engine import derived
+        from samba_adjudicator.engine import derived, vocabulary
         od = self.old_derived
         self.same("pile_state", lambda: tuple(derived.pile_state(s)),
                   lambda: tuple(od.pile_state(old_s)))
@@ -182,9 +182,9 @@ class Differ:
                       partial(od.initial_meld_requirement, old_s.ruleset, old_side))
             for j, meld in enumerate(side.melds):
                 old_meld = old_side.melds[j]
-                self.same("meld_status", partial(derived.meld_status, s.ruleset, meld),
+                self.same("meld_status", partial(vocabulary.meld_status, meld),
                           partial(od.meld_status, old_s.ruleset, old_meld))
-                self.same("meld_natural", partial(derived.meld_natural, meld),
+                self.same("meld_natural", partial(vocabulary.is_natural, meld.cards),
                           partial(od.meld_natural, old_meld))
 
     def meld_checks(self, s: nm.Snapshot, old_s: Any, rng: random.Random) -> None:

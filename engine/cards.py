@@ -41,14 +41,6 @@ _RANK_VALUE = {"A": 20, "2": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9": 10, "
 VALUE: dict[str, int] = {c: (50 if c == JOKER else _RANK_VALUE[RANK[c]]) for c in ALL_CODES}
 
 
-def is_wild(card: str) -> bool:
-    return card in WILD
-
-
-def is_natural(card: str) -> bool:
-    return card in NATURALS
-
-
 def parse_card(text: str) -> str | None:
     """Canonical code for ``text`` (accepts ``T`` for 10 and lower case), or None."""
     if text in ORDER:

@@ -1,7 +1,8 @@
 """Output-only facts of a snapshot (docs/api.md#resources): computed, never stored.
 
-``Meld.status``/``natural``, ``Side.opened``/``initialMeldRequirement``, ``pile`` and
-``turn.awaitingSeats`` are functions of the snapshot; the service fills them into every
+``Side.initialMeldRequirement``, ``pile`` and ``turn.awaitingSeats`` are functions of the
+snapshot (``Meld.status``/``natural`` are engine.vocabulary's ``meld_status`` and
+``is_natural``, ``Side.opened`` is ``Side.opened``); the service fills them into every
 answer and checks client-given ones against these (DERIVED_FIELD_DISAGREES).
 """
 
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import pile, table_rules, vocabulary
-from .model import GoOut, Meld, MeldStatus, Phase, Side, Snapshot
+from . import pile, table_rules
+from .model import GoOut, Phase, Side, Snapshot
 from .ruleset import Ruleset
 
 
@@ -19,16 +20,6 @@ class PileState(NamedTuple):
     size: int  # the contract's ``pile.count`` (a NamedTuple field may not be named count)
     blocked: bool
     frozen_for_sides: tuple[int, ...]
-
-
-def meld_status(ruleset: Ruleset, meld: Meld) -> MeldStatus:
-    """INCOMPLETE, CANASTA (group ≥ 7), SAMBA (run of 7) or CLOSED (bolivia)."""
-    return vocabulary.meld_status(meld)
-
-
-def meld_natural(meld: Meld) -> bool:
-    """The meld holds no wild card."""
-    return vocabulary.is_natural(meld.cards)
 
 
 def pile_state(snapshot: Snapshot) -> PileState:

@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
@@ -290,11 +291,10 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
 # -- snapshots: engine -> proto -----------------------------------------------------------
 
 def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
-    from samba_adjudicator.engine import derived
     return pb.Meld(id=meld.id, cards=list(meld.cards), laid_by=meld.laid_by,
                    kind=pb.Meld.Kind.Value(meld.kind.name),
-                   status=pb.Meld.Status.Value(derived.meld_status(rules, meld).name),
-                   natural=derived.meld_natural(meld))
+                   status=pb.Meld.Status.Value(vocabulary.meld_status(meld).name),
+                   natural=vocabulary.is_natural(meld.cards))
 
 
 def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:

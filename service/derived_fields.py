@@ -12,6 +12,7 @@ from typing import Any
 
 from samba_adjudicator.engine import derived
 from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import parse_card
 from samba_adjudicator.engine.model import Problem
 
@@ -59,10 +60,10 @@ def _side(out: _Disagreements, path: str, side: pb.Side, engine_side: m.Side,
         out.add(f"{path}.initialMeldRequirement", side.initial_meld_requirement, need)
     for j, (meld, engine_meld) in enumerate(zip(side.melds, engine_side.melds, strict=True)):
         where = f"{path}.melds[{j}]"
-        status = derived.meld_status(rules, engine_meld)
+        status = vocabulary.meld_status(engine_meld)
         if meld.status and meld.status != pb.Meld.Status.Value(status.name):
             out.add(f"{where}.status", pb.Meld.Status.Name(meld.status), status.name)
-        if meld.natural and not derived.meld_natural(engine_meld):
+        if meld.natural and not vocabulary.is_natural(engine_meld.cards):
             out.add(f"{where}.natural", True, False)
 
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from builders import make_snapshot, make_meld
-from samba_adjudicator.engine.derived import (awaiting_seats, initial_meld_requirement,
-                                              meld_natural, meld_status, pile_state)
+from samba_adjudicator.engine.derived import awaiting_seats, initial_meld_requirement, pile_state
+from samba_adjudicator.engine.vocabulary import is_natural, meld_status
 from samba_adjudicator.engine.model import GoOut, MeldStatus, Phase, Result, EndReason
-from samba_adjudicator.engine.ruleset import resolve
 
 
 def test_meld_status_and_natural():
-    rules = resolve("bolivia")
     cases = [("5H 6H 7H", MeldStatus.INCOMPLETE, True),
              ("8S 9S 10S JS QS KS AS", MeldStatus.SAMBA, True),
              ("KH KS KD KC KH KS KD", MeldStatus.CANASTA, True),
@@ -19,8 +17,8 @@ def test_meld_status_and_natural():
              ("9H 9S 2D", MeldStatus.INCOMPLETE, False)]
     for spec, status, natural in cases:
         meld = make_meld(spec, "m1", 0)
-        assert meld_status(rules, meld) is status, spec
-        assert meld_natural(meld) is natural, spec
+        assert meld_status(meld) is status, spec
+        assert is_natural(meld.cards) is natural, spec
 
 
 def test_pile_state():
