@@ -24,18 +24,20 @@ import importlib.util
 import random
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # builders.one_card_variants, shared with the tests
 
 from samba_adjudicator import engine as new_engine  # noqa: E402
 from samba_adjudicator.engine import model as nm  # noqa: E402
 from samba_adjudicator.engine.ruleset import SixPlayerLayout  # noqa: E402
+from builders import one_card_variants  # noqa: E402
 
 OLD_PACKAGE = "samba_differential_old_engine"
 VARIATION_SETS = ("", "+uruguayan", "+open", "+open+uruguayan")
@@ -291,22 +293,6 @@ def pick(actions: list[nm.Action], rng: random.Random) -> nm.Action:
     if melds and rng.random() < 0.6:
         return rng.choice(melds)
     return rng.choice(actions)
-
-
-def one_card_variants(s: nm.Snapshot) -> list[nm.Snapshot]:
-    """The seat to play left with one card (and, with partners, after a "no")."""
-    seat = s.turn.seat
-    hand = s.seats[seat].hand
-    if s.turn.phase is not nm.Phase.PLAY or s.turn.go_out is nm.GoOut.ASKED or len(hand) < 2:
-        return []
-    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x
-                  for x in s.seats)
-    stock = s.stock + hand[1:]
-    one = replace(s, seats=seats, stock=stock, stock_count=len(stock))
-    out = [one]
-    if s.partners(seat):
-        out.append(replace(one, turn=replace(one.turn, go_out=nm.GoOut.DENIED)))
-    return out
 
 
 def timed(fn: Callable[[], Any], rounds: int = 7) -> float:

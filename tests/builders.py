@@ -173,3 +173,22 @@ def zone_cards(snap: Snapshot) -> Counter:
     c.update(snap.stock)
     c.update(snap.discard_pile)
     return c
+
+
+def one_card_variants(s: Snapshot) -> list[Snapshot]:
+    """The position with the seat to play left holding one card (the rest put back at the
+    end of the stock), as a draw that empties the stock on red 3s leaves it; with partners,
+    also after a "no" to "may I go out?". Hand floor and refusal together must still leave
+    a legal action."""
+    seat = s.turn.seat
+    hand = s.seats[seat].hand
+    if s.turn.phase is not Phase.PLAY or s.turn.go_out is GoOut.ASKED or len(hand) < 2:
+        return []
+    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x
+                  for x in s.seats)
+    stock = s.stock + hand[1:]
+    one = replace(s, seats=seats, stock=stock, stock_count=len(stock))
+    out = [one]
+    if s.partners(seat):
+        out.append(replace(one, turn=replace(one.turn, go_out=GoOut.DENIED)))
+    return out

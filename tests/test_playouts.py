@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import os
 import random
-from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,9 +23,9 @@ from samba_adjudicator.engine import apply, deal, legal_actions, resolve, valida
 from samba_adjudicator.engine.cards import pack_counts
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.action_order import action_key
-from builders import zone_cards
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, GoOut,
-                                            MeldCards, Phase, TakePile)
+from builders import one_card_variants, zone_cards
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, MeldCards,
+                                            Phase, TakePile)
 
 SPECS = [(spec, players)
          for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
@@ -114,25 +113,6 @@ def play(spec: str, players: int, seed: str, choices,  # noqa: C901 - one playou
         if s.turn.phase is Phase.OVER:
             assert outcome.score is not None
             assert s.result is not None
-
-
-def one_card_variants(s):
-    """The position with the seat to play left holding one card (the rest put back at the
-    end of the stock), as a draw that empties the stock on red 3s leaves it; with partners,
-    also after a "no" to "may I go out?". Hand floor and refusal together must still leave
-    a legal action."""
-    seat = s.turn.seat
-    hand = s.seats[seat].hand
-    if s.turn.phase is not Phase.PLAY or s.turn.go_out is GoOut.ASKED or len(hand) < 2:
-        return []
-    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x
-                  for x in s.seats)
-    stock = s.stock + hand[1:]
-    one = replace(s, seats=seats, stock=stock, stock_count=len(stock))
-    out = [one]
-    if s.partners(seat):
-        out.append(replace(one, turn=replace(one.turn, go_out=GoOut.DENIED)))
-    return out
 
 
 @pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])
