@@ -131,7 +131,7 @@ def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
     for detail in (error_info(err, request_id), bad_request(err)):
         if detail is not None:
             packed = any_pb2.Any()
-            packed.Pack(detail)
+            packed.Pack(detail, deterministic=True)
             st.details.append(packed)
     return st
 

@@ -116,7 +116,9 @@ def _call(runtime: Runtime, method: str, parse, data: bytes, request_id: str,
     try:
         response = runtime.invoke(method, None, transport="grpc", request_id=request_id,
                                   deadline=deadline, decode=lambda: parse(data))
-        return response.SerializeToString(), None
+        # deterministic: map entries (violation details) sorted, the same bytes on every
+        # replica
+        return response.SerializeToString(deterministic=True), None
     except ApiError as e:
         return None, _status(e, request_id)
     except Exception:  # noqa: BLE001 - invoke raises only ApiError; belt and braces

@@ -541,7 +541,8 @@ def _as_int(value: Any) -> int | None:
 
 def to_dict(msg: Message) -> dict:
     """The proto3 JSON of an answer: lowerCamelCase, every field without presence printed,
-    keys in schema order (json_format prints set fields first, defaults after)."""
+    keys in schema order (json_format prints set fields first, defaults after), map keys
+    sorted."""
     return _ordered(json_format.MessageToDict(msg, always_print_fields_with_no_presence=True),
                     msg.DESCRIPTOR)
 
@@ -556,9 +557,13 @@ def _ordered(d: Any, desc: _d.Descriptor) -> Any:
         v = d[f.json_name]
         if f.type == _F.TYPE_MESSAGE:
             if _is_map(f):
+                # sorted keys: a map iterates in an order that changes between processes,
+                # and replicas must answer byte for byte the same
                 vf = f.message_type.fields_by_name["value"]
                 if vf.type == _F.TYPE_MESSAGE:
-                    v = {k: _ordered(x, vf.message_type) for k, x in v.items()}
+                    v = {k: _ordered(v[k], vf.message_type) for k in sorted(v)}
+                else:
+                    v = {k: v[k] for k in sorted(v)}
             elif isinstance(v, list):
                 v = [_ordered(x, f.message_type) for x in v]
             else:
