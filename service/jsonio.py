@@ -277,11 +277,27 @@ def decode_with_source(text: str | bytes, message_type: type[Message], loaded
 
 def snapshot_key(obj: dict) -> tuple | None:
     """The ``SnapshotSource`` key of a snapshot's JSON object: its compact orjson text (None
-    when orjson cannot write it, e.g. a lone surrogate: then the ordinary path)."""
+    when orjson cannot write it, e.g. a lone surrogate: then the ordinary path).
+
+    orjson writes an infinite number (``1e400`` read by ``json``) as ``null``: such a key
+    would stand for a different request, so an object with one has no key either."""
     try:
-        return ("json", orjson.dumps(obj))
+        key = orjson.dumps(obj)
     except TypeError:
         return None
+    if b"null" in key and _has_non_finite(obj):
+        return None
+    return ("json", key)
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
 
 
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:

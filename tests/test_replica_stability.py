@@ -10,7 +10,7 @@ import httpx
 from google.protobuf import json_format
 
 from samba_adjudicator.service import jsonio, pb
-from service_fixtures import ServerProcess
+from service_fixtures import ServerProcess, http, server  # noqa: F401
 
 
 def _out_of_turn(http: httpx.Client) -> dict:
@@ -50,3 +50,20 @@ def test_two_processes_answer_the_same_bytes_on_both_transports():
     finally:
         for srv in servers:
             srv.close()
+
+
+def test_an_infinite_number_is_not_keyed_as_null(server, http):
+    """1e400 and null are different requests: the answer must not depend on which of them
+    the server saw first."""
+    dealt = http.post("/v1/deals:deal", content=json.dumps(
+        {"players": 4, "seed": "infinite-key"})).json()["snapshot"]
+    infinite = json.dumps({"snapshot": dealt, "provisional": True}).replace('"ply": 0', '"ply": 1e400')
+    assert "1e400" in infinite
+    null = infinite.replace("1e400", "null")
+    first = http.post("/v1/deals:score", content=infinite)
+    assert first.status_code == 400, first.text
+    assert http.post("/v1/deals:score", content=null).status_code == 200
+    again = http.post("/v1/deals:score", content=infinite)
+    assert again.status_code == 400, again.text
+    assert again.json()["error"]["details"][1]["fieldViolations"] \
+        == first.json()["error"]["details"][1]["fieldViolations"]
