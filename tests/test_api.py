@@ -194,7 +194,14 @@ def test_signing_round_trip_and_refusals():
 
 
 @pytest.mark.parametrize("spec", ["k1", "k1:!!!", "k1:" + base64.b64encode(b"short").decode(),
-                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}"])
+                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}",
+                                  # passphrases, not base64 (a lenient decoder takes them)
+                                  "k1:my-long-secret-passphrase-here",
+                                  "k1:correct horse battery staple",
+                                  "k1:" + KEY[:-4] + "-+" + KEY[-2:],
+                                  # only the canonical, padded standard alphabet
+                                  "k1:" + base64.urlsafe_b64encode(b"\xfb\xff" * 16).decode(),
+                                  "k1:" + KEY.rstrip("=")])
 def test_bad_key_specs(spec):
     with pytest.raises(ValueError):
         Signer.parse(spec)
