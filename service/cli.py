@@ -54,8 +54,13 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
+            import os
+
+            from . import page_tokens
             from .signing import Signer
-            adjudicator = Adjudicator(signer=Signer.from_env())
+            signer = Signer.from_env()
+            adjudicator = Adjudicator(signer=signer, page_token_key=page_tokens.key_from(
+                os.environ.get(page_tokens.ENV, ""), signer))
         request_type, _ = METHODS[method]
         try:
             msg, problems, source = jsonio.decode_with_source(data, request_type,

@@ -32,6 +32,7 @@ class Settings:
     shutdown_grace_seconds: float = 20.0
     snapshot_cache_size: int = 1024
     snapshot_keys: str = field(default="", repr=False)
+    page_token_key: str = field(default="", repr=False)  # base64; service.page_tokens
     # test/bench knobs (environment only)
     test_delay_seconds: float = 0.0
     bench_echo: bool = False
@@ -113,6 +114,7 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
     if "log_level" in values:
         values["log_level"] = str(values["log_level"]).lower()
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
+    values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
     delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
     values["test_delay_seconds"] = delay or 0.0
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")

@@ -134,10 +134,14 @@ class Runtime:
     def __init__(self, settings, adjudicator: Adjudicator | None = None,
                  state: State | None = None) -> None:
         if adjudicator is None:
+            from . import page_tokens
             from .signing import Signer
+            signer = Signer.from_env()
             adjudicator = Adjudicator(
-                signer=Signer.from_env(),
-                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE))
+                signer=signer,
+                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE),
+                page_token_key=page_tokens.key_from(
+                    getattr(settings, "page_token_key", ""), signer))
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()

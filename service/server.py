@@ -24,6 +24,7 @@ process exits 0.
 
 from __future__ import annotations
 
+import base64
 import gc
 import json
 import logging
@@ -371,11 +372,15 @@ def serve_main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     try:
+        from . import page_tokens
         from .signing import Signer
-        Signer.from_env()
+        key = page_tokens.key_from(settings.page_token_key,
+                                   Signer.parse(settings.snapshot_keys))
     except ValueError as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 2
+    # every worker gets the same page-token key (a random one is made here, once)
+    settings = replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
     created = _prepare_metrics_dir(default_temp=settings.workers > 1)
     try:
         if settings.workers == 1:

@@ -24,7 +24,7 @@ VERSION = "v1"
 _KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def _b64decode(text: str) -> bytes:
+def decode_key(text: str) -> bytes:
     """Standard base64 (RFC 4648 section 4, what ``base64`` and ``openssl rand -base64``
     print), padded, in its one canonical form. Nothing else is decoded: a lenient decoder
     turns a passphrase such as ``my-long-secret-passphrase`` into some key, and a
@@ -70,7 +70,7 @@ class Signer:
             if any(k == key_id for k, _ in keys):
                 raise ValueError(f"{ENV}: key id {key_id!r} repeated")
             try:
-                raw = _b64decode(secret)
+                raw = decode_key(secret)
             except ValueError as e:
                 raise ValueError(f"{ENV}: key {key_id!r}: {e}") from None
             if len(raw) < 16:
