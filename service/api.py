@@ -30,7 +30,7 @@ from samba_adjudicator.engine.legal import canonical
 from samba_adjudicator.engine.model import InvalidInput, Problem, Snapshot
 
 from . import convert, jsonio, page_tokens, pb
-from .errors import ApiError, internal_error, invalid_argument
+from .errors import ApiError, ProblemList, internal_error, invalid_argument
 from .lru import Lru
 from .signing import Signer
 from .sources import SnapshotSource
@@ -48,8 +48,9 @@ LISTS_KEPT = 16
 
 
 def api_error(e: InvalidInput) -> ApiError:
-    problems = [Problem(convert.json_path(p.field), p.reason, p.description)
-                for p in e.problems]
+    problems = ProblemList(Problem(convert.json_path(p.field), p.reason, p.description)
+                           for p in e.problems)
+    problems.omitted += getattr(e.problems, "omitted", 0)
     return invalid_argument(problems, reason=e.kind or "INVALID_REQUEST")
 
 

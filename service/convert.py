@@ -28,6 +28,7 @@ from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
 from . import pb
+from .errors import ProblemList
 
 # -- paths --------------------------------------------------------------------------------
 
@@ -63,7 +64,7 @@ def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
 
 def raise_if(problems: list[Problem], kind: str = "INVALID_REQUEST") -> None:
     if problems:
-        raise InvalidInput(list(problems), kind)
+        raise InvalidInput(ProblemList(problems), kind)
 
 
 # -- cards --------------------------------------------------------------------------------
@@ -338,7 +339,7 @@ def load_snapshot(msg: pb.Snapshot, path: str = "snapshot",
                   problems: list[Problem] | None = None) -> m.Snapshot:
     """Proto -> a consistent engine Snapshot, or InvalidInput with every problem found
     (``problems``: earlier problems of the same request, reported together)."""
-    problems = list(problems or ())
+    problems = ProblemList(problems or ())
     snap = snapshot_from_proto(msg, path, problems)
     if problems or snap is None:
         raise InvalidInput(problems or [Problem(path, "REQUIRED", "snapshot is required")])

@@ -33,6 +33,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
+from .errors import ProblemList
 from .sources import SnapshotSource
 
 MALFORMED_JSON = "MALFORMED_JSON"
@@ -307,7 +308,7 @@ def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[P
 
 
 def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
-    problems: list[Problem] = []
+    problems: list[Problem] = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:
@@ -369,8 +370,8 @@ def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] =
                   ) -> list[Problem]:
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""
-    out = list(problems)
-    reported = [p.field for p in problems]
+    out = ProblemList(problems)
+    reported = [p.field for p in out]
     for p in missing_required(msg, skip=skip):
         if not any(_covers(r, p.field) for r in reported):
             out.append(p)
