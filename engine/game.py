@@ -13,6 +13,7 @@ from typing import Sequence
 from . import melds as M
 from . import pile as P
 from . import table_rules as T
+from .deadline import checkpoint
 from .cards import BLACK_THREES, RANK, RED_THREES, WILD, points
 from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason,
                     Event, GoOut, InvalidInput, Meld, MeldCards, MeldKind, Outcome, Penalty,
@@ -170,6 +171,7 @@ def replay(snapshot: Snapshot, actions: Sequence[Action]):
     results = []
     current = snapshot
     for index, action in enumerate(actions):
+        checkpoint()
         try:
             outcome = apply(current, action)
         except InvalidInput as bad:

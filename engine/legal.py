@@ -20,6 +20,7 @@ from operator import itemgetter
 from typing import Callable, Iterable, Iterator
 
 from .cards import BLACK_THREES, ORDER, RANK, RUN_ORDER, SUIT, WILD, points, sort_cards
+from .deadline import checkpoint
 from .game import validate
 from .model import (Action, Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
                     InvalidInput, MeldCards, MeldKind, Phase, Problem, Snapshot, SwapWild,
@@ -30,6 +31,8 @@ from .table_rules import initial_requirement
 
 MAX_OPENING_MELDS = 3
 MAX_OPENING_CANDIDATES = 4000
+#: Candidates examined between two looks at the caller's deadline (engine.deadline).
+CHECK_EVERY = 512
 SEVEN = 7
 
 GROUP_ORDER = {DrawStock: 0, TakePile: 1, TakeTopCard: 1, SwapWild: 4, Discard: 5,
@@ -109,7 +112,11 @@ def _for_seat(s: Snapshot, seat: int
     else:
         candidates, complete, sure = _play_candidates(s, seat)
     quick = _QuickCheck(s, seat)
-    return sure, [a for a in candidates if quick.legal(a)], complete
+    legal = []
+    for start in range(0, len(candidates), CHECK_EVERY):
+        checkpoint()  # a huge hand has tens of thousands of candidates
+        legal += [a for a in candidates[start:start + CHECK_EVERY] if quick.legal(a)]
+    return sure, legal, complete
 
 
 class _QuickCheck:
@@ -209,6 +216,7 @@ def _play_candidates(s: Snapshot, seat: int
         room = len(s.seats[seat].hand) - 2
         single_meld = _single_meld_builder(seat)
         for nat, nat_key, fitting in _group_batches(s, hand, side):
+            checkpoint()
             for wilds, below, above, checked in fitting:
                 cards = nat + wilds
                 if simple and checked and len(cards) <= room:
@@ -281,6 +289,8 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
             examined += 1
             if examined > MAX_OPENING_CANDIDATES:
                 return found, False
+            if not examined % CHECK_EVERY:
+                checkpoint()
             total = sum(values)
             if total < need or (size > 1 and total - min(values) >= need):
                 continue  # short, or not minimal

@@ -26,6 +26,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.deadline import Interrupted
 from samba_adjudicator.engine.legal import canonical
 from samba_adjudicator.engine.model import InvalidInput, Problem, Snapshot
 
@@ -112,7 +113,7 @@ class Adjudicator:
             source = SnapshotSource(key, self.loaded_snapshot(key))
         try:
             return handler(self, request, problems, source)
-        except ApiError:
+        except (ApiError, Interrupted):  # Interrupted: the caller's deadline (runtime)
             raise
         except InvalidInput as e:
             raise api_error(e) from None

@@ -212,13 +212,12 @@ class SyncGrpcServer:
 
 def _aio_handler(runtime: Runtime, method: str, pool):
     parse = _parser(method, runtime)
-    offload = runtime.offloaded(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
         context.set_trailing_metadata((("x-request-id", request_id),))
         deadline = _deadline(context)
-        if offload:
+        if runtime.offloaded(method, len(data)):
             out, status = await asyncio.get_running_loop().run_in_executor(
                 pool, _call, runtime, method, parse, data, request_id, deadline)
         else:

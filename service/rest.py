@@ -181,8 +181,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         except ApiError as e:
             return error_response(e, rid)
 
-    async def run(method: str, decode, rid: str, deadline: float | None) -> Response:
-        if runtime.offloaded(method):
+    async def run(method: str, decode, rid: str, deadline: float | None,
+                  size: int = 0) -> Response:
+        if runtime.offloaded(method, size):
             return await run_in_threadpool(answer, method, decode, rid, deadline)
         return answer(method, decode, rid, deadline)
 
@@ -196,7 +197,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
                 runtime.reject(method, "rest", rid, e)
                 return error_response(e, rid, {"connection": "close"}
                                       if e.code == "RESOURCE_EXHAUSTED" else None)
-            return await run(method, lambda: runtime.decode_json(method, body), rid, deadline)
+            return await run(method, lambda: runtime.decode_json(method, body), rid, deadline,
+                             len(body))
         endpoint.__name__ = method
         return endpoint
 
