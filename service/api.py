@@ -31,7 +31,7 @@ from samba_adjudicator.engine.legal import canonical
 from samba_adjudicator.engine.model import InvalidInput, Problem, Snapshot
 
 from . import convert, jsonio, page_tokens, pb
-from .errors import ApiError, ProblemList, internal_error, invalid_argument
+from .errors import ApiError, ProblemList, internal_error, invalid_argument, too_many_items
 from .lru import Lru
 from .signing import Signer
 from .sources import SnapshotSource
@@ -41,6 +41,10 @@ log = logging.getLogger("samba.api")
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+# JSON requests are refused before their actions are read one by one (a megabyte holds
+# forty thousand of them)
+jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal",
+                                                                MAX_REPLAY_ACTIONS)}
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
 SNAPSHOT_CACHE_SIZE = 1024
 #: ListLegalActions lists kept for their next pages (one is a few KB in play, a few MB for
@@ -341,9 +345,8 @@ class Adjudicator:
     @_handler
     def replay_deal(self, req: pb.ReplayDealRequest, problems, source) -> pb.ReplayDealResponse:
         if len(req.actions) > self.max_replay_actions:
-            raise ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
-                           f"ReplayDeal takes at most {self.max_replay_actions} actions, "
-                           f"not {len(req.actions)}")
+            raise too_many_items("ReplayDeal", "actions", self.max_replay_actions,
+                                 len(req.actions))
         snap, actions = self._snapshot(
             req.snapshot, problems, allow_view=False, check_meld_ids=False, source=source,
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))

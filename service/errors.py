@@ -153,6 +153,11 @@ def summary(problems: list, omitted: int = 0) -> str:
     return text
 
 
+def too_many_items(method: str, field: str, limit: int, count: int) -> ApiError:
+    return ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
+                    f"{method} takes at most {limit} {field}, not {count}")
+
+
 def internal_error() -> ApiError:
     return ApiError("INTERNAL", "INTERNAL", "internal error; the incident was logged")
 

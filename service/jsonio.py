@@ -33,7 +33,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
-from .errors import ProblemList
+from .errors import ProblemList, too_many_items
 from .sources import SnapshotSource
 
 MALFORMED_JSON = "MALFORMED_JSON"
@@ -307,7 +307,20 @@ def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[P
     return _decode_dict(data, message_type)
 
 
+#: Message full name -> {top-level JSON field: (method, most items)}: longer lists are
+#: refused (RESOURCE_EXHAUSTED) before their items are walked.
+ITEM_LIMITS: dict[str, dict[str, tuple[str, int]]] = {}
+
+
+def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:
+    for key, (method, limit) in ITEM_LIMITS.get(desc.full_name, {}).items():
+        items = data.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            raise too_many_items(method, key, limit, len(items))
+
+
 def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+    _check_item_limits(data, message_type.DESCRIPTOR)
     problems: list[Problem] = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()

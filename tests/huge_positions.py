@@ -27,3 +27,21 @@ def bad_codes(snapshot: dict, count: int = 120_000) -> dict:
     out["seats"] = [dict(s) for s in snapshot["seats"]]
     out["seats"][0]["hand"] = ["ZZ"] * count
     return out
+
+
+def worst_requests(snapshot: dict) -> dict[str, dict]:
+    """For each POST route, a malformed request of about a megabyte that costs the most to
+    refuse: ``snapshot`` is any valid snapshot (proto3 JSON)."""
+    bad = bad_codes(snapshot, 150_000)
+    draw = {"seat": 0, "drawStock": {}}
+    return {
+        "Deal": {"players": 4, "seed": "s", "matchScores": list(range(120_000))},
+        "CheckMeld": {"cards": ["ZZ"] * 150_000},
+        "ValidateAction": {"snapshot": bad, "action": draw},
+        "ApplyAction": {"snapshot": bad, "action": draw},
+        "ListLegalActions": {"snapshot": bad},
+        "ScoreDeal": {"snapshot": bad, "provisional": True},
+        "GetPlayerView": {"snapshot": bad, "seat": 0},
+        "ReplayDeal": {"snapshot": bad_codes(snapshot, 100_000),
+                       "actions": [{"seat": 0, "discard": {"card": "ZZ"}}] * 2000},
+    }
