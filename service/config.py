@@ -31,6 +31,9 @@ class Settings:
     log_level: str = "info"
     shutdown_grace_seconds: float = 20.0
     snapshot_cache_size: int = 1024
+    max_connections: int = 1000
+    read_timeout_seconds: float = 10.0
+    idle_timeout_seconds: float = 75.0
     snapshot_keys: str = field(default="", repr=False)
     page_token_key: str = field(default="", repr=False)  # base64; service.page_tokens
     # test/bench knobs (environment only)
@@ -50,6 +53,9 @@ _FLAGS = (
     ("log_level", "SAMBA_LOG_LEVEL", str),
     ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
     ("snapshot_cache_size", "SAMBA_SNAPSHOT_CACHE_SIZE", int),
+    ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
+    ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
+    ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
 )
 
 
@@ -85,6 +91,17 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p.add_argument("--snapshot-cache-size", type=int, metavar="N",
                    help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
                         f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})")
+    p.add_argument("--max-connections", type=int, metavar="N",
+                   help=f"open connections each server (gRPC, REST) keeps; past it idle or "
+                        f"half-sent REST connections are closed first (SAMBA_MAX_CONNECTIONS; "
+                        f"default {d.max_connections})")
+    p.add_argument("--read-timeout-seconds", type=float, metavar="S",
+                   help=f"a REST request must arrive whole, and a gRPC connection finish its "
+                        f"handshake, within S seconds (SAMBA_READ_TIMEOUT_SECONDS; default "
+                        f"{d.read_timeout_seconds:g})")
+    p.add_argument("--idle-timeout-seconds", type=float, metavar="S",
+                   help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
+                        f"default {d.idle_timeout_seconds:g}; above the load balancer's)")
     return p
 
 
@@ -149,5 +166,13 @@ def validate(s: Settings) -> None:
     if not 0 <= s.snapshot_cache_size <= 1_000_000:
         raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
                           f"0..1000000, not {s.snapshot_cache_size}")
+    if not 8 <= s.max_connections <= 1_000_000:
+        raise ConfigError("--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, "
+                          f"not {s.max_connections}")
+    for name, env in (("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
+                      ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS")):
+        if not 0.1 <= getattr(s, name) <= 86400:
+            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
+                              f"not {getattr(s, name)}")
     if s.grpc_impl not in GRPC_IMPLS:
         raise ConfigError(f"SAMBA_GRPC_IMPL must be one of {', '.join(GRPC_IMPLS)}")

@@ -28,6 +28,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from . import jsonio, metrics, openapi, pb
@@ -141,11 +142,16 @@ class SambaMiddleware:
 async def read_body(request: Request, limit: int) -> bytes:
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:  # nobody to answer: counted and logged, without a traceback
+        raise ApiError("CANCELLED", "CLIENT_DISCONNECTED",
+                       "the client closed the connection before its request arrived whole"
+                       ) from None
     return b"".join(chunks)
 
 

@@ -113,11 +113,39 @@ def bind_http(settings) -> socket.socket:
 
 # -- one worker ---------------------------------------------------------------------------
 
+#: File descriptors kept free beside both servers' connections (logs, the metrics
+#: directory, the thread pools' pipes, the listening sockets).
+FD_HEADROOM = 256
+
+
+def fit_connections(settings):
+    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` when
+    both servers' connections and FD_HEADROOM would not fit: a process out of descriptors
+    can no longer accept a health probe."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    room = (soft - FD_HEADROOM) // 2
+    if settings.max_connections > room:
+        log.warning("fewer connections than asked: the open-files limit is too low",
+                    extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}})
+        settings = replace(settings, max_connections=max(room, 8))
+    return settings
+
+
 class Worker:
     """Both servers of one process."""
 
     def __init__(self, settings) -> None:
+        settings = fit_connections(settings)
         from .grpc_server import make_server
+        from .http_guard import ConnectionGuard, protocol_class
         from .rest import create_app
         from .runtime import Runtime, State
 
@@ -129,10 +157,13 @@ class Worker:
         self.grpc = make_server(self.runtime, settings)
         self.app = create_app(self.runtime, settings)
         grace = settings.shutdown_grace_seconds
+        self.connections = ConnectionGuard(settings.max_connections,
+                                           settings.read_timeout_seconds)
         self.uv_config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="off",
             timeout_graceful_shutdown=grace, server_header=False, backlog=2048,
-            timeout_keep_alive=75)
+            timeout_keep_alive=settings.idle_timeout_seconds,
+            http=protocol_class(self.connections))
         self.uvicorn = uvicorn.Server(self.uv_config)
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
