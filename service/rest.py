@@ -34,7 +34,7 @@ from starlette.responses import Response
 from . import jsonio, metrics, openapi, pb
 from .api import REMEMBERS
 from .errors import ApiError, FieldViolation, internal_error, invalid_argument, rest_body
-from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from
+from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from, shutting_down
 
 log = logging.getLogger("samba.rest")
 
@@ -92,9 +92,10 @@ def _rid(request: Request) -> str:
 class SambaMiddleware:
     """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500."""
 
-    def __init__(self, app, limit: int) -> None:
+    def __init__(self, app, limit: int, state) -> None:
         self.app = app
         self.limit = limit
+        self.state = state
         self.version = VERSION_HEADER.encode("latin-1")
 
     async def __call__(self, scope, receive, send):
@@ -118,6 +119,8 @@ class SambaMiddleware:
                 started = True
                 headers = [h for h in message.get("headers", ())
                            if h[0] not in (b"x-request-id", b"x-samba-version")]
+                if self.state.draining and (b"connection", b"close") not in headers:
+                    headers.append((b"connection", b"close"))  # clients reconnect elsewhere
                 message = {**message, "headers": headers + extra}
             await send(message)
 
@@ -189,6 +192,10 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
 
     async def run(method: str, decode, rid: str, deadline: float | None,
                   size: int = 0) -> Response:
+        if runtime.state.draining:
+            err = shutting_down()
+            runtime.reject(method, "rest", rid, err)
+            return error_response(err, rid, {"connection": "close"})
         if runtime.offloaded(method, size):
             return await run_in_threadpool(answer, method, decode, rid, deadline)
         return answer(method, decode, rid, deadline)
@@ -328,5 +335,5 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
                   exc_info=exc)
         return error_response(internal_error(), _rid(request))
 
-    app.add_middleware(SambaMiddleware, limit=limit)
+    app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     return app

@@ -21,7 +21,7 @@ from importlib import metadata
 
 from google.protobuf.message import Message
 
-from samba_adjudicator.engine.deadline import Interrupted, within
+from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.model import InvalidInput
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
@@ -253,13 +253,10 @@ class Runtime:
 
     def _sleep(self, method: str, deadline: float | None) -> None:
         """SAMBA_TEST_DELAY_SECONDS: a deterministic slow call (drain tests only)."""
-        wait = self.delay
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left < wait:
-                time.sleep(max(left, 0.0))
-                raise deadline_exceeded(method)
-        time.sleep(wait)
+        end = time.monotonic() + self.delay
+        while (left := end - time.monotonic()) > 0:
+            checkpoint()  # the call's deadline or the drain stops it like engine work
+            time.sleep(min(left, 0.02))
 
     @staticmethod
     def _log(method: str, transport: str, outcome: str, elapsed: float, request_id: str,

@@ -39,6 +39,8 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 
+from samba_adjudicator.engine.deadline import stop_all
+
 from . import config as _config
 
 log = logging.getLogger("samba.server")
@@ -113,6 +115,10 @@ def bind_http(settings) -> socket.socket:
 
 # -- one worker ---------------------------------------------------------------------------
 
+#: Seconds before the end of the grace at which calls still computing are stopped, so that
+#: their UNAVAILABLE answers are written before gRPC cancels what is left.
+ANSWER_MARGIN = 0.25
+
 #: File descriptors kept free beside both servers' connections (logs, the metrics
 #: directory, the thread pools' pipes, the listening sockets).
 FD_HEADROOM = 256
@@ -156,12 +162,13 @@ class Worker:
         self.runtime = Runtime(settings, state=self.state)
         self.grpc = make_server(self.runtime, settings)
         self.app = create_app(self.runtime, settings)
-        grace = settings.shutdown_grace_seconds
         self.connections = ConnectionGuard(settings.max_connections,
                                            settings.read_timeout_seconds)
         self.uv_config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="off",
-            timeout_graceful_shutdown=grace, server_header=False, backlog=2048,
+            # the drain happens before uvicorn is told to stop (shutdown()): by then only
+            # idle connections are left to close
+            timeout_graceful_shutdown=1.0, server_header=False, backlog=2048,
             timeout_keep_alive=settings.idle_timeout_seconds,
             http=protocol_class(self.connections))
         self.uvicorn = uvicorn.Server(self.uv_config)
@@ -195,21 +202,50 @@ class Worker:
         self.state.set_ready()
         return self.grpc_port, self.http_port
 
+    def _rest_busy(self) -> bool:
+        return bool(self.uvicorn.server_state.tasks)
+
     def shutdown(self) -> bool:
-        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace."""
+        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace.
+
+        Both servers keep their listening sockets during the drain (so ``/readyz`` answers
+        503 and ``/healthz`` 200 meanwhile): gRPC refuses new calls with UNAVAILABLE, REST
+        answers them 503 SHUTTING_DOWN (JSON, ``connection: close``). Calls still computing
+        at the end of the grace are stopped (engine.deadline) and answered UNAVAILABLE
+        SHUTTING_DOWN, so no accepted call is cut off without an answer."""
         grace = self.settings.shutdown_grace_seconds
         log.info("draining", extra={"fields": {"graceSeconds": grace}})
+        started = time.monotonic()
+        cutoff = started + max(grace - ANSWER_MARGIN, 0.0)
         self.state.drain()
         self.grpc.drain()
         grpc_done = self.grpc.stop(grace)
+        while time.monotonic() < cutoff and (self._rest_busy() or not grpc_done.is_set()):
+            time.sleep(0.02)
+        stopped = self._rest_busy() or not grpc_done.is_set()
+        stop_all(time.monotonic())  # what still computes stops and is answered
+        answered_by = time.monotonic() + ANSWER_MARGIN + 1.0
+        while self._rest_busy() and time.monotonic() < answered_by:
+            time.sleep(0.02)
         self.uvicorn.should_exit = True
-        limit = time.monotonic() + grace + 5
+        limit = time.monotonic() + ANSWER_MARGIN + 2.0
         ok = grpc_done.wait(max(limit - time.monotonic(), 0))
         if self._uv_thread is not None:
             self._uv_thread.join(max(limit - time.monotonic(), 0))
             ok = ok and not self._uv_thread.is_alive()
-        log.info("stopped", extra={"fields": {"clean": ok}})
+        log.info("stopped", extra={"fields": {"clean": ok, "callsStopped": stopped,
+                                              "seconds": round(time.monotonic() - started, 3)}})
         return ok
+
+
+def _exit_now(status: int) -> None:
+    """Exit without waiting for worker threads: one still running a call the drain gave up
+    on (stopped calls end at their next checkpoint, a few milliseconds) must not hold the
+    process past its grace."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def _wait_for_signal() -> int:
@@ -253,7 +289,7 @@ def run_single(settings) -> int:
     sig = _wait_for_signal()
     log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
     worker.shutdown()
-    return 0
+    _exit_now(0)
 
 
 def _worker_entry(settings, index: int, queue) -> None:
@@ -268,7 +304,7 @@ def _worker_entry(settings, index: int, queue) -> None:
         sys.exit(1)
     queue.put(("ready", index, os.getpid(), ports))
     _wait_for_signal()
-    sys.exit(0 if worker.shutdown() else 1)
+    _exit_now(0 if worker.shutdown() else 1)
 
 
 # -- supervisor (workers > 1) -------------------------------------------------------------
