@@ -20,9 +20,7 @@ a position anew. Every scenario runs
 ``--rounds`` times, interleaved; the table gives medians and each round's ratio.
 
 Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
-client (grpc.aio / httpx, many calls in flight) is used instead. By default the gRPC
-scenarios also run once with ``SAMBA_GRPC_IMPL=sync`` (the thread-pool flavour) for the
-sync-vs-aio decision in docs/service.md (``--no-impl-compare`` skips it).
+client (grpc.aio / httpx, many calls in flight) is used instead.
 
     make bench-service                      # or: .venv/bin/python bench/service_bench.py
     .venv/bin/python bench/service_bench.py --duration 5 --workers 1
@@ -101,12 +99,11 @@ def ensure_tools() -> bool:
 # -- the server ---------------------------------------------------------------------------
 
 class Server:
-    def __init__(self, workers: int, impl: str = "aio") -> None:
+    def __init__(self, workers: int) -> None:
         exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) \
             or shutil.which("samba-adjudicator")
         cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.cli"]
-        env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_GRPC_IMPL": impl,
-               "SAMBA_LOG_LEVEL": "warning"}
+        env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_LOG_LEVEL": "warning"}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
             cmd + ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0",
@@ -306,22 +303,18 @@ def run(args) -> list[dict]:
           f"JSON; {os.cpu_count()} CPUs; {args.duration:g} s per scenario; load with "
           f"{'h2load/wrk' if tools else 'asyncio clients'}", file=sys.stderr)
     rows = []
-    configs = [(w, "aio") for w in args.workers]
-    if args.impl_compare:
-        configs.append((1, "sync"))
     fresh = new_position_bodies(request) if tools else None
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        for workers, impl in configs:
-            server = Server(workers, impl)
+        for workers in args.workers:
+            server = Server(workers)
             try:
                 sanity(server, request)
-                plans = [("grpc", VALIDATE, binary, "validate"), ("grpc", ECHO, binary, "echo")]
-                if impl == "aio":
-                    plans += [("rest", REST_VALIDATE, text, "validate"),
-                              ("rest", REST_ECHO, text, "echo")]
-                    if fresh and workers == 1:
-                        plans.append(("rest", REST_VALIDATE, fresh, "validate-new"))
+                plans = [("grpc", VALIDATE, binary, "validate"), ("grpc", ECHO, binary, "echo"),
+                         ("rest", REST_VALIDATE, text, "validate"),
+                         ("rest", REST_ECHO, text, "echo")]
+                if fresh and workers == 1:
+                    plans.append(("rest", REST_VALIDATE, fresh, "validate-new"))
                 # rounds interleave the scenarios, so a slow spell of the machine hits all
                 for _round, (transport, path, payload, call) in (
                         (r, plan) for r in range(args.rounds) for plan in plans):
@@ -335,10 +328,10 @@ def run(args) -> list[dict]:
                                    args.connections * args.streams, tmp) if tools else
                                rest_asyncio(server.http_port, path, payload, args.duration,
                                             args.connections * args.streams))
-                    res.update(workers=workers, impl=impl, transport=transport, call=call,
+                    res.update(workers=workers, transport=transport, call=call,
                                round=_round)
                     rows.append(res)
-                    print(f"  workers={workers} {impl:4} {transport:4} {res['call']:8} "
+                    print(f"  workers={workers} {transport:4} {res['call']:8} "
                           f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
                           f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}",
                           file=sys.stderr)
@@ -353,24 +346,24 @@ def _median_row(rows: list[dict]) -> dict:
 
 def table(rows: list[dict]) -> str:
     """Medians over the rounds; the ratio is the median of each round's own ratio."""
-    out = ["| workers | gRPC impl | transport | call | req/s | p50 ms | p99 ms | "
+    out = ["| workers | transport | call | req/s | p50 ms | p99 ms | "
            "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|"]
     keys = []
     for r in rows:
-        k = (r["workers"], r["impl"], r["transport"], r["call"])
+        k = (r["workers"], r["transport"], r["call"])
         if k not in keys and r["call"] != "echo":
             keys.append(k)
     for k in keys:
-        same = [r for r in rows if (r["workers"], r["impl"], r["transport"], r["call"]) == k]
-        echo = {r["round"]: r for r in rows if (r["workers"], r["impl"], r["transport"])
-                == k[:3] and r["call"] == "echo"}
+        same = [r for r in rows if (r["workers"], r["transport"], r["call"]) == k]
+        echo = {r["round"]: r for r in rows if (r["workers"], r["transport"])
+                == k[:2] and r["call"] == "echo"}
         ratios = [r["rps"] / echo[r["round"]]["rps"] for r in same if r["round"] in echo]
         if not ratios:
             continue
         v, e = _median_row(same), _median_row(list(echo.values()))
         spread = ", ".join(f"{x:.2f}" for x in ratios)
-        out.append(f"| {k[0]} | {k[1] if k[2] == 'grpc' else '-'} | {k[2]} | {k[3]} | "
+        out.append(f"| {k[0]} | {k[1]} | {k[2]} | "
                    f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
                    f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
                    f"**{statistics.median(ratios):.2f}** ({spread}) |")
@@ -387,8 +380,6 @@ def main(argv=None) -> int:
     p.add_argument("--streams", type=int, default=4,
                    help="concurrent calls per gRPC connection (REST: connections*streams "
                         "connections)")
-    p.add_argument("--no-impl-compare", dest="impl_compare", action="store_false",
-                   help="skip the gRPC sync-flavour run")
     p.add_argument("--asyncio", action="store_true",
                    help="use the Python asyncio clients even when h2load/wrk are present")
     p.add_argument("--json", metavar="FILE", help="also write the raw rows as JSON")

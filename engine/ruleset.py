@@ -311,11 +311,14 @@ SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
 
 
 class RulesetError(ValueError):
-    """A ruleset reference that cannot be resolved; ``problems`` are (path, reason, text)."""
+    """A ruleset reference that cannot be resolved; ``problems`` lists every
+    ``model.Problem`` (built here from (path, reason, text) triples)."""
 
     def __init__(self, problems: list[tuple[str, str, str]]):
+        from .model import Problem  # model imports this module
+
         super().__init__("; ".join(p[2] for p in problems))
-        self.problems = problems
+        self.problems = [Problem(*p) for p in problems]
 
 
 def ruleset_version(params: Mapping[str, Any]) -> str:

@@ -1,9 +1,15 @@
 """Transports of the Samba adjudicator around the pure engine.
 
 - ``service.pb``: the generated protobuf messages (one namespace).
+- ``service.descriptors``: facts read from the protobuf descriptors.
+- ``service.required``: the required-field check (every request, both encodings).
 - ``service.jsonio``: proto3 JSON in and out, every problem of a request collected.
 - ``service.convert``: protobuf messages <-> engine values.
+- ``service.decoding``: a transport's request bytes -> message, problems, snapshot source.
+- ``service.loading``: the one snapshot-loading pipeline and its cache.
 - ``service.api``: one transport-neutral implementation of every RPC.
+- ``service.runtime``: one call of any transport or the CLI (``Runtime.answer``), metrics.
+- ``service.boundary``: the one error boundary (any exception -> ApiError).
 - ``service.errors``: ApiError and the error bodies (REST/CLI JSON, gRPC rich status).
 - ``service.signing``: snapshot signatures (CONTRACT.md §7).
 - ``service.cli``: the ``samba-adjudicator`` command.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
@@ -44,36 +45,29 @@ def _read(path: str | None) -> bytes:
 
 def run(method: str, data: bytes, adjudicator=None, request_id: str | None = None
         ) -> tuple[int, dict]:
-    """One CLI call without I/O: (exit status, JSON body)."""
-    from samba_adjudicator.engine.model import InvalidInput
-
-    from . import jsonio
-    from .api import METHODS, Adjudicator, api_error
+    """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
+    (``Runtime.answer``: the same decoding and error boundary), without metrics."""
+    from . import page_tokens
+    from .api import Adjudicator
     from .errors import ApiError, internal_error, new_request_id, rest_body
+    from .jsonio import to_dict
+    from .runtime import Runtime
+    from .signing import Signer
 
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
-            import os
-
-            from . import page_tokens
-            from .signing import Signer
             signer = Signer.from_env()
             adjudicator = Adjudicator(signer=signer, page_token_key=page_tokens.key_from(
                 os.environ.get(page_tokens.ENV, ""), signer))
-        request_type, _ = METHODS[method]
-        try:
-            msg, problems, source = jsonio.decode_with_source(data, request_type,
-                                                              adjudicator.loaded_snapshot)
-        except InvalidInput as e:
-            raise api_error(e) from None
-        response = adjudicator.call(method, msg, problems, source)
-        return EXIT_OK, jsonio.to_dict(response)
+        runtime = Runtime(None, adjudicator, count_calls=False)
+        response = runtime.answer(method, runtime.json_decoder(method, data))
     except ApiError as e:
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)
-    except Exception:  # noqa: BLE001 - never a traceback
-        logging.getLogger("samba.cli").exception("unexpected error")
+    except ValueError as e:  # a malformed SAMBA_SNAPSHOT_KEYS or SAMBA_PAGE_TOKEN_KEY
+        logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
+    return EXIT_OK, to_dict(response)
 
 
 def main(argv: list[str] | None = None) -> int:

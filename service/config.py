@@ -6,9 +6,7 @@ free port; the server reports the bound ports on its ``listening`` line.
 
 Test- and bench-only knobs (never set them in production): ``SAMBA_TEST_DELAY_SECONDS``
 makes every Adjudicator call sleep that long before answering (drain tests);
-``SAMBA_BENCH_ECHO=1`` adds the hidden echo endpoints used by ``bench/service_bench.py``;
-``SAMBA_GRPC_IMPL=aio|sync`` picks the gRPC server flavour (default ``aio``, chosen by
-measurement: see docs/service.md).
+``SAMBA_BENCH_ECHO=1`` adds the hidden echo endpoints used by ``bench/service_bench.py``.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import os
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-GRPC_IMPLS = ("sync", "aio")
 
 
 @dataclass(frozen=True)
@@ -39,7 +36,6 @@ class Settings:
     # test/bench knobs (environment only)
     test_delay_seconds: float = 0.0
     bench_echo: bool = False
-    grpc_impl: str = "aio"
     grpc_threads: int = 0  # 0: automatic
 
 
@@ -135,8 +131,6 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
     delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
     values["test_delay_seconds"] = delay or 0.0
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
-    impl = (environ.get("SAMBA_GRPC_IMPL") or "aio").strip().lower()
-    values["grpc_impl"] = impl
     threads = _env("SAMBA_GRPC_THREADS", int, environ)
     values["grpc_threads"] = threads or 0
     s = Settings(**values)
@@ -174,5 +168,3 @@ def validate(s: Settings) -> None:
         if not 0.1 <= getattr(s, name) <= 86400:
             raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
                               f"not {getattr(s, name)}")
-    if s.grpc_impl not in GRPC_IMPLS:
-        raise ConfigError(f"SAMBA_GRPC_IMPL must be one of {', '.join(GRPC_IMPLS)}")

@@ -176,7 +176,8 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem
     try:
         rules = er.resolve(profile, overrides, path=path)
     except er.RulesetError as e:
-        problems.extend(Problem(json_path(p), reason, text) for p, reason, text in e.problems)
+        problems.extend(Problem(json_path(p.field), p.reason, p.description)
+                        for p in e.problems)
         return None, ref
     return rules, ref
 

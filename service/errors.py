@@ -1,7 +1,8 @@
 """Non-OK answers (CONTRACT.md §6, AIP-193) and their bodies on every transport.
 
 An ``ApiError`` carries a canonical gRPC code name, a stable ErrorInfo ``reason``, an
-English message and, for invalid arguments, every field problem. Transports render it:
+English message and, for invalid arguments, every field problem (``engine.model.Problem``:
+the one shape of a field problem, from JSON parsing to the engine). Transports render it:
 ``rest_body`` (REST and CLI JSON, with ``http_status``) or ``grpc_status`` (a
 ``google.rpc.Status`` with packed ErrorInfo and BadRequest for rich gRPC status).
 """
@@ -14,6 +15,8 @@ from typing import Iterable
 
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from samba_adjudicator.engine.model import Problem
 
 DOMAIN = "samba.v1"
 
@@ -38,15 +41,6 @@ HTTP_STATUS = {
 }
 #: Canonical code name -> numeric gRPC code (google.rpc.Code).
 GRPC_CODE = {name: code_pb2.Code.Value(name) for name in HTTP_STATUS}
-
-
-@dataclass(frozen=True)
-class FieldViolation:
-    """One problem of a request: path in JSON names, BadRequest reason, description."""
-
-    field: str
-    reason: str
-    description: str
 
 
 #: Problems one error lists; the rest are counted (``ErrorInfo.metadata.omittedProblems``).
@@ -97,7 +91,8 @@ class ApiError(Exception):
     code: str
     reason: str
     message: str
-    field_violations: list = field(default_factory=list)  # FieldViolation or engine Problem
+    #: every field problem of an invalid argument (path in JSON names, reason, description)
+    field_violations: list[Problem] = field(default_factory=list)
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
 
     def __post_init__(self) -> None:
@@ -121,27 +116,27 @@ class ApiError(Exception):
         return self.code == "INVALID_ARGUMENT"
 
 
-def invalid_argument(problems: Iterable, reason: str = "INVALID_REQUEST",
+def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST",
                      message: str | None = None) -> ApiError:
-    """An INVALID_ARGUMENT error listing ``problems`` (engine Problems or FieldViolations):
-    at most MAX_LISTED_PROBLEMS of them in at most MAX_LISTED_BYTES, each text clipped to
-    MAX_TEXT characters; the answer counts the others."""
+    """An INVALID_ARGUMENT error listing ``problems``: at most MAX_LISTED_PROBLEMS of them in
+    at most MAX_LISTED_BYTES, each text clipped to MAX_TEXT characters; the answer counts
+    the others."""
     found = ProblemList(problems)
-    listed: list[FieldViolation] = []
+    listed: list[Problem] = []
     size = 0
     for p in found:
-        fv = FieldViolation(clip(p.field), p.reason, clip(p.description))
-        size += len(fv.field) + len(fv.description) + len(fv.reason)
+        shown = Problem(clip(p.field), p.reason, clip(p.description))
+        size += len(shown.field) + len(shown.description) + len(shown.reason)
         if listed and size > MAX_LISTED_BYTES:
             break
-        listed.append(fv)
+        listed.append(shown)
     omitted = found.omitted + len(found) - len(listed)
     if message is None:
         message = summary(listed, omitted)
     return ApiError("INVALID_ARGUMENT", reason, clip(message, 2 * MAX_TEXT), listed, omitted)
 
 
-def summary(problems: list, omitted: int = 0) -> str:
+def summary(problems: list[Problem], omitted: int = 0) -> str:
     if not problems:
         return "invalid request"
     first = problems[0]

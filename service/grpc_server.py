@@ -3,46 +3,42 @@
 Every Adjudicator method is a generic unary handler taking the *raw* request bytes, so that
 everything that can go wrong is answered by us with a rich status (AIP-193, CONTRACT.md §6):
 
-- the bytes are parsed here (a parse failure is INVALID_ARGUMENT, not grpc's INTERNAL);
+- the bytes are parsed by ``service.decoding`` inside the call (a parse failure is
+  INVALID_ARGUMENT, not grpc's INTERNAL);
 - ``ApiError`` -> ``google.rpc.Status`` with ErrorInfo (domain ``samba.v1``, reason,
   ``metadata.requestId``) and, for invalid arguments, BadRequest, sent through
   ``grpc_status.rpc_status.to_status`` (trailer ``grpc-status-details-bin``);
-- any other exception -> INTERNAL with ErrorInfo; never UNKNOWN;
+- any other exception -> INTERNAL with ErrorInfo (``service.boundary``); never UNKNOWN;
 - deadlines: ``context.time_remaining()`` becomes the call's deadline (DEADLINE_EXCEEDED);
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
 - ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
   initial metadata early costs a whole extra batch per call), generated when absent.
 
-Two flavours with the same behaviour: ``aio`` (the default: ``grpc.aio`` in its own
-event-loop thread, cheap calls answered inline on the loop, ReplayDeal and ListLegalActions
-on a small thread pool) and ``sync`` (``grpc.server`` on a ``ThreadPoolExecutor``;
-``SAMBA_GRPC_IMPL=sync``). docs/service.md has the measurement behind the choice. ``SAMBA_BENCH_ECHO=1`` adds ``/samba.v1.Bench/Echo`` (bytes in, the
-same bytes out) for bench/service_bench.py; it is not part of the public schema.
+The server is ``grpc.aio`` in its own event-loop thread: cheap calls are answered inline on
+the loop, ReplayDeal and ListLegalActions on a small thread pool (a thread-pool
+``grpc.server`` was measured slower: docs/performance.md). ``SAMBA_BENCH_ECHO=1`` adds
+``/samba.v1.Bench/Echo`` (bytes in, the same bytes out) for bench/service_bench.py; it is not
+part of the public schema.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import logging
 import threading
 import time
 from concurrent import futures
 
 import grpc
-from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from . import errors, pb, wire
-from .api import METHODS
-from .errors import ApiError, FieldViolation
+from . import errors, pb
+from .decoding import ProtobufDecoder
+from .errors import ApiError
 from .runtime import Runtime, request_id_from
-from .sources import SnapshotSource
-
-log = logging.getLogger("samba.grpc")
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -69,34 +65,6 @@ def _deadline(context) -> float | None:
     return time.monotonic() + remaining
 
 
-def _parser(method: str, runtime: Runtime):
-    """bytes -> (request, [], SnapshotSource or None). A request whose snapshot bytes the
-    service has loaded before is parsed without them (see ``service.sources``)."""
-    request_type = METHODS[method][0]
-    snapshot_field = request_type.DESCRIPTOR.fields_by_name.get("snapshot")
-    number = snapshot_field.number if snapshot_field is not None else None
-    loaded_snapshot = runtime.adjudicator.loaded_snapshot
-
-    def parse(data: bytes):
-        try:
-            if number is None:
-                return request_type.FromString(data), [], None
-            split = wire.split_field(data, number)
-            if split is None:
-                return request_type.FromString(data), [], None
-            key = ("pb", split[0])
-            loaded = loaded_snapshot(key)
-            if loaded is None:
-                return request_type.FromString(data), [], SnapshotSource(key)
-            return request_type.FromString(split[1]), [], SnapshotSource(key, loaded)
-        except (DecodeError, RuntimeError, ValueError) as e:
-            raise errors.invalid_argument(
-                [FieldViolation("", "MALFORMED_MESSAGE",
-                                f"the request is not a valid {request_type.DESCRIPTOR.full_name}"
-                                f" message: {e}")]) from None
-    return parse
-
-
 class _Status(collections.namedtuple("_Status", ("code", "details", "trailing_metadata")),
               grpc.Status):
     pass
@@ -110,40 +78,16 @@ def _status(err: ApiError, request_id: str) -> grpc.Status:
                    tuple(status.trailing_metadata) + (("x-request-id", request_id),))
 
 
-def _call(runtime: Runtime, method: str, parse, data: bytes, request_id: str,
-          deadline: float | None) -> tuple[bytes | None, grpc.Status | None]:
+def _call(runtime: Runtime, method: str, decode: ProtobufDecoder, data: bytes,
+          request_id: str, deadline: float | None) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status)."""
     try:
-        response = runtime.invoke(method, None, transport="grpc", request_id=request_id,
-                                  deadline=deadline, decode=lambda: parse(data))
-        # deterministic: map entries (violation details) sorted, the same bytes on every
-        # replica
-        return response.SerializeToString(deterministic=True), None
+        response = runtime.invoke(method, lambda: decode(data), transport="grpc",
+                                  request_id=request_id, deadline=deadline)
     except ApiError as e:
         return None, _status(e, request_id)
-    except Exception:  # noqa: BLE001 - invoke raises only ApiError; belt and braces
-        log.exception("unexpected error answering %s", method)
-        return None, _status(errors.internal_error(), request_id)
-
-
-# -- sync flavour -------------------------------------------------------------------------
-
-def _sync_handler(runtime: Runtime, method: str):
-    parse = _parser(method, runtime)
-
-    def handle(data: bytes, context: grpc.ServicerContext) -> bytes:
-        request_id = _request_id(context)
-        context.set_trailing_metadata((("x-request-id", request_id),))
-        out, status = _call(runtime, method, parse, data, request_id, _deadline(context))
-        if status is not None:
-            context.abort_with_status(status)
-        return out
-
-    return handle
-
-
-def _echo_sync(data: bytes, context) -> bytes:
-    return data
+    # deterministic: map entries (violation details) sorted, the same bytes on every replica
+    return response.SerializeToString(deterministic=True), None
 
 
 def _generic_handlers(make, echo) -> list:
@@ -176,54 +120,8 @@ def _options(settings) -> list[tuple[str, int]]:
 MAX_CONCURRENT_STREAMS = 100
 
 
-class SyncGrpcServer:
-    """The default flavour: ``grpc.server`` with a thread pool."""
-
-    def __init__(self, runtime: Runtime, settings) -> None:
-        self.runtime = runtime
-        self.settings = settings
-        threads = settings.grpc_threads or 16
-        self._pool = futures.ThreadPoolExecutor(max_workers=threads,
-                                                thread_name_prefix="grpc")
-        self.server = grpc.server(self._pool, options=_options(settings))
-        echo = _echo_sync if settings.bench_echo else None
-        self.server.add_generic_rpc_handlers(
-            _generic_handlers(lambda m: _sync_handler(runtime, m), echo))
-        self.health = health.HealthServicer(experimental_non_blocking=True)
-        for name in HEALTH_SERVICES:
-            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), self.server)
-        self.port: int | None = None
-
-    def start(self) -> int:
-        self.port = self.server.add_insecure_port(
-            _address(self.settings.host, self.settings.grpc_port))
-        if not self.port:
-            raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.grpc_port}")
-        self.server.start()
-        return self.port
-
-    def set_serving(self, serving: bool) -> None:
-        status = (health_pb2.HealthCheckResponse.SERVING if serving
-                  else health_pb2.HealthCheckResponse.NOT_SERVING)
-        for name in HEALTH_SERVICES:
-            self.health.set(name, status)
-
-    def drain(self) -> None:
-        self.health.enter_graceful_shutdown()
-
-    def stop(self, grace: float) -> threading.Event:
-        """Refuse new calls now; in-flight calls get ``grace`` seconds."""
-        return self.server.stop(grace)
-
-
-# -- aio flavour --------------------------------------------------------------------------
-
-def _aio_handler(runtime: Runtime, method: str, pool):
-    parse = _parser(method, runtime)
+def _handler(runtime: Runtime, method: str, pool):
+    decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
@@ -231,9 +129,9 @@ def _aio_handler(runtime: Runtime, method: str, pool):
         deadline = _deadline(context)
         if runtime.offloaded(method, len(data)):
             out, status = await asyncio.get_running_loop().run_in_executor(
-                pool, _call, runtime, method, parse, data, request_id, deadline)
+                pool, _call, runtime, method, decode, data, request_id, deadline)
         else:
-            out, status = _call(runtime, method, parse, data, request_id, deadline)
+            out, status = _call(runtime, method, decode, data, request_id, deadline)
         if status is not None:
             await context.abort_with_status(status)
         return out
@@ -241,11 +139,11 @@ def _aio_handler(runtime: Runtime, method: str, pool):
     return handle
 
 
-async def _echo_aio(data: bytes, context) -> bytes:
+async def _echo(data: bytes, context) -> bytes:
     return data
 
 
-class AioGrpcServer:
+class GrpcServer:
     """``grpc.aio`` in a dedicated event-loop thread; handlers run inline on the loop."""
 
     def __init__(self, runtime: Runtime, settings) -> None:
@@ -267,9 +165,9 @@ class AioGrpcServer:
 
     async def _start(self) -> int:
         self.server = grpc.aio.server(options=_options(self.settings))
-        echo = _echo_aio if self.settings.bench_echo else None
+        echo = _echo if self.settings.bench_echo else None
         self.server.add_generic_rpc_handlers(
-            _generic_handlers(lambda m: _aio_handler(self.runtime, m, self._pool), echo))
+            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool), echo))
         self.health = health.aio.HealthServicer()
         for name in HEALTH_SERVICES:
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -314,7 +212,5 @@ class AioGrpcServer:
         return done
 
 
-def make_server(runtime: Runtime, settings):
-    if settings.grpc_impl == "sync":
-        return SyncGrpcServer(runtime, settings)
-    return AioGrpcServer(runtime, settings)
+def make_server(runtime: Runtime, settings) -> GrpcServer:
+    return GrpcServer(runtime, settings)

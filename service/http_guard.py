@@ -23,8 +23,10 @@ from collections import OrderedDict
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from samba_adjudicator.engine.model import Problem
+
 from . import jsonio
-from .errors import ApiError, FieldViolation, invalid_argument, new_request_id, rest_body
+from .errors import ApiError, invalid_argument, new_request_id, rest_body
 from .runtime import VERSION_HEADER
 
 log = logging.getLogger("samba.rest")
@@ -45,8 +47,8 @@ def raw_error(err: ApiError) -> bytes:
 
 
 def _malformed(message: str) -> ApiError:
-    return invalid_argument([FieldViolation("", "MALFORMED_HTTP",
-                                            f"the HTTP request is malformed: {message}")])
+    return invalid_argument([Problem("", "MALFORMED_HTTP",
+                                     f"the HTTP request is malformed: {message}")])
 
 
 _TOO_MANY = ApiError("UNAVAILABLE", "TOO_MANY_CONNECTIONS",

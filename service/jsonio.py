@@ -2,16 +2,11 @@
 
 ``parse_request(text, RequestType)`` walks the JSON against the message descriptor and
 collects *every* problem (unknown fields with their paths, wrong types, unknown enum names,
-missing REQUIRED fields) before a message is filled; it raises
+missing REQUIRED fields: ``service.required``) before a message is filled; it raises
 ``engine.model.InvalidInput`` with all of them. Input accepts lowerCamelCase and snake_case
 names; ``null`` means "not set". ``loads`` reads the text (orjson, with the ``json`` module
-as the reference for anything orjson refuses); ``decode_with_source`` also keys the
-request's snapshot (``snapshot_key``) so a snapshot loaded before is not walked again
-(``service.sources``).
-
-``missing_required(message)`` is the descriptor-driven required-field check (fields marked
-``google.api.field_behavior = REQUIRED``, and every real ``oneof``); it works on any
-message, so gRPC (binary) requests get the same check.
+as the reference for anything orjson refuses); ``decode`` / ``decode_dict`` are the lenient
+forms transports use (``service.decoding``).
 
 ``to_dict``/``dumps`` render answers: lowerCamelCase, every field printed (zeros, false,
 empty lists) except fields with presence (``optional`` scalars, messages), absent when unset.
@@ -22,165 +17,35 @@ from __future__ import annotations
 import json
 import math
 import re
-from functools import lru_cache
 from typing import Any
 
-from google.api import field_behavior_pb2
+import orjson
 from google.protobuf import descriptor as _d
 from google.protobuf import json_format
-import orjson
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
+from .descriptors import (
+    F,
+    fields_by_json_key,
+    fields_by_json_name,
+    is_map,
+    is_synthetic_oneof,
+    join,
+)
 from .errors import ProblemList, too_many_items
-from .sources import SnapshotSource
+from .required import with_required
 
 MALFORMED_JSON = "MALFORMED_JSON"
-_F = _d.FieldDescriptor
 _INT_RANGES = {
-    _F.TYPE_INT32: (-(2**31), 2**31 - 1), _F.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    _F.TYPE_SFIXED32: (-(2**31), 2**31 - 1), _F.TYPE_UINT32: (0, 2**32 - 1),
-    _F.TYPE_FIXED32: (0, 2**32 - 1), _F.TYPE_INT64: (-(2**63), 2**63 - 1),
-    _F.TYPE_SINT64: (-(2**63), 2**63 - 1), _F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
-    _F.TYPE_UINT64: (0, 2**64 - 1), _F.TYPE_FIXED64: (0, 2**64 - 1),
+    F.TYPE_INT32: (-(2**31), 2**31 - 1), F.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    F.TYPE_SFIXED32: (-(2**31), 2**31 - 1), F.TYPE_UINT32: (0, 2**32 - 1),
+    F.TYPE_FIXED32: (0, 2**32 - 1), F.TYPE_INT64: (-(2**63), 2**63 - 1),
+    F.TYPE_SINT64: (-(2**63), 2**63 - 1), F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    F.TYPE_UINT64: (0, 2**64 - 1), F.TYPE_FIXED64: (0, 2**64 - 1),
 }
 _BAD = object()
-
-
-def join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else name
-
-
-# -- descriptor helpers -------------------------------------------------------------------
-
-@lru_cache(maxsize=None)
-def _fields_by_json_key(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
-    out: dict[str, _d.FieldDescriptor] = {}
-    for f in desc.fields:
-        out[f.name] = f
-        out[f.json_name] = f
-    return out
-
-
-@lru_cache(maxsize=None)
-def is_required(f: _d.FieldDescriptor) -> bool:
-    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
-    return field_behavior_pb2.REQUIRED in behaviors
-
-
-@lru_cache(maxsize=None)
-def is_output_only(f: _d.FieldDescriptor) -> bool:
-    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
-    return field_behavior_pb2.OUTPUT_ONLY in behaviors
-
-
-@lru_cache(maxsize=None)
-def _is_map(f: _d.FieldDescriptor) -> bool:
-    return (f.type == _F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
-
-
-def _is_repeated(f: _d.FieldDescriptor) -> bool:
-    return f.is_repeated
-
-
-@lru_cache(maxsize=None)
-def _is_synthetic_oneof(o: _d.OneofDescriptor) -> bool:
-    """A proto3 ``optional`` field's oneof (``_name``), not a real choice."""
-    return len(o.fields) == 1 and o.name == "_" + o.fields[0].name and o.fields[0].has_presence
-
-
-@lru_cache(maxsize=None)
-def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
-    return tuple(o for o in desc.oneofs if not _is_synthetic_oneof(o))
-
-
-# -- required fields (JSON and binary requests) -------------------------------------------
-
-def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
-                     ) -> list[Problem]:
-    """Every REQUIRED field left unset in ``msg`` and its set sub-messages, with JSON paths.
-
-    Set means: a repeated field non-empty, a field with presence present, any other scalar
-    or enum different from its default (an enum at ``*_UNSPECIFIED`` is unset). Every real
-    ``oneof`` (``Action.kind``) needs one member set. ``skip``: top-level fields (proto
-    names) checked elsewhere, left out entirely.
-    """
-    out: list[Problem] = []
-    _collect_missing(msg, path, skip, out)
-    return out
-
-
-def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]
-                     ) -> None:
-    desc = msg.DESCRIPTOR
-    plan = _PLANS.get(desc)
-    if plan is None:
-        plan = _PLANS[desc] = _required_plan(desc)
-    required, walk, oneofs = plan
-    for name, json_name, test, default in required:
-        if name in skip:
-            continue
-        if test == _REPEATED:
-            missing = not len(getattr(msg, name))
-        elif test == _PRESENCE:
-            missing = not msg.HasField(name)
-        else:
-            missing = getattr(msg, name) == default
-        if missing:
-            fpath = join(path, json_name)
-            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
-    for name, json_name, repeated in walk:
-        if name in skip:
-            continue
-        if repeated:
-            items = getattr(msg, name)
-            if items:
-                fpath = join(path, json_name)
-                for i, item in enumerate(items):
-                    _collect_missing(item, f"{fpath}[{i}]", (), out)
-        elif msg.HasField(name):
-            _collect_missing(getattr(msg, name), join(path, json_name), (), out)
-    for oneof, names in oneofs:
-        if msg.WhichOneof(oneof) is None:
-            where = path or "request"
-            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
-
-
-_REPEATED, _PRESENCE, _VALUE = "repeated", "presence", "value"
-#: Descriptor -> _required_plan(descriptor), read on every request.
-_PLANS: dict = {}
-
-
-def _required_plan(desc: _d.Descriptor):
-    """What the required-field check reads of a message type, as plain tuples:
-    (REQUIRED fields as (name, json name, how "set" is tested, default), message fields worth
-    walking as (name, json name, repeated), real oneofs as (name, their members' json
-    names))."""
-    required = tuple(
-        (f.name, f.json_name,
-         _REPEATED if f.is_repeated else _PRESENCE if f.has_presence else _VALUE,
-         None if f.is_repeated or f.has_presence else f.default_value)
-        for f in desc.fields if is_required(f))
-    walk = tuple((f.name, f.json_name, f.is_repeated) for f in desc.fields
-                 if f.type == _F.TYPE_MESSAGE and not _is_map(f)
-                 and _needs_required_walk(f.message_type))
-    oneofs = tuple((o.name, ", ".join(f.json_name for f in o.fields))
-                   for o in real_oneofs(desc))
-    return required, walk, oneofs
-
-
-@lru_cache(maxsize=None)
-def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) -> bool:
-    """Whether a message type, or any message below it, has a REQUIRED field or a oneof
-    (so walking it can find something missing); lets large snapshots skip the walk."""
-    if desc in _seen:
-        return False
-    if real_oneofs(desc) or any(is_required(f) for f in desc.fields):
-        return True
-    seen = _seen | {desc}
-    return any(_needs_required_walk(f.message_type, seen) for f in desc.fields
-               if f.type == _F.TYPE_MESSAGE)
 
 
 # -- parsing ------------------------------------------------------------------------------
@@ -252,55 +117,6 @@ def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, lis
     return decode_dict(loads(text), message_type)
 
 
-def decode_with_source(text: str | bytes, message_type: type[Message], loaded
-                       ) -> tuple[Message, list[Problem], SnapshotSource | None]:
-    """``decode`` for requests that carry a snapshot, plus how it came
-    (``service.api.SnapshotSource``, keyed by the snapshot's canonical JSON text).
-    ``loaded(key)``: the snapshot the service loaded from that key before, or None; then the
-    snapshot is not walked again and the message is returned without it."""
-    data = loads(text)
-    snapshot = data.get("snapshot") if isinstance(data, dict) else None
-    if not isinstance(snapshot, dict) or "snapshot" not in message_type.DESCRIPTOR.fields_by_name:
-        msg, problems = decode_dict(data, message_type)
-        return msg, problems, None
-    key = snapshot_key(snapshot)
-    if key is None:
-        msg, problems = decode_dict(data, message_type)
-        return msg, problems, None
-    known = loaded(key)
-    if known is None:
-        msg, problems = decode_dict(data, message_type)
-    else:
-        msg, problems = decode_dict({k: v for k, v in data.items() if k != "snapshot"},
-                                    message_type)
-    return msg, problems, SnapshotSource(key, known)
-
-
-def snapshot_key(obj: dict) -> tuple | None:
-    """The ``SnapshotSource`` key of a snapshot's JSON object: its compact orjson text (None
-    when orjson cannot write it, e.g. a lone surrogate: then the ordinary path).
-
-    orjson writes an infinite number (``1e400`` read by ``json``) as ``null``: such a key
-    would stand for a different request, so an object with one has no key either."""
-    try:
-        key = orjson.dumps(obj)
-    except TypeError:
-        return None
-    if b"null" in key and _has_non_finite(obj):
-        return None
-    return ("json", key)
-
-
-def _has_non_finite(value: Any) -> bool:
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_has_non_finite(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_non_finite(v) for v in value)
-    return False
-
-
 def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:
     if not isinstance(data, dict):
         raise InvalidInput([Problem("", MALFORMED_JSON, "the request must be a JSON object")])
@@ -338,33 +154,33 @@ def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list
 def _fill(msg: Message, clean: dict) -> None:
     """Set ``msg`` from a dict the walk has already checked (JSON names, values of the right
     types, enum names or numbers): what json_format.ParseDict does, several times faster."""
-    fields = _fields_by_json_name(msg.DESCRIPTOR)
+    fields = fields_by_json_name(msg.DESCRIPTOR)
     for key, value in clean.items():
         f = fields[key]
-        if _is_map(f):
+        if is_map(f):
             target = getattr(msg, f.name)
             key_f = f.message_type.fields_by_name["key"]
             val_f = f.message_type.fields_by_name["value"]
             for k, v in value.items():
-                k = k if key_f.type == _F.TYPE_STRING else _as_int(k)
-                if val_f.type == _F.TYPE_MESSAGE:
+                k = k if key_f.type == F.TYPE_STRING else _as_int(k)
+                if val_f.type == F.TYPE_MESSAGE:
                     _fill(target[k], v)
                 else:
-                    target[k] = _enum_number(val_f, v) if val_f.type == _F.TYPE_ENUM else v
+                    target[k] = _enum_number(val_f, v) if val_f.type == F.TYPE_ENUM else v
         elif f.is_repeated:
             target = getattr(msg, f.name)
-            if f.type == _F.TYPE_MESSAGE:
+            if f.type == F.TYPE_MESSAGE:
                 for v in value:
                     _fill(target.add(), v)
-            elif f.type == _F.TYPE_ENUM:
+            elif f.type == F.TYPE_ENUM:
                 target.extend(_enum_number(f, v) for v in value)
             else:
                 target.extend(value)
-        elif f.type == _F.TYPE_MESSAGE:
+        elif f.type == F.TYPE_MESSAGE:
             sub = getattr(msg, f.name)
             sub.SetInParent()
             _fill(sub, value)
-        elif f.type == _F.TYPE_ENUM:
+        elif f.type == F.TYPE_ENUM:
             setattr(msg, f.name, _enum_number(f, value))
         else:
             setattr(msg, f.name, value)
@@ -373,30 +189,6 @@ def _fill(msg: Message, clean: dict) -> None:
 def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
     return f.enum_type.values_by_name[value].number if isinstance(value, str) else value
 
-
-@lru_cache(maxsize=None)
-def _fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
-    return {f.json_name: f for f in desc.fields}
-
-
-def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] = ()
-                  ) -> list[Problem]:
-    """``problems`` plus every missing REQUIRED field not already explained by one
-    (``skip``: as in ``missing_required``)."""
-    out = ProblemList(problems)
-    reported = [p.field for p in out]
-    for p in missing_required(msg, skip=skip):
-        if not any(_covers(r, p.field) for r in reported):
-            out.append(p)
-    return out
-
-
-def _covers(reported: str, path: str) -> bool:
-    """A problem at ``reported`` already explains a missing field at ``path``."""
-    if reported == path or not reported:
-        return True
-    return path.startswith(reported + ".") or path.startswith(reported + "[") \
-        or reported.startswith(path + ".") or reported.startswith(path + "[")
 
 
 def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Problem]) -> Any:
@@ -445,16 +237,16 @@ def _walk_plan(desc: _d.Descriptor) -> dict[str, tuple]:
     plan = _WALK_PLANS.get(desc)
     if plan is None:
         plan = {}
-        for key, f in _fields_by_json_key(desc).items():
+        for key, f in fields_by_json_key(desc).items():
             o = f.containing_oneof
-            real = o.name if o is not None and not _is_synthetic_oneof(o) else None
+            real = o.name if o is not None and not is_synthetic_oneof(o) else None
             plan[key] = (f, f.json_name, real)
         _WALK_PLANS[desc] = plan
     return plan
 
 
 def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
-    if _is_map(f):
+    if is_map(f):
         if not isinstance(value, dict):
             problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
             return _BAD
@@ -463,7 +255,7 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
         out = {}
         for k, v in value.items():
             kp = f"{path}.{k}"
-            if key_f.type != _F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
+            if key_f.type != F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
                 continue
             if v is None:
                 problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
@@ -472,11 +264,11 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
             if v2 is not _BAD:
                 out[k] = v2
         return out
-    if _is_repeated(f):
+    if f.is_repeated:
         if not isinstance(value, list):
             problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
             return _BAD
-        if f.type == _F.TYPE_STRING and all(type(item) is str for item in value):
+        if f.type == F.TYPE_STRING and all(type(item) is str for item in value):
             return value  # card lists, the bulk of a snapshot: nothing to check per item
         out_list = []
         for i, item in enumerate(value):
@@ -492,14 +284,14 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
 
 
 def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
-    if f.type == _F.TYPE_MESSAGE:
+    if f.type == F.TYPE_MESSAGE:
         return _walk_message(value, f.message_type, path, problems)
     return _walk_scalar(value, f, path, problems)
 
 
 def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
     t = f.type
-    if t == _F.TYPE_ENUM:
+    if t == F.TYPE_ENUM:
         enum = f.enum_type
         if isinstance(value, str) and value in enum.values_by_name:
             return value
@@ -520,24 +312,24 @@ def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pr
             problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be in {lo}..{hi}"))
             return _BAD
         return n
-    if t == _F.TYPE_BOOL:
+    if t == F.TYPE_BOOL:
         if isinstance(value, bool):
             return value
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be true or false"))
         return _BAD
-    if t == _F.TYPE_STRING:
+    if t == F.TYPE_STRING:
         if isinstance(value, str):
             return value
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a string"))
         return _BAD
-    if t in (_F.TYPE_DOUBLE, _F.TYPE_FLOAT):
+    if t in (F.TYPE_DOUBLE, F.TYPE_FLOAT):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
         if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
             return value
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a number"))
         return _BAD
-    if t == _F.TYPE_BYTES:
+    if t == F.TYPE_BYTES:
         if isinstance(value, str):
             return value
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a base64 string"))
@@ -585,12 +377,12 @@ def _ordered(d: Any, desc: _d.Descriptor) -> Any:
         if f.json_name not in d:
             continue
         v = d[f.json_name]
-        if f.type == _F.TYPE_MESSAGE:
-            if _is_map(f):
+        if f.type == F.TYPE_MESSAGE:
+            if is_map(f):
                 # sorted keys: a map iterates in an order that changes between processes,
                 # and replicas must answer byte for byte the same
                 vf = f.message_type.fields_by_name["value"]
-                if vf.type == _F.TYPE_MESSAGE:
+                if vf.type == F.TYPE_MESSAGE:
                     v = {k: _ordered(v[k], vf.message_type) for k in sorted(v)}
                 else:
                     v = {k: v[k] for k in sorted(v)}

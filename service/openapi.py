@@ -22,7 +22,7 @@ from typing import Iterable
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
 
-from . import jsonio, pb
+from . import descriptors, pb
 
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE
@@ -73,12 +73,12 @@ class SchemaBuilder:
         for f in desc.fields:
             schema = self.field(f)
             notes = []
-            if jsonio.is_output_only(f):
+            if descriptors.is_output_only(f):
                 schema = {**schema, "readOnly": True} if "$ref" not in schema else \
                     {"allOf": [schema], "readOnly": True}
                 notes.append("Output only: computed by the service; may be omitted in "
                              "requests (if given it must agree).")
-            if jsonio.is_required(f):
+            if descriptors.is_required(f):
                 required.append(f.json_name)
             if f.has_presence and f.type != _F.TYPE_MESSAGE and f.containing_oneof is not None \
                     and f.containing_oneof.name == "_" + f.name:
@@ -89,7 +89,7 @@ class SchemaBuilder:
         out: dict = {"type": "object", "title": desc.full_name, "properties": props}
         if required:
             out["required"] = required
-        oneofs = [o for o in jsonio.real_oneofs(desc)]
+        oneofs = [o for o in descriptors.real_oneofs(desc)]
         if oneofs:
             out["x-oneof"] = {o.name: [f.json_name for f in o.fields] for o in oneofs}
             out["description"] = " ".join(

@@ -19,7 +19,7 @@ Calls are answered inline on the event loop, except the methods of
 
 from __future__ import annotations
 
-import logging
+import functools
 import math
 import time
 
@@ -31,12 +31,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from samba_adjudicator.engine.model import Problem
+
 from . import jsonio, metrics, openapi, pb
 from .api import REMEMBERS
-from .errors import ApiError, FieldViolation, internal_error, invalid_argument, rest_body
+from .boundary import as_api_error
+from .errors import ApiError, invalid_argument, rest_body
 from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from, shutting_down
-
-log = logging.getLogger("samba.rest")
 
 JSON = "application/json"
 
@@ -135,11 +136,11 @@ class SambaMiddleware:
                 return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
-        except Exception:  # noqa: BLE001 - never an HTML 500
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+        except Exception as e:  # noqa: BLE001 - never an HTML 500
+            # a failure of the framework itself, outside any call: the same boundary
+            err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
-                resp = error_response(internal_error(), rid)
-                await resp(scope, receive, send_with_headers)
+                await error_response(err, rid)(scope, receive, send_with_headers)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -167,86 +168,83 @@ def _deadline(request: Request) -> float | None:
     except ValueError:
         seconds = float("nan")
     if not math.isfinite(seconds) or seconds <= 0:
-        raise invalid_argument([FieldViolation(
+        raise invalid_argument([Problem(
             "x-server-timeout", "OUT_OF_RANGE",
             f"the x-server-timeout header must be a positive number of seconds, not {raw!r}")])
     return time.monotonic() + seconds
 
 
-def create_app(runtime: Runtime, settings) -> FastAPI:
-    limit = int(settings.max_message_bytes)
-    app = FastAPI(title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.runtime = runtime
+class _Calls:
+    """The RPC routes: read the body, answer through ``Runtime.invoke``, render JSON."""
 
-    def answer(method: str, decode, rid: str, deadline: float | None) -> Response:
+    def __init__(self, runtime: Runtime, limit: int) -> None:
+        self.runtime = runtime
+        self.limit = limit
+
+    def answer(self, method: str, decode, rid: str, deadline: float | None) -> Response:
         try:
-            response = runtime.invoke(method, None, transport="rest", request_id=rid,
-                                      deadline=deadline, decode=decode)
-            body = jsonio.to_dict(response)
-            if method in REMEMBERS and "snapshot" in body:
-                runtime.adjudicator.remember_json(response.snapshot, body["snapshot"])
-            return _json(body)
+            response = self.runtime.invoke(method, decode, transport="rest", request_id=rid,
+                                           deadline=deadline)
         except ApiError as e:
             return error_response(e, rid)
+        body = jsonio.to_dict(response)
+        if method in REMEMBERS and "snapshot" in body:
+            self.runtime.adjudicator.snapshots.remember_json(response.snapshot,
+                                                             body["snapshot"])
+        return _json(body)
 
-    async def run(method: str, decode, rid: str, deadline: float | None,
+    async def run(self, method: str, decode, rid: str, deadline: float | None,
                   size: int = 0) -> Response:
-        if runtime.state.draining:
+        if self.runtime.state.draining:
             err = shutting_down()
-            runtime.reject(method, "rest", rid, err)
+            self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"})
-        if runtime.offloaded(method, size):
-            return await run_in_threadpool(answer, method, decode, rid, deadline)
-        return answer(method, decode, rid, deadline)
+        if self.runtime.offloaded(method, size):
+            return await run_in_threadpool(self.answer, method, decode, rid, deadline)
+        return self.answer(method, decode, rid, deadline)
 
-    def post_endpoint(method: str):
+    def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
             rid = _rid(request)
             try:
                 deadline = _deadline(request)
-                body = await read_body(request, limit)
+                body = await read_body(request, self.limit)
             except ApiError as e:
-                runtime.reject(method, "rest", rid, e)
+                self.runtime.reject(method, "rest", rid, e)
                 return error_response(e, rid, {"connection": "close"}
                                       if e.code == "RESOURCE_EXHAUSTED" else None)
-            return await run(method, lambda: runtime.decode_json(method, body), rid, deadline,
-                             len(body))
+            return await self.run(method, self.runtime.json_decoder(method, body), rid,
+                                  deadline, len(body))
         endpoint.__name__ = method
         return endpoint
 
-    async def list_rulesets(request: Request) -> Response:
+    async def list_rulesets(self, request: Request) -> Response:
+        return await self._get("ListRulesets", pb.ListRulesetsRequest(), request)
+
+    async def get_ruleset(self, profile: str, request: Request) -> Response:
+        return await self._get("GetRuleset", pb.GetRulesetRequest(profile=profile), request)
+
+    async def _get(self, method: str, message, request: Request) -> Response:
         rid = _rid(request)
         try:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid)
-        return await run("ListRulesets", lambda: (pb.ListRulesetsRequest(), [], None), rid,
-                         deadline)
+        return await self.run(method, lambda: (message, [], None), rid, deadline)
 
-    async def get_ruleset(profile: str, request: Request) -> Response:
-        rid = _rid(request)
-        try:
-            deadline = _deadline(request)
-        except ApiError as e:
-            return error_response(e, rid)
-        return await run("GetRuleset",
-                         lambda: (pb.GetRulesetRequest(profile=profile), [], None), rid,
-                         deadline)
+    def routers(self) -> list[APIRouter]:
+        routers = {tag: APIRouter(tags=[tag])
+                   for tag in ("rulesets", "deals", "melds", "actions")}
+        special = {"ListRulesets": self.list_rulesets, "GetRuleset": self.get_ruleset}
+        for rpc, verb, path, tag, summary in ROUTES:
+            fn = special.get(rpc) or self.post_endpoint(rpc)
+            routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
+                                       summary=summary, response_class=Response)
+        return list(routers.values())
 
-    routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
-    for rpc, verb, path, tag, summary in ROUTES:
-        if rpc == "ListRulesets":
-            fn = list_rulesets
-        elif rpc == "GetRuleset":
-            fn = get_ruleset
-        else:
-            fn = post_endpoint(rpc)
-        routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
-                                   summary=summary, response_class=Response)
-    for router in routers.values():
-        app.include_router(router)
 
+def _operations(runtime: Runtime) -> APIRouter:
+    """Health, readiness, metrics, the OpenAPI document and its Swagger UI."""
     ops = APIRouter(tags=["operations"])
 
     @ops.get("/healthz")
@@ -264,21 +262,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         body, ctype = await run_in_threadpool(metrics.exposition)
         return Response(body, media_type=ctype)
 
-    document: dict = {}
-
-    def openapi_doc() -> dict:
-        if not document:
-            document.update(openapi.build(
-                ROUTES, title="Samba adjudicator", version=VERSION,
-                description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
-                            "Schemas are derived from the protobuf descriptors."))
-        return document
-
-    app.openapi = openapi_doc  # FastAPI's own generator is replaced, not merged
-
     @ops.get("/openapi.json")
     async def openapi_json() -> Response:
-        return _json(openapi_doc())
+        return _json(openapi_document())
 
     @ops.get("/docs")
     async def docs() -> HTMLResponse:
@@ -286,7 +272,68 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         return get_swagger_ui_html(openapi_url="/openapi.json",
                                    title="Samba adjudicator - API docs")
 
-    app.include_router(ops)
+    return ops
+
+
+@functools.lru_cache(maxsize=1)
+def _openapi_document() -> dict:
+    return openapi.build(
+        ROUTES, title="Samba adjudicator", version=VERSION,
+        description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
+                    "Schemas are derived from the protobuf descriptors.")
+
+
+def openapi_document() -> dict:
+    """The OpenAPI document of the gateway (built once; FastAPI's generator is replaced)."""
+    return _openapi_document()
+
+
+# -- every error as JSON -------------------------------------------------------------------
+
+_HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+               413: "RESOURCE_EXHAUSTED", 504: "DEADLINE_EXCEEDED", 503: "UNAVAILABLE"}
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    rid = _rid(request)
+    if exc.status_code == 404:
+        return error_response(ApiError("NOT_FOUND", "ROUTE_NOT_FOUND",
+                                       f"no route {request.method} {request.url.path}"), rid)
+    if exc.status_code == 405:
+        headers = dict(exc.headers or {})
+        allow = headers.get("Allow") or headers.get("allow") or ""
+        return _plain_error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED",
+                            f"{request.method} is not allowed on {request.url.path}"
+                            + (f"; use {allow}" if allow else ""), rid, headers)
+    code = _HTTP_CODES.get(exc.status_code, "INTERNAL")
+    if code == "INVALID_ARGUMENT":
+        err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
+    else:
+        err = ApiError(code, code, str(exc.detail))
+    return error_response(err, rid)
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+    problems = []
+    for e in exc.errors():
+        loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
+        problems.append(Problem(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
+    return error_response(invalid_argument(problems), _rid(request))
+
+
+async def _api_error(request: Request, exc: ApiError) -> Response:
+    return error_response(exc, _rid(request))
+
+
+def create_app(runtime: Runtime, settings) -> FastAPI:
+    limit = int(settings.max_message_bytes)
+    app = FastAPI(title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.runtime = runtime
+    for router in _Calls(runtime, limit).routers():
+        app.include_router(router)
+    app.include_router(_operations(runtime))
+    app.openapi = openapi_document  # type: ignore[method-assign]
 
     if settings.bench_echo:
         async def echo(request: Request) -> Response:
@@ -294,46 +341,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             return Response(body, media_type=JSON)
         app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
 
-    # -- every error as JSON ---------------------------------------------------------------
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        rid = _rid(request)
-        if exc.status_code == 404:
-            return error_response(ApiError("NOT_FOUND", "ROUTE_NOT_FOUND",
-                                           f"no route {request.method} {request.url.path}"),
-                                  rid)
-        if exc.status_code == 405:
-            headers = dict(exc.headers or {})
-            allow = headers.get("Allow") or headers.get("allow") or ""
-            return _plain_error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED",
-                                f"{request.method} is not allowed on {request.url.path}"
-                                + (f"; use {allow}" if allow else ""), rid, headers)
-        code = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                413: "RESOURCE_EXHAUSTED", 504: "DEADLINE_EXCEEDED",
-                503: "UNAVAILABLE"}.get(exc.status_code, "INTERNAL")
-        if code == "INVALID_ARGUMENT":
-            err = invalid_argument([FieldViolation("", "OUT_OF_RANGE", str(exc.detail))])
-        else:
-            err = ApiError(code, code, str(exc.detail))
-        return error_response(err, rid)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
-        problems = []
-        for e in exc.errors():
-            loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
-            problems.append(FieldViolation(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
-        return error_response(invalid_argument(problems), _rid(request))
-
-    @app.exception_handler(ApiError)
-    async def api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(exc, _rid(request))
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> Response:
-        log.error("unhandled error on %s %s", request.method, request.url.path,
-                  exc_info=exc)
-        return error_response(internal_error(), _rid(request))
-
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(ApiError, _api_error)
+    # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     return app

@@ -1,11 +1,11 @@
-"""What both servers share around ``service.api``: one call = metrics, log line, deadline.
+"""What the servers and the CLI share around ``service.api``: one call = decode, answer,
+error boundary; for the servers also metrics, a log line and a deadline.
 
-``Runtime.invoke(method, request, transport=..., request_id=..., deadline=...)`` runs one
-Adjudicator call through ``Adjudicator.call`` and returns the response message or raises
-``ApiError`` (never anything else). It counts the call in ``service.metrics``, writes one
-JSON log line (``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors) and honours a
-deadline (``time.monotonic()`` value): a call whose deadline has passed before or after the
-engine ran answers DEADLINE_EXCEEDED.
+``Runtime.answer(method, decode, deadline)`` decodes a request (``service.decoding``), runs
+``Adjudicator.call`` and returns the response message or raises ``ApiError``, never
+anything else (``service.boundary``): it is the one error boundary of every transport and
+of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
+is ``answer`` counted in ``service.metrics`` and logged (one JSON line per call).
 
 ``State`` is the process's lifecycle (starting -> serving -> draining) read by ``/readyz``
 and the gRPC health service.
@@ -19,16 +19,21 @@ import threading
 import time
 from importlib import metadata
 
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
-from samba_adjudicator.engine.model import InvalidInput
+from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
 from . import metrics as _metrics
-from .api import METHODS, SNAPSHOT_CACHE_SIZE, Adjudicator, api_error
-from .errors import ApiError, internal_error, new_request_id
-from .sources import SnapshotSource
+from .api import METHODS, Adjudicator
+from .boundary import as_api_error
+from .decoding import Decoded, ProtobufDecoder, decode_json
+from .errors import ApiError, new_request_id
+from .loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
 log = logging.getLogger("samba.server")
 
@@ -138,10 +143,13 @@ def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
 
 
 class Runtime:
-    """One per process: the adjudicator, the lifecycle, the test/bench knobs."""
+    """One per process: the adjudicator, the lifecycle, the test/bench knobs.
+
+    ``answer`` is the error boundary every transport and the CLI go through; ``invoke``
+    (the servers) adds the accounting: metrics and one log line per call."""
 
     def __init__(self, settings, adjudicator: Adjudicator | None = None,
-                 state: State | None = None) -> None:
+                 state: State | None = None, *, count_calls: bool = True) -> None:
         if adjudicator is None:
             from . import page_tokens
             from .signing import Signer
@@ -154,11 +162,14 @@ class Runtime:
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()
-        self.metrics = _metrics.get()
-        # labelled children by label values: ``labels()`` checks and locks on every call
-        self._children: dict[tuple, object] = {}
-        self.metrics.build_info.labels(version=VERSION, ruleset_revision=RULES_REVISION).set(1)
         self.delay = float(getattr(settings, "test_delay_seconds", 0.0) or 0.0)
+        self._decoders: dict[str, ProtobufDecoder] = {}
+        # labelled children by label values: ``labels()`` checks and locks on every call
+        self._children: dict[tuple, Any] = {}
+        self.metrics = _metrics.get() if count_calls else None
+        if self.metrics is not None:
+            self.metrics.build_info.labels(version=VERSION,
+                                           ruleset_revision=RULES_REVISION).set(1)
 
     def offloaded(self, method: str, size: int = 0) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
@@ -166,21 +177,83 @@ class Runtime:
         block the loop)."""
         return method in OFFLOAD or size > OFFLOAD_BYTES or self.delay > 0
 
-    # The request types, for transports that parse themselves.
-    @staticmethod
-    def request_type(method: str) -> type[Message]:
-        return METHODS[method][0]
+    # -- decoding, for the transports ------------------------------------------------------
+    def protobuf_decoder(self, method: str) -> ProtobufDecoder:
+        """gRPC: request bytes -> Decoded (``service.decoding``)."""
+        decoder = self._decoders.get(method)
+        if decoder is None:
+            decoder = self._decoders[method] = ProtobufDecoder(METHODS[method][0],
+                                                               self.adjudicator.snapshots)
+        return decoder
 
-    def decode_json(self, method: str, body: bytes
-                    ) -> tuple[Message, list, SnapshotSource | None]:
-        """REST: proto3 JSON -> (message, structural problems, snapshot source); ApiError for
-        non-JSON."""
-        from . import jsonio
+    def json_decoder(self, method: str, body: bytes) -> Callable[[], Decoded]:
+        """REST and CLI: proto3 JSON -> Decoded, when called (inside ``answer``)."""
+        request_type = METHODS[method][0]
+        return lambda: decode_json(body, request_type, self.adjudicator.snapshots)
+
+    # -- answering -------------------------------------------------------------------------
+    def answer(self, method: str, decode: Callable[[], Decoded],
+               deadline: float | None = None, call: CallRecord | None = None) -> Message:
+        """The error boundary: decode the request, adjudicate it and return the response,
+        or raise ApiError (``service.boundary``), never anything else. ``deadline``
+        (``time.monotonic()`` value): passed before or after the engine ran, the answer is
+        DEADLINE_EXCEEDED. ``call``: filled in for the accounting."""
         try:
-            return jsonio.decode_with_source(body, METHODS[method][0],
-                                             self.adjudicator.loaded_snapshot)
-        except InvalidInput as e:
-            raise api_error(e) from None
+            # the engine stops long loops at the deadline (engine.deadline)
+            with within(deadline):
+                request, problems, source = decode()
+                if call is not None:
+                    call.profile = _profile_of(request, source)
+                _check_deadline(method, deadline)
+                if self.delay > 0:
+                    self._sleep()
+                response = self.adjudicator.call(method, request, problems, source)
+            _check_deadline(method, deadline)
+            return response
+        except Interrupted:  # by the deadline, or by the end of a drain (engine.deadline)
+            raise (shutting_down() if self.state.draining
+                   else deadline_exceeded(method)) from None
+        except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
+            raise as_api_error(e, method) from None
+
+    def call(self, method: str, request: Message, problems: list[Problem] | None = None
+             ) -> Message:
+        """``answer`` for a request message already built in process (a library user)."""
+        return self.answer(method, lambda: (request, list(problems or ()), None))
+
+    def invoke(self, method: str, decode: Callable[[], Decoded], *, transport: str,
+               request_id: str, deadline: float | None = None) -> Message:
+        """``answer`` one call of a server, counted in ``service.metrics`` and logged (one
+        JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
+        runs inside the accounting, so parse failures are counted and timed as well."""
+        m = self.metrics
+        assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
+        start = time.perf_counter()
+        in_flight = self._child(m.in_flight, transport)
+        in_flight.inc()
+        call = CallRecord()
+        try:
+            response = self.answer(method, decode, deadline, call)
+            call.outcome, call.codes = _outcome(method, response)
+            return response
+        except ApiError as e:
+            call.error = e
+            call.outcome = "invalid_argument" if e.is_invalid_argument else "error"
+            raise
+        finally:
+            elapsed = time.perf_counter() - start
+            in_flight.dec()
+            self._count(method, transport, call, elapsed)
+            self._log(method, transport, call.outcome, elapsed, request_id, call.error)
+
+    def _count(self, method: str, transport: str, call: CallRecord, elapsed: float) -> None:
+        m = self.metrics
+        if call.error is not None:
+            self._child(m.errors, method, transport, call.error.code).inc()
+        self._child(m.requests, method, transport, call.outcome, call.profile).inc()
+        self._child(m.duration, method, transport).observe(elapsed)
+        for code in call.codes:
+            self._child(m.violations, code).inc()
 
     def _child(self, metric, *values):
         key = (id(metric),) + values
@@ -188,59 +261,6 @@ class Runtime:
         if child is None:
             child = self._children[key] = metric.labels(*values)
         return child
-
-    def invoke(self, method: str, request: Message | None, *, transport: str,
-               request_id: str, deadline: float | None = None, problems=(),
-               decode=None) -> Message:
-        """Answer one call. ``decode``: a callable producing (request, problems, snapshot
-        source or None), run inside the accounting (so parse failures are counted and timed
-        as well)."""
-        m = self.metrics
-        start = time.perf_counter()
-        in_flight = self._child(m.in_flight, transport)
-        in_flight.inc()
-        outcome, profile, codes, err = "error", "none", [], None
-        source = None
-        try:
-            try:
-                # the engine stops long loops at the deadline (engine.deadline)
-                with within(deadline):
-                    if decode is not None:
-                        request, problems, source = decode()
-                    profile = _profile_of(request, source)
-                    if deadline is not None and time.monotonic() >= deadline:
-                        raise deadline_exceeded(method)
-                    if self.delay > 0:
-                        self._sleep(method, deadline)
-                    response = self.adjudicator.call(method, request, problems, source)
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise deadline_exceeded(method)
-                outcome, codes = _outcome(method, response)
-                return response
-            except ApiError as e:
-                err = e
-                raise
-            except Interrupted:
-                err = shutting_down() if self.state.draining else deadline_exceeded(method)
-                raise err from None
-            except InvalidInput as e:  # defensive: api converts these already
-                err = api_error(e)
-                raise err from None
-            except Exception:  # noqa: BLE001 - never an unknown status
-                log.exception("unexpected error in %s", method)
-                err = internal_error()
-                raise err from None
-        finally:
-            elapsed = time.perf_counter() - start
-            in_flight.dec()
-            if err is not None:
-                outcome = "invalid_argument" if err.is_invalid_argument else "error"
-                self._child(m.errors, method, transport, err.code).inc()
-            self._child(m.requests, method, transport, outcome, profile).inc()
-            self._child(m.duration, method, transport).observe(elapsed)
-            for code in codes:
-                self._child(m.violations, code).inc()
-            self._log(method, transport, outcome, elapsed, request_id, err)
 
     def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:
         """Count and log a call refused by the transport before ``invoke`` (413)."""
@@ -251,7 +271,7 @@ class Runtime:
                           profile="none").inc()
         self._log(method, transport, outcome, 0.0, request_id, err)
 
-    def _sleep(self, method: str, deadline: float | None) -> None:
+    def _sleep(self) -> None:
         """SAMBA_TEST_DELAY_SECONDS: a deterministic slow call (drain tests only)."""
         end = time.monotonic() + self.delay
         while (left := end - time.monotonic()) > 0:
@@ -265,8 +285,6 @@ class Runtime:
             level = logging.DEBUG
         elif err.code in ("INTERNAL", "UNKNOWN", "DATA_LOSS"):
             level = logging.ERROR
-        elif err.code == "DEADLINE_EXCEEDED":
-            level = logging.WARNING
         else:
             level = logging.WARNING
         if not log.isEnabledFor(level):
@@ -277,3 +295,18 @@ class Runtime:
         if err is not None:
             line.update(code=err.code, reason=err.reason, message=err.message)
         log.log(level, "request", extra={"fields": line})
+
+
+@dataclass(slots=True)
+class CallRecord:
+    """What the accounting of one call reports: labels, violation codes, the error."""
+
+    profile: str = "none"
+    outcome: str = "error"
+    codes: list[str] = field(default_factory=list)
+    error: ApiError | None = None
+
+
+def _check_deadline(method: str, deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise deadline_exceeded(method)

@@ -284,8 +284,7 @@ def run_single(settings) -> int:
     worker = Worker(settings)
     grpc_port, http_port = worker.start()
     _announce({"event": "listening", "host": settings.host, "grpcPort": grpc_port,
-               "httpPort": http_port, "workers": 1, "pid": os.getpid(),
-               "grpcImpl": settings.grpc_impl})
+               "httpPort": http_port, "workers": 1, "pid": os.getpid()})
     sig = _wait_for_signal()
     log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
     worker.shutdown()
@@ -389,8 +388,7 @@ def run_supervisor(settings) -> int:
     if status == 0 and not stopping.is_set():
         _announce({"event": "listening", "host": settings.host,
                    "grpcPort": settings.grpc_port, "httpPort": settings.http_port,
-                   "workers": settings.workers, "pid": os.getpid(),
-                   "grpcImpl": settings.grpc_impl})
+                   "workers": settings.workers, "pid": os.getpid()})
     restarts: list[float] = []
     while not stopping.wait(0.5):
         for index, p in list(procs.items()):

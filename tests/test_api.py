@@ -12,6 +12,7 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import convert, errors, jsonio, pb
 from samba_adjudicator.service.api import METHODS, Adjudicator, kebab, response_type
 from samba_adjudicator.service.errors import ApiError
+from samba_adjudicator.service.runtime import Runtime
 from samba_adjudicator.service.signing import Signer
 
 pytestmark = pytest.mark.engine
@@ -26,7 +27,8 @@ def play_snapshot():
 
 
 def call(adj, method, request, problems=()):
-    return adj.call(method, request, problems)
+    """In process, through the error boundary every transport uses."""
+    return Runtime(None, adj, count_calls=False).call(method, request, list(problems))
 
 
 def test_methods_table_covers_service():
@@ -209,7 +211,7 @@ def test_bad_key_specs(spec):
 
 def test_signing_off_by_default():
     assert Signer.from_env({}) is None and Signer.parse("") is None
-    assert Adjudicator().call("Deal", pb.DealRequest(players=2, seed="s")).snapshot.signature == ""
+    assert call(Adjudicator(), "Deal", pb.DealRequest(players=2, seed="s")).snapshot.signature == ""
 
 
 def test_error_bodies():
@@ -244,7 +246,7 @@ def test_unexpected_exception_becomes_internal(monkeypatch):
     from samba_adjudicator import engine
     monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
     with pytest.raises(ApiError) as e:
-        Adjudicator().call("ListRulesets", pb.ListRulesetsRequest())
+        call(Adjudicator(), "ListRulesets", pb.ListRulesetsRequest())
     assert e.value.code == "INTERNAL"
 
 
@@ -252,14 +254,14 @@ def test_json_problems_and_required_reported_together():
     msg, problems = jsonio.decode('{"snapshot": {"bogus": 1}, "action": {"seat": 0}}',
                                   pb.ApplyActionRequest)
     with pytest.raises(ApiError) as e:
-        Adjudicator().call("ApplyAction", msg, problems)
+        call(Adjudicator(), "ApplyAction", msg, problems)
     got = {(p.field, p.reason) for p in e.value.field_violations}
     assert ("snapshot.bogus", "UNKNOWN_FIELD") in got and ("action", "REQUIRED") in got
     assert ("snapshot.turn", "REQUIRED") in got
 
 
 def test_snapshot_cache_answers_like_a_fresh_load():
-    """The loaded-snapshot cache (Adjudicator.loaded_snapshot) is keyed by the exact bytes:
+    """The loaded-snapshot cache (Adjudicator.snapshots) is keyed by the exact bytes:
     a repeated snapshot answers as a fresh service would, and any change is re-checked."""
     snap = convert.snapshot_to_proto(play_snapshot())
     action = pb.Action(seat=0, discard=pb.Discard(card="5C"))

@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors, pb
 from service_fixtures import channel, dealt, http, server, stub  # noqa: F401
 
@@ -39,7 +40,7 @@ def _with_symbols(snapshot: dict) -> dict:
 def test_the_problem_list_keeps_a_hundred_and_counts_the_rest():
     found = errors.ProblemList()
     for i in range(1000):
-        found.append(errors.FieldViolation(f"cards[{i}]", "UNKNOWN_CARD_CODE", "x" * 1000))
+        found.append(Problem(f"cards[{i}]", "UNKNOWN_CARD_CODE", "x" * 1000))
     err = errors.invalid_argument(found)
     listed = err.field_violations
     assert 1 <= len(listed) <= errors.MAX_LISTED_PROBLEMS

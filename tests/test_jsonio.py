@@ -7,7 +7,7 @@ import json
 import pytest
 
 from samba_adjudicator.engine.model import InvalidInput
-from samba_adjudicator.service import jsonio, pb
+from samba_adjudicator.service import jsonio, pb, required
 
 
 def problems(text, msg_type):
@@ -52,7 +52,7 @@ def test_missing_required_fields():
 
 def test_required_check_works_on_binary_messages():
     req = pb.ReplayDealRequest(actions=[pb.Action(discard=pb.Discard(card="5C"))])
-    got = {(p.field, p.reason) for p in jsonio.missing_required(req)}
+    got = {(p.field, p.reason) for p in required.missing_required(req)}
     assert got == {("snapshot", "REQUIRED"), ("actions[0].seat", "REQUIRED")}
 
 

@@ -20,7 +20,6 @@ def test_flags_env_defaults():
     s = config.load([], environ={})
     assert (s.host, s.grpc_port, s.http_port, s.workers, s.max_message_bytes, s.log_level,
             s.shutdown_grace_seconds) == ("127.0.0.1", 50051, 8080, 1, 1048576, "info", 20.0)
-    assert s.grpc_impl == "aio"
     env = {"SAMBA_GRPC_PORT": "6000", "SAMBA_HTTP_PORT": "6001", "SAMBA_WORKERS": "3",
            "SAMBA_LOG_LEVEL": "DEBUG", "SAMBA_SHUTDOWN_GRACE_SECONDS": "7",
            "SAMBA_MAX_MESSAGE_BYTES": "2048", "SAMBA_HOST": "0.0.0.0"}

@@ -7,6 +7,7 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
+from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors as _errors
 from samba_adjudicator.service import jsonio
 from service_fixtures import (REST, channel, cli_call, dealt, grpc_call, http,  # noqa: F401
@@ -54,7 +55,7 @@ def test_same_error_everywhere(http, stub, method, body):
     if len(status.details) > 1:
         br = error_details_pb2.BadRequest()
         status.details[1].Unpack(br)
-        violations = [_errors.FieldViolation(v.field, v.reason, v.description)
+        violations = [Problem(v.field, v.reason, v.description)
                       for v in br.field_violations]
     rebuilt = _errors.rest_body(_errors.ApiError(code, info.reason, status.message, violations),
                                 "x")

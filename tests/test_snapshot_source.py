@@ -1,4 +1,4 @@
-"""A snapshot sent again is not parsed again (service.sources, service.wire): the answers on
+"""A snapshot sent again is not parsed again (service.decoding, service.loading): the answers on
 that fast path must be exactly the answers of the ordinary path, on both encodings."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import cli, convert, grpc_server, jsonio, pb, wire
 from samba_adjudicator.service.api import Adjudicator
+from samba_adjudicator.service.decoding import decode_json
 from samba_adjudicator.service.runtime import Runtime
 from samba_adjudicator.service.signing import Signer
 
@@ -55,8 +56,8 @@ def pb_requests(snap: pb.Snapshot) -> list[tuple[str, object]]:
 
 def grpc_answer(runtime: Runtime, method: str, data: bytes):
     """What the gRPC transport answers: (response bytes, None) or (None, rich status)."""
-    parse = grpc_server._parser(method, runtime)
-    out, status = grpc_server._call(runtime, method, parse, data, "rid-1", None)
+    decode = runtime.protobuf_decoder(method)
+    out, status = grpc_server._call(runtime, method, decode, data, "rid-1", None)
     if status is not None:
         status = (status.code, status.details, tuple(status.trailing_metadata))
     return out, status
@@ -68,7 +69,7 @@ def test_grpc_second_sending_answers_like_the_first():
     for method, request in pb_requests(snap):
         data = request.SerializeToString()
         first = grpc_answer(runtime, method, data)
-        _, _, source = grpc_server._parser(method, runtime)(data)
+        _, _, source = runtime.protobuf_decoder(method)(data)
         assert source is not None and source.loaded is not None, method  # a real hit
         assert grpc_answer(runtime, method, data) == first, method
         assert grpc_answer(Runtime(None, Adjudicator()), method, data) == first, method
@@ -80,7 +81,7 @@ def test_json_second_sending_answers_like_the_first():
     for method, request in pb_requests(snap):
         body = json.dumps(jsonio.to_dict(request)).encode()
         first = cli.run(method, body, adjudicator=adj, request_id="r")
-        _, _, source = jsonio.decode_with_source(body, type(request), adj.loaded_snapshot)
+        _, _, source = decode_json(body, type(request), adj.snapshots)
         assert source is not None and source.loaded is not None, method
         assert cli.run(method, body, adjudicator=adj, request_id="r") == first, method
         assert cli.run(method, body, adjudicator=Adjudicator(), request_id="r") == first
@@ -97,7 +98,7 @@ def test_a_snapshot_with_problems_is_never_remembered():
         fields = [v["field"] for d in answer["error"]["details"]
                   for v in d.get("fieldViolations", ())]
         assert "snapshot.seats[0].hand[0]" in fields
-    assert not adj._loaded.items
+    assert not adj.snapshots.cache.items
 
 
 def test_page_tokens_work_across_encodings_and_the_fast_path():
@@ -236,14 +237,14 @@ def test_long_integer_out_of_range_is_reported_exactly():
 
 
 def test_in_process_calls_with_whole_messages_use_the_same_cache():
-    """Adjudicator.call without a source (a library user, the tests) keys the snapshot by its
+    """A call without a source (a library user, the tests) keys the snapshot by its
     deterministic bytes: a second call answers the same from the loaded snapshot."""
     from samba_adjudicator.service.errors import ApiError
     snap = convert.snapshot_to_proto(position())
 
     def answer(adj, method, request):
         try:
-            return adj.call(method, request)
+            return Runtime(None, adj, count_calls=False).call(method, request)
         except ApiError as e:
             return (e.code, e.reason, e.message, tuple(map(repr, e.field_violations)))
 
@@ -251,15 +252,15 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
         adj = Adjudicator()
         first = answer(adj, method, request)
         key = ("pb", request.snapshot.SerializeToString(deterministic=True))
-        if adj.loaded_snapshot(key) is not None:
+        if adj.snapshots.loaded(key) is not None:
             assert answer(adj, method, request) == first, method
         assert answer(Adjudicator(), method, request) == first, method
     adj = Adjudicator()
     answer(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap))
-    assert adj.loaded_snapshot(("pb", snap.SerializeToString(deterministic=True))) is not None
+    assert adj.snapshots.loaded(("pb", snap.SerializeToString(deterministic=True))) is not None
 
 
-# -- positions the service produced (Adjudicator._remember) ---------------------------------
+# -- positions the service produced (SnapshotLoader.remember) ---------------------------------
 
 def same_snapshot(a: m.Snapshot, b: m.Snapshot) -> bool:
     """Equal in every field, the ones left out of == included."""
@@ -293,7 +294,7 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
     assert status is None
     snapshot_bytes, method = answered_snapshot("Deal", out), "Deal"
     for _ply in range(40):
-        kept = adj.loaded_snapshot(("pb", snapshot_bytes))
+        kept = adj.snapshots.loaded(("pb", snapshot_bytes))
         assert kept is not None, method
         loaded = convert.load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
         assert same_snapshot(kept, loaded), method
@@ -321,13 +322,14 @@ def test_produced_positions_are_remembered_for_json_clients():
     """REST renders the answer, then keeps the snapshot under its JSON key as well: the
     object sent back is not walked again, and answers as a fresh service would."""
     adj = Adjudicator()
-    dealt = adj.call("Deal", pb.DealRequest(players=4, seed="json-remember"))
+    dealt = Runtime(None, adj, count_calls=False).call(
+        "Deal", pb.DealRequest(players=4, seed="json-remember"))
     rendered = jsonio.to_dict(dealt)
-    adj.remember_json(dealt.snapshot, rendered["snapshot"])
+    adj.snapshots.remember_json(dealt.snapshot, rendered["snapshot"])
     body = json.dumps({"snapshot": rendered["snapshot"],
                        "action": {"seat": rendered["snapshot"]["turn"]["seat"],
                                   "drawStock": {}}}).encode()
-    _, _, source = jsonio.decode_with_source(body, pb.ApplyActionRequest, adj.loaded_snapshot)
+    _, _, source = decode_json(body, pb.ApplyActionRequest, adj.snapshots)
     assert source is not None and source.loaded is not None
     loaded = convert.load_snapshot(dealt.snapshot)
     assert same_snapshot(source.loaded, loaded)
@@ -343,4 +345,4 @@ def test_a_cache_of_size_zero_keeps_nothing_and_answers_the_same():
         first = grpc_answer(runtime, method, data)
         assert grpc_answer(runtime, method, data) == first
         assert grpc_answer(Runtime(None, Adjudicator()), method, data) == first
-    assert not runtime.adjudicator._loaded.items
+    assert not runtime.adjudicator.snapshots.cache.items

@@ -1,0 +1,62 @@
+"""Facts the service reads from the protobuf descriptors (all cached per descriptor).
+
+``google.api.field_behavior`` annotations (REQUIRED, OUTPUT_ONLY), real ``oneof`` choices
+(a proto3 ``optional`` field's synthetic oneof is not one), map fields, JSON names; and
+``join``, how a JSON field path grows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from google.api import field_behavior_pb2
+from google.protobuf import descriptor as _d
+
+F = _d.FieldDescriptor
+
+
+def join(path: str, name: str) -> str:
+    """``path`` extended by field ``name`` (JSON names: ``snapshot.seats``)."""
+    return f"{path}.{name}" if path else name
+
+
+@lru_cache(maxsize=None)
+def fields_by_json_key(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
+    out: dict[str, _d.FieldDescriptor] = {}
+    for f in desc.fields:
+        out[f.name] = f
+        out[f.json_name] = f
+    return out
+
+
+@lru_cache(maxsize=None)
+def is_required(f: _d.FieldDescriptor) -> bool:
+    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
+    return field_behavior_pb2.REQUIRED in behaviors
+
+
+@lru_cache(maxsize=None)
+def is_output_only(f: _d.FieldDescriptor) -> bool:
+    behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
+    return field_behavior_pb2.OUTPUT_ONLY in behaviors
+
+
+@lru_cache(maxsize=None)
+def is_map(f: _d.FieldDescriptor) -> bool:
+    return (f.type == F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
+
+
+@lru_cache(maxsize=None)
+def is_synthetic_oneof(o: _d.OneofDescriptor) -> bool:
+    """A proto3 ``optional`` field's oneof (``_name``), not a real choice."""
+    return len(o.fields) == 1 and o.name == "_" + o.fields[0].name and o.fields[0].has_presence
+
+
+@lru_cache(maxsize=None)
+def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
+    return tuple(o for o in desc.oneofs if not is_synthetic_oneof(o))
+
+
+@lru_cache(maxsize=None)
+def fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
+    return {f.json_name: f for f in desc.fields}

@@ -1,0 +1,195 @@
+"""The one snapshot-loading pipeline: a request's ``snapshot`` message becomes an engine
+Snapshot the service trusts, or every problem is reported together.
+
+Steps, in order (``SnapshotLoader.load``):
+
+1. the signature is present and names a configured key (cheap, before any parsing);
+2. convert: protobuf -> engine values, every unparseable value a problem at its path;
+3. the request's actions are converted against it (seat range, meld ids);
+4. consistency (``engine.check_snapshot``) and the client-given derived (output-only) fields;
+5. the signature is verified over the service's own rendering;
+6. remember: the loaded snapshot is kept under its cache key, so the same encoding sent
+   again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
+
+After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
+view check. ``render`` is the way out (signed), and ``remember`` keeps a snapshot the
+service has just produced under the bytes of its answer.
+
+The cache has one key function, ``cache_key``: the encoding a snapshot came in and its exact
+bytes in that encoding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import orjson
+
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
+
+from . import convert, pb
+from .errors import ApiError, invalid_argument
+from .lru import Lru
+from .signing import Signer
+
+#: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
+SNAPSHOT_CACHE_SIZE = 1024
+SNAPSHOT = "snapshot"  # the field (and path) of every request that carries one
+
+SnapshotKey = tuple[str, bytes]
+
+
+def cache_key(encoding: str, encoded: bytes) -> SnapshotKey:
+    """The loaded-snapshot cache key: ``encoding`` is ``"pb"`` (protobuf bytes, as received
+    or as answered) or ``"json"`` (the snapshot's JSON object written compactly by orjson)."""
+    return (encoding, encoded)
+
+
+def json_cache_key(obj: dict) -> SnapshotKey | None:
+    """``cache_key`` of a snapshot's parsed JSON object (None when orjson cannot write it,
+    e.g. a lone surrogate: the snapshot then takes the ordinary path).
+
+    orjson writes an infinite number (``1e400`` read by ``json``) as ``null``: such a key
+    would stand for a different request, so an object with one has no key either."""
+    try:
+        encoded = orjson.dumps(obj)
+    except TypeError:
+        return None
+    if b"null" in encoded and _has_non_finite(obj):
+        return None
+    return cache_key("json", encoded)
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotSource:
+    """How a transport received a request's snapshot: ``key`` (``cache_key``) and ``loaded``,
+    the snapshot loaded earlier from that same key, if any.
+
+    With ``loaded`` set the transport has not parsed the snapshot at all and the request
+    message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
+    call's cost when a client sends one position several times (candidate moves, pages)."""
+
+    key: SnapshotKey
+    loaded: Snapshot | None = None
+
+
+class SnapshotLoader:
+    """The pipeline and its cache; one per Adjudicator."""
+
+    def __init__(self, signer: Signer | None = None,
+                 cache_size: int = SNAPSHOT_CACHE_SIZE) -> None:
+        self.signer = signer
+        self.cache = Lru(cache_size)
+
+    def loaded(self, key: SnapshotKey) -> Snapshot | None:
+        """The snapshot loaded earlier from exactly this encoding."""
+        return self.cache.get(key)
+
+    def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
+        """A snapshot handed over in process as a whole message: keyed by its bytes."""
+        key = cache_key("pb", msg.SerializeToString(deterministic=True))
+        return SnapshotSource(key, self.loaded(key))
+
+    def load(self, msg: pb.Snapshot, problems: list[Problem],
+             source: SnapshotSource | None = None,
+             actions: Iterable[tuple[pb.Action, str]] = (), check_meld_ids: bool = True,
+             allow_view: bool = True) -> tuple[Snapshot, list[Action | None]]:
+        """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
+        every problem (``problems``: those already found in the request, reported first).
+
+        ``actions``: (pb.Action, path) pairs. ``source.loaded`` is used as it is (the
+        transport has looked the key up already)."""
+        snap = source.loaded if source is not None else None
+        fresh = snap is None
+        if fresh and not problems and self.signer is not None:
+            self.signer.check_present(msg.signature, f"{SNAPSHOT}.signature")
+        if fresh:
+            snap = convert.snapshot_from_proto(msg, SNAPSHOT, problems)
+        converted = self._actions(snap, actions, problems, check_meld_ids)
+        if problems or snap is None:
+            raise InvalidInput(problems or [Problem(SNAPSHOT, "REQUIRED",
+                                                    f"{SNAPSHOT} is required")])
+        if fresh:
+            self._trust(msg, snap)
+            if source is not None:
+                self.cache.put(source.key, snap)
+        pin_version(snap.ruleset_ref.version, snap.ruleset, f"{SNAPSHOT}.ruleset.version")
+        if not allow_view and snap.is_view:
+            raise _view_refused(snap)
+        return snap, converted
+
+    @staticmethod
+    def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],
+                 problems: list[Problem], check_meld_ids: bool) -> list[Action | None]:
+        players = len(snap.seats) if snap is not None else None
+        ids = convert.meld_ids(snap) if (snap is not None and check_meld_ids) else None
+        return [convert.action_from_proto(a, path, problems, players, ids)
+                for a, path in actions]
+
+    def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
+        """Consistency, derived fields, signature: what a freshly converted snapshot must
+        pass before it is used or remembered."""
+        convert.raise_if(convert.check_snapshot_input(msg, snap, SNAPSHOT))
+        if self.signer is not None:
+            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
+                               f"{SNAPSHOT}.signature")
+
+    # -- the way out -----------------------------------------------------------------------
+    def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
+        """The snapshot as answered (signed when keys are set). ``remember``: also keep it
+        as loaded under the bytes it is answered in (see ``remember``)."""
+        msg = convert.snapshot_to_proto(snap)
+        if self.signer is not None:
+            self.signer.sign(msg)
+        if remember:
+            self.remember(snap, msg)
+        return msg
+
+    def remember(self, snap: Snapshot, msg: pb.Snapshot) -> None:
+        """A position this service has just produced (a deal, an applied action) is what the
+        client sends next (the next player's legal actions, the next validation): keep it
+        as loaded under the exact bytes the answer carries, so that call need not load it.
+
+        What is kept is what loading those bytes gives (the tests compare the two on played
+        deals of every profile). Snapshot has no map fields, so its bytes are the same
+        with or without deterministic serialization, inside the answer or alone."""
+        loaded = dataclasses.replace(snap, signature=msg.signature)
+        self.cache.put(cache_key("pb", msg.SerializeToString()), loaded)
+
+    def remember_json(self, msg: pb.Snapshot, rendered: dict[str, Any]) -> None:
+        """Also keep a snapshot remembered by ``remember`` under the key of its JSON
+        rendering, for REST clients that send the object back."""
+        snap = self.cache.get(cache_key("pb", msg.SerializeToString()))
+        key = json_cache_key(rendered)
+        if snap is not None and key is not None:
+            self.cache.put(key, snap)
+
+
+def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
+    """A request may pin the ruleset version it expects: FAILED_PRECONDITION on mismatch."""
+    if pinned and pinned != rules.version:
+        raise ApiError("FAILED_PRECONDITION", "RULESET_VERSION_MISMATCH",
+                       f"{field} pins ruleset version {pinned!r}; this service "
+                       f"adjudicates {rules.profile} at version {rules.version!r}")
+
+
+def _view_refused(snap: Snapshot) -> ApiError:
+    hidden = [Problem(f"{SNAPSHOT}.seats[{i}].hand", "SNAPSHOT_IS_VIEW",
+                      f"seat {i}'s hand is hidden: a player's view cannot be "
+                      f"applied, replayed or scored")
+              for i, s in enumerate(snap.seats) if s.hand_hidden]
+    return invalid_argument(hidden, reason="SNAPSHOT_IS_VIEW")

@@ -1,0 +1,127 @@
+"""The required-field check, driven by the descriptors: every field marked
+``google.api.field_behavior = REQUIRED`` and every real ``oneof`` of a request.
+
+It works on any message, so gRPC (binary) requests get the same check as JSON ones
+(``service.api`` runs it on every request and reports it together with the problems
+parsing and conversion found: ``with_required``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from google.protobuf import descriptor as _d
+from google.protobuf.message import Message
+
+from samba_adjudicator.engine.model import Problem
+
+from .descriptors import F, is_map, is_required, join, real_oneofs
+from .errors import ProblemList
+
+
+def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
+                     ) -> list[Problem]:
+    """Every REQUIRED field left unset in ``msg`` and its set sub-messages, with JSON paths.
+
+    Set means: a repeated field non-empty, a field with presence present, any other scalar
+    or enum different from its default (an enum at ``*_UNSPECIFIED`` is unset). Every real
+    ``oneof`` (``Action.kind``) needs one member set. ``skip``: top-level fields (proto
+    names) checked elsewhere, left out entirely.
+    """
+    out: list[Problem] = []
+    _collect_missing(msg, path, skip, out)
+    return out
+
+
+def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]
+                     ) -> None:
+    desc = msg.DESCRIPTOR
+    plan = _PLANS.get(desc)
+    if plan is None:
+        plan = _PLANS[desc] = _required_plan(desc)
+    required, walk, oneofs = plan
+    for name, json_name, test, default in required:
+        if name in skip:
+            continue
+        if test == _REPEATED:
+            missing = not len(getattr(msg, name))
+        elif test == _PRESENCE:
+            missing = not msg.HasField(name)
+        else:
+            missing = getattr(msg, name) == default
+        if missing:
+            fpath = join(path, json_name)
+            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
+    for name, json_name, repeated in walk:
+        if name in skip:
+            continue
+        if repeated:
+            items = getattr(msg, name)
+            if items:
+                fpath = join(path, json_name)
+                for i, item in enumerate(items):
+                    _collect_missing(item, f"{fpath}[{i}]", (), out)
+        elif msg.HasField(name):
+            _collect_missing(getattr(msg, name), join(path, json_name), (), out)
+    for oneof, names in oneofs:
+        if msg.WhichOneof(oneof) is None:
+            where = path or "request"
+            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+
+
+_REPEATED, _PRESENCE, _VALUE = "repeated", "presence", "value"
+#: Descriptor -> _required_plan(descriptor), read on every request.
+_PLANS: dict = {}
+
+
+def _required_plan(desc: _d.Descriptor):
+    """What the required-field check reads of a message type, as plain tuples:
+    (REQUIRED fields as (name, json name, how "set" is tested, default), message fields worth
+    walking as (name, json name, repeated), real oneofs as (name, their members' json
+    names))."""
+    required = tuple(
+        (f.name, f.json_name,
+         _REPEATED if f.is_repeated else _PRESENCE if f.has_presence else _VALUE,
+         None if f.is_repeated or f.has_presence else f.default_value)
+        for f in desc.fields if is_required(f))
+    walk = tuple((f.name, f.json_name, f.is_repeated) for f in desc.fields
+                 if f.type == F.TYPE_MESSAGE and not is_map(f)
+                 and _needs_required_walk(f.message_type))
+    oneofs = tuple((o.name, ", ".join(f.json_name for f in o.fields))
+                   for o in real_oneofs(desc))
+    return required, walk, oneofs
+
+
+@lru_cache(maxsize=None)
+def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) -> bool:
+    """Whether a message type, or any message below it, has a REQUIRED field or a oneof
+    (so walking it can find something missing); lets large snapshots skip the walk."""
+    if desc in _seen:
+        return False
+    if real_oneofs(desc) or any(is_required(f) for f in desc.fields):
+        return True
+    seen = _seen | {desc}
+    return any(_needs_required_walk(f.message_type, seen) for f in desc.fields
+               if f.type == F.TYPE_MESSAGE)
+
+
+
+
+def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] = ()
+                  ) -> list[Problem]:
+    """``problems`` plus every missing REQUIRED field not already explained by one
+    (``skip``: as in ``missing_required``)."""
+    out = ProblemList(problems)
+    reported = [p.field for p in out]
+    for p in missing_required(msg, skip=skip):
+        if not any(_covers(r, p.field) for r in reported):
+            out.append(p)
+    return out
+
+
+def _covers(reported: str, path: str) -> bool:
+    """A problem at ``reported`` already explains a missing field at ``path``."""
+    if reported == path or not reported:
+        return True
+    return path.startswith(reported + ".") or path.startswith(reported + "[") \
+        or reported.startswith(path + ".") or reported.startswith(path + "[")
