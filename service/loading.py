@@ -141,12 +141,14 @@ class SnapshotLoader:
                 for a, path in actions]
 
     def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
-        """Consistency, derived fields, signature: what a freshly converted snapshot must
-        pass before it is used or remembered."""
-        convert.raise_if(convert.check_snapshot_input(msg, snap, SNAPSHOT))
+        """Signature, consistency, derived fields: what a freshly converted snapshot must
+        pass before it is used or remembered. The signature comes first: a forged snapshot
+        costs no consistency check, and its sender learns nothing about what is wrong with
+        it."""
         if self.signer is not None:
             self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
                                f"{SNAPSHOT}.signature")
+        convert.raise_if(convert.check_snapshot_input(msg, snap, SNAPSHOT))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:

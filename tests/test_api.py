@@ -191,6 +191,15 @@ def test_signing_round_trip_and_refusals():
     with pytest.raises(ApiError) as e:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=tampered, action=action))
     assert e.value.reason == "SNAPSHOT_SIGNATURE_INVALID"
+    # forged and inconsistent (a card twice): refused for the signature, before any
+    # consistency check runs
+    forged = pb.Snapshot()
+    forged.CopyFrom(dealt)
+    forged.seats[1].hand[0] = forged.seats[1].hand[1] = forged.stock[0]
+    forged.signature = "v1.new." + "A" * 43
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
+    assert e.value.reason == "SNAPSHOT_SIGNATURE_INVALID"
     view = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=dealt, seat=1)).snapshot
     assert view.signature.startswith("v1.new.") and view.signature != dealt.signature
 
