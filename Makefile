@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test proto lint-proto bench bench-service clean
+.PHONY: install run test proto lint-proto bench bench-service bench-abuse fuzz clean
 
 install: $(STAMP)
 
@@ -57,6 +57,12 @@ bench: install
 # See docs/service.md. BENCH_ARGS="--duration 5" to shorten.
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
+# Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
+# service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with
+# fresh randomness. FUZZ_EXAMPLES=N to change.
+fuzz: install
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} FUZZ_RANDOM=1 $(PY) -m pytest tests/test_fuzz.py -p no:xdist
 
 clean:
 	rm -rf $(VENV) $(TOOLS) generated build *.egg-info
