@@ -58,6 +58,12 @@ bench: install
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
 
+# The worst malformed request of each route against a fresh server, while a probe times
+# cheap calls (REST /healthz, gRPC GetRuleset): latency ratios to a quiet server and peak
+# memory (docs/service.md). BENCH_ARGS="--duration 2" to shorten.
+bench-abuse: install
+	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
+
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with
 # fresh randomness. FUZZ_EXAMPLES=N to change.

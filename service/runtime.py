@@ -245,6 +245,9 @@ class Runtime:
             in_flight.dec()
             self._count(method, transport, call, elapsed)
             self._log(method, transport, call.outcome, elapsed, request_id, call.error)
+            # the error's traceback holds this frame, which holds ``call``: without this the
+            # cycle keeps the request (a megabyte, parsed) alive until a full collection
+            call.error = None
 
     def _count(self, method: str, transport: str, call: CallRecord, elapsed: float) -> None:
         m = self.metrics
