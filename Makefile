@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test proto lint-proto bench bench-service bench-abuse fuzz clean
+.PHONY: install run test image-test proto lint-proto bench bench-service bench-abuse fuzz clean
 
 install: $(STAMP)
 
@@ -48,6 +48,15 @@ run: install
 
 test: install lint-proto deploy-tools
 	$(PY) -m pytest -n 2
+	$(MAKE) image-test
+
+# Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python
+# made with mmdebstrap, a local wheelhouse: the Dockerfile's PYTHON_IMAGE and WHEELHOUSE
+# build args), serves it read-only as non-root, calls REST, gRPC and /metrics, stops it.
+# Installs podman, runc and mmdebstrap with apt-get when missing (as root). About a minute
+# once the base image exists, five the first time. docs/deployment.md.
+image-test: install
+	$(PY) tests/image_check.py
 
 bench: install
 	$(PY) bench/engine_bench.py
