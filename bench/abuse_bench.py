@@ -31,15 +31,8 @@ from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
 from samba_adjudicator.service import pb  # noqa: E402
 from samba_adjudicator.service.cli import run  # noqa: E402
 from service_bench import Server  # noqa: E402
-from service_fixtures import REST  # noqa: E402
+from service_fixtures import REST, memory_mb  # noqa: E402
 
-
-def peak_rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def probe(server: Server, stop: threading.Event) -> dict[str, list[float]]:
@@ -87,7 +80,7 @@ def measure(route: str | None, body: bytes | None, duration: float) -> dict:
             t.join(120)
         return {"route": route or "(quiet)", "latency": result,
                 "answered_per_s": len(done) / duration, "codes": sorted(set(done)),
-                "peak_rss_mb": peak_rss_mb(server.proc.pid)}
+                "peak_rss_mb": memory_mb(server.proc.pid)}
     finally:
         server.stop()
 

@@ -13,17 +13,10 @@ from grpc_status import rpc_status
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors, pb
-from service_fixtures import channel, dealt, http, server, stub  # noqa: F401
+from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
 
 SUITS = {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}
 
-
-def _peak_rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmHWM")
 
 
 def _with_symbols(snapshot: dict) -> dict:
@@ -65,7 +58,7 @@ def test_a_huge_replay_is_answered_briefly_with_the_count(server, http, dealt):
                          "reason": "UNKNOWN_CARD_CODE"}
     assert int(info["metadata"]["omittedProblems"]) + len(listed) >= 120_000
     assert "not listed" in r.json()["error"]["message"]
-    assert _peak_rss_mb(server.proc.pid) < 200
+    assert memory_mb(server.proc.pid) < 200
 
 
 def test_a_default_grpc_client_gets_invalid_argument_for_many_problems(stub, dealt):

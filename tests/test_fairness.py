@@ -15,7 +15,7 @@ import pytest
 from huge_positions import worst_requests
 from samba_adjudicator.service import pb
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
-from service_fixtures import REST, ServerProcess
+from service_fixtures import REST, ServerProcess, memory_mb
 
 #: Peak resident memory of a server that refused each worst request twice at once (it
 #: starts near 75 MB; one such request took 250 MB before errors were bounded).
@@ -31,13 +31,6 @@ def fresh_server():
     yield srv
     srv.close()
 
-
-def _peak_rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmHWM")
 
 
 def _post_twice(base_url: str, path: str, body: bytes) -> list[httpx.Response]:
@@ -75,16 +68,9 @@ def test_worst_requests_keep_memory_bounded_and_cheap_calls_answered(fresh_serve
                 assert r.status_code in (400, 413), (method, r.status_code, r.text[:200])
                 assert r.headers["content-type"].startswith("application/json")
                 assert len(r.content) < 16_384, (method, len(r.content))
-    assert _peak_rss_mb(srv.proc.pid) < PEAK_RSS_MB
+    assert memory_mb(srv.proc.pid) < PEAK_RSS_MB
     assert max(slowest.values()) < CHEAP_CALL_SECONDS, slowest
 
-
-def _rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 def test_memory_of_refused_requests_is_returned():
@@ -97,9 +83,9 @@ def test_memory_of_refused_requests_is_returned():
         with httpx.Client(base_url=srv.base_url, timeout=60) as c:
             for _ in range(5):
                 assert c.post("/v1/deals:deal", content=body).status_code == 400
-            settled = _rss_mb(srv.proc.pid)
+            settled = memory_mb(srv.proc.pid, "VmRSS")
             for _ in range(20):
                 assert c.post("/v1/deals:deal", content=body).status_code == 400
-        assert _rss_mb(srv.proc.pid) - settled < 40
+        assert memory_mb(srv.proc.pid, "VmRSS") - settled < 40
     finally:
         srv.close()
