@@ -9,7 +9,7 @@ TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test image-test proto lint-proto bench bench-service bench-abuse fuzz clean
+.PHONY: install run test image-test test-typescript typescript-client wheel proto lint-proto bench bench-service bench-abuse fuzz clean
 
 install: $(STAMP)
 
@@ -46,7 +46,7 @@ $(TOOLS)/bin/helm:
 run: install
 	$(VENV)/bin/samba-adjudicator serve
 
-test: install lint-proto deploy-tools
+test: install lint-proto deploy-tools test-typescript
 	$(PY) -m pytest -n 2
 	$(MAKE) image-test
 
@@ -57,6 +57,26 @@ test: install lint-proto deploy-tools
 # once the base image exists, five the first time. docs/deployment.md.
 image-test: install
 	$(PY) tests/image_check.py
+
+# The TypeScript client (clients/typescript): npm ci from the committed package-lock.json,
+# buf generate + tsc, then node --test against a real server of this checkout's .venv.
+TS := clients/typescript
+
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund
+	touch $@
+
+test-typescript: install $(TS)/node_modules/.installed
+	cd $(TS) && npm run build && npm test
+
+# The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
+# (npm install it), and dist/samba_adjudicator-*.whl (pip install it: the service's
+# distribution, which carries the Python client samba_adjudicator.client).
+typescript-client: $(TS)/node_modules/.installed
+	cd $(TS) && npm pack
+
+wheel: install
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
 bench: install
 	$(PY) bench/engine_bench.py
@@ -80,4 +100,5 @@ fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} FUZZ_RANDOM=1 $(PY) -m pytest tests/test_fuzz.py -p no:xdist
 
 clean:
-	rm -rf $(VENV) $(TOOLS) generated build *.egg-info
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \
+	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

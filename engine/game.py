@@ -467,13 +467,18 @@ def _spanish_premium(ctx: _Ctx, work: _Work) -> Premium | None:
     return Premium(kind, points_)
 
 
-def _end_turn(ctx: _Ctx, work: _Work) -> None:
-    """The turn passes clockwise; this turn's melding folds into ``has_melded``."""
+def _asked_penalty(ctx: _Ctx, work: _Work) -> None:
+    """Spanish: the seat asked "may I go out?" and its turn ends without going out (§9)."""
     rules = ctx.s.ruleset
     if rules.penalties_enabled and work.turn.go_out is not GoOut.NOT_ASKED:
         work.penalties[ctx.side].append(Penalty("ASKED_AND_DID_NOT_GO_OUT", rules.penalty_points))
         work.events.append(Event("PENALTY_ASSESSED", ctx.seat, ctx.side,
                                  points=rules.penalty_points))
+
+
+def _end_turn(ctx: _Ctx, work: _Work) -> None:
+    """The turn passes clockwise; this turn's melding folds into ``has_melded``."""
+    _asked_penalty(ctx, work)
     if work.turn.melded_this_turn:
         work.has_melded[ctx.seat] = True
     work.turn = Turn(seat=(ctx.seat + 1) % ctx.players, phase=Phase.DRAW)
@@ -733,16 +738,30 @@ def _swap_wild(ctx: _Ctx, work: _Work, action: SwapWild, validate_only: bool) ->
 
 
 def _discard(ctx: _Ctx, work: _Work, action: Discard, validate_only: bool) -> None:
-    field = "action.discard.card"
-    _take_from_hand(work, ctx.seat, (action.card,), field)
-    if not work.hands[ctx.seat]:
-        _hand_floor(ctx, work, field, allow_empty=True)
+    _take_from_hand(work, ctx.seat, (action.card,), "action.discard.card")
     work.pile.append(action.card)
     work.events.append(Event("DISCARDED", ctx.seat, ctx.side, cards=(action.card,)))
-    if not work.hands[ctx.seat]:
+    if work.hands[ctx.seat]:
+        _end_turn(ctx, work)
+    elif _can_go_out(ctx, work):
         _finish_if_out(ctx, work)
     else:
-        _end_turn(ctx, work)
+        _end_stranded(ctx, work)
+
+
+def _end_stranded(ctx: _Ctx, work: _Work) -> None:
+    """The last card discarded by a seat that may not go out ends the deal as if the stock
+    ran out (docs/rules.md "Further decisions": no position without a legal action).
+
+    A seat holds a single card in the play phase only when its draw emptied the stock on
+    red 3s (or in a hand-built position); without this it could neither meld nor
+    discard, and after a "no" to "may I go out?" not even ask."""
+    _asked_penalty(ctx, work)
+    if work.turn.melded_this_turn:
+        work.has_melded[ctx.seat] = True
+    work.turn = replace(work.turn, phase=Phase.OVER)
+    work.result = Result(EndReason.STOCK_EXHAUSTED)
+    work.events.append(Event("DEAL_ENDED", ctx.seat, ctx.side))
 
 
 def _ask(ctx: _Ctx, work: _Work, action: AskGoOut, validate_only: bool) -> None:
@@ -773,8 +792,9 @@ def check_meld(ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
     """CheckMeld (CONTRACT.md §5): content alone, or whether ``seat`` may lay ``cards``
     (as a new meld, or onto ``meld_id``) for its side now. "Now" judges the table and the
     side's rules (uruguayan limit, one group per rank, closed melds, black 3s only when
-    going out); it does not require the cards to be in the hand or the turn to be the seat's,
-    so a client can ask while planning."""
+    going out, judged by the seat's hand size); it does not require the cards to be in the
+    hand or the turn to be the seat's, so a client can ask while planning. Black 3s judged
+    by content alone are valid with a note: they are laid only when going out."""
     from .model import MeldCheck
     from .melds import check_meld_content, is_natural, status
     if snapshot is None:
@@ -786,7 +806,11 @@ def check_meld(ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
                                     "a snapshot needs the seat that would lay the meld")])
     ctx = _Ctx(snapshot, seat, snapshot.seats[seat].side, snapshot.players)
     work = _Work(snapshot)
-    work.hands[seat] = ["?"] * 2  # the hand is not judged here; keep black-3 checks honest
+    # The hand's cards are not judged, its size is: black 3s are laid only by a seat left
+    # with at most one card, as ValidateAction judges them.
+    work.hands[seat] = ["?"] * max(0, snapshot.seats[seat].hand_count - len(cards))
+    if seat != snapshot.turn.seat:
+        work.turn = replace(work.turn, go_out=GoOut.NOT_ASKED)  # a "no" binds its asker only
     new = () if meld_id else (tuple(cards),)
     adds = (Addition(meld_id, tuple(cards)),) if meld_id else ()
     try:
@@ -799,8 +823,5 @@ def check_meld(ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
                 if (m.id == meld_id if meld_id else True))
     if meld_id is None and ruleset.groups_per_rank is GroupsPerRank.ONE:
         meld = max(work.melds[ctx.side], key=lambda m: Counter(m.cards) >= Counter(cards))
-    if meld.kind is MeldKind.BLACK_THREES:
-        return MeldCheck(False, meld.kind, None, True, points(meld.cards),
-                         (violation("BLACK_THREES_ONLY_WHEN_GOING_OUT", "cards"),))
     return MeldCheck(True, meld.kind, status(meld.kind, len(meld.cards)), is_natural(meld.cards),
                      points(meld.cards))

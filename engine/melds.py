@@ -106,8 +106,9 @@ def order_run(cards: Sequence[str], wild_at: RunEnd | None = None) -> tuple[str,
     """The run's cards low to high, the wild (``open``) placed at the rank it stands for.
 
     Returns None when the cards cannot form one unbroken run. With a wild and no gap
-    among the naturals, the wild goes HIGH unless ``wild_at`` is LOW or the run ends at
-    the ace (Decision, documented in docs/rules.md).
+    among the naturals, the wild goes to the end ``wild_at`` names, and None when that end
+    is impossible (below 4, above A): a named end is never moved. Unnamed, the wild goes
+    HIGH unless the run ends at the ace (both documented in docs/rules.md).
     """
     naturals = [c for c in cards if c not in WILD]
     wilds = [c for c in cards if c in WILD]
@@ -130,14 +131,11 @@ def order_run(cards: Sequence[str], wild_at: RunEnd | None = None) -> tuple[str,
     if gaps:
         by_index[gaps[0]] = wilds[0]
     else:
-        high_ok = idx[-1] + 1 < len(RUN_ORDER)
-        low_ok = idx[0] > 0
-        if (wild_at is RunEnd.LOW and low_ok) or not high_ok:
-            if not low_ok:
-                return None
-            by_index[idx[0] - 1] = wilds[0]
-        else:
-            by_index[idx[-1] + 1] = wilds[0]
+        end = wild_at or (RunEnd.HIGH if idx[-1] + 1 < len(RUN_ORDER) else RunEnd.LOW)
+        at = idx[-1] + 1 if end is RunEnd.HIGH else idx[0] - 1
+        if not 0 <= at < len(RUN_ORDER):
+            return None
+        by_index[at] = wilds[0]
     return tuple(by_index[i] for i in sorted(by_index))
 
 
@@ -278,12 +276,14 @@ def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:
     kind, ordered, problems = check_new(rules, cards, "cards")
     if problems:
         return MeldCheck(False, None, None, False, 0, tuple(problems))
-    if kind is MeldKind.BLACK_THREES:
-        # Content is fine, but a black-3 group needs a going-out context (RULES.md §2).
-        return MeldCheck(False, kind, None, True, points(ordered),
-                         (violation("BLACK_THREES_ONLY_WHEN_GOING_OUT", "cards"),))
+    note = BLACK_THREES_NOTE if kind is MeldKind.BLACK_THREES else ""
     return MeldCheck(True, kind, status(kind, len(ordered)), is_natural(ordered),
-                     points(ordered))
+                     points(ordered), note=note)
+
+
+#: CheckMeld's note on black 3s judged by content alone: the going-out context decides.
+BLACK_THREES_NOTE = ("a black-3 group is laid only by a player going out: afterwards the "
+                     "player holds at most one card and the side may go out")
 
 
 __all__ = ["WILD_RULES", "infer_kind", "is_natural", "status", "meld_status", "check_new",

@@ -323,6 +323,7 @@ class MeldCheck:
     natural: bool
     points: int
     violations: tuple[Violation, ...] = ()
+    note: str = ""  # a condition the content check cannot judge (black 3s: going out)
 
 
 # -- bad input ----------------------------------------------------------------------------

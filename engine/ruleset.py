@@ -15,7 +15,9 @@ import json
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-ENGINE_RULES_REVISION = "1"
+#: Part of every version: raised when the engine's adjudication changes for every profile
+#: (revision 2: variations in any order, CheckMeld on black 3s alone, the stranded discard).
+ENGINE_RULES_REVISION = "2"
 INT32_MIN = -(2**31)
 
 
@@ -374,43 +376,55 @@ def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Rules
         problems.append((f"{path}.profile", "UNKNOWN_PROFILE",
                          f"unknown profile {base!r}; known: {', '.join(PROFILES)}"))
     seen: list[str] = []
-    order = list(VARIATIONS)
     for v in variations:
         if v not in VARIATIONS:
             problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
                              f"unknown variation {v!r}; known: {', '.join(VARIATIONS)}"))
         elif v in seen:
             problems.append((f"{path}.profile", "UNKNOWN_VARIATION", f"variation {v!r} repeated"))
-        elif seen and order.index(v) < order.index(seen[-1]):
-            problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
-                             f"variations must follow RULES.md §1 order: {'+'.join(order)}"))
         else:
             seen.append(v)
-    if base == "canasta" and seen:
+    if seen and base in PROFILES and base not in SAMBA_PROFILES:
         problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
-                         "variations apply to samba profiles only, not canasta"))
+                         f"variations apply to samba profiles only, not {base}"))
     for name in (overrides or {}):
         if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS:
             problems.append((f"{path}.overrides.{name}", "UNKNOWN_PARAMETER",
                              f"unknown ruleset parameter {name!r}"))
     if problems:
         raise RulesetError(problems)
+    # Variations may be named in any order; the profile is printed in VARIATIONS order.
+    seen.sort(key=list(VARIATIONS).index)
     params = dict(PROFILES[base])
     for v in seen:
         params.update(VARIATIONS[v])
     _apply_overrides(params, overrides or {})
-    problems.extend(_check(params, path))
+    problems.extend(_check(params, path, overrides))
     if problems:
         raise RulesetError(problems)
-    return Ruleset(profile=spec or "classic", version=ruleset_version(params), **params)
+    return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
 
 
-def _check(params: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
+TARGET_TEXT = "the target score must be a positive multiple of 5"
+
+
+def _valid_target(score: int) -> bool:
+    """Any positive multiple of 5, for every profile (a profile's figures are defaults)."""
+    return score > 0 and score % 5 == 0
+
+
+def _check(params: Mapping[str, Any], path: str, overrides: Mapping[str, Any] | None = None
+           ) -> list[tuple[str, str, str]]:
     """Parameter values that would make the game unplayable."""
     out = []
 
     def bad(name: str, text: str) -> None:
         out.append((f"{path}.overrides.{name}", "OUT_OF_RANGE", text))
+
+    # A scalar target override is reported once, where the client set it.
+    scalar_target = "target_score" in (overrides or {})
+    if scalar_target and not _valid_target(overrides["target_score"]):
+        bad("target_score", TARGET_TEXT)
 
     if not 1 <= params["decks"] <= 4:
         bad("decks", "decks must be 1 to 4")
@@ -423,6 +437,8 @@ def _check(params: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
             bad(f"table_sizes[{i}].players", "players must be 2 to 6")
         if t.hand_size < 1 or t.draw_count < 1 or t.go_out_canastas < 0:
             bad(f"table_sizes[{i}]", "hand size and draw count must be positive")
+        if not scalar_target and not _valid_target(t.target_score):
+            bad(f"table_sizes[{i}].target_score", TARGET_TEXT)
         if t.players * t.hand_size + 1 >= 52 * params["decks"] + params["jokers"]:
             bad(f"table_sizes[{i}].hand_size", "the hands do not fit in the pack")
     if len({t.players for t in params["table_sizes"]}) != len(params["table_sizes"]):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -33,6 +34,8 @@ class Settings:
     idle_timeout_seconds: float = 75.0
     snapshot_keys: str = field(default="", repr=False)
     page_token_key: str = field(default="", repr=False)  # base64; service.page_tokens
+    # browser origins allowed to call the REST gateway (CORS); empty: CORS off
+    cors_origins: tuple[str, ...] = ()
     # test/bench knobs (environment only)
     test_delay_seconds: float = 0.0
     bench_echo: bool = False
@@ -52,7 +55,11 @@ _FLAGS = (
     ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
     ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
     ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
+    ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
+
+#: One CORS origin: scheme://host[:port], as a browser sends it in ``Origin``; or ``*``.
+ORIGIN = re.compile(r"\*|https?://[^/\s,*]+")
 
 
 class ConfigError(ValueError):
@@ -98,7 +105,16 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p.add_argument("--idle-timeout-seconds", type=float, metavar="S",
                    help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
                         f"default {d.idle_timeout_seconds:g}; above the load balancer's)")
+    p.add_argument("--cors-origins", metavar="ORIGINS",
+                   help="comma-separated browser origins (https://game.example) allowed to "
+                        "call the REST gateway, '*' for any; preflights answered, "
+                        "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)")
     return p
+
+
+def cors_origins(raw: str) -> tuple[str, ...]:
+    """``"https://a.example, http://localhost:3000"`` -> the origins, without blanks."""
+    return tuple(o.strip() for o in raw.split(",") if o.strip())
 
 
 def _env(name: str, conv, environ) -> object | None:
@@ -128,6 +144,7 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
         values["log_level"] = str(values["log_level"]).lower()
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
     values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
+    values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
     delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
     values["test_delay_seconds"] = delay or 0.0
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
@@ -168,3 +185,7 @@ def validate(s: Settings) -> None:
         if not 0.1 <= getattr(s, name) <= 86400:
             raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
                               f"not {getattr(s, name)}")
+    for origin in s.cors_origins:
+        if not ORIGIN.fullmatch(origin):
+            raise ConfigError(f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
+                              "origin: scheme://host[:port] without a path, or *")

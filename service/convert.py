@@ -179,7 +179,8 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem
         problems.extend(Problem(json_path(p.field), p.reason, p.description)
                         for p in e.problems)
         return None, ref
-    return rules, ref
+    # Answers name the variations in their documented order, however the request put them.
+    return rules, dataclasses.replace(ref, profile=rules.profile)
 
 
 def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
@@ -553,4 +554,4 @@ def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
         kind=pb.Meld.Kind.Value(check.kind.name) if check.kind is not None else 0,
         status=pb.Meld.Status.Value(check.status.name) if check.status is not None else 0,
         natural=check.natural, points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations])
+        violations=[violation_to_proto(v) for v in check.violations], note=check.note)

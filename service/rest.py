@@ -29,6 +29,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
@@ -346,4 +347,24 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     app.add_exception_handler(ApiError, _api_error)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
+    if settings.cors_origins:
+        # Outermost, so that every answer (a 413 or a 500 included) carries the CORS headers
+        # a page needs to read it.
+        app.add_middleware(JsonCORSMiddleware, allow_origins=list(settings.cors_origins),
+                           allow_methods=["GET", "POST"],
+                           allow_headers=["content-type", "x-request-id", "x-server-timeout"],
+                           expose_headers=["x-request-id", "x-samba-version"], max_age=600)
     return app
+
+
+class JsonCORSMiddleware(CORSMiddleware):
+    """Starlette's CORS, with a refused preflight answered by the JSON error body."""
+
+    def preflight_response(self, request_headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        rid = request_id_from(request_headers.get("x-request-id"))
+        return error_response(ApiError("PERMISSION_DENIED", "CORS_PREFLIGHT_REFUSED",
+                                       f"CORS preflight refused: {response.body.decode()}"),
+                              rid, {"x-request-id": rid, "x-samba-version": VERSION_HEADER})

@@ -23,23 +23,13 @@ from google.protobuf import json_format
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from samba_adjudicator.client.rpcs import ROUTES  # noqa: E402
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
 from samba_adjudicator.service import pb  # noqa: E402
 from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
 
-#: RPC -> (verb, path) of CONTRACT.md §5.
-REST = {
-    "ListRulesets": ("GET", "/v1/rulesets"),
-    "GetRuleset": ("GET", "/v1/rulesets/{profile}"),
-    "Deal": ("POST", "/v1/deals:deal"),
-    "CheckMeld": ("POST", "/v1/melds:check"),
-    "ValidateAction": ("POST", "/v1/actions:validate"),
-    "ApplyAction": ("POST", "/v1/actions:apply"),
-    "ListLegalActions": ("POST", "/v1/actions:list"),
-    "ScoreDeal": ("POST", "/v1/deals:score"),
-    "GetPlayerView": ("POST", "/v1/deals:view"),
-    "ReplayDeal": ("POST", "/v1/deals:replay"),
-}
+#: RPC -> (verb, path) of the REST gateway: the client's table (one statement of the routes).
+REST = ROUTES
 
 
 class ServerProcess:

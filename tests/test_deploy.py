@@ -312,6 +312,9 @@ def test_kubernetes_validate_strict_rejects_an_unknown_field(render, tmp_path):
         ["--set", "image.pullPolicy=Sometimes"],
         ["--set", "podSecurityContext.runAsNonRoot=false"],
         ["--set", "metrics.serviceMonitor.interval=soon"],
+        ["--set", "server.corsOrigins=https://game.example"],
+        ["--set", "server.corsOrigins={game.example}"],
+        ["--set", "server.corsOrigins={https://game.example/path}"],
     ],
     ids=lambda a: a[1],
 )
@@ -576,6 +579,17 @@ def test_snapshot_signing_is_off_by_default(render):
     _, docs = render("default")
     assert "SAMBA_SNAPSHOT_KEYS" not in env_of(container(docs))
     assert not by_kind(docs, "Secret")
+
+
+def test_cors_origins_reach_the_server_joined(render):
+    _, docs = render("all-features")
+    origins = yaml.safe_load(ALL_FEATURES.read_text())["server"]["corsOrigins"]
+    assert env_of(container(docs))["SAMBA_CORS_ORIGINS"]["value"] == ",".join(origins)
+
+
+def test_cors_is_off_by_default(render):
+    _, docs = render("default")
+    assert "SAMBA_CORS_ORIGINS" not in env_of(container(docs))
 
 
 def test_service_monitor_scrapes_metrics_on_the_http_port(render):

@@ -420,10 +420,11 @@ def test_s2_black_threes_only_when_going_out(case):
 
 
 def test_s2_black_three_group_content_only_check():
-    """§2 Black-3 group / CONTRACT CheckMeld: content alone is reported as needing a
-    going-out context."""
+    """§2 Black-3 group / CONTRACT CheckMeld: content alone is valid, with a note that the
+    group needs a going-out context (docs/rules.md "Further decisions")."""
     got = content("classic", "3S 3C 3S")
-    assert not got.valid and "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(got.violations)
+    assert got.valid and got.kind is MeldKind.BLACK_THREES and not got.violations
+    assert "going out" in got.note
 
 
 @pytest.mark.parametrize("profile, size, ok", [

@@ -158,11 +158,12 @@ def test_s9_asked_and_did_not_go_out(profile, penalty):
 def test_s9_trying_to_go_out_after_no(profile, penalty):
     """§9: trying to go out after the partner said no is refused and, in spanish, costs
     −100: ApplyAction returns the input snapshot with the penalty recorded."""
-    snap = make_snapshot(profile, 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
+    snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7, QUEENS7]},
                          has_melded=[0], go_out=GoOut.DENIED)
-    vs = refused(snap, Discard(0, "5C"), "GO_OUT_REFUSED_BY_PARTNER")
+    meld_out = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
+    vs = refused(snap, meld_out, "GO_OUT_REFUSED_BY_PARTNER")
     from samba_adjudicator.engine.game import apply
-    out = apply(snap, Discard(0, "5C"))
+    out = apply(snap, meld_out)
     pens = [(p.code, p.points) for p in out.snapshot.sides[0].penalties]
     if penalty:
         assert "WENT_OUT_AFTER_REFUSAL" in codes_of(vs)
@@ -235,8 +236,9 @@ def test_s9_penalties_subtracted_by_scoring_after_apply():
 
 def test_s9_spanish_goes_out_with_two_seven_card_melds():
     """§9 Decision: spanish going out needs two seven-card melds."""
-    one = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7]}, has_melded=[0])
-    refused(one, Discard(0, "5C"), "GO_OUT_REQUIREMENT_NOT_MET")
+    one = make_snapshot("spanish", 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7]},
+                        has_melded=[0])
+    refused(one, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "GO_OUT_REQUIREMENT_NOT_MET")
     two = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
                         has_melded=[0])
     assert allowed(two, Discard(0, "5C")).score.sides[0].going_out_bonus == 200

@@ -185,9 +185,12 @@ def test_s2_two_partners_first_answer_binds():
 
 def test_s2_after_no_player_may_not_go_out():
     """§2/§6: after "no" the player may not go out this turn (GO_OUT_REFUSED_BY_PARTNER),
-    though the side meets the requirement."""
+    though the side meets the requirement; a lone last card's discard then ends the deal
+    without going out (docs/rules.md "Further decisions", no dead ends)."""
     snap = play(hand="5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0], go_out=GoOut.DENIED)
-    refused(snap, Discard(0, "5C"), "GO_OUT_REFUSED_BY_PARTNER")
+    out = allowed(snap, Discard(0, "5C"))
+    assert out.snapshot.result.reason is EndReason.STOCK_EXHAUSTED
+    assert out.score.sides[0].going_out_bonus == 0
     snap2 = play(hand="9H 9S 9D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                  go_out=GoOut.DENIED)
     refused(snap2, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "GO_OUT_REFUSED_BY_PARTNER")
@@ -329,14 +332,22 @@ def test_s5_3_hand_floor_lifted_when_side_may_go_out():
     ("official", 4, [SAMBA_4_10, KINGS7], True)])
 def test_s3_go_out_requires(profile, players, melds, ok):
     """§3 go_out_requires / §6: classic, pagat, spanish, official 2 canastas/sambas; canasta
-    1 (2 with two players); bolivia 2 with at least one samba (GO_OUT_REQUIREMENT_NOT_MET)."""
+    1 (2 with two players); bolivia 2 with at least one samba (GO_OUT_REQUIREMENT_NOT_MET).
+    Short of it, the last card's discard is no going out: it ends the deal as if the stock
+    ran out (docs/rules.md "Further decisions", no dead ends)."""
     snap = make_snapshot(profile, players, hands={0: "5C"}, melds={0: melds}, has_melded=[0])
+    melding = make_snapshot(profile, players, hands={0: "9H 9S 9D"}, melds={0: melds},
+                            has_melded=[0])
+    meld_out = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
+    out = allowed(snap, Discard(0, "5C"))
     if ok:
-        out = allowed(snap, Discard(0, "5C"))
         assert out.snapshot.result.reason is EndReason.WENT_OUT
         assert out.snapshot.result.seat == 0
+        allowed(melding, meld_out)
     else:
-        refused(snap, Discard(0, "5C"), "GO_OUT_REQUIREMENT_NOT_MET")
+        assert out.snapshot.result.reason is EndReason.STOCK_EXHAUSTED
+        assert out.score.sides[0].going_out_bonus == 0
+        refused(melding, meld_out, "GO_OUT_REQUIREMENT_NOT_MET")
 
 
 def test_s6_go_out_by_melding_everything():

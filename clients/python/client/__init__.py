@@ -1,0 +1,17 @@
+"""Python client of the Samba rules adjudicator (``samba.v1.Adjudicator``).
+
+    from samba_adjudicator.client import Client, AdjudicatorError
+    with Client.grpc("localhost:50051") as client:        # or Client.rest("http://localhost:8080")
+        snapshot = client.deal({"players": 4, "seed": "…"})["snapshot"]
+        answer = client.validate_action({"snapshot": snapshot, "action": …})
+
+``AsyncClient`` is the same for asyncio. Requests are protobuf messages
+(``samba_adjudicator.schema.v1``) or their proto3-JSON dicts; answers come back in the
+same form. A refused request raises ``AdjudicatorError`` (status, ErrorInfo reason, every
+field violation, request id); an illegal action is an answer with ``legal: false``.
+"""
+
+from .api import DEFAULT_TIMEOUT, AsyncClient, Client
+from .errors import AdjudicatorError, FieldViolation
+
+__all__ = ["AdjudicatorError", "AsyncClient", "Client", "DEFAULT_TIMEOUT", "FieldViolation"]

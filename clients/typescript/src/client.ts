@@ -1,0 +1,123 @@
+// The typed API both transports share: one method per RPC of samba.v1.Adjudicator.
+import {
+  create,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import { Adjudicator } from "./gen/samba/v1/adjudicator_pb.js";
+import { AdjudicatorError } from "./errors.js";
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Deadline in milliseconds (overrides the client's `timeoutMs`; 0 or less: none). */
+  timeoutMs?: number;
+  /** Cancels the call (the error's status is then CANCELLED). */
+  signal?: AbortSignal;
+  /** Sent as `x-request-id`; generated when absent. Logged by the service, and in errors. */
+  requestId?: string;
+}
+
+/** Options of a client, whatever its transport. */
+export interface ClientOptions {
+  /** Default deadline of every call in milliseconds; 0 or absent: none. */
+  timeoutMs?: number;
+}
+
+type Methods = (typeof Adjudicator)["method"];
+
+/**
+ * Every RPC as a method, named as in protobuf-es (`listRulesets`, `getRuleset`, `deal`,
+ * `checkMeld`, `validateAction`, `applyAction`, `listLegalActions`, `scoreDeal`,
+ * `getPlayerView`, `replayDeal`). Requests are message init objects (or messages);
+ * answers are messages of the generated types. Errors are `AdjudicatorError`.
+ */
+export type AdjudicatorClient = {
+  [K in keyof Methods]: (
+    request: MessageInitShape<Methods[K]["input"]>,
+    options?: CallOptions,
+  ) => Promise<MessageShape<Methods[K]["output"]>>;
+};
+
+/** One call as a transport makes it: a complete request message in, the answer out. */
+export interface Call {
+  readonly requestId: string;
+  /** Absolute deadline and cancellation, combined. */
+  readonly signal: AbortSignal;
+  /** Remaining time budget in milliseconds when a deadline is set. */
+  readonly timeoutMs: number | undefined;
+}
+
+export type Invoke = <I extends DescMessage, O extends DescMessage>(
+  method: DescMethodUnary<I, O>,
+  request: MessageShape<I>,
+  call: Call,
+) => Promise<MessageShape<O>>;
+
+/** A random request id (hex); crypto.randomUUID is missing on plain-http pages. */
+export function newRequestId(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * A signal that aborts on the caller's signal or when the deadline passes, told apart by
+ * the abort reason (a TimeoutError DOMException for the deadline), as AbortSignal.timeout
+ * does; `done` releases the timer.
+ */
+function callSignal(timeoutMs: number | undefined, signal: AbortSignal | undefined) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const timer =
+    timeoutMs !== undefined
+      ? setTimeout(
+          () => controller.abort(new DOMException("deadline exceeded", "TimeoutError")),
+          timeoutMs,
+        )
+      : undefined;
+  return {
+    signal: controller.signal,
+    done() {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** The error for a call ended by its own signal (deadline or cancellation). */
+export function abortError(call: Call, cause: unknown): AdjudicatorError {
+  const deadline = (call.signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
+  return new AdjudicatorError({
+    status: deadline ? "DEADLINE_EXCEEDED" : "CANCELLED",
+    // As the server says for a deadline; a cancellation is the caller's, with no reason.
+    reason: deadline ? "DEADLINE_EXCEEDED" : "",
+    message: deadline ? `no answer within ${call.timeoutMs} ms` : "the call was cancelled",
+    requestId: call.requestId,
+    cause,
+  });
+}
+
+/** The client object over one transport's `invoke`. */
+export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions = {}): AdjudicatorClient {
+  const client: Record<string, unknown> = {};
+  for (const method of Adjudicator.methods) {
+    if (method.methodKind !== "unary") continue;
+    const unary = method as DescMethodUnary;
+    client[method.localName] = async (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) => {
+      const timeout = callOptions.timeoutMs ?? options.timeoutMs;
+      const timeoutMs = timeout !== undefined && timeout > 0 ? timeout : undefined;
+      const { signal, done } = callSignal(timeoutMs, callOptions.signal);
+      const call: Call = { requestId: callOptions.requestId ?? newRequestId(), signal, timeoutMs };
+      try {
+        return await invoke(unary, create(unary.input, request), call);
+      } finally {
+        done();
+      }
+    };
+  }
+  return client as AdjudicatorClient;
+}

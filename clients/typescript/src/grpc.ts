@@ -1,0 +1,72 @@
+// The gRPC transport (Node only): connect-es over HTTP/2, rich status decoded.
+import type { DescMessage, DescMethodUnary, MessageShape } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { Adjudicator } from "./gen/samba/v1/adjudicator_pb.js";
+import { BadRequestSchema, ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { AdjudicatorError, STATUS_NAMES, detailsInit } from "./errors.js";
+import {
+  abortError,
+  createAdjudicatorClient,
+  type AdjudicatorClient,
+  type Call,
+  type ClientOptions,
+} from "./client.js";
+
+export interface GrpcClientOptions extends ClientOptions {
+  /** The gRPC server as a URL, e.g. `http://localhost:50051` (plaintext) or `https://…`. */
+  baseUrl: string;
+}
+
+export interface GrpcAdjudicatorClient extends AdjudicatorClient {
+  /** Closes the HTTP/2 connection (calls in flight fail). */
+  close(): void;
+}
+
+/** AIP-193 error from a gRPC status, with the `grpc-status-details-bin` details. */
+export function errorFromConnect(err: ConnectError, requestId: string): AdjudicatorError {
+  const info = err.findDetails(ErrorInfoSchema)[0];
+  const decoded = detailsInit(info, err.findDetails(BadRequestSchema));
+  // The client's own deadline: what the server would have said.
+  if (!info && err.code === Code.DeadlineExceeded) decoded.reason = "DEADLINE_EXCEEDED";
+  return new AdjudicatorError({
+    status: STATUS_NAMES[err.code] ?? "UNKNOWN",
+    message: err.rawMessage,
+    ...decoded,
+    requestId: decoded.requestId ?? requestId,
+    cause: err,
+  });
+}
+
+/** A client of the gRPC server (Node 20+). Call `close()` when done. */
+export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorClient {
+  const sessionManager = new Http2SessionManager(options.baseUrl);
+  const transport = createGrpcTransport({ baseUrl: options.baseUrl, sessionManager });
+  const stub = createClient(Adjudicator, transport) as unknown as Record<string, Client<typeof Adjudicator>["deal"]>;
+
+  async function invoke<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    request: MessageShape<I>,
+    call: Call,
+  ): Promise<MessageShape<O>> {
+    const rpc = stub[method.localName] as unknown as (
+      request: MessageShape<I>,
+      options: object,
+    ) => Promise<MessageShape<O>>;
+    try {
+      return await rpc(request, {
+        headers: { "x-request-id": call.requestId },
+        // The deadline also travels as grpc-timeout, so the server stops working on it.
+        timeoutMs: call.timeoutMs ?? 0,
+        signal: call.signal,
+      });
+    } catch (cause) {
+      if (call.signal.aborted) throw abortError(call, cause);
+      const err = ConnectError.from(cause);
+      if (err.code === Code.Unknown && !(cause instanceof ConnectError)) throw cause;
+      throw errorFromConnect(err, call.requestId);
+    }
+  }
+
+  return { ...createAdjudicatorClient(invoke, options), close: () => sessionManager.abort() };
+}

@@ -1,0 +1,17 @@
+// @samba-adjudicator/client: the REST client (browsers and Node), the generated message
+// types of samba.v1, and the error type. The gRPC client (Node) is in "./grpc".
+export { createRestClient, type RestClientOptions } from "./rest.js";
+export {
+  createAdjudicatorClient,
+  newRequestId,
+  type AdjudicatorClient,
+  type CallOptions,
+  type ClientOptions,
+} from "./client.js";
+export { AdjudicatorError, STATUS_NAMES, type FieldViolation, type StatusName } from "./errors.js";
+export * from "./gen/samba/v1/adjudicator_pb.js";
+export * from "./gen/samba/v1/action_pb.js";
+export * from "./gen/samba/v1/ruleset_pb.js";
+export * from "./gen/samba/v1/snapshot_pb.js";
+// The protobuf-es functions a caller needs with these types.
+export { create, fromJson, toJson, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";

@@ -1,0 +1,93 @@
+// The REST transport: `fetch` (browsers and Node), proto3 JSON by the library's mapping.
+import { fromJson, toJson, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf";
+import { AdjudicatorError, errorFromRestBody } from "./errors.js";
+import {
+  abortError,
+  createAdjudicatorClient,
+  type AdjudicatorClient,
+  type Call,
+  type ClientOptions,
+} from "./client.js";
+
+/** RPC name -> REST verb and path (the gateway's routes). */
+const ROUTES: Record<string, readonly ["GET" | "POST", string]> = {
+  ListRulesets: ["GET", "/v1/rulesets"],
+  GetRuleset: ["GET", "/v1/rulesets/{profile}"],
+  Deal: ["POST", "/v1/deals:deal"],
+  CheckMeld: ["POST", "/v1/melds:check"],
+  ValidateAction: ["POST", "/v1/actions:validate"],
+  ApplyAction: ["POST", "/v1/actions:apply"],
+  ListLegalActions: ["POST", "/v1/actions:list"],
+  ScoreDeal: ["POST", "/v1/deals:score"],
+  GetPlayerView: ["POST", "/v1/deals:view"],
+  ReplayDeal: ["POST", "/v1/deals:replay"],
+};
+
+export interface RestClientOptions extends ClientOptions {
+  /** The gateway, e.g. `http://localhost:8080` (a path prefix is kept). */
+  baseUrl: string;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof globalThis.fetch;
+  /** Headers added to every request (e.g. an authorization header for your gateway). */
+  headers?: Record<string, string>;
+}
+
+/** A client of the REST gateway; works in browsers (the gateway must allow the page's origin: CORS) and Node. */
+export function createRestClient(options: RestClientOptions): AdjudicatorClient {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+
+  async function invoke<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    request: MessageShape<I>,
+    call: Call,
+  ): Promise<MessageShape<O>> {
+    const route = ROUTES[method.name];
+    if (!route) throw new Error(`no REST route for ${method.name}`);
+    const [verb, template] = route;
+    const path = template.replace("{profile}", () =>
+      encodeURIComponent((request as unknown as { profile: string }).profile),
+    );
+    const headers: Record<string, string> = { ...options.headers, "x-request-id": call.requestId };
+    if (call.timeoutMs !== undefined) headers["x-server-timeout"] = String(call.timeoutMs / 1000);
+    let body: string | undefined;
+    if (verb === "POST") {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(toJson(method.input, request));
+    }
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(base + path, { method: verb, headers, body, signal: call.signal });
+      text = await response.text();
+    } catch (cause) {
+      if (call.signal.aborted) throw abortError(call, cause);
+      throw new AdjudicatorError({
+        status: "UNAVAILABLE",
+        message: `cannot reach ${base}: ${String(cause)}`,
+        requestId: call.requestId,
+        cause,
+      });
+    }
+    const requestId = response.headers.get("x-request-id") ?? call.requestId;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) throw errorFromRestBody(response.status, parsed, requestId);
+    if (parsed === undefined) {
+      throw new AdjudicatorError({
+        status: "INTERNAL",
+        message: `HTTP ${response.status} answer is not JSON`,
+        requestId,
+        httpStatus: response.status,
+      });
+    }
+    // Fields a newer server adds are skipped, not fatal.
+    return fromJson(method.output, parsed as never, { ignoreUnknownFields: true });
+  }
+
+  return createAdjudicatorClient(invoke, options);
+}

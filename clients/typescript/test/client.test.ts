@@ -1,0 +1,164 @@
+// The client against a real server, over both transports.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  AdjudicatorError,
+  Adjudicator,
+  Turn_Phase,
+  createRestClient,
+  toJson,
+  type AdjudicatorClient,
+  type Snapshot,
+} from "@samba-adjudicator/client";
+import { createGrpcClient, type GrpcAdjudicatorClient } from "@samba-adjudicator/client/grpc";
+import { startServer, type Server } from "./server.js";
+
+let server: Server;
+let slow: Server;
+const grpcClients: GrpcAdjudicatorClient[] = [];
+
+before(async () => {
+  [server, slow] = await Promise.all([startServer(), startServer({ SAMBA_TEST_DELAY_SECONDS: "3" })]);
+});
+after(async () => {
+  for (const c of grpcClients) c.close();
+  await Promise.all([server?.stop(), slow?.stop()]);
+});
+
+const transports: Record<string, (s: Server) => AdjudicatorClient> = {
+  rest: (s) => createRestClient({ baseUrl: s.restUrl }),
+  grpc: (s) => {
+    const c = createGrpcClient({ baseUrl: s.grpcUrl });
+    grpcClients.push(c);
+    return c;
+  },
+};
+
+async function rejection(promise: Promise<unknown>): Promise<AdjudicatorError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof AdjudicatorError, `not an AdjudicatorError: ${err}`);
+    return err;
+  }
+  assert.fail("the call succeeded");
+}
+
+async function dealt(client: AdjudicatorClient): Promise<Snapshot> {
+  const { snapshot } = await client.deal({ players: 4, seed: "typescript-client" });
+  return snapshot!;
+}
+
+for (const [name, make] of Object.entries(transports)) {
+  describe(`${name} transport`, () => {
+    test("deal, list, validate: listed actions are legal, out of turn is not", async () => {
+      const client = make(server);
+      const snapshot = await dealt(client);
+      assert.equal(snapshot.turn?.phase, Turn_Phase.DRAW);
+      const listed = await client.listLegalActions({ snapshot });
+      const first = listed.actions[0]!;
+      const legal = await client.validateAction({ snapshot, action: first });
+      assert.deepEqual([legal.legal, legal.violations], [true, []]);
+      const refused = await client.validateAction({ snapshot, action: { ...first, seat: (first.seat! + 1) % 4 } });
+      assert.equal(refused.legal, false);
+      assert.equal(refused.violations[0]?.code, "NOT_YOUR_TURN");
+    });
+
+    test("a profile with variations reaches GetRuleset intact", async () => {
+      const ruleset = await make(server).getRuleset({ profile: "classic+open" });
+      assert.equal(ruleset.profile, "classic+open");
+    });
+
+    test("invalid argument: status, reason, every field violation, the request id", async () => {
+      const err = await rejection(
+        make(server).checkMeld({ cards: ["7H", "ZZ", "7C", "XX"] }, { requestId: `ts-${name}` }),
+      );
+      assert.equal(err.status, "INVALID_ARGUMENT");
+      assert.equal(err.grpcCode, 3);
+      assert.equal(err.reason, "INVALID_REQUEST");
+      assert.equal(err.domain, "samba.v1");
+      assert.equal(err.requestId, `ts-${name}`);
+      assert.deepEqual(
+        err.fieldViolations.map((v) => [v.field, v.reason]),
+        [
+          ["cards[1]", "UNKNOWN_CARD_CODE"],
+          ["cards[3]", "UNKNOWN_CARD_CODE"],
+        ],
+      );
+      assert.ok(err.fieldViolations.every((v) => v.description.length > 0));
+      if (name === "rest") assert.equal(err.httpStatus, 400);
+    });
+
+    test("a generated request id is sent when none is given", async () => {
+      const err = await rejection(make(server).getRuleset({ profile: "nonesuch" }));
+      assert.equal(err.status, "NOT_FOUND");
+      assert.equal(err.reason, "UNKNOWN_PROFILE");
+      assert.match(err.requestId, /^[0-9a-f]{32}$/);
+    });
+
+    test("a deadline ends the call with DEADLINE_EXCEEDED", async () => {
+      const client = make(slow);
+      const err = await rejection(client.listRulesets({}, { timeoutMs: 200, requestId: "late" }));
+      assert.equal(err.status, "DEADLINE_EXCEEDED");
+      assert.equal(err.reason, "DEADLINE_EXCEEDED");
+      assert.equal(err.requestId, "late");
+    });
+
+    test("the client's default timeout applies", async () => {
+      const client =
+        name === "rest"
+          ? createRestClient({ baseUrl: slow.restUrl, timeoutMs: 200 })
+          : createGrpcClient({ baseUrl: slow.grpcUrl, timeoutMs: 200 });
+      if ("close" in client) grpcClients.push(client as GrpcAdjudicatorClient);
+      assert.equal((await rejection(client.listRulesets({}))).status, "DEADLINE_EXCEEDED");
+    });
+
+    test("an abort signal cancels the call", async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const err = await rejection(make(slow).listRulesets({}, { signal: controller.signal }));
+      assert.equal(err.status, "CANCELLED");
+    });
+  });
+}
+
+describe("both transports", () => {
+  test("every RPC is a method, and both transports give the same answers", async () => {
+    const rest = transports["rest"]!(server);
+    const grpc = transports["grpc"]!(server);
+    assert.deepEqual(
+      Object.keys(rest).sort(),
+      Adjudicator.methods.map((m) => m.localName).sort(),
+    );
+    const snapshot = await dealt(rest);
+    const { actions } = await rest.listLegalActions({ snapshot, pageSize: 3 });
+    const first = actions[0]!;
+    const requests: Record<string, object> = {
+      listRulesets: {},
+      getRuleset: { profile: "classic" },
+      deal: { players: 4, seed: "parity", dealer: 1 },
+      checkMeld: { cards: ["7H", "7D", "7C"] },
+      validateAction: { snapshot, action: first },
+      applyAction: { snapshot, action: first },
+      listLegalActions: { snapshot, pageSize: 5 },
+      scoreDeal: { snapshot, provisional: true },
+      getPlayerView: { snapshot, seat: 0 },
+      replayDeal: { snapshot, actions: [first] },
+    };
+    for (const method of Adjudicator.methods) {
+      const call = (c: AdjudicatorClient) =>
+        (c[method.localName as keyof AdjudicatorClient] as (r: object) => Promise<never>)(requests[method.localName]!);
+      const [viaRest, viaGrpc] = await Promise.all([call(rest), call(grpc)]);
+      assert.deepEqual(toJson(method.output, viaRest), toJson(method.output, viaGrpc), method.name);
+    }
+  });
+
+  test("an unreachable server is UNAVAILABLE", async () => {
+    const gone = await startServer();
+    await gone.stop();
+    for (const make of Object.values(transports)) {
+      const err = await rejection(make(gone).listRulesets({}, { timeoutMs: 5000 }));
+      assert.equal(err.status, "UNAVAILABLE");
+    }
+  });
+});

@@ -1,0 +1,44 @@
+// A real `samba-adjudicator serve` on 127.0.0.1 ephemeral ports, discovered from its
+// `listening` line (as tests/service_fixtures.py does).
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
+const SERVE = process.env["SAMBA_ADJUDICATOR_BIN"] ?? `${REPO}.venv/bin/samba-adjudicator`;
+
+export interface Server {
+  restUrl: string;
+  grpcUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  const clean = { ...process.env };
+  for (const k of ["SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS", "SAMBA_CORS_ORIGINS"]) delete clean[k];
+  const proc: ChildProcess = spawn(
+    SERVE,
+    ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--workers", "1"],
+    { env: { ...clean, SAMBA_LOG_LEVEL: "warning", ...env }, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: proc.stdout! });
+  const [line] = (await Promise.race([
+    once(lines, "line"),
+    once(proc, "exit").then(([code]) => {
+      throw new Error(`samba-adjudicator serve exited with ${code} before listening`);
+    }),
+  ])) as [string];
+  const info = JSON.parse(line);
+  if (info.event !== "listening") throw new Error(`unexpected first line: ${line}`);
+  return {
+    restUrl: `http://127.0.0.1:${info.httpPort}`,
+    grpcUrl: `http://127.0.0.1:${info.grpcPort}`,
+    async stop() {
+      if (proc.exitCode === null) {
+        proc.kill("SIGTERM");
+        await once(proc, "exit");
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+"""CORS on the REST gateway, with real preflights against real servers: off by default,
+``--cors-origins`` / ``SAMBA_CORS_ORIGINS`` allow the listed origins only."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from samba_adjudicator.service import config
+from service_fixtures import ServerProcess, server  # noqa: F401
+
+GAME = "https://game.example"
+LOCAL = "http://localhost:3000"
+OTHER = "https://evil.example"
+
+
+def preflight(base_url: str, origin: str, path: str = "/v1/actions:validate",
+              method: str = "POST") -> httpx.Response:
+    return httpx.options(base_url + path, headers={
+        "origin": origin, "access-control-request-method": method,
+        "access-control-request-headers": "content-type,x-request-id"}, timeout=30)
+
+
+@pytest.fixture(scope="module", params=["flag", "env"])
+def cors_server(request):
+    if request.param == "flag":
+        s = ServerProcess("--cors-origins", f"{GAME}, {LOCAL}")
+    else:
+        s = ServerProcess(env={"SAMBA_CORS_ORIGINS": f"{GAME},{LOCAL}"})
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("origin", [GAME, LOCAL])
+def test_listed_origin_preflight_is_allowed(cors_server, origin):
+    r = preflight(cors_server.base_url, origin)
+    assert r.status_code == 200, r.text
+    assert r.headers["access-control-allow-origin"] == origin
+    assert "POST" in r.headers["access-control-allow-methods"]
+    allowed = r.headers["access-control-allow-headers"].lower()
+    assert "x-request-id" in allowed and "content-type" in allowed
+    get = preflight(cors_server.base_url, origin, "/v1/rulesets/classic", "GET")
+    assert get.headers["access-control-allow-origin"] == origin
+
+
+def test_listed_origin_reads_the_answer_and_the_request_id(cors_server):
+    r = httpx.post(cors_server.base_url + "/v1/melds:check", content=b'{"cards": ["ZZ"]}',
+                   headers={"origin": GAME, "x-request-id": "from-a-page"}, timeout=30)
+    assert r.status_code == 400  # an error answer is readable by the page too
+    assert r.headers["access-control-allow-origin"] == GAME
+    exposed = r.headers["access-control-expose-headers"].lower()
+    assert "x-request-id" in exposed
+    assert r.headers["x-request-id"] == "from-a-page"
+
+
+def test_unlisted_origin_gets_no_cors_headers(cors_server):
+    r = preflight(cors_server.base_url, OTHER)
+    assert "access-control-allow-origin" not in r.headers
+    assert r.status_code == 403
+    error = r.json()["error"]
+    assert error["status"] == "PERMISSION_DENIED"
+    assert error["details"][0]["reason"] == "CORS_PREFLIGHT_REFUSED"
+    simple = httpx.get(cors_server.base_url + "/v1/rulesets", headers={"origin": OTHER},
+                       timeout=30)
+    assert simple.status_code == 200
+    assert "access-control-allow-origin" not in simple.headers
+
+
+def test_cors_is_off_by_default(server):  # noqa: F811
+    r = preflight(server.base_url, GAME)
+    assert "access-control-allow-origin" not in r.headers
+    assert r.status_code == 405
+    simple = httpx.get(server.base_url + "/v1/rulesets", headers={"origin": GAME}, timeout=30)
+    assert "access-control-allow-origin" not in simple.headers
+
+
+def test_cors_origins_setting():
+    assert config.load([], environ={}).cors_origins == ()
+    env = {"SAMBA_CORS_ORIGINS": f" {GAME} ,{LOCAL},"}
+    assert config.load([], environ=env).cors_origins == (GAME, LOCAL)
+    assert config.load(["--cors-origins", "*"], environ=env).cors_origins == ("*",)
+    for bad in ("game.example", f"{GAME}/path", "https://*.example", "ftp://x"):
+        with pytest.raises(config.ConfigError, match="--cors-origins"):
+            config.load(["--cors-origins", bad], environ={})
