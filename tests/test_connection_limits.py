@@ -151,3 +151,17 @@ def test_a_client_leaving_mid_upload_logs_no_traceback():
         assert "Traceback" not in logs and '"exception"' not in logs, logs
     finally:
         srv.close()
+
+
+def test_the_cap_fits_the_open_files_limit():
+    """With 600 open files at most, both servers' connections and the headroom must fit:
+    the cap comes down to (600 - 256) / 2."""
+    import subprocess
+    import sys
+    code = ("import resource\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (600, 600))\n"
+            "from samba_adjudicator.service import config, server\n"
+            "print(server.fit_connections(config.load([], environ={})).max_connections)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert int(out) == (600 - 256) // 2
