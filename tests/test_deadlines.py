@@ -86,5 +86,6 @@ def test_rest_x_server_timeout_answers_and_stops_in_time(server, http):
     answered = time.monotonic() - started
     assert r.status_code == 504, r.text[:300]
     assert r.json()["error"]["details"][0]["reason"] == "DEADLINE_EXCEEDED"
-    assert answered < 1.0  # the list alone takes seconds; generous for a loaded machine
+    # the list alone takes 2.3 s of CPU on a quiet machine: generous for a loaded one
+    assert answered < 1.5
     assert _cpu_after(server.proc.pid) < 0.5
