@@ -239,7 +239,9 @@ def _play_candidates(s: Snapshot, seat: int
     else:
         new_melds = list(_new_meld_shapes(s, hand, side))
         need = initial_requirement(rules, side)
-        for m in new_melds:
+        for i, m in enumerate(new_melds):
+            if not i % CHECK_EVERY:
+                checkpoint()
             if points(m) >= need:
                 out.append(MeldCards(seat, new_melds=(m,)))
         combos, complete = _opening_combos(s, seat, hand, need, shapes=new_melds)
@@ -278,8 +280,20 @@ def _opening_combos(s: Snapshot, seat: int, hand: Counter, need: int,
     if shapes is None:
         shapes = list(_new_meld_shapes(s, hand, side))
     shapes = [m for m in shapes if not all(c in BLACK_THREES for c in m)]
-    shapes.sort(key=lambda m: (-points(m), [ORDER[c] for c in m]))
-    worth = [points(m) for m in shapes]
+    # Worths and sort keys in chunks, each worth computed once: a huge hand has tens of
+    # thousands of shapes, and the caller's deadline is looked at between chunks.
+    worths: list[int] = []
+    keys: list[tuple] = []
+    for start in range(0, len(shapes), CHECK_EVERY):
+        checkpoint()
+        chunk = shapes[start:start + CHECK_EVERY]
+        values = [points(m) for m in chunk]
+        worths += values
+        keys += [(-w, [ORDER[c] for c in m]) for w, m in zip(values, chunk)]
+    order = sorted(range(len(shapes)), key=keys.__getitem__)
+    checkpoint()
+    shapes = [shapes[i] for i in order]
+    worth = [worths[i] for i in order]
     found: list[tuple[tuple[str, ...], ...]] = []
     examined = 0
     for size in range(1, MAX_OPENING_MELDS + 1):

@@ -89,3 +89,16 @@ def test_rest_x_server_timeout_answers_and_stops_in_time(server, http):
     # the list alone takes 2.3 s of CPU on a quiet machine: generous for a loaded one
     assert answered < 1.5
     assert _cpu_after(server.proc.pid) < 0.5
+
+
+def test_legal_actions_stop_soon_after_the_deadline():
+    """No stretch of the huge hand's computation runs long between two checkpoints (the
+    sorting of opening shapes ran 0.7 s without one): stopped well before it would end."""
+    snap = _huge_snapshot()
+    for budget in (0.0, 0.2, 0.5):
+        started = time.monotonic()
+        with pytest.raises(deadline.Interrupted):
+            with deadline.within(started + budget):
+                engine.legal_actions(snap, None)
+        # the whole list takes 2-3 s; generous for a loaded machine
+        assert time.monotonic() - started - budget < 0.4
