@@ -51,11 +51,59 @@ def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
     return statistics.median(samples)
 
 
-def main() -> int:
-    from samba_adjudicator.service import convert, jsonio
+def figures(s) -> tuple[dict[str, float], float, int]:
+    """(µs per call by measurement, the protobuf baseline, request bytes) at position ``s``."""
+    from samba_adjudicator.service import convert, jsonio, pb
+    from samba_adjudicator.service.actions import action_to_proto
     from samba_adjudicator.service.api import Adjudicator
     from samba_adjudicator.service.cli import run
-    from samba_adjudicator.service import pb
+
+    action = scenarios.typical_action(s)
+    request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
+                                       action=action_to_proto(action))
+    wire = request.SerializeToString()
+    body = json.dumps(jsonio.to_dict(request)).encode()
+    n_legal = len(legal_actions(s)[0])
+
+    def proto_roundtrip():
+        pb.ValidateActionRequest.FromString(wire).SerializeToString()
+
+    def json_roundtrip():
+        json.dumps(json.loads(body))
+
+    warm = Adjudicator()
+
+    def json_path_cold():
+        # a snapshot the service has not seen: every cache emptied first
+        status, _ = run("ValidateAction", body, adjudicator=Adjudicator())
+        assert status == 0
+
+    def json_path_warm():
+        status, _ = run("ValidateAction", body, adjudicator=warm)
+        assert status == 0
+
+    def proto_path_cold():
+        Adjudicator().call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
+
+    def proto_path_warm():
+        warm.call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
+
+    base = per_call_us(proto_roundtrip)
+    return {
+        "baseline: protobuf parse+serialize": base,
+        "baseline: json loads+dumps": per_call_us(json_roundtrip),
+        "engine validate": per_call_us(lambda: validate(s, action)),
+        "engine apply": per_call_us(lambda: apply(s, action)),
+        f"engine legal_actions ({n_legal} actions)": per_call_us(lambda: legal_actions(s)),
+        "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
+        "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
+        "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
+        "ValidateAction protobuf, new snapshot": per_call_us(proto_path_cold),
+        "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
+    }, base, len(wire)
+
+
+def main() -> int:
     from samba_adjudicator.service.server import tune_gc
 
     tune_gc()  # the collector as the server sets it up (service/server.py)
@@ -63,56 +111,14 @@ def main() -> int:
     for name, make in (("opening", scenarios.opening), ("midgame", scenarios.midgame),
                        ("late (40+ cards)", scenarios.late)):
         s = make()
-        action = scenarios.typical_action(s)
-        request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                           action=convert.action_to_proto(action))
-        wire = request.SerializeToString()
-        body = json.dumps(jsonio.to_dict(request)).encode()
-        n_legal = len(legal_actions(s)[0])
-
-        def proto_roundtrip():
-            pb.ValidateActionRequest.FromString(wire).SerializeToString()
-
-        def json_roundtrip():
-            json.dumps(json.loads(body))
-
-        warm = Adjudicator()
-
-        def json_path_cold():
-            # a snapshot the service has not seen: every cache emptied first
-            status, _ = run("ValidateAction", body, adjudicator=Adjudicator())
-            assert status == 0
-
-        def json_path_warm():
-            status, _ = run("ValidateAction", body, adjudicator=warm)
-            assert status == 0
-
-        def proto_path_cold():
-            Adjudicator().call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
-
-        def proto_path_warm():
-            warm.call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
-
-        base = per_call_us(proto_roundtrip)
-        figures = {
-            "baseline: protobuf parse+serialize": base,
-            "baseline: json loads+dumps": per_call_us(json_roundtrip),
-            "engine validate": per_call_us(lambda: validate(s, action)),
-            "engine apply": per_call_us(lambda: apply(s, action)),
-            f"engine legal_actions ({n_legal} actions)": per_call_us(lambda: legal_actions(s)),
-            "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
-            "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
-            "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
-            "ValidateAction protobuf, new snapshot": per_call_us(proto_path_cold),
-            "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
-        }
+        measured, base, size = figures(s)
         hand = len(s.seats[s.turn.seat].hand)
-        rows.append((f"{name}: hand {hand}, {len(wire)} B request", figures, base))
+        rows.append((f"{name}: hand {hand}, {size} B request", measured, base))
 
     print(f"{'measurement':48} {'µs/call':>10} {'× baseline':>11}")
-    for title, figures, base in rows:
+    for title, measured, base in rows:
         print(f"\n{title}")
-        for label, us in figures.items():
+        for label, us in measured.items():
             print(f"  {label:46} {us:10.1f} {us / base:11.1f}")
     return 0
 

@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from scenarios import midgame, typical_action  # noqa: E402
 
 from samba_adjudicator.service import api, convert, jsonio, pb  # noqa: E402
+from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
 
 VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
 ECHO = "/samba.v1.Bench/Echo"
@@ -62,7 +63,7 @@ def make_request() -> pb.ValidateActionRequest:
     s = midgame()
     action = typical_action(s)
     return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                    action=convert.action_to_proto(action))
+                                    action=action_to_proto(action))
 
 
 #: Twice what the server's snapshot cache holds by default: sent in turn, every call misses.

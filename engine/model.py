@@ -129,7 +129,8 @@ class RulesetRef:
     """What the client asked for, echoed back: profile spec, overrides and pinned version."""
 
     profile: str = "classic"
-    overrides: Mapping[str, object] = dataclasses.field(default_factory=dict, hash=False, compare=False)
+    overrides: Mapping[str, object] = dataclasses.field(default_factory=dict, hash=False,
+                                                        compare=False)
     version: str = ""
 
 

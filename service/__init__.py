@@ -4,7 +4,9 @@
 - ``service.descriptors``: facts read from the protobuf descriptors.
 - ``service.required``: the required-field check (every request, both encodings).
 - ``service.jsonio``: proto3 JSON in and out, every problem of a request collected.
-- ``service.convert``: protobuf messages <-> engine values.
+- ``service.convert``: protobuf messages <-> engine values (paths, cards, rulesets,
+  snapshots); ``service.actions``: actions; ``service.answers``: violations, events,
+  scores, meld checks; ``service.derived_fields``: client-given output-only fields checked.
 - ``service.decoding``: a transport's request bytes -> message, problems, snapshot source.
 - ``service.loading``: the one snapshot-loading pipeline and its cache.
 - ``service.api``: one transport-neutral implementation of every RPC.

@@ -19,16 +19,17 @@ request and every problem of a request is reported together. Snapshots are loade
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.legal import canonical
-from samba_adjudicator.engine.model import Problem, Snapshot
+from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 
-from . import convert, jsonio, page_tokens, pb, required
+from . import answers, convert, jsonio, page_tokens, pb, required
+from .actions import action_to_proto
 from .errors import ApiError, invalid_argument, too_many_items
 from .lru import Lru
 from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
@@ -93,6 +94,17 @@ class Adjudicator:
         return handler(self, request, problems, source)
 
     @staticmethod
+    def _ruleset(msg: pb.RulesetRef, problems: list[Problem]
+                 ) -> tuple[er.Ruleset, RulesetRef]:
+        """A request's ``ruleset`` (resolved, or every problem raised; its version pin
+        checked) and the reference as given."""
+        rules, ref = convert.ruleset_ref_from_proto(msg, "ruleset", problems)
+        convert.raise_if(problems)
+        assert rules is not None  # resolving failed only with a problem reported
+        pin_version(ref.version, rules, "ruleset.version")
+        return rules, ref
+
+    @staticmethod
     def _seat(seat: int, snap, field: str) -> None:
         if not 0 <= seat < len(snap.seats):
             raise invalid_argument([Problem(field, "OUT_OF_RANGE",
@@ -119,9 +131,7 @@ class Adjudicator:
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
-        rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
-        convert.raise_if(problems)
-        pin_version(ref.version, rules, "ruleset.version")
+        rules, ref = self._ruleset(req.ruleset, problems)
         snap = engine.deal(rules, req.players, req.seed, req.dealer, req.deal_number,
                            tuple(req.match_scores), ref)
         return pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
@@ -141,11 +151,8 @@ class Adjudicator:
             if req.meld_id:
                 problems.append(Problem("snapshot", "REQUIRED",
                                         "adding to a meld (meldId) needs the snapshot"))
-            rules, ref = convert.ruleset_ref_from_proto(req.ruleset, "ruleset", problems)
-            convert.raise_if(problems)
-            pin_version(ref.version, rules, "ruleset.version")
-            check = engine.check_meld(rules, cards)
-        return convert.meld_check_to_proto(check)
+            check = engine.check_meld(self._ruleset(req.ruleset, problems)[0], cards)
+        return answers.meld_check_to_proto(check)
 
     @_handler
     def validate_action(self, req: pb.ValidateActionRequest, problems, source
@@ -154,7 +161,7 @@ class Adjudicator:
                                          actions=((req.action, "action"),))
         violations = engine.validate(snap, action)
         return pb.ValidateActionResponse(
-            legal=not violations, violations=[convert.violation_to_proto(v) for v in violations])
+            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations])
 
     @_handler
     def apply_action(self, req: pb.ApplyActionRequest, problems, source
@@ -163,11 +170,11 @@ class Adjudicator:
                                          actions=((req.action, "action"),), allow_view=False)
         out = engine.apply(snap, action)
         resp = pb.ApplyActionResponse(
-            legal=out.legal, violations=[convert.violation_to_proto(v) for v in out.violations],
+            legal=out.legal, violations=[answers.violation_to_proto(v) for v in out.violations],
             snapshot=self.snapshots.render(out.snapshot, remember=True),
-            events=[convert.event_to_proto(e) for e in out.events])
+            events=[answers.event_to_proto(e) for e in out.events])
         if out.score is not None:
-            resp.score.CopyFrom(convert.score_to_proto(out.score))
+            resp.score.CopyFrom(answers.score_to_proto(out.score))
         return resp
 
     @_handler
@@ -195,7 +202,7 @@ class Adjudicator:
         end = offset + size
         return pb.ListLegalActionsResponse(
             # card lists print in canonical order (CONTRACT.md §5), sorted for this page only
-            actions=[convert.action_to_proto(canonical(a)) for a in actions[offset:end]],
+            actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total,
             next_page_token=self.page_tokens.issue(end, binding) if end < total else "",
             complete=complete)
@@ -216,7 +223,7 @@ class Adjudicator:
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
-        return convert.score_to_proto(engine.score(snap, req.provisional))
+        return answers.score_to_proto(engine.score(snap, req.provisional))
 
     @_handler
     def get_player_view(self, req: pb.GetPlayerViewRequest, problems, source
@@ -225,7 +232,8 @@ class Adjudicator:
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
-        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(engine.player_view(snap, seat)))
+        view = engine.player_view(snap, seat)
+        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
         if seat is not None:
             resp.viewer_seat = seat
         return resp
@@ -242,20 +250,20 @@ class Adjudicator:
         resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
-                legal=legal, violations=[convert.violation_to_proto(v) for v in violations],
-                events=[convert.event_to_proto(e) for e in events])
+                legal=legal, violations=[answers.violation_to_proto(v) for v in violations],
+                events=[answers.event_to_proto(e) for e in events])
             for v in item.violations:  # paths relative to this request: actions[i]…
                 if v.field == "action" or v.field.startswith(("action.", "action[")):
                     v.field = f"actions[{i}]" + v.field[len("action"):]
         if first_illegal is not None:
             resp.first_illegal_index = first_illegal
         if score is not None:
-            resp.score.CopyFrom(convert.score_to_proto(score))
+            resp.score.CopyFrom(answers.score_to_proto(score))
         return resp
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).
-METHODS: dict[str, tuple[type, Callable]] = {
+METHODS: dict[str, tuple[type[Message], Handler]] = {
     "ListRulesets": (pb.ListRulesetsRequest, Adjudicator.list_rulesets),
     "GetRuleset": (pb.GetRulesetRequest, Adjudicator.get_ruleset),
     "Deal": (pb.DealRequest, Adjudicator.deal),

@@ -47,16 +47,16 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
         ) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics."""
-    from . import page_tokens
-    from .api import Adjudicator
     from .errors import ApiError, internal_error, new_request_id, rest_body
     from .jsonio import to_dict
     from .runtime import Runtime
-    from .signing import Signer
 
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
+            from . import page_tokens
+            from .api import Adjudicator
+            from .signing import Signer
             signer = Signer.from_env()
             adjudicator = Adjudicator(signer=signer, page_token_key=page_tokens.key_from(
                 os.environ.get(page_tokens.ENV, ""), signer))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -127,11 +129,12 @@ def _env(name: str, conv, environ) -> object | None:
         raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
 
 
-def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings:
+def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
+         ) -> Settings:
     """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
     environ = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name, env, conv in _FLAGS:
         flag = getattr(args, name)
         if flag is not None:
@@ -155,7 +158,7 @@ def load(argv: list[str] | None = None, environ: dict | None = None) -> Settings
     return s
 
 
-def validate(s: Settings) -> None:
+def _validate_ports(s: Settings) -> None:
     for name, env in (("grpc_port", "SAMBA_GRPC_PORT"), ("http_port", "SAMBA_HTTP_PORT")):
         port = getattr(s, name)
         if not 0 <= port <= 65535:
@@ -163,6 +166,21 @@ def validate(s: Settings) -> None:
                               f"not {port}")
     if s.grpc_port and s.grpc_port == s.http_port:
         raise ConfigError("--grpc-port and --http-port must differ")
+
+
+def _validate_connections(s: Settings) -> None:
+    if not 8 <= s.max_connections <= 1_000_000:
+        raise ConfigError("--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, "
+                          f"not {s.max_connections}")
+    for name, env in (("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
+                      ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS")):
+        if not 0.1 <= getattr(s, name) <= 86400:
+            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
+                              f"not {getattr(s, name)}")
+
+
+def validate(s: Settings) -> None:
+    _validate_ports(s)
     if not 1 <= s.workers <= 256:
         raise ConfigError(f"--workers (SAMBA_WORKERS) must be 1..256, not {s.workers}")
     if not 1024 <= s.max_message_bytes <= 256 * 1024 * 1024:
@@ -177,14 +195,7 @@ def validate(s: Settings) -> None:
     if not 0 <= s.snapshot_cache_size <= 1_000_000:
         raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
                           f"0..1000000, not {s.snapshot_cache_size}")
-    if not 8 <= s.max_connections <= 1_000_000:
-        raise ConfigError("--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, "
-                          f"not {s.max_connections}")
-    for name, env in (("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
-                      ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS")):
-        if not 0.1 <= getattr(s, name) <= 86400:
-            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
-                              f"not {getattr(s, name)}")
+    _validate_connections(s)
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "

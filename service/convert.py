@@ -4,11 +4,11 @@ Input rules:
 - Cards go through ``engine.cards.parse_card`` (``T`` for 10, lower case); every bad code
   is a Problem at its exact path (``snapshot.seats[0].hand[3]``), reason UNKNOWN_CARD_CODE.
 - Problems are collected, never repaired, and raised together as ``InvalidInput``.
-  Builders append to a ``problems`` list; ``load_snapshot`` and the action readers raise.
+  Builders append to a ``problems`` list; ``service.loading`` raises.
 - Paths are JSON names relative to the request; engine paths in snake_case are camelised.
-- Output-only snapshot fields may be omitted; when given (non-default: proto3 cannot tell
-  an omitted ``false``/``0`` from a given one) they must agree with the engine
-  (DERIVED_FIELD_DISAGREES).
+- Output-only snapshot fields are not read here (``service.derived_fields`` checks them).
+
+Actions are in ``service.actions``, the judgements answered in ``service.answers``.
 
 Output: every output-only field is filled from ``engine.derived``; cards are canonical.
 """
@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from google.protobuf.message import Message
 
@@ -47,7 +48,9 @@ def json_path(path: str) -> str:
         return path
     out = []
     for seg in path.split("."):
-        name, index = _SEGMENT.match(seg).groups()
+        match = _SEGMENT.match(seg)
+        assert match is not None  # the pattern matches any text
+        name, index = match.groups()
         out.append(camel(name) + index)
     return ".".join(out)
 
@@ -110,7 +113,7 @@ def _set(msg: Message, name: str, value: Any) -> None:
     if f.is_repeated:
         target = getattr(msg, name)
         for item in value:
-            if dataclasses.is_dataclass(item):
+            if dataclasses.is_dataclass(item) and not isinstance(item, type):
                 sub = target.add()
                 for k, v in dataclasses.asdict(item).items():
                     setattr(sub, k, v)
@@ -211,9 +214,10 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
 
 def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
     from samba_adjudicator.engine import derived
-    infer = getattr(derived, "meld_kind", None)
+    infer: Callable[[Sequence[str]], m.MeldKind] | None = getattr(derived, "meld_kind", None)
     if infer is None:
-        from samba_adjudicator.engine.melds import infer_kind as infer
+        from samba_adjudicator.engine.melds import infer_kind
+        infer = infer_kind
     return infer(cards_)
 
 
@@ -221,7 +225,7 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
                         ) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
 
-    Never raises and never judges consistency (``check_snapshot_input`` does that). Fields
+    Never raises and never judges consistency (``service.loading`` does that). Fields
     the required-field check reports (``turn.phase``, …) get a neutral stand-in here.
     Returns None when the ruleset cannot be resolved.
     """
@@ -287,71 +291,6 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
         signature=msg.signature)
 
 
-def check_snapshot_input(msg: pb.Snapshot, snap: m.Snapshot, path: str) -> list[Problem]:
-    """``engine.check_snapshot`` (re-rooted at ``path``), then, when consistent, the
-    client-given output-only fields against ``engine.derived``."""
-    from samba_adjudicator import engine
-    from samba_adjudicator.engine import derived
-
-    problems = prefixed(engine.check_snapshot(snap), path)
-    if problems:
-        return problems
-
-    def disagree(field: str, given: Any, actual: Any) -> None:
-        problems.append(Problem(f"{path}.{field}", "DERIVED_FIELD_DISAGREES",
-                                f"{path}.{field} is {actual!r}, not {given!r}"))
-
-    rules = snap.ruleset
-    for i, (s, es) in enumerate(zip(msg.seats, snap.seats)):
-        if s.hand_hidden and not es.hand_hidden:
-            disagree(f"seats[{i}].handHidden", True, False)
-    if msg.stock_hidden and not snap.stock_hidden:
-        disagree("stockHidden", True, False)
-    for k, (sd, es) in enumerate(zip(msg.sides, snap.sides)):
-        if sd.opened and not es.opened:
-            disagree(f"sides[{k}].opened", True, False)
-        need = derived.initial_meld_requirement(rules, es)
-        if sd.initial_meld_requirement and sd.initial_meld_requirement != need:
-            disagree(f"sides[{k}].initialMeldRequirement", sd.initial_meld_requirement, need)
-        for j, (md, em) in enumerate(zip(sd.melds, es.melds)):
-            mp = f"sides[{k}].melds[{j}]"
-            status = derived.meld_status(rules, em)
-            if md.status and md.status != pb.Meld.Status.Value(status.name):
-                disagree(f"{mp}.status", pb.Meld.Status.Name(md.status), status.name)
-            if md.natural and not derived.meld_natural(em):
-                disagree(f"{mp}.natural", True, False)
-    if msg.HasField("pile"):
-        state = derived.pile_state(snap)
-        p = msg.pile
-        top = parse_card(p.top) if p.top else None
-        if p.top and top != state[0]:
-            disagree("pile.top", p.top, state[0] or "")
-        if p.count and p.count != state[1]:
-            disagree("pile.count", p.count, state[1])
-        if p.blocked and not state[2]:
-            disagree("pile.blocked", True, False)
-        if p.frozen_for_sides and sorted(p.frozen_for_sides) != sorted(state[3]):
-            disagree("pile.frozenForSides", list(p.frozen_for_sides), list(state[3]))
-    waiting = msg.turn.awaiting_seats
-    if waiting:
-        actual = derived.awaiting_seats(snap)
-        if sorted(waiting) != sorted(actual):
-            disagree("turn.awaitingSeats", list(waiting), list(actual))
-    return problems
-
-
-def load_snapshot(msg: pb.Snapshot, path: str = "snapshot",
-                  problems: list[Problem] | None = None) -> m.Snapshot:
-    """Proto -> a consistent engine Snapshot, or InvalidInput with every problem found
-    (``problems``: earlier problems of the same request, reported together)."""
-    problems = ProblemList(problems or ())
-    snap = snapshot_from_proto(msg, path, problems)
-    if problems or snap is None:
-        raise InvalidInput(problems or [Problem(path, "REQUIRED", "snapshot is required")])
-    raise_if(check_snapshot_input(msg, snap, path))
-    return snap
-
-
 # -- snapshots: engine -> proto -----------------------------------------------------------
 
 def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
@@ -404,154 +343,3 @@ def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:
             res.premium.CopyFrom(pb.Premium(kind=r.premium.kind, points=r.premium.points))
         msg.result.CopyFrom(res)
     return msg
-
-
-# -- actions ------------------------------------------------------------------------------
-
-def _additions(items, path: str, problems: list[Problem], meld_ids) -> tuple[m.Addition, ...]:
-    out = []
-    for i, a in enumerate(items):
-        ap = f"{path}[{i}]"
-        _check_meld_id(a.meld_id, f"{ap}.meldId", problems, meld_ids)
-        end = m.RunEnd[pb.Addition.End.Name(a.end)] if a.end else None
-        out.append(m.Addition(meld_id=a.meld_id, cards=cards(a.cards, f"{ap}.cards", problems),
-                              end=end))
-    return tuple(out)
-
-
-def _new_melds(items, path: str, problems: list[Problem]) -> tuple[tuple[str, ...], ...]:
-    return tuple(cards(nm.cards, f"{path}[{i}].cards", problems) for i, nm in enumerate(items))
-
-
-def _check_meld_id(meld_id: str, path: str, problems: list[Problem], meld_ids) -> None:
-    if meld_ids is not None and meld_id and meld_id not in meld_ids:
-        problems.append(Problem(path, "UNKNOWN_MELD_ID", f"no meld has id {meld_id!r}"))
-
-
-def meld_ids(snap: m.Snapshot) -> set[str]:
-    return {meld.id for side in snap.sides for meld in side.melds}
-
-
-def action_from_proto(msg: pb.Action, path: str, problems: list[Problem],
-                      players: int | None = None, known_meld_ids: set[str] | None = None
-                      ) -> m.Action | None:
-    """The engine action; bad cards, an unknown seat (``players`` given) or an unknown meld
-    id (``known_meld_ids`` given) are appended to ``problems``. None without a kind."""
-    seat = msg.seat if msg.HasField("seat") else 0
-    if players is not None and msg.HasField("seat") and not 0 <= seat < players:
-        problems.append(Problem(f"{path}.seat", "OUT_OF_RANGE",
-                                f"seat must be 0..{players - 1}, not {seat}"))
-    expected = msg.expected_ply if msg.HasField("expected_ply") else None
-    kind = msg.WhichOneof("kind")
-    if kind is None:
-        return None
-    body = getattr(msg, kind)
-    kp = f"{path}.{msg.DESCRIPTOR.fields_by_name[kind].json_name}"
-    ids = known_meld_ids
-    if kind == "draw_stock":
-        return m.DrawStock(seat, cards(body.cards, f"{kp}.cards", problems), expected)
-    if kind == "take_pile":
-        _check_meld_id(body.meld_id, f"{kp}.meldId", problems, ids)
-        return m.TakePile(seat, cards(body.hand_cards, f"{kp}.handCards", problems),
-                          body.meld_id or None, _new_melds(body.new_melds, f"{kp}.newMelds",
-                                                           problems),
-                          _additions(body.additions, f"{kp}.additions", problems, ids),
-                          expected)
-    if kind == "take_top_card":
-        _check_meld_id(body.meld_id, f"{kp}.meldId", problems, ids)
-        return m.TakeTopCard(seat, body.meld_id, expected)
-    if kind == "meld":
-        return m.MeldCards(seat, _new_melds(body.new_melds, f"{kp}.newMelds", problems),
-                           _additions(body.additions, f"{kp}.additions", problems, ids),
-                           expected)
-    if kind == "swap_wild":
-        _check_meld_id(body.meld_id, f"{kp}.meldId", problems, ids)
-        natural = card(body.natural, f"{kp}.natural", problems) if body.natural else ""
-        wild = card(body.wild, f"{kp}.wild", problems) if body.wild else ""
-        return m.SwapWild(seat, body.meld_id, natural or "", wild or "", expected)
-    if kind == "discard":
-        code = card(body.card, f"{kp}.card", problems) if body.card else ""
-        return m.Discard(seat, code or "", expected)
-    if kind == "ask_go_out":
-        return m.AskGoOut(seat, expected)
-    if kind == "answer_go_out":
-        return m.AnswerGoOut(seat, body.allow, expected)
-    raise AssertionError(kind)
-
-
-def _additions_to_proto(target, additions: Sequence[m.Addition]) -> None:
-    for a in additions:
-        item = target.add(meld_id=a.meld_id, cards=list(a.cards))
-        if a.end is not None:
-            item.end = pb.Addition.End.Value(a.end.name)
-
-
-def action_to_proto(action: m.Action) -> pb.Action:
-    msg = pb.Action(seat=action.seat)
-    if action.expected_ply is not None:
-        msg.expected_ply = action.expected_ply
-    if isinstance(action, m.DrawStock):
-        msg.draw_stock.SetInParent()
-        msg.draw_stock.cards.extend(action.cards)
-    elif isinstance(action, m.TakePile):
-        msg.take_pile.SetInParent()
-        msg.take_pile.hand_cards.extend(action.hand_cards)
-        msg.take_pile.meld_id = action.meld_id or ""
-        for nm in action.new_melds:
-            msg.take_pile.new_melds.add(cards=list(nm))
-        _additions_to_proto(msg.take_pile.additions, action.additions)
-    elif isinstance(action, m.TakeTopCard):
-        msg.take_top_card.meld_id = action.meld_id
-    elif isinstance(action, m.MeldCards):
-        msg.meld.SetInParent()
-        for nm in action.new_melds:
-            msg.meld.new_melds.add(cards=list(nm))
-        _additions_to_proto(msg.meld.additions, action.additions)
-    elif isinstance(action, m.SwapWild):
-        msg.swap_wild.CopyFrom(pb.SwapWild(meld_id=action.meld_id, natural=action.natural,
-                                           wild=action.wild))
-    elif isinstance(action, m.Discard):
-        msg.discard.card = action.card
-    elif isinstance(action, m.AskGoOut):
-        msg.ask_go_out.SetInParent()
-    elif isinstance(action, m.AnswerGoOut):
-        msg.answer_go_out.SetInParent()
-        msg.answer_go_out.allow = action.allow
-    else:
-        raise TypeError(f"not an action: {action!r}")
-    return msg
-
-
-# -- answers ------------------------------------------------------------------------------
-
-def violation_to_proto(v: m.Violation) -> pb.Violation:
-    msg = pb.Violation(code=v.code, message=v.message, rule=v.rule, field=json_path(v.field),
-                       penalty_points=v.penalty_points)
-    for k, val in (v.details or {}).items():
-        msg.details[str(k)] = str(val)
-    return msg
-
-
-def event_to_proto(e: m.Event) -> pb.Event:
-    kind = pb.Event.Type.Value(e.type) if e.type in pb.Event.Type.keys() else 0
-    return pb.Event(type=kind, seat=e.seat or 0, side=e.side or 0, meld_id=e.meld_id or "",
-                    cards=list(e.cards), points=e.points)
-
-
-def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
-    msg = pb.ScoreDealResponse(match_over=report.match_over, draw=report.draw,
-                               provisional=report.provisional)
-    for s in report.sides:
-        msg.sides.add(**dataclasses.asdict(s))
-    if report.winner_side is not None:
-        msg.winner_side = report.winner_side
-    return msg
-
-
-def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
-    return pb.CheckMeldResponse(
-        valid=check.valid,
-        kind=pb.Meld.Kind.Value(check.kind.name) if check.kind is not None else 0,
-        status=pb.Meld.Status.Value(check.status.name) if check.status is not None else 0,
-        natural=check.natural, points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations], note=check.note)

@@ -13,8 +13,6 @@ back without its ``snapshot``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from google.protobuf.message import DecodeError, Message
 
 from samba_adjudicator.engine.model import Problem
@@ -68,10 +66,6 @@ def decode_json(text: str | bytes, request_type: type[Message], loader: Snapshot
     if key is None:
         return (*jsonio.decode_dict(data, request_type), None)
     loaded = loader.loaded(key)
-    if loaded is not None:
-        data = _without_snapshot(data)
+    if loaded is not None:  # the rest of the request only
+        data = {k: v for k, v in data.items() if k != SNAPSHOT}
     return (*jsonio.decode_dict(data, request_type), SnapshotSource(key, loaded))
-
-
-def _without_snapshot(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k != SNAPSHOT}

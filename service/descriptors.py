@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from google.api import field_behavior_pb2
 from google.protobuf import descriptor as _d
@@ -20,7 +20,7 @@ def join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-@lru_cache(maxsize=None)
+@cache
 def fields_by_json_key(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
     out: dict[str, _d.FieldDescriptor] = {}
     for f in desc.fields:
@@ -29,34 +29,34 @@ def fields_by_json_key(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_required(f: _d.FieldDescriptor) -> bool:
     behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
     return field_behavior_pb2.REQUIRED in behaviors
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_output_only(f: _d.FieldDescriptor) -> bool:
     behaviors = f.GetOptions().Extensions[field_behavior_pb2.field_behavior]
     return field_behavior_pb2.OUTPUT_ONLY in behaviors
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_map(f: _d.FieldDescriptor) -> bool:
     return (f.type == F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_synthetic_oneof(o: _d.OneofDescriptor) -> bool:
     """A proto3 ``optional`` field's oneof (``_name``), not a real choice."""
     return len(o.fields) == 1 and o.name == "_" + o.fields[0].name and o.fields[0].has_presence
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
     return tuple(o for o in desc.oneofs if not is_synthetic_oneof(o))
 
 
-@lru_cache(maxsize=None)
+@cache
 def fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
     return {f.json_name: f for f in desc.fields}

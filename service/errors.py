@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -78,10 +78,6 @@ class ProblemList(list):
         for problem in items:
             self.append(problem)
         self.omitted += getattr(items, "omitted", 0) if items is not self else 0
-
-    def __iadd__(self, items: Iterable) -> "ProblemList":
-        self.extend(items)
-        return self
 
 
 @dataclass

@@ -29,6 +29,7 @@ import collections
 import threading
 import time
 from concurrent import futures
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -133,7 +134,8 @@ def _handler(runtime: Runtime, method: str, pool):
         else:
             out, status = _call(runtime, method, decode, data, request_id, deadline)
         if status is not None:
-            await context.abort_with_status(status)
+            await context.abort_with_status(status)  # raises
+        assert out is not None
         return out
 
     return handle
@@ -156,8 +158,9 @@ class GrpcServer:
         self._started = threading.Event()
         self._error: BaseException | None = None
         self.port: int | None = None
-        self.server = None
-        self.health = None
+        # made on the loop thread by _start (grpc.aio objects belong to their loop)
+        self.server: Any = None
+        self.health: Any = None
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)

@@ -65,7 +65,7 @@ class ConnectionGuard:
         self.evicted = 0
         self.refused = 0
 
-    def admit(self, conn: "GuardedProtocol") -> bool:
+    def admit(self, conn: GuardedProtocol) -> bool:
         self.open[conn] = None
         while len(self.open) > self.max_connections:
             victim = next((c for c in self.open if c is not conn and not c.busy), None)
@@ -78,7 +78,7 @@ class ConnectionGuard:
             victim.evict()
         return True
 
-    def forget(self, conn: "GuardedProtocol") -> None:
+    def forget(self, conn: GuardedProtocol) -> None:
         self.open.pop(conn, None)
 
 

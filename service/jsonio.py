@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -90,9 +91,11 @@ def loads(text: str | bytes) -> Any:
             text = text.decode("utf-8")
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
-        raise InvalidInput([Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")])
+        raise InvalidInput(
+            [Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")]) from None
     except RecursionError:
-        raise InvalidInput([Problem("", MALFORMED_JSON, "the request is nested too deeply")])
+        raise InvalidInput(
+            [Problem("", MALFORMED_JSON, "the request is nested too deeply")]) from None
     return data
 
 
@@ -158,24 +161,9 @@ def _fill(msg: Message, clean: dict) -> None:
     for key, value in clean.items():
         f = fields[key]
         if is_map(f):
-            target = getattr(msg, f.name)
-            key_f = f.message_type.fields_by_name["key"]
-            val_f = f.message_type.fields_by_name["value"]
-            for k, v in value.items():
-                k = k if key_f.type == F.TYPE_STRING else _as_int(k)
-                if val_f.type == F.TYPE_MESSAGE:
-                    _fill(target[k], v)
-                else:
-                    target[k] = _enum_number(val_f, v) if val_f.type == F.TYPE_ENUM else v
+            _fill_map(getattr(msg, f.name), f, value)
         elif f.is_repeated:
-            target = getattr(msg, f.name)
-            if f.type == F.TYPE_MESSAGE:
-                for v in value:
-                    _fill(target.add(), v)
-            elif f.type == F.TYPE_ENUM:
-                target.extend(_enum_number(f, v) for v in value)
-            else:
-                target.extend(value)
+            _fill_list(getattr(msg, f.name), f, value)
         elif f.type == F.TYPE_MESSAGE:
             sub = getattr(msg, f.name)
             sub.SetInParent()
@@ -184,6 +172,27 @@ def _fill(msg: Message, clean: dict) -> None:
             setattr(msg, f.name, _enum_number(f, value))
         else:
             setattr(msg, f.name, value)
+
+
+def _fill_map(target: Any, f: _d.FieldDescriptor, value: dict) -> None:
+    key_f = f.message_type.fields_by_name["key"]
+    val_f = f.message_type.fields_by_name["value"]
+    for k, v in value.items():
+        k = k if key_f.type == F.TYPE_STRING else _as_int(k)
+        if val_f.type == F.TYPE_MESSAGE:
+            _fill(target[k], v)
+        else:
+            target[k] = _enum_number(val_f, v) if val_f.type == F.TYPE_ENUM else v
+
+
+def _fill_list(target: Any, f: _d.FieldDescriptor, value: list) -> None:
+    if f.type == F.TYPE_MESSAGE:
+        for v in value:
+            _fill(target.add(), v)
+    elif f.type == F.TYPE_ENUM:
+        target.extend(_enum_number(f, v) for v in value)
+    else:
+        target.extend(value)
 
 
 def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
@@ -247,40 +256,48 @@ def _walk_plan(desc: _d.Descriptor) -> dict[str, tuple]:
 
 def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
     if is_map(f):
-        if not isinstance(value, dict):
-            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
-            return _BAD
-        key_f = f.message_type.fields_by_name["key"]
-        val_f = f.message_type.fields_by_name["value"]
-        out = {}
-        for k, v in value.items():
-            kp = f"{path}.{k}"
-            if key_f.type != F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
-                continue
-            if v is None:
-                problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
-                continue
-            v2 = _walk_value(v, val_f, kp, problems)
-            if v2 is not _BAD:
-                out[k] = v2
-        return out
+        return _walk_map(value, f, path, problems)
     if f.is_repeated:
-        if not isinstance(value, list):
-            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
-            return _BAD
-        if f.type == F.TYPE_STRING and all(type(item) is str for item in value):
-            return value  # card lists, the bulk of a snapshot: nothing to check per item
-        out_list = []
-        for i, item in enumerate(value):
-            ip = f"{path}[{i}]"
-            if item is None:
-                problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
-                continue
-            v2 = _walk_value(item, f, ip, problems)
-            if v2 is not _BAD:
-                out_list.append(v2)
-        return out_list
+        return _walk_list(value, f, path, problems)
     return _walk_value(value, f, path, problems)
+
+
+def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+    if not isinstance(value, dict):
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
+        return _BAD
+    key_f = f.message_type.fields_by_name["key"]
+    val_f = f.message_type.fields_by_name["value"]
+    out = {}
+    for k, v in value.items():
+        kp = f"{path}.{k}"
+        if key_f.type != F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
+            continue
+        if v is None:
+            problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
+            continue
+        v2 = _walk_value(v, val_f, kp, problems)
+        if v2 is not _BAD:
+            out[k] = v2
+    return out
+
+
+def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+    if not isinstance(value, list):
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        return _BAD
+    if f.type == F.TYPE_STRING and all(type(item) is str for item in value):
+        return value  # card lists, the bulk of a snapshot: nothing to check per item
+    out = []
+    for i, item in enumerate(value):
+        ip = f"{path}[{i}]"
+        if item is None:
+            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+            continue
+        v2 = _walk_value(item, f, ip, problems)
+        if v2 is not _BAD:
+            out.append(v2)
+    return out
 
 
 def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
@@ -289,53 +306,75 @@ def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
     return _walk_scalar(value, f, path, problems)
 
 
+class _Refused:
+    """A scalar of the wrong JSON type or out of range: why."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
-    t = f.type
-    if t == F.TYPE_ENUM:
-        enum = f.enum_type
-        if isinstance(value, str) and value in enum.values_by_name:
-            return value
-        if isinstance(value, int) and not isinstance(value, bool) \
-                and value in enum.values_by_number:
-            return value
-        known = ", ".join(v.name for v in enum.values if v.number != 0)
-        problems.append(Problem(path, "OUT_OF_RANGE",
-                                f"{value!r} is not a value of {enum.name}; known: {known}"))
+    check = _SCALARS.get(f.type, _unsupported)
+    out = check(value, f, path)
+    if type(out) is _Refused:
+        problems.append(Problem(path, "OUT_OF_RANGE", out.text))
         return _BAD
-    if t in _INT_RANGES:
-        lo, hi = _INT_RANGES[t]
-        n = _as_int(value)
-        if n is None:
-            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be an integer"))
-            return _BAD
-        if not lo <= n <= hi:
-            problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be in {lo}..{hi}"))
-            return _BAD
-        return n
-    if t == F.TYPE_BOOL:
-        if isinstance(value, bool):
-            return value
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be true or false"))
-        return _BAD
-    if t == F.TYPE_STRING:
-        if isinstance(value, str):
-            return value
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a string"))
-        return _BAD
-    if t in (F.TYPE_DOUBLE, F.TYPE_FLOAT):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
-            return value
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a number"))
-        return _BAD
-    if t == F.TYPE_BYTES:
-        if isinstance(value, str):
-            return value
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a base64 string"))
-        return _BAD
-    problems.append(Problem(path, "OUT_OF_RANGE", f"{path}: unsupported field type"))
-    return _BAD
+    return out
+
+
+def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    enum = f.enum_type
+    if isinstance(value, str) and value in enum.values_by_name:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) \
+            and value in enum.values_by_number:
+        return value
+    known = ", ".join(v.name for v in enum.values if v.number != 0)
+    return _Refused(f"{value!r} is not a value of {enum.name}; known: {known}")
+
+
+def _integer(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    lo, hi = _INT_RANGES[f.type]
+    n = _as_int(value)
+    if n is None:
+        return _Refused(f"{path} must be an integer")
+    if not lo <= n <= hi:
+        return _Refused(f"{path} must be in {lo}..{hi}")
+    return n
+
+
+def _boolean(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return value if isinstance(value, bool) else _Refused(f"{path} must be true or false")
+
+
+def _string(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return value if isinstance(value, str) else _Refused(f"{path} must be a string")
+
+
+def _number(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+        return value
+    return _Refused(f"{path} must be a number")
+
+
+def _base64(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return value if isinstance(value, str) else _Refused(f"{path} must be a base64 string")
+
+
+def _unsupported(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return _Refused(f"{path}: unsupported field type")
+
+
+#: Scalar field type -> check(value, field, path): the value to keep, or _Refused.
+_SCALARS: dict[int, Callable[[Any, _d.FieldDescriptor, str], Any]] = {
+    F.TYPE_ENUM: _enum_value, F.TYPE_BOOL: _boolean, F.TYPE_STRING: _string,
+    F.TYPE_DOUBLE: _number, F.TYPE_FLOAT: _number, F.TYPE_BYTES: _base64,
+    **dict.fromkeys(_INT_RANGES, _integer),
+}
 
 
 def _as_int(value: Any) -> int | None:

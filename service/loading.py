@@ -24,14 +24,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import orjson
 
+from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
 
-from . import convert, pb
+from . import convert, derived_fields, pb
+from .actions import action_from_proto, meld_ids
 from .errors import ApiError, invalid_argument
 from .lru import Lru
 from .signing import Signer
@@ -102,12 +105,12 @@ class SnapshotLoader:
     def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
         """A snapshot handed over in process as a whole message: keyed by its bytes."""
         key = cache_key("pb", msg.SerializeToString(deterministic=True))
-        return SnapshotSource(key, self.loaded(key))
+        return SnapshotSource(key, self.cache.get(key))
 
     def load(self, msg: pb.Snapshot, problems: list[Problem],
              source: SnapshotSource | None = None,
              actions: Iterable[tuple[pb.Action, str]] = (), check_meld_ids: bool = True,
-             allow_view: bool = True) -> tuple[Snapshot, list[Action | None]]:
+             allow_view: bool = True) -> tuple[Snapshot, list[Action]]:
         """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
         every problem (``problems``: those already found in the request, reported first).
 
@@ -134,11 +137,15 @@ class SnapshotLoader:
 
     @staticmethod
     def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],
-                 problems: list[Problem], check_meld_ids: bool) -> list[Action | None]:
+                 problems: list[Problem], check_meld_ids: bool) -> list[Action]:
         players = len(snap.seats) if snap is not None else None
-        ids = convert.meld_ids(snap) if (snap is not None and check_meld_ids) else None
-        return [convert.action_from_proto(a, path, problems, players, ids)
-                for a, path in actions]
+        ids = meld_ids(snap) if (snap is not None and check_meld_ids) else None
+        out = []
+        for a, path in actions:
+            read = action_from_proto(a, path, problems, players, ids)
+            if read is not None:  # None only without a kind, a problem the request reports
+                out.append(read)
+        return out
 
     def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
         """Signature, consistency, derived fields: what a freshly converted snapshot must
@@ -148,7 +155,8 @@ class SnapshotLoader:
         if self.signer is not None:
             self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
                                f"{SNAPSHOT}.signature")
-        convert.raise_if(convert.check_snapshot_input(msg, snap, SNAPSHOT))
+        problems = convert.prefixed(engine.check_snapshot(snap), SNAPSHOT)
+        convert.raise_if(problems or derived_fields.disagreements(msg, snap, SNAPSHOT))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
@@ -179,6 +187,12 @@ class SnapshotLoader:
         key = json_cache_key(rendered)
         if snap is not None and key is not None:
             self.cache.put(key, snap)
+
+
+def load_snapshot(msg: pb.Snapshot) -> Snapshot:
+    """The pipeline on its own, without keys or cache (tests, tools): a trusted engine
+    Snapshot or InvalidInput with every problem."""
+    return SnapshotLoader(cache_size=0).load(msg, [])[0]
 
 
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:

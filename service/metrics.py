@@ -2,7 +2,7 @@
 
 | metric | type | labels |
 |---|---|---|
-| ``samba_requests_total`` | counter | ``method`` (RPC name), ``transport`` (grpc, rest), ``outcome``, ``profile`` |
+| ``samba_requests_total`` | counter | ``method``, ``transport``, ``outcome``, ``profile`` |
 | ``samba_request_duration_seconds`` | histogram | ``method``, ``transport`` |
 | ``samba_violations_total`` | counter | ``code`` (CONTRACT.md §8) |
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
@@ -77,8 +77,9 @@ def get() -> Metrics:
 
 
 def multiprocess_dir() -> str | None:
+    # prometheus_client also reads the lower-case name (its older spelling)
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
-        "prometheus_multiproc_dir") or None
+        "prometheus_multiproc_dir") or None  # noqa: SIM112
 
 
 def exposition() -> tuple[bytes, str]:

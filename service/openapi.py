@@ -17,7 +17,8 @@ from ``samba.v1`` message descriptors, so the document cannot drift from the pro
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
@@ -27,7 +28,7 @@ from . import descriptors, pb
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE
 
-_SCALARS = {
+_SCALARS: dict[int, dict[str, Any]] = {
     _F.TYPE_INT32: {"type": "integer", "format": "int32"},
     _F.TYPE_SINT32: {"type": "integer", "format": "int32"},
     _F.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
@@ -235,7 +236,7 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "") 
             op["responses"][code] = _error_response(text)
         paths.setdefault(path, {})[verb] = op
     _error_schemas(b)
-    text = {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
+    plain = {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
     status = {"description": "OK", "content": {"application/json": {"schema": {
         "type": "object", "properties": {"status": {"type": "string",
                                                     "enum": ["SERVING", "NOT_SERVING"]}}}}}}
@@ -248,7 +249,7 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "") 
                                               "503": {**status, "description": "Not ready"}}}}
     paths["/metrics"] = {"get": {"operationId": "Metrics", "tags": ["operations"],
                                  "summary": "Prometheus metrics (text exposition format).",
-                                 "responses": {"200": text}}}
+                                 "responses": {"200": plain}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version, "description": description},

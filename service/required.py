@@ -8,7 +8,8 @@ parsing and conversion found: ``with_required``).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
 
 from google.protobuf import descriptor as _d
 from google.protobuf.message import Message
@@ -43,30 +44,32 @@ def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[P
     for name, json_name, test, default in required:
         if name in skip:
             continue
-        if test == _REPEATED:
-            missing = not len(getattr(msg, name))
-        elif test == _PRESENCE:
-            missing = not msg.HasField(name)
-        else:
-            missing = getattr(msg, name) == default
+        missing = (not len(getattr(msg, name)) if test == _REPEATED
+                   else not msg.HasField(name) if test == _PRESENCE
+                   else getattr(msg, name) == default)
         if missing:
             fpath = join(path, json_name)
             out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
     for name, json_name, repeated in walk:
-        if name in skip:
-            continue
-        if repeated:
-            items = getattr(msg, name)
-            if items:
-                fpath = join(path, json_name)
-                for i, item in enumerate(items):
-                    _collect_missing(item, f"{fpath}[{i}]", (), out)
-        elif msg.HasField(name):
-            _collect_missing(getattr(msg, name), join(path, json_name), (), out)
+        if name not in skip:
+            _collect_below(msg, name, path, json_name, repeated, out)
     for oneof, names in oneofs:
         if msg.WhichOneof(oneof) is None:
             where = path or "request"
             out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+
+
+def _collect_below(msg: Message, name: str, path: str, json_name: str, repeated: bool,
+                   out: list[Problem]) -> None:
+    """The missing fields of the message(s) in field ``name``, when set."""
+    if repeated:
+        items = getattr(msg, name)
+        if items:
+            fpath = join(path, json_name)
+            for i, item in enumerate(items):
+                _collect_missing(item, f"{fpath}[{i}]", (), out)
+    elif msg.HasField(name):
+        _collect_missing(getattr(msg, name), join(path, json_name), (), out)
 
 
 _REPEATED, _PRESENCE, _VALUE = "repeated", "presence", "value"
@@ -92,7 +95,7 @@ def _required_plan(desc: _d.Descriptor):
     return required, walk, oneofs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) -> bool:
     """Whether a message type, or any message below it, has a REQUIRED field or a oneof
     (so walking it can find something missing); lets large snapshots skip the walk."""
@@ -107,7 +110,7 @@ def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) ->
 
 
 
-def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] = ()
+def with_required(msg: Message, problems: Iterable[Problem], skip: tuple[str, ...] = ()
                   ) -> list[Problem]:
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""

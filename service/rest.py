@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections.abc import Callable
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -103,14 +105,7 @@ class SambaMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        rid = None
-        clen = None
-        for k, v in scope.get("headers", ()):
-            if k == b"x-request-id":
-                rid = v.decode("latin-1")
-            elif k == b"content-length":
-                clen = v
-        rid = request_id_from(rid)
+        rid, size = _request_id_and_size(scope.get("headers", ()))
         scope.setdefault("state", {})["request_id"] = rid
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
@@ -126,15 +121,9 @@ class SambaMiddleware:
                 message = {**message, "headers": headers + extra}
             await send(message)
 
-        if clen is not None:
-            try:
-                size = int(clen)
-            except ValueError:
-                size = None
-            if size is not None and size > self.limit:
-                resp = error_response(too_large(self.limit, size), rid,
-                                      {"connection": "close"})
-                return await resp(scope, receive, send_with_headers)
+        if size is not None and size > self.limit:
+            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"})
+            return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
         except Exception as e:  # noqa: BLE001 - never an HTML 500
@@ -142,6 +131,21 @@ class SambaMiddleware:
             err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
                 await error_response(err, rid)(scope, receive, send_with_headers)
+
+
+def _request_id_and_size(headers) -> tuple[str, int | None]:
+    """The call's request id (``x-request-id`` or a new one) and its ``Content-Length``."""
+    rid = None
+    size = None
+    for k, v in headers:
+        if k == b"x-request-id":
+            rid = v.decode("latin-1")
+        elif k == b"content-length":
+            try:
+                size = int(v)
+            except ValueError:
+                size = None
+    return request_id_from(rid), size
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -236,7 +240,8 @@ class _Calls:
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag])
                    for tag in ("rulesets", "deals", "melds", "actions")}
-        special = {"ListRulesets": self.list_rulesets, "GetRuleset": self.get_ruleset}
+        special: dict[str, Callable[..., Any]] = {"ListRulesets": self.list_rulesets,
+                                                  "GetRuleset": self.get_ruleset}
         for rpc, verb, path, tag, summary in ROUTES:
             fn = special.get(rpc) or self.post_endpoint(rpc)
             routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
@@ -342,9 +347,10 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             return Response(body, media_type=JSON)
         app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
 
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(ApiError, _api_error)
+    # Starlette types every handler as taking Exception; each gets its own class.
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:
@@ -366,5 +372,5 @@ class JsonCORSMiddleware(CORSMiddleware):
             return response
         rid = request_id_from(request_headers.get("x-request-id"))
         return error_response(ApiError("PERMISSION_DENIED", "CORS_PREFLIGHT_REFUSED",
-                                       f"CORS preflight refused: {response.body.decode()}"),
+                                       f"CORS preflight refused: {bytes(response.body).decode()}"),
                               rid, {"x-request-id": rid, "x-samba-version": VERSION_HEADER})

@@ -20,7 +20,8 @@ import time
 from importlib import metadata
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 
@@ -243,14 +244,14 @@ class Runtime:
         finally:
             elapsed = time.perf_counter() - start
             in_flight.dec()
-            self._count(method, transport, call, elapsed)
+            self._count(m, method, transport, call, elapsed)
             self._log(method, transport, call.outcome, elapsed, request_id, call.error)
             # the error's traceback holds this frame, which holds ``call``: without this the
             # cycle keeps the request (a megabyte, parsed) alive until a full collection
             call.error = None
 
-    def _count(self, method: str, transport: str, call: CallRecord, elapsed: float) -> None:
-        m = self.metrics
+    def _count(self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord,
+               elapsed: float) -> None:
         if call.error is not None:
             self._child(m.errors, method, transport, call.error.code).inc()
         self._child(m.requests, method, transport, call.outcome, call.profile).inc()
@@ -268,6 +269,7 @@ class Runtime:
     def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:
         """Count and log a call refused by the transport before ``invoke`` (413)."""
         m = self.metrics
+        assert m is not None, "only servers reject calls"
         outcome = "invalid_argument" if err.is_invalid_argument else "error"
         m.errors.labels(method=method, transport=transport, code=err.code).inc()
         m.requests.labels(method=method, transport=transport, outcome=outcome,

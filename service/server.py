@@ -25,6 +25,7 @@ process exits 0.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gc
 import json
 import logging
@@ -37,7 +38,8 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import NoReturn
 
 from samba_adjudicator.engine.deadline import stop_all
 
@@ -53,7 +55,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
 
     def format(self, record: logging.LogRecord) -> str:
-        out = {"ts": datetime.fromtimestamp(record.created, timezone.utc)
+        out = {"ts": datetime.fromtimestamp(record.created, UTC)
                .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                "level": record.levelname.lower(), "logger": record.name,
                "message": record.getMessage(), "pid": record.process}
@@ -168,13 +170,14 @@ class Worker:
             self.app, log_config=None, access_log=False, lifespan="off",
             # the drain happens before uvicorn is told to stop (shutdown()): by then only
             # idle connections are left to close
-            timeout_graceful_shutdown=1.0, server_header=False, backlog=2048,
+            timeout_graceful_shutdown=1, server_header=False, backlog=2048,
             timeout_keep_alive=settings.idle_timeout_seconds,
             http=protocol_class(self.connections))
         self.uvicorn = uvicorn.Server(self.uv_config)
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
-        self.grpc_port = self.http_port = None
+        self.grpc_port: int | None = None
+        self.http_port: int | None = None
 
     def _run_uvicorn(self, sock: socket.socket) -> None:
         try:
@@ -184,9 +187,9 @@ class Worker:
             log.exception("REST server failed")
 
     def start(self) -> tuple[int, int]:
-        self.grpc_port = self.grpc.start()
+        grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
-        self.http_port = sock.getsockname()[1]
+        http_port = self.http_port = sock.getsockname()[1]
         self._uv_thread = threading.Thread(target=self._run_uvicorn, args=(sock,),
                                            name="rest", daemon=True)
         self._uv_thread.start()
@@ -200,7 +203,7 @@ class Worker:
         self.state.on_change(self.grpc.set_serving)
         tune_gc()
         self.state.set_ready()
-        return self.grpc_port, self.http_port
+        return grpc_port, http_port
 
     def _rest_busy(self) -> bool:
         return bool(self.uvicorn.server_state.tasks)
@@ -238,7 +241,7 @@ class Worker:
         return ok
 
 
-def _exit_now(status: int) -> None:
+def _exit_now(status: int) -> NoReturn:
     """Exit without waiting for worker threads: one still running a call the drain gave up
     on (stopped calls end at their next checkpoint, a few milliseconds) must not hold the
     process past its grace."""
@@ -311,8 +314,9 @@ def _worker_entry(settings, index: int, queue) -> None:
 def _prepare_metrics_dir(default_temp: bool) -> str | None:
     """Create/empty PROMETHEUS_MULTIPROC_DIR; make a temporary one when asked. Returns the
     directory to delete at exit (one we created), else None."""
+    # prometheus_client also reads the lower-case name (its older spelling)
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
-        "prometheus_multiproc_dir")
+        "prometheus_multiproc_dir")  # noqa: SIM112
     created = None
     if not path:
         if not default_temp:
@@ -323,20 +327,105 @@ def _prepare_metrics_dir(default_temp: bool) -> str | None:
     os.makedirs(path, exist_ok=True)
     for name in os.listdir(path):
         if name.endswith(".db"):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(os.path.join(path, name))
-            except OSError:
-                pass
     return created
+
+
+class _Supervisor:
+    """The worker processes of ``--workers N``: started, watched, replaced, stopped.
+    ``status`` is the exit status of ``serve`` (1 once anything failed)."""
+
+    def __init__(self, settings, ctx) -> None:
+        self.settings = settings
+        self.ctx = ctx
+        self.queue = ctx.Queue()
+        self.procs: dict = {}
+        self.stopping = threading.Event()
+        self.received: list[int] = []
+        self.status = 0
+
+    def on_signal(self, signum, frame) -> None:
+        self.received.append(signum)
+        self.stopping.set()
+
+    def spawn(self, index: int) -> None:
+        p = self.ctx.Process(target=_worker_entry, args=(self.settings, index, self.queue),
+                             name=f"samba-worker-{index}", daemon=False)
+        p.start()
+        self.procs[index] = p
+
+    def _fail(self, message: str, fields: dict | None = None) -> None:
+        log.error(message, extra={"fields": fields} if fields else None)
+        self.stopping.set()
+        self.status = 1
+
+    def wait_ready(self) -> None:
+        """Until every worker reported ready (60 s at most) or one failed."""
+        ready: set[int] = set()
+        deadline = time.monotonic() + 60
+        while len(ready) < self.settings.workers and not self.stopping.is_set():
+            try:
+                kind, index, _pid, info = self.queue.get(timeout=0.2)
+            except Exception:  # queue.Empty
+                if time.monotonic() > deadline or any(
+                        not p.is_alive() for p in self.procs.values()):
+                    self._fail("workers did not start")
+                continue
+            if kind == "ready":
+                ready.add(index)
+            else:
+                self._fail("worker failed to start", {"worker": index, "error": info})
+
+    def watch(self) -> None:
+        """Replace workers that die until a signal (or too many deaths in a minute)."""
+        from . import metrics
+
+        restarts: list[float] = []
+        while not self.stopping.wait(0.5):
+            for index, p in list(self.procs.items()):
+                if p.is_alive():
+                    continue
+                metrics.mark_process_dead(p.pid)
+                log.error("worker exited; replacing it",
+                          extra={"fields": {"worker": index, "exitCode": p.exitcode}})
+                now = time.monotonic()
+                restarts = [t for t in restarts if now - t < 60] + [now]
+                if len(restarts) > 5 * self.settings.workers:
+                    self._fail("workers keep dying; giving up")
+                    break
+                self.spawn(index)
+
+    def stop(self) -> None:
+        """Forward the shutdown to every worker; kill those past the grace period."""
+        if self.received:
+            log.info("signal received", extra={"fields": {
+                "signal": signal.Signals(self.received[0]).name}})
+        for p in self.procs.values():
+            if p.is_alive():
+                os.kill(p.pid, signal.SIGTERM)
+        limit = time.monotonic() + self.settings.shutdown_grace_seconds + 10
+        for p in self.procs.values():
+            self._join(p, limit)
+
+    def _join(self, p, limit: float) -> None:
+        from . import metrics
+
+        p.join(max(limit - time.monotonic(), 0.1))
+        if p.is_alive():
+            log.error("worker did not stop in time; killing it",
+                      extra={"fields": {"pid": p.pid}})
+            p.kill()
+            p.join(5)
+            self.status = 1
+        elif p.exitcode not in (0, None) and self.status == 0 and self.received:
+            self.status = 1
+        metrics.mark_process_dead(p.pid)
 
 
 def run_supervisor(settings) -> int:
     import multiprocessing
 
-    from . import metrics
-
-    ctx = multiprocessing.get_context("spawn")
-    reserved = []
     try:
         g = _socket(settings.host, settings.grpc_port, reuseport=True)
         h = _socket(settings.host, settings.http_port, reuseport=True)
@@ -345,87 +434,21 @@ def run_supervisor(settings) -> int:
         return 1
     reserved = [g, h]  # bound, never listening: they only hold the port numbers
     settings = replace(settings, grpc_port=g.getsockname()[1], http_port=h.getsockname()[1])
-    queue = ctx.Queue()
-    procs: dict[int, multiprocessing.Process] = {}
-    stopping = threading.Event()
-    received: list[int] = []
-
-    def handler(signum, frame):
-        received.append(signum)
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
-
-    def spawn(index: int) -> None:
-        p = ctx.Process(target=_worker_entry, args=(settings, index, queue),
-                        name=f"samba-worker-{index}", daemon=False)
-        p.start()
-        procs[index] = p
-
+    supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"))
+    signal.signal(signal.SIGTERM, supervisor.on_signal)
+    signal.signal(signal.SIGINT, supervisor.on_signal)
     for i in range(settings.workers):
-        spawn(i)
-    ready: set[int] = set()
-    status = 0
-    deadline = time.monotonic() + 60
-    while len(ready) < settings.workers and not stopping.is_set():
-        try:
-            kind, index, pid, info = queue.get(timeout=0.2)
-        except Exception:  # queue.Empty
-            if time.monotonic() > deadline or any(
-                    not p.is_alive() for p in procs.values()):
-                log.error("workers did not start")
-                stopping.set()
-                status = 1
-            continue
-        if kind == "ready":
-            ready.add(index)
-        else:
-            log.error("worker failed to start", extra={"fields": {"worker": index,
-                                                                  "error": info}})
-            stopping.set()
-            status = 1
-    if status == 0 and not stopping.is_set():
+        supervisor.spawn(i)
+    supervisor.wait_ready()
+    if supervisor.status == 0 and not supervisor.stopping.is_set():
         _announce({"event": "listening", "host": settings.host,
                    "grpcPort": settings.grpc_port, "httpPort": settings.http_port,
                    "workers": settings.workers, "pid": os.getpid()})
-    restarts: list[float] = []
-    while not stopping.wait(0.5):
-        for index, p in list(procs.items()):
-            if p.is_alive():
-                continue
-            metrics.mark_process_dead(p.pid)
-            log.error("worker exited; replacing it",
-                      extra={"fields": {"worker": index, "exitCode": p.exitcode}})
-            now = time.monotonic()
-            restarts = [t for t in restarts if now - t < 60] + [now]
-            if len(restarts) > 5 * settings.workers:
-                log.error("workers keep dying; giving up")
-                stopping.set()
-                status = 1
-                break
-            spawn(index)
-    if received:
-        log.info("signal received", extra={"fields": {"signal":
-                                                      signal.Signals(received[0]).name}})
-    for p in procs.values():
-        if p.is_alive():
-            os.kill(p.pid, signal.SIGTERM)
-    limit = time.monotonic() + settings.shutdown_grace_seconds + 10
-    for p in procs.values():
-        p.join(max(limit - time.monotonic(), 0.1))
-        if p.is_alive():
-            log.error("worker did not stop in time; killing it",
-                      extra={"fields": {"pid": p.pid}})
-            p.kill()
-            p.join(5)
-            status = 1
-        elif p.exitcode not in (0, None) and status == 0 and received:
-            status = 1
-        metrics.mark_process_dead(p.pid)
+    supervisor.watch()
+    supervisor.stop()
     for s in reserved:
         s.close()
-    return status
+    return supervisor.status
 
 
 def serve_main(argv: list[str] | None = None) -> int:

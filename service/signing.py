@@ -54,7 +54,7 @@ class Signer:
             raise ValueError("at least one key is needed")
 
     @classmethod
-    def parse(cls, spec: str) -> "Signer | None":
+    def parse(cls, spec: str) -> Signer | None:
         """``id1:base64,id2:base64`` -> Signer (None for an empty spec). ValueError on
         a malformed spec, a repeated id, or a key shorter than 16 bytes."""
         keys: list[tuple[str, bytes]] = []
@@ -79,7 +79,7 @@ class Signer:
         return cls(tuple(keys)) if keys else None
 
     @classmethod
-    def from_env(cls, environ=None) -> "Signer | None":
+    def from_env(cls, environ=None) -> Signer | None:
         return cls.parse((environ if environ is not None else os.environ).get(ENV, ""))
 
     # -- signing ---------------------------------------------------------------------------

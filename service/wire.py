@@ -28,6 +28,18 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
+def _skip(data: bytes, pos: int, kind: int) -> int:
+    """The position after a value of wire type ``kind`` (not length-delimited) at ``pos``;
+    ValueError for groups (3, 4) and invalid wire types."""
+    if kind == _VARINT:
+        return _varint(data, pos)[1]
+    if kind == _FIXED64:
+        return pos + 8
+    if kind == _FIXED32:
+        return pos + 4
+    raise ValueError(f"wire type {kind}")
+
+
 def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
     """``(payload of field `number`, the message without it)`` when the field occurs exactly
     once as a length-delimited field at the top level of ``data``; otherwise ``None``."""
@@ -38,23 +50,17 @@ def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
             start = pos
             tag, pos = _varint(data, pos)
             kind = tag & 7
-            if kind == _VARINT:
-                _, pos = _varint(data, pos)
-            elif kind == _FIXED64:
-                pos += 8
-            elif kind == _FIXED32:
-                pos += 4
-            elif kind == _LENGTH:
-                size, pos = _varint(data, pos)
+            if kind != _LENGTH:
                 if tag >> 3 == number:
-                    if found is not None:
-                        return None
-                    found = (start, pos, pos + size)
-                pos += size
-            else:
-                return None  # groups (3, 4) and invalid wire types
-            if tag >> 3 == number and kind != _LENGTH:
-                return None
+                    return None
+                pos = _skip(data, pos, kind)
+                continue
+            size, pos = _varint(data, pos)
+            if tag >> 3 == number:
+                if found is not None:
+                    return None
+                found = (start, pos, pos + size)
+            pos += size
     except (IndexError, ValueError):
         return None
     if pos != end or found is None:

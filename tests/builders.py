@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from samba_adjudicator.engine.cards import ORDER, pack_counts, sort_cards
 from samba_adjudicator.engine.melds import infer_kind, order_run
-from samba_adjudicator.engine.model import (GoOut, Meld, MeldKind, Penalty, Phase, Result, RulesetRef, Seat,
-                          Side, Snapshot, Turn)
+from samba_adjudicator.engine.model import (GoOut, Meld, MeldKind, Penalty, Phase, Result,
+                                            RulesetRef, Seat, Side, Snapshot, Turn)
 from samba_adjudicator.engine.ruleset import Ruleset, resolve
 
 CardsLike = str | Sequence[str]
@@ -62,7 +62,7 @@ def make_meld(spec, meld_id: str, laid_by: int) -> Meld:
     return Meld(id=meld_id, cards=cs, laid_by=laid_by, kind=kind)
 
 
-def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,
+def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # noqa: C901
                   overrides: Mapping[str, object] | None = None,
                   hands: Mapping[int, CardsLike] | None = None,
                   hand_counts: Mapping[int, int] | None = None,

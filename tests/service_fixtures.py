@@ -7,6 +7,7 @@ Session-scoped: under ``pytest -n 2`` each xdist worker starts its own server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -25,7 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from samba_adjudicator.client.rpcs import ROUTES  # noqa: E402
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service import pb  # noqa: E402
 from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
 
 #: RPC -> (verb, path) of the REST gateway: the client's table (one statement of the routes).
@@ -34,7 +34,8 @@ REST = ROUTES
 
 class ServerProcess:
     def __init__(self, *args: str, env: dict | None = None, workers: int = 1) -> None:
-        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",
+        # open for the server's whole life; close() removes it
+        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",  # noqa: SIM115
                                                delete=False)
         full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
         for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS"):
@@ -74,10 +75,8 @@ class ServerProcess:
         try:
             self.terminate()
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.log.name)
-            except OSError:
-                pass
 
 
 @pytest.fixture(scope="session")

@@ -298,7 +298,8 @@ def test_snapshot_cache_does_not_bypass_signatures():
     assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action)).legal
     forged = pb.Snapshot()
     forged.CopyFrom(snap)
-    forged.signature = snap.signature[:-4] + ("AAAA" if not snap.signature.endswith("AAAA") else "BBBB")
+    tail = "AAAA" if not snap.signature.endswith("AAAA") else "BBBB"
+    forged.signature = snap.signature[:-4] + tail
     with pytest.raises(ApiError) as err:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
     assert err.value.code == "PERMISSION_DENIED"
@@ -319,3 +320,68 @@ def test_listed_card_lists_are_in_canonical_order():
     assert any(any(c.startswith("2") for c in cards) and len(cards) > 2 for cards in lists)
     for cards in lists:
         assert cards == sorted(cards, key=ORDER.__getitem__), cards
+
+
+def test_the_error_boundary_translates_every_exception(caplog):
+    """service.boundary: the one translation every transport and the CLI go through."""
+    from samba_adjudicator.engine.model import InvalidInput, Problem
+    from samba_adjudicator.engine.ruleset import RulesetError
+    from samba_adjudicator.service.boundary import as_api_error
+
+    given = ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no")
+    assert as_api_error(given, "GetRuleset") is given
+    engine_error = InvalidInput([Problem("snapshot.seats[0].hand_count", "OUT_OF_RANGE", "x")],
+                                "SNAPSHOT_IS_VIEW")
+    err = as_api_error(engine_error, "ApplyAction")
+    assert (err.code, err.reason) == ("INVALID_ARGUMENT", "SNAPSHOT_IS_VIEW")
+    assert [(p.field, p.reason) for p in err.field_violations] == [
+        ("snapshot.seats[0].handCount", "OUT_OF_RANGE")]
+    err = as_api_error(RulesetError([("ruleset.overrides.hand_size", "UNKNOWN_PARAMETER", "y")]),
+                       "Deal")
+    assert (err.code, err.reason) == ("INVALID_ARGUMENT", "INVALID_REQUEST")
+    assert [(p.field, p.description) for p in err.field_violations] == [
+        ("ruleset.overrides.handSize", "y")]
+    with caplog.at_level("ERROR", logger="samba.api"):
+        err = as_api_error(ZeroDivisionError("boom"), "ScoreDeal")
+    assert (err.code, err.reason) == ("INTERNAL", "INTERNAL") and "boom" not in err.message
+    assert "ScoreDeal" in caplog.text and "ZeroDivisionError" in caplog.text
+
+
+def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
+    """The transport looks the snapshot's key up; loading does not look again (a miss used
+    to be looked up twice). The protobuf and JSON paths, on a miss and on a hit."""
+    from samba_adjudicator.service import cli
+
+    adj = Adjudicator()
+    lookups = []
+    real_get = adj.snapshots.cache.get
+
+    def counted(key):
+        lookups.append(key)
+        return real_get(key)
+
+    monkeypatch.setattr(adj.snapshots.cache, "get", counted)
+    runtime = Runtime(None, adj, count_calls=False)
+    request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(play_snapshot()),
+                                       action=pb.Action(seat=0, discard=pb.Discard(card="5C")))
+    data = request.SerializeToString()
+    decode = runtime.protobuf_decoder("ValidateAction")
+    for _ in range(2):  # a miss, then a hit
+        lookups.clear()
+        assert runtime.answer("ValidateAction", lambda: decode(data)).legal
+        assert len(lookups) == 1
+    body = jsonio.dumps(jsonio.to_dict(request)).encode()
+    for _ in range(2):
+        lookups.clear()
+        status, _ = cli.run("ValidateAction", body, adjudicator=adj)
+        assert status == cli.EXIT_OK and len(lookups) == 1
+
+
+def test_the_cli_answers_an_unexpected_exception_with_internal(monkeypatch):
+    """The CLI goes through the same boundary as the servers: INTERNAL, never a traceback."""
+    from samba_adjudicator import engine
+    from samba_adjudicator.service import cli
+    monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
+    status, body = cli.run("ListRulesets", b"{}", adjudicator=Adjudicator(), request_id="r")
+    assert status == cli.EXIT_ERROR
+    assert body["error"]["status"] == "INTERNAL" and body["error"]["code"] == 500

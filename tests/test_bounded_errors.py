@@ -15,6 +15,8 @@ from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors, pb
 from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
 
+pytestmark = pytest.mark.servers
+
 SUITS = {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}
 
 

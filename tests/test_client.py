@@ -16,6 +16,8 @@ from samba_adjudicator.client import AdjudicatorError, AsyncClient, Client
 from samba_adjudicator.service import pb
 from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
+pytestmark = pytest.mark.servers
+
 TRANSPORTS = ("grpc", "rest")
 
 

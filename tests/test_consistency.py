@@ -10,7 +10,8 @@ import pytest
 from builders import make_snapshot
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.dealing import deal
-from samba_adjudicator.engine.model import (EndReason, GoOut, Meld, MeldKind, Penalty, Phase, Result)
+from samba_adjudicator.engine.model import (EndReason, GoOut, Meld, MeldKind, Penalty, Phase,
+                                            Result)
 from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
 from samba_adjudicator.engine.view import player_view
 

@@ -10,7 +10,8 @@ from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
-from samba_adjudicator.service import convert, jsonio, pb
+from samba_adjudicator.service import actions, answers, convert, jsonio, pb
+from samba_adjudicator.service.loading import load_snapshot
 
 
 def reasons(problems):
@@ -49,7 +50,7 @@ def test_snapshot_bad_cards_paths():
                                  ("snapshot.discardPile[1]", "UNKNOWN_CARD_CODE"),
                                  ("snapshot.stock[0]", "UNKNOWN_CARD_CODE")}
     with pytest.raises(InvalidInput):
-        convert.load_snapshot(snap)
+        load_snapshot(snap)
 
 
 def test_action_bad_cards_paths():
@@ -57,7 +58,7 @@ def test_action_bad_cards_paths():
         '{"seat": 1, "takePile": {"handCards": ["QS", "Q"], "newMelds": [{"cards": ["7h", '
         '"8h", "9x"]}], "additions": [{"meldId": "m1", "cards": ["1S"]}]}}', pb.Action)
     problems = []
-    out = convert.action_from_proto(action, "action", problems)
+    out = actions.action_from_proto(action, "action", problems)
     assert reasons(problems) == {("action.takePile.handCards[1]", "UNKNOWN_CARD_CODE"),
                                  ("action.takePile.newMelds[0].cards[2]", "UNKNOWN_CARD_CODE"),
                                  ("action.takePile.additions[0].cards[0]", "UNKNOWN_CARD_CODE")}
@@ -67,7 +68,7 @@ def test_action_bad_cards_paths():
 def test_action_unknown_seat_and_meld_id():
     action = pb.Action(seat=4, take_top_card=pb.TakeTopCard(meld_id="m9"))
     problems = []
-    convert.action_from_proto(action, "action", problems, players=4, known_meld_ids={"m1"})
+    actions.action_from_proto(action, "action", problems, players=4, known_meld_ids={"m1"})
     assert reasons(problems) == {("action.seat", "OUT_OF_RANGE"),
                                  ("action.takeTopCard.meldId", "UNKNOWN_MELD_ID")}
 
@@ -93,15 +94,15 @@ ACTIONS = [
 
 @pytest.mark.parametrize("action", ACTIONS, ids=lambda a: type(a).__name__)
 def test_action_round_trip(action):
-    msg = convert.action_to_proto(action)
+    msg = actions.action_to_proto(action)
     again = jsonio.parse_request(jsonio.dumps(jsonio.to_dict(msg)), pb.Action)
     problems = []
-    assert convert.action_from_proto(again, "action", problems) == action
+    assert actions.action_from_proto(again, "action", problems) == action
     assert not problems
 
 
 def test_action_json_shape():
-    d = jsonio.to_dict(convert.action_to_proto(m.TakePile(1, hand_cards=("QS", "QD"))))
+    d = jsonio.to_dict(actions.action_to_proto(m.TakePile(1, hand_cards=("QS", "QD"))))
     assert d == {"seat": 1, "takePile": {"handCards": ["QS", "QD"], "meldId": "",
                                          "newMelds": [], "additions": []}}
 
@@ -189,7 +190,7 @@ def test_snapshot_round_trip(name):
     text = jsonio.dumps(jsonio.to_dict(msg))
     again_msg = jsonio.parse_request(text, pb.Snapshot)
     assert again_msg == msg
-    again = convert.load_snapshot(again_msg)
+    again = load_snapshot(again_msg)
     assert again == snap
     assert again.ruleset_ref.profile == snap.ruleset_ref.profile
     assert convert.snapshot_to_proto(again) == msg
@@ -199,7 +200,7 @@ def test_snapshot_output_fills_output_only_fields():
     d = jsonio.to_dict(convert.snapshot_to_proto(SNAPSHOTS["melds"]()))
     side0 = d["sides"][0]
     assert side0["opened"] is True and side0["initialMeldRequirement"] == 50
-    assert side0["melds"][0] == {"id": "m1", "cards": "8S 9S 10S JS QS KS AS".split(),
+    assert side0["melds"][0] == {"id": "m1", "cards": ["8S", "9S", "10S", "JS", "QS", "KS", "AS"],
                                  "laidBy": 0, "kind": "RUN", "status": "SAMBA",
                                  "natural": True}
     assert side0["melds"][1]["kind"] == "GROUP" and side0["melds"][1]["status"] == "INCOMPLETE"
@@ -231,7 +232,7 @@ def test_output_only_fields_may_be_omitted_and_cards_lowercase():
     for seat in msg.seats:
         seat.ClearField("hand_count")
     msg.ClearField("stock_count")
-    assert convert.load_snapshot(msg) == SNAPSHOTS["melds"]()
+    assert load_snapshot(msg) == SNAPSHOTS["melds"]()
 
 
 def test_output_only_fields_must_agree():
@@ -245,7 +246,7 @@ def test_output_only_fields_must_agree():
     msg.turn.awaiting_seats[:] = [3]
     msg.seats[2].hand_hidden = True
     with pytest.raises(InvalidInput) as e:
-        convert.load_snapshot(msg)
+        load_snapshot(msg)
     got = reasons(e.value.problems)
     assert got == {(f, "DERIVED_FIELD_DISAGREES") for f in (
         "snapshot.sides[0].initialMeldRequirement", "snapshot.sides[0].melds[1].status",
@@ -260,7 +261,7 @@ def test_engine_consistency_problems_prefixed():
     msg.seats[0].hand_count = 99
     msg.turn.seat = 7
     with pytest.raises(InvalidInput) as e:
-        convert.load_snapshot(msg)
+        load_snapshot(msg)
     fields = {p.field for p in e.value.problems}
     assert {"snapshot.seats[1].seat", "snapshot.seats[0].handCount", "snapshot.turn.seat"} \
         <= fields
@@ -274,19 +275,19 @@ def test_json_path():
 
 
 def test_violation_event_score_to_proto():
-    v = convert.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", "RULES.md §5.2",
+    v = answers.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", "RULES.md §5.2",
                                                "action.meld.new_melds[0]",
                                                {"required": 90, "actual": "70"}))
     d = jsonio.to_dict(v)
     assert d == {"code": "INITIAL_MELD_TOO_LOW", "message": "too low", "rule": "RULES.md §5.2",
                  "field": "action.meld.newMelds[0]",
                  "details": {"required": "90", "actual": "70"}, "penaltyPoints": 0}
-    e = jsonio.to_dict(convert.event_to_proto(m.Event("MELD_CREATED", 1, 1, "m3", ("7H",), 5)))
+    e = jsonio.to_dict(answers.event_to_proto(m.Event("MELD_CREATED", 1, 1, "m3", ("7H",), 5)))
     assert e == {"type": "MELD_CREATED", "seat": 1, "side": 1, "meldId": "m3",
                  "cards": ["7H"], "points": 5}
     report = m.ScoreReport((m.SideScore(0, deal_total=10), m.SideScore(1)), False, None,
                            False, True)
-    s = jsonio.to_dict(convert.score_to_proto(report))
+    s = jsonio.to_dict(answers.score_to_proto(report))
     assert "winnerSide" not in s and s["provisional"] is True and len(s["sides"]) == 2
     report = replace(report, match_over=True, winner_side=0)
-    assert jsonio.to_dict(convert.score_to_proto(report))["winnerSide"] == 0
+    assert jsonio.to_dict(answers.score_to_proto(report))["winnerSide"] == 0

@@ -17,7 +17,7 @@ from samba_adjudicator.engine import deadline
 from samba_adjudicator.service import convert, pb
 from service_fixtures import channel, http, server, stub  # noqa: F401
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.servers]
 _TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.tools
+
 REPO = Path(__file__).resolve().parents[1]
 CHART = REPO / "helm" / "samba-adjudicator"
 ALL_FEATURES = CHART / "ci" / "all-features-values.yaml"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from builders import make_snapshot, make_meld
-from samba_adjudicator.engine.derived import (awaiting_seats, initial_meld_requirement, meld_natural,
-                            meld_status, pile_state)
+from samba_adjudicator.engine.derived import (awaiting_seats, initial_meld_requirement,
+                                              meld_natural, meld_status, pile_state)
 from samba_adjudicator.engine.model import GoOut, MeldStatus, Phase, Result, EndReason
 from samba_adjudicator.engine.ruleset import resolve
 

@@ -17,6 +17,8 @@ from samba_adjudicator.service import pb
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from service_fixtures import REST, ServerProcess, memory_mb
 
+pytestmark = pytest.mark.servers
+
 #: Peak resident memory of a server that refused each worst request twice at once (it
 #: starts near 75 MB; one such request took 250 MB before errors were bounded).
 PEAK_RSS_MB = 250

@@ -23,7 +23,7 @@ from samba_adjudicator.service import pb
 from samba_adjudicator.service.api import METHODS
 from service_fixtures import REST, channel, http, server, stub  # noqa: F401
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.servers]
 #: Examples per REST route (schemathesis) and of played positions; `make fuzz` raises both.
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get(

@@ -126,6 +126,7 @@ def test_fast_fill_matches_json_format_parse_dict():
 
     from samba_adjudicator.engine import apply, deal, legal_actions, resolve
     from samba_adjudicator.service import convert, pb
+    from samba_adjudicator.service.actions import action_to_proto
     from samba_adjudicator.service.jsonio import _fill, _walk_message
 
     s = deal(resolve("spanish"), 6, "fill-test")
@@ -133,7 +134,7 @@ def test_fast_fill_matches_json_format_parse_dict():
     s2 = apply(s, actions[0]).snapshot
     requests = [
         pb.ApplyActionRequest(snapshot=convert.snapshot_to_proto(s2),
-                              action=convert.action_to_proto(a))
+                              action=action_to_proto(a))
         for a in legal_actions(s2)[0][:20]
     ]
     requests.append(pb.ValidateActionRequest(

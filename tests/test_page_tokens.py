@@ -19,7 +19,7 @@ from samba_adjudicator.service.errors import ApiError
 from samba_adjudicator.service.signing import Signer
 from service_fixtures import ServerProcess
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.servers]
 
 
 def _late_position() -> m.Snapshot:

@@ -45,7 +45,8 @@ MAX_PLIES = 160
 EXAMPLES = int(os.environ.get("PLAYOUT_EXAMPLES", "6"))
 
 
-def play(spec: str, players: int, seed: str, choices, overrides=None) -> None:
+def play(spec: str, players: int, seed: str, choices,  # noqa: C901 - one playout
+         overrides=None) -> None:
     rules = resolve(spec, overrides)
     s = deal(rules, players, seed)
     pack = pack_counts(rules.decks, rules.jokers)
@@ -153,7 +154,6 @@ def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
 def test_listing_shortcut_keys_equal_the_generic_ones():
     """engine.legal._entry's shortcut must give exactly action_key and sort_key."""
     from samba_adjudicator.engine.legal import _entry, sort_key
-    s = deal(resolve("classic"), 4, "entry-keys")
     for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
               MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
         assert _entry(a) == (action_key(a), sort_key(a))

@@ -7,10 +7,13 @@ import json
 
 import grpc
 import httpx
+import pytest
 from google.protobuf import json_format
 
 from samba_adjudicator.service import jsonio, pb
 from service_fixtures import ServerProcess, http, server  # noqa: F401
+
+pytestmark = pytest.mark.servers
 
 
 def _out_of_turn(http: httpx.Client) -> dict:
@@ -57,7 +60,8 @@ def test_an_infinite_number_is_not_keyed_as_null(server, http):
     the server saw first."""
     dealt = http.post("/v1/deals:deal", content=json.dumps(
         {"players": 4, "seed": "infinite-key"})).json()["snapshot"]
-    infinite = json.dumps({"snapshot": dealt, "provisional": True}).replace('"ply": 0', '"ply": 1e400')
+    infinite = json.dumps({"snapshot": dealt, "provisional": True}).replace(
+        '"ply": 0', '"ply": 1e400')
     assert "1e400" in infinite
     null = infinite.replace("1e400", "null")
     first = http.post("/v1/deals:score", content=infinite)

@@ -3,7 +3,8 @@ with a case that fails if the decision is not what the docs say."""
 
 from __future__ import annotations
 
-from samba_adjudicator.engine.model import AskGoOut, Discard, MeldCards, Phase, SwapWild, TakePile, TakeTopCard
+from samba_adjudicator.engine.model import (AskGoOut, Discard, MeldCards, Phase, SwapWild, TakePile,
+                                            TakeTopCard)
 from test_rules_support import KINGS7, QUEENS7, allowed, make_snapshot, refused
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from samba_adjudicator.engine.game import check_meld, validate
-from samba_adjudicator.engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards, MeldKind, MeldStatus, Phase,
-                          SwapWild)
+from samba_adjudicator.engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards,
+                                            MeldKind, MeldStatus, Phase, SwapWild)
 from samba_adjudicator.engine.ruleset import resolve
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
                                 make_snapshot, melds_of, refused, event_types)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from samba_adjudicator.engine.model import (Addition, MeldCards, MeldKind, Phase, TakePile, TakeTopCard)
+from samba_adjudicator.engine.model import (MeldCards, MeldKind, Phase, TakePile, TakeTopCard)
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
                                 event_types, make_snapshot, melds_of, refused)
 

@@ -11,8 +11,8 @@ import pytest
 
 from samba_adjudicator.engine import dealing
 from samba_adjudicator.engine.cards import RANK, WILD, pack_list
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, GoOut,
-                          MeldCards, Phase, TakePile)
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock,
+                                            GoOut, MeldCards, Phase, TakePile)
 from samba_adjudicator.engine.ruleset import resolve
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, allowed, codes_of, event_types,
                                 make_snapshot, refused, with_stock)

@@ -8,7 +8,6 @@ refused action is never listed.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
 
 from builders import cards, make_snapshot  # noqa: F401 - re-exported for the suites
 from samba_adjudicator.engine.game import apply, validate

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason,
-                          GoOut, MeldCards, Phase, TakePile)
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock,
+                                            EndReason, GoOut, MeldCards, Phase, TakePile)
 from samba_adjudicator.engine.legal import action_key
 from samba_adjudicator.engine.ruleset import SixPlayerLayout
 from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,

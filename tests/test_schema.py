@@ -118,7 +118,8 @@ def test_json_names(message):
 def test_ruleset_has_every_engine_parameter_typed():
     desc = pb.Ruleset.DESCRIPTOR
     names = [f.name for f in desc.fields]
-    params = [f.name for f in dataclasses.fields(er.Ruleset) if f.name not in ("profile", "version")]
+    params = [f.name for f in dataclasses.fields(er.Ruleset)
+              if f.name not in ("profile", "version")]
     assert names == ["profile", "version", *params, "description"]
     over = [f.name for f in pb.RulesetOverrides.DESCRIPTOR.fields]
     assert over == [*params, *er.TABLE_PARAMETERS]

@@ -15,9 +15,11 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-from samba_adjudicator.service import jsonio, pb
+from samba_adjudicator.service import pb
 from service_fixtures import (REST, ServerProcess, channel, dealt, grpc_call,  # noqa: F401
                               http, sample_requests, server, stub)
+
+pytestmark = pytest.mark.servers
 
 
 def rich(err: grpc.RpcError):
@@ -44,7 +46,7 @@ def rich(err: grpc.RpcError):
 def test_every_method(stub, sample_requests, method):
     response, call = getattr(stub, method).with_call(
         _request(method, sample_requests[method]), timeout=30)
-    assert response.DESCRIPTOR == pb.SERVICE.methods_by_name[method].output_type
+    assert pb.SERVICE.methods_by_name[method].output_type == response.DESCRIPTOR
     md = dict(call.trailing_metadata())
     assert md["x-request-id"]
 

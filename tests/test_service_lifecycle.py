@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import threading
 import time
@@ -14,6 +12,8 @@ import pytest
 
 from samba_adjudicator.service import config, pb
 from service_fixtures import ServerProcess, wait_for
+
+pytestmark = pytest.mark.servers
 
 
 def test_flags_env_defaults():

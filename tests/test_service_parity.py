@@ -13,6 +13,8 @@ from samba_adjudicator.service import jsonio
 from service_fixtures import (REST, channel, cli_call, dealt, grpc_call, http,  # noqa: F401
                               rest_call, sample_requests, server, stub)
 
+pytestmark = pytest.mark.servers
+
 
 @pytest.mark.parametrize("method", list(REST))
 def test_same_answer_everywhere(http, stub, sample_requests, method):

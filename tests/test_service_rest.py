@@ -10,6 +10,8 @@ from samba_adjudicator.service import pb
 from service_fixtures import (REST, dealt, http, rest_call, sample_requests,  # noqa: F401
                               server)
 
+pytestmark = pytest.mark.servers
+
 
 def _error(r, status: int, code: str, reason: str) -> dict:
     assert r.status_code == status, r.text

@@ -14,6 +14,7 @@ from prometheus_client import REGISTRY
 from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import cli, convert, grpc_server, jsonio, pb, wire
+from samba_adjudicator.service.loading import load_snapshot
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.decoding import decode_json
 from samba_adjudicator.service.runtime import Runtime
@@ -197,7 +198,7 @@ def test_split_field_agrees_with_protobuf(noise, cut):
         try:
             whole = pb.ValidateActionRequest.FromString(candidate)
         except Exception:  # noqa: BLE001 - protobuf refuses it: the rest must be refused too
-            with pytest.raises(Exception):
+            with pytest.raises(Exception):  # noqa: B017 - whatever protobuf raised above
                 pb.ValidateActionRequest.FromString(rest)
                 pb.Snapshot.FromString(payload)
             continue
@@ -296,7 +297,7 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
     for _ply in range(40):
         kept = adj.snapshots.loaded(("pb", snapshot_bytes))
         assert kept is not None, method
-        loaded = convert.load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
+        loaded = load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
         assert same_snapshot(kept, loaded), method
         snap_msg = pb.Snapshot.FromString(snapshot_bytes)
         listing = pb.ListLegalActionsRequest(snapshot=snap_msg, page_size=1000)
@@ -331,7 +332,7 @@ def test_produced_positions_are_remembered_for_json_clients():
                                   "drawStock": {}}}).encode()
     _, _, source = decode_json(body, pb.ApplyActionRequest, adj.snapshots)
     assert source is not None and source.loaded is not None
-    loaded = convert.load_snapshot(dealt.snapshot)
+    loaded = load_snapshot(dealt.snapshot)
     assert same_snapshot(source.loaded, loaded)
     assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == \
         cli.run("ApplyAction", body, adjudicator=Adjudicator(), request_id="r")

@@ -1,6 +1,6 @@
 """``Client`` (blocking) and ``AsyncClient`` (asyncio): one method per RPC, either transport.
 
-    with Client.rest("http://localhost:8080") as client:          # or Client.grpc("localhost:50051")
+    with Client.rest("http://localhost:8080") as client:   # or Client.grpc("localhost:50051")
         snapshot = client.deal({"players": 4, "seed": secrets.token_hex(16)})["snapshot"]
 
 Every method takes the request (a protobuf message, or its proto3-JSON dict) and, as
@@ -67,12 +67,12 @@ class Client(_Methods):
 
     @classmethod
     def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             channel=None) -> "Client":
+             channel=None) -> Client:
         return cls(GrpcTransport(target, channel), timeout)
 
     @classmethod
     def rest(cls, base_url: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             http=None, headers: dict[str, str] | None = None) -> "Client":
+             http=None, headers: dict[str, str] | None = None) -> Client:
         return cls(RestTransport(base_url, http, headers), timeout)
 
     def call(self, method: str, request: Request = None, *, timeout: float | None = None,
@@ -85,7 +85,7 @@ class Client(_Methods):
     def close(self) -> None:
         self.transport.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -97,12 +97,12 @@ class AsyncClient(_Methods):
 
     @classmethod
     def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             channel=None) -> "AsyncClient":
+             channel=None) -> AsyncClient:
         return cls(AsyncGrpcTransport(target, channel), timeout)
 
     @classmethod
     def rest(cls, base_url: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             http=None, headers: dict[str, str] | None = None) -> "AsyncClient":
+             http=None, headers: dict[str, str] | None = None) -> AsyncClient:
         return cls(AsyncRestTransport(base_url, http, headers), timeout)
 
     async def call(self, method: str, request: Request = None, *,
@@ -116,7 +116,7 @@ class AsyncClient(_Methods):
     async def close(self) -> None:
         await self.transport.close()
 
-    async def __aenter__(self) -> "AsyncClient":
+    async def __aenter__(self) -> AsyncClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
