@@ -12,6 +12,7 @@ from samba_adjudicator.engine import apply, deal, legal_actions, resolve
 from samba_adjudicator.engine.legal import canonical
 from samba_adjudicator.engine.model import Phase
 from samba_adjudicator.service import convert, jsonio
+from samba_adjudicator.service.actions import action_to_proto
 
 SPECS = (("classic", 4), ("classic", 2), ("pagat", 4), ("spanish", 3), ("bolivia", 4),
          ("classic+open", 4))
@@ -32,7 +33,7 @@ def positions(draw) -> tuple[dict, dict | None]:
             break
         s = apply(s, actions[draw(st.integers(0, len(actions) - 1))]).snapshot
     actions, _ = legal_actions(s) if s.turn.phase is not Phase.OVER else ([], True)
-    action = (jsonio.to_dict(convert.action_to_proto(canonical(
+    action = (jsonio.to_dict(action_to_proto(canonical(
         actions[draw(st.integers(0, len(actions) - 1))]))) if actions else None)
     return jsonio.to_dict(convert.snapshot_to_proto(s)), action
 
