@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml $(PROTOS)
+$(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@# The generated package must exist before the editable install, which records the
@@ -45,13 +45,23 @@ deploy-tools: $(TOOLS)/bin/helm
 $(TOOLS)/bin/helm:
 	PYTHON=$(PYTHON) bash helm/tools.sh
 
+# Flags go through ARGS: `make run ARGS="--http-port 9090 --grpc-port 50052"` (or set
+# SAMBA_HTTP_PORT / SAMBA_GRPC_PORT; the flag wins).
 run: install
-	$(VENV)/bin/samba-adjudicator serve
+	$(VENV)/bin/samba-adjudicator serve $(ARGS)
+
+# The browser tests (tests/test_browser.py) drive the system Chromium through Playwright;
+# no browser is downloaded. Debian's package is installed when missing and running as root.
+CHROMIUM ?= /usr/bin/chromium
+.PHONY: browser
+browser:
+	@test -x $(CHROMIUM) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
+	  { echo "tests need Chromium at $(CHROMIUM): apt-get install chromium" >&2; exit 1; }
 
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
-# TypeScript client's tests.
-test: install lint-proto deploy-tools lint typecheck test-typescript
+# TypeScript client's tests, and the browser tests (system Chromium).
+test: install lint-proto deploy-tools lint typecheck browser test-typescript
 	$(PY) -m pytest -n 2
 	$(MAKE) image-test
 

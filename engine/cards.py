@@ -1,4 +1,4 @@
-"""Cards, their codes, values and the pack (RULES.md §2 "Cards", "Card values").
+"""Cards, their codes, values and the pack (docs/rules.md#cards, docs/rules.md#card-values).
 
 A card is its canonical code: rank ``A 2 3 4 5 6 7 8 9 10 J Q K`` then suit ``S H D C``,
 or ``JK`` for a joker. Copies are not distinguished, so a hand is a multiset of codes.
@@ -15,13 +15,13 @@ SUITS = ("S", "H", "D", "C")
 JOKER = "JK"
 RED_SUITS = ("H", "D")
 
-#: Natural ranks in run order: 4 low, ace high (RULES.md §2 "Runs", Decision).
+#: Natural ranks in run order: 4 low, ace high (docs/rules.md#runs).
 RUN_ORDER = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RUN_INDEX = {rank: i for i, rank in enumerate(RUN_ORDER)}
 NATURAL_RANKS = frozenset(RUN_ORDER)
 
 ALL_CODES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS) + (JOKER,)
-#: Canonical listing order (CONTRACT.md §3): rank A 2 … K, then suit S H D C, jokers last.
+#: Canonical listing order (docs/api.md#cards): rank A 2 … K, then suit S H D C, jokers last.
 ORDER = {code: i for i, code in enumerate(ALL_CODES)}
 
 RANK: dict[str, str] = {code: code[:-1] for code in ALL_CODES if code != JOKER}

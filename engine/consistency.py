@@ -1,4 +1,5 @@
-"""Every inconsistency of a client-given snapshot (RULES.md §10; CONTRACT.md §4, §6).
+"""Every inconsistency of a client-given snapshot (docs/rules.md#bad-input, docs/api.md#snapshot,
+docs/api.md#errors).
 
 ``check_snapshot`` never repairs and never stops at the first problem: it lists every one,
 each with a JSON field path relative to the snapshot (``seats[0].hand[3]``,

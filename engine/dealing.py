@@ -1,4 +1,4 @@
-"""Dealing a new deal: a documented, version-stable shuffle (RULES.md §2 "Dealing").
+"""Dealing a new deal: a documented, version-stable shuffle (docs/rules.md#dealing).
 
 The same (ruleset version, players, dealer, deal number, seed) always gives the same deal,
 in every language: the algorithm below uses nothing but SHA-256 and integer arithmetic, so
@@ -24,7 +24,7 @@ Shuffle, version ``samba-deal/v1``
    swap ``a[i]`` and ``a[j]``.
 7. The shuffled list is dealt from its **front**: ``a[0]`` is the first card dealt.
 
-Deal order (CONTRACT.md §5 Deal)
+Deal order (docs/api.md#methods)
 --------------------------------
 - ``hand_size`` rounds; in each round every seat gets one card, starting with seat
   ``dealer+1 mod n`` and going clockwise (increasing seat number mod n).
@@ -51,7 +51,7 @@ from .ruleset import RedThreeReplacement, Ruleset, UpcardRule
 SHUFFLE_VERSION = "samba-deal/v1"
 MAX_SEED_BYTES = 128
 
-#: Which upcards are buried under the next card (RULES.md §3 upcard_buried_if).
+#: Which upcards are buried under the next card (docs/rules.md#dealing).
 BURIED = {
     UpcardRule.BURY_NOTHING: lambda c: False,
     UpcardRule.BURY_WILD_OR_RED_THREE: lambda c: c in WILD or c in RED_THREES,
@@ -188,7 +188,7 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
             pos += len(take)
             hands[s].extend(take)
             if not take:
-                break  # no card left to replace it (RULES.md §2 Stock end)
+                break  # no card left to replace it (docs/rules.md#stock-end)
 
     stock = tuple(deck[pos:])
     seats = tuple(Seat(seat=s, side=s % sides_n, hand=tuple(hands[s]),

@@ -1,4 +1,4 @@
-"""Output-only facts of a snapshot (CONTRACT.md §4): computed, never stored.
+"""Output-only facts of a snapshot (docs/api.md#resources): computed, never stored.
 
 ``Meld.status``/``natural``, ``Side.opened``/``initialMeldRequirement``, ``pile`` and
 ``turn.awaitingSeats`` are functions of the snapshot; the service fills them into every

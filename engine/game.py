@@ -1,4 +1,5 @@
-"""Validate and apply actions: the only ways a deal changes (RULES.md §2, §4, §5, §6).
+"""Validate and apply actions: the only ways a deal changes (docs/rules.md#turn, #discard-pile,
+#melding, #going-out).
 
 ``apply`` computes the next snapshot on a private working copy and freezes it; ``validate``
 is ``apply``'s verdict without the state, so the two can never disagree.
@@ -91,7 +92,7 @@ class _Work:
         return self.stock.pop(0)
 
     def draw_for(self, seat: int, count: int) -> list[str]:
-        """Draw ``count`` cards; red 3s are laid out and replaced (RULES.md §2, §3)."""
+        """Draw ``count`` cards; red 3s are laid out and replaced (docs/rules.md#dealing)."""
         got: list[str] = []
         side = self.base.seats[seat].side
         while len(got) < count:
@@ -154,7 +155,8 @@ def validate(snapshot: Snapshot, action: Action) -> list[Violation]:
 
 
 def apply(snapshot: Snapshot, action: Action) -> Outcome:
-    """The next state when ``action`` is legal; else the input plus any penalty (§9)."""
+    """The next state when ``action`` is legal; else the input plus any penalty
+    (docs/rules.md#spanish)."""
     violations, work = _play(snapshot, action, validate_only=False)
     if violations:
         return _refusal(snapshot, action, violations)
@@ -167,7 +169,7 @@ def apply(snapshot: Snapshot, action: Action) -> Outcome:
 
 
 def replay(snapshot: Snapshot, actions: Sequence[Action]):
-    """Apply ``actions`` in order, stopping at the first illegal one (CONTRACT.md §5)."""
+    """Apply ``actions`` in order, stopping at the first illegal one (docs/api.md#methods)."""
     results = []
     current = snapshot
     for index, action in enumerate(actions):
@@ -282,7 +284,8 @@ def _can_go_out(ctx: _Ctx, work: _Work) -> bool:
 
 
 def _hand_floor(ctx: _Ctx, work: _Work, field: str, allow_empty: bool) -> None:
-    """RULES.md §5.3 and §6: fewer than two cards left only when the side may go out."""
+    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the side may go
+    out."""
     left = len(work.hands[ctx.seat])
     if left >= 2:
         return
@@ -306,7 +309,8 @@ def _hand_floor(ctx: _Ctx, work: _Work, field: str, allow_empty: bool) -> None:
 
 def _lay_melds(ctx: _Ctx, work: _Work, new_melds: Sequence[Sequence[str]],
                additions: Sequence[Addition], field: str) -> int:
-    """Lay new melds and additions for the side; returns their card points (§5.2).
+    """Lay new melds and additions for the side; returns their card points
+    (docs/rules.md#initial-meld).
 
     Every problem of the batch is reported together (the action is atomic).
     """
@@ -397,7 +401,7 @@ def _completion_event(work: _Work, ctx: _Ctx, meld: Meld, size_before: int) -> N
 
 def _own_meld(ctx: _Ctx, work: _Work, meld_id: str, field: str) -> int:
     """Index of the side's meld ``meld_id``: an unknown id is bad input, another side's
-    meld a refusal (RULES.md §5.1)."""
+    meld a refusal (docs/rules.md#where-melds-go)."""
     j = next((k for k, m in enumerate(work.melds[ctx.side]) if m.id == meld_id), None)
     if j is None:
         if ctx.s.find_meld(meld_id) is None:
@@ -422,7 +426,8 @@ def _mark_melded(ctx: _Ctx, work: _Work) -> None:
 
 
 def _draw_owed(ctx: _Ctx, work: _Work) -> None:
-    """Spanish: dealt red 3s are replaced when the seat's turn first comes (RULES.md §9)."""
+    """Spanish: dealt red 3s are replaced when the seat's turn first comes
+    (docs/rules.md#spanish)."""
     owed = work.owed[ctx.seat]
     if owed and ctx.s.ruleset.red_threes is RedThreeReplacement.REPLACE_AT_FIRST_TURN:
         work.owed[ctx.seat] = 0
@@ -432,7 +437,7 @@ def _draw_owed(ctx: _Ctx, work: _Work) -> None:
 # -- going out ----------------------------------------------------------------------------
 
 def _finish_if_out(ctx: _Ctx, work: _Work) -> None:
-    """The hand is empty and going out is allowed: the deal ends (RULES.md §6)."""
+    """The hand is empty and going out is allowed: the deal ends (docs/rules.md#going-out)."""
     if work.hands[ctx.seat] or ctx.s.seats[ctx.seat].hand_hidden:
         return
     concealed = (not ctx.s.seats[ctx.seat].has_melded and not work.turn.took_pile)
@@ -451,7 +456,7 @@ SPANISH_PREMIUMS = (("DEALT_HAND", 1000), ("DEALT_HAND_WITH_PARTNER", 500),
 
 
 def _spanish_premium(ctx: _Ctx, work: _Work) -> Premium | None:
-    """Going out concealed with a seven-card meld formed in the hand (RULES.md §9)."""
+    """Going out concealed with a seven-card meld formed in the hand (docs/rules.md#spanish)."""
     if not ctx.s.ruleset.concealed_premiums:
         return None
     dealt = Counter(ctx.s.seats[ctx.seat].dealt)
@@ -468,7 +473,8 @@ def _spanish_premium(ctx: _Ctx, work: _Work) -> Premium | None:
 
 
 def _asked_penalty(ctx: _Ctx, work: _Work) -> None:
-    """Spanish: the seat asked "may I go out?" and its turn ends without going out (§9)."""
+    """Spanish: the seat asked "may I go out?" and its turn ends without going out
+    (docs/rules.md#spanish)."""
     rules = ctx.s.ruleset
     if rules.penalties_enabled and work.turn.go_out is not GoOut.NOT_ASKED:
         work.penalties[ctx.side].append(Penalty("ASKED_AND_DID_NOT_GO_OUT", rules.penalty_points))
@@ -585,7 +591,7 @@ def _take_pile(ctx: _Ctx, work: _Work, action: TakePile, validate_only: bool) ->
     else:
         counted = _take_with_hand_cards(ctx, work, action, top, frozen, field)
     # Melds laid inside the take use hand cards only; the pile reaches the hand first so
-    # the black-3 and floor checks see the whole hand (RULES.md §4).
+    # the black-3 and floor checks see the whole hand (docs/rules.md#discard-pile).
     _take_from_hand(work, ctx.seat, [c for m in action.new_melds for c in m]
                     + [c for a in action.additions for c in a.cards], field)
     rest = work.pile[:-1]
@@ -688,7 +694,7 @@ def _take_top_card(ctx: _Ctx, work: _Work, action: TakeTopCard, validate_only: b
     if meld.laid_by in s.partners(ctx.seat):
         work.turn = replace(work.turn, added_to_partner_melds=True)
     work.turn = replace(work.turn, phase=Phase.PLAY, took_pile=True, melded_this_turn=True)
-    # The top card is melded at once, so the hand floor applies (RULES.md §5.3).
+    # The top card is melded at once, so the hand floor applies (docs/rules.md#hand-floor).
     _hand_floor(ctx, work, field, allow_empty=False)
 
 
@@ -789,7 +795,7 @@ HANDLERS = {DrawStock: _draw_stock, TakePile: _take_pile, TakeTopCard: _take_top
 
 def check_meld(ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
                seat: int | None = None, meld_id: str | None = None):
-    """CheckMeld (CONTRACT.md §5): content alone, or whether ``seat`` may lay ``cards``
+    """CheckMeld (docs/api.md#methods): content alone, or whether ``seat`` may lay ``cards``
     (as a new meld, or onto ``meld_id``) for its side now. "Now" judges the table and the
     side's rules (uruguayan limit, one group per rank, closed melds, black 3s only when
     going out, judged by the seat's hand size); it does not require the cards to be in the

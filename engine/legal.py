@@ -1,4 +1,4 @@
-"""Every legal atomic action of a position (CONTRACT.md §5 "Legal actions").
+"""Every legal atomic action of a position (docs/api.md#legal-actions).
 
 Candidates are generated from the hand by shape (groups, runs, extensions, …) and each is
 kept only if ``engine.game.validate`` finds it legal, so the list and the validator can
@@ -474,7 +474,7 @@ def _cards_key(cards: Iterable[str]) -> bytes:
 
 
 def action_key(a: Action) -> tuple:
-    """Equal actions (CONTRACT.md §4): seat, kind, meld ids and card multisets."""
+    """Equal actions (docs/api.md#resources): seat, kind, meld ids and card multisets."""
     if isinstance(a, (DrawStock,)):
         return ("draw", a.seat, _cards_key(a.cards))
     if isinstance(a, TakePile):
@@ -508,7 +508,7 @@ def _card_count(a: Action) -> int:
 
 def sort_key(a: Action) -> tuple:
     """Draws, takes, new melds, additions, swaps, discards, permission actions; within a
-    group fewer cards first, then canonical card order (CONTRACT.md §5)."""
+    group fewer cards first, then canonical card order (docs/api.md#methods)."""
     return _order(a, action_key(a))
 
 

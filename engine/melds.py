@@ -1,4 +1,4 @@
-"""What a meld may hold (RULES.md §2 "Runs", "Groups", "Black-3 group"; §3 wild rules).
+"""What a meld may hold (docs/rules.md#runs, #groups, #black-three-groups, #wild-rules).
 
 The group wild rule is one of four small predicates chosen by ``ruleset.group_wild_rule``;
 runs and groups are judged by content only here. Side-level rules (uruguayan limit, one
@@ -17,7 +17,7 @@ from .violations import violation
 
 SEVEN = 7
 
-#: RULES.md §3 "Group wild rules": naturals N and wilds W of a group of ``size`` cards.
+#: docs/rules.md#wild-rules: naturals N and wilds W of a group of ``size`` cards.
 WILD_RULES: dict[WildRule, Callable[[int, int], bool]] = {
     WildRule.MORE_NATURALS: lambda n, w: n > w,
     WildRule.TWICE_NATURALS: lambda n, w: n >= 2 * w,
@@ -56,12 +56,13 @@ def meld_status(meld: Meld) -> MeldStatus:
 
 
 def is_seven_card_meld(meld: Meld) -> bool:
-    """Counts toward going out and red-3 conditions: a canasta or a samba (§2, §6)."""
+    """Counts toward going out and red-3 conditions: a canasta or a samba (docs/rules.md#going-out,
+    docs/rules.md#red-threes)."""
     return meld.kind in (MeldKind.GROUP, MeldKind.RUN) and len(meld.cards) >= SEVEN
 
 
 def is_closed(meld: Meld) -> bool:
-    """A samba and a bolivia take no more cards (RULES.md §2 "Runs", §8)."""
+    """A samba and a bolivia take no more cards (docs/rules.md#runs, #bolivia)."""
     return meld.kind in (MeldKind.RUN, MeldKind.WILD_GROUP) and len(meld.cards) >= SEVEN
 
 
@@ -82,7 +83,7 @@ def group_wild_violations(rules: Ruleset, naturals: int, wilds: int, field: str
                           ) -> list[Violation]:
     out = []
     if rules.penalties_enabled and wilds >= 3 and naturals + wilds >= SEVEN:
-        # Seed 000 penalises three wilds in a canasta (RULES.md §9).
+        # Seed 000 penalises three wilds in a canasta (docs/rules.md#spanish).
         out.append(violation("THREE_WILDS_IN_CANASTA", field, rules.penalty_points,
                              points=rules.penalty_points))
     if wilds > rules.group_max_wilds:

@@ -1,4 +1,4 @@
-"""The state of a deal and the actions on it: immutable values (CONTRACT.md §4).
+"""The state of a deal and the actions on it: immutable values (docs/api.md#resources).
 
 A ``Snapshot`` is one instant of a deal. The engine never mutates one: ``apply`` returns a
 new snapshot. Output-only facts (meld status, pile state, awaiting seats, …) are functions
@@ -22,7 +22,7 @@ class Phase(enum.Enum):
 
 
 class GoOut(enum.Enum):
-    """The "may I go out?" question of the current turn (RULES.md §2)."""
+    """The "may I go out?" question of the current turn (docs/rules.md#may-i-go-out)."""
 
     NOT_ASKED = "NOT_ASKED"
     ASKED = "ASKED"
@@ -96,7 +96,8 @@ class Side:
 
     @property
     def opened(self) -> bool:
-        """The side made its initial meld: it has a meld on the table (RULES.md §5.2)."""
+        """The side made its initial meld: it has a meld on the table
+        (docs/rules.md#initial-meld)."""
         return bool(self.melds)
 
 
@@ -156,7 +157,7 @@ class Snapshot:
 
     @property
     def is_view(self) -> bool:
-        """A player's or spectator's view: some seat's hand is hidden (CONTRACT.md §5)."""
+        """A player's or spectator's view: some seat's hand is hidden (docs/api.md#methods)."""
         return any(s.hand_hidden for s in self.seats)
 
     @property
@@ -255,7 +256,7 @@ Action = Union[DrawStock, TakePile, TakeTopCard, MeldCards, SwapWild, Discard, A
 
 @dataclass(frozen=True)
 class Violation:
-    """Why a well-formed action is illegal: a code of CONTRACT.md §8 and the rule."""
+    """Why a well-formed action is illegal: a code of docs/api.md#violation-codes and the rule."""
 
     code: str
     message: str
@@ -339,7 +340,7 @@ class Problem:
 
 
 class InvalidInput(ValueError):
-    """A malformed request: every problem found, never repaired (RULES.md §10)."""
+    """A malformed request: every problem found, never repaired (docs/rules.md#bad-input)."""
 
     def __init__(self, problems: list[Problem], kind: str = "INVALID_REQUEST"):
         super().__init__("; ".join(f"{p.field}: {p.description}" for p in problems))

@@ -1,8 +1,8 @@
-"""The discard pile: blocked tops and freeze models (RULES.md §4).
+"""The discard pile: blocked tops and freeze models (docs/rules.md#discard-pile).
 
 Each freeze model is one predicate chosen by ``ruleset.freeze``; the blocked-top rule is
 chosen by ``ruleset.blocked_top``. A snapshot cannot tell a buried upcard from a discard,
-so both freeze the pile alike (RULES.md §4 Decision).
+so both freeze the pile alike (docs/rules.md#freeze).
 """
 
 from __future__ import annotations

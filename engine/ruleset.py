@@ -1,6 +1,6 @@
-"""Rulesets: every parameter of RULES.md §3 as typed data, and the profile registry.
+"""Rulesets: every parameter of docs/rules.md#parameters as typed data, and the profile registry.
 
-A profile is a named set of parameter values (RULES.md §1); a variation (``+uruguayan``,
+A profile is a named set of parameter values (docs/rules.md#profiles); a variation (``+uruguayan``,
 ``+open``) and a client's overrides replace single parameters. The engine never asks which
 profile it plays: each axis where profiles differ is a parameter read by one small function.
 """
@@ -22,7 +22,7 @@ INT32_MIN = -(2**31)
 
 
 class WildRule(enum.Enum):
-    """How many wilds a group may hold (RULES.md §3 "Group wild rules")."""
+    """How many wilds a group may hold (docs/rules.md#wild-rules)."""
 
     MORE_NATURALS = "MORE_NATURALS"  # naturals strictly outnumber wilds
     TWICE_NATURALS = "TWICE_NATURALS"  # naturals at least twice the wilds
@@ -31,7 +31,7 @@ class WildRule(enum.Enum):
 
 
 class FreezeModel(enum.Enum):
-    """When only a natural pair may take the pile (RULES.md §4 "Freeze models")."""
+    """When only a natural pair may take the pile (docs/rules.md#freeze)."""
 
     NEVER = "NEVER"
     PILE_HOLDS_WILD_OR_BLACK3 = "PILE_HOLDS_WILD_OR_BLACK3"
@@ -39,7 +39,7 @@ class FreezeModel(enum.Enum):
 
 
 class UpcardRule(enum.Enum):
-    """Which upcards are buried under the next card at the deal (RULES.md §2 "Dealing")."""
+    """Which upcards are buried under the next card at the deal (docs/rules.md#dealing)."""
 
     BURY_NOTHING = "BURY_NOTHING"
     BURY_WILD_OR_RED_THREE = "BURY_WILD_OR_RED_THREE"
@@ -47,14 +47,14 @@ class UpcardRule(enum.Enum):
 
 
 class BlockedTop(enum.Enum):
-    """Top cards that make the pile untakeable while on top (RULES.md §4 "Blocked top")."""
+    """Top cards that make the pile untakeable while on top (docs/rules.md#blocked-top)."""
 
     WILD_OR_BLACK_THREE = "WILD_OR_BLACK_THREE"
     WILD_OR_ANY_THREE = "WILD_OR_ANY_THREE"
 
 
 class GroupsPerRank(enum.Enum):
-    """How many groups of one rank a side may hold (RULES.md §3, §5.6)."""
+    """How many groups of one rank a side may hold (docs/rules.md#one-group-per-rank)."""
 
     MANY = "MANY"
     ONE = "ONE"  # canasta: cards of a rank the side holds join its group
@@ -62,7 +62,8 @@ class GroupsPerRank(enum.Enum):
 
 
 class ExtendTake(enum.Enum):
-    """Whether the top card may take the pile by extending a side's meld (RULES.md §4)."""
+    """Whether the top card may take the pile by extending a side's meld
+    (docs/rules.md#discard-pile)."""
 
     NOT_ALLOWED = "NOT_ALLOWED"
     ANY_OWN_MELD = "ANY_OWN_MELD"
@@ -70,14 +71,15 @@ class ExtendTake(enum.Enum):
 
 
 class RedThreeReplacement(enum.Enum):
-    """When dealt red 3s are replaced (RULES.md §3 "red_threes", §9)."""
+    """When dealt red 3s are replaced (docs/rules.md#dealing, #spanish)."""
 
     REPLACE_NOW = "REPLACE_NOW"
     REPLACE_AT_FIRST_TURN = "REPLACE_AT_FIRST_TURN"
 
 
 class RedThreePositiveIf(enum.Enum):
-    """What a side needs at the end of the deal for its red 3s to count for it (§7)."""
+    """What a side needs at the end of the deal for its red 3s to count for it
+    (docs/rules.md#scoring)."""
 
     INITIAL_MELD = "INITIAL_MELD"
     TWO_CANASTAS = "TWO_CANASTAS"
@@ -85,7 +87,7 @@ class RedThreePositiveIf(enum.Enum):
 
 
 class RedThreePenalty(enum.Enum):
-    """How red 3s count against a side that fails the condition (RULES.md §7)."""
+    """How red 3s count against a side that fails the condition (docs/rules.md#scoring)."""
 
     PER_CARD = "PER_CARD"
     MIRROR = "MIRROR"
@@ -98,7 +100,7 @@ class SixPlayerLayout(enum.Enum):
 
 @dataclass(frozen=True)
 class TableSize:
-    """Parameters that depend on the number of players (RULES.md §3)."""
+    """Parameters that depend on the number of players (docs/rules.md#parameters)."""
 
     players: int
     hand_size: int
@@ -117,7 +119,7 @@ class InitialMeldBand:
 
 @dataclass(frozen=True)
 class Ruleset:
-    """Every parameter of RULES.md §3, resolved. Immutable; hashable."""
+    """Every parameter of docs/rules.md#parameters, resolved. Immutable; hashable."""
 
     profile: str
     decks: int
@@ -303,7 +305,7 @@ PROFILE_DESCRIPTIONS = {
     "bolivia": "Bolivia (Bicycle's published rules): wild-only groups, escaleras, 15,000.",
     "official": "Official Canasta Laws Samba (Jacoby/Crawford; Bicycle/Hoyle text).",
 }
-#: Variations in RULES.md §1 order; each is a set of parameter values.
+#: Variations in docs/rules.md#variations order; each is a set of parameter values.
 VARIATIONS: dict[str, dict[str, Any]] = {
     "uruguayan": {"side_wild_limit": 2},
     "open": {"runs_allow_wilds": True},

@@ -1,16 +1,17 @@
-"""Scoring a deal and the match (RULES.md §7, §2 "Match"; CONTRACT.md §4 SideScore).
+"""Scoring a deal and the match (docs/rules.md#scoring, docs/rules.md#match-end,
+docs/api.md#side-score).
 
 ``deal total = melded card values + canasta/samba/bolivia bonuses + red 3 score
 + going-out bonus (+ concealed bonus / spanish premium) − cards left in the side's hands
 + penalties``. Every term is its own SideScore field, **signed as it adds** to the total.
 
-Decisions where RULES.md is silent (also in the ScoreDeal docs):
+Decisions the rules leave open (also in the ScoreDeal docs):
 - A bolivia (seven-wild group) counts as a seven-card meld for ``TWO_CANASTAS`` (it is a
   canasta of wilds); a black-3 group never does.
 - "The side opened" (INITIAL_MELD) and "has a meld" (ANY_MELD) both mean: the side has a
   meld on the table at the end of the deal.
 - The spanish premium (``result.premium``) goes to the going-out side's ``concealedBonus``
-  whenever the result carries one; the result is taken as given (CONTRACT.md §4).
+  whenever the result carries one; the result is taken as given (docs/api.md#resources).
 - ``provisional=True`` on a deal that is already over scores it as final (its real result)
   and reports ``provisional: false``; on an unfinished deal it scores as if the deal ended
   now by STOCK_EXHAUSTED (no going-out or concealed bonus) and reports ``provisional:
@@ -44,12 +45,13 @@ def is_bolivia(meld: Meld) -> bool:
 
 
 def seven_card_melds(side: Side) -> int:
-    """Canastas + sambas (a bolivia counts as a canasta): for TWO_CANASTAS (RULES.md §7)."""
+    """Canastas + sambas (a bolivia counts as a canasta): for TWO_CANASTAS
+    (docs/rules.md#scoring)."""
     return sum(1 for m in side.melds if is_canasta(m) or is_samba(m) or is_bolivia(m))
 
 
 def red_threes_positive(ruleset: Ruleset, side: Side) -> bool:
-    """Whether ``red_three_positive_if`` holds for the side as it stands (RULES.md §7)."""
+    """Whether ``red_three_positive_if`` holds for the side as it stands (docs/rules.md#scoring)."""
     cond = ruleset.red_three_positive_if
     if cond is RedThreePositiveIf.TWO_CANASTAS:
         return seven_card_melds(side) >= 2
@@ -67,7 +69,8 @@ def red_three_figure(ruleset: Ruleset, count: int) -> int:
 
 
 def red_three_points(ruleset: Ruleset, side: Side) -> int:
-    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against (§7)."""
+    """The side's red-3 score, signed: positive, or PER_CARD / MIRROR against
+    (docs/rules.md#scoring)."""
     count = len(side.red_threes)
     if count == 0:
         return 0
@@ -131,7 +134,8 @@ def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideSco
 
 def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
                   totals: list[int]) -> tuple[bool, int | None, bool]:
-    """(match_over, winner_side, draw) after a deal with these match totals (§2 Match)."""
+    """(match_over, winner_side, draw) after a deal with these match totals
+    (docs/rules.md#match-end)."""
     table = ruleset.table(players)
     target = table.target_score if table is not None else None
     reached = target is not None and any(t >= target for t in totals)
@@ -148,7 +152,7 @@ def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
 
 
 def score(snapshot: Snapshot, provisional: bool = False) -> ScoreReport:
-    """ScoreDeal (CONTRACT.md §5): every side's itemised score and the match outcome.
+    """ScoreDeal (docs/api.md#methods): every side's itemised score and the match outcome.
 
     Raises InvalidInput: PHASE_INCONSISTENT when a final score is asked of an unfinished
     deal; kind HIDDEN_INFORMATION_REQUIRED when a hand is hidden (field

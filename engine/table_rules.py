@@ -27,8 +27,8 @@ def seven_card_melds(melds: Iterable[Meld]) -> tuple[int, int]:
 
 
 def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]) -> bool:
-    """RULES.md §6: the side holds ``go_out_canastas`` seven-card melds, ``go_out_sambas``
-    of them sambas (bolivia: at least one escalera)."""
+    """docs/rules.md#going-out: the side holds ``go_out_canastas`` seven-card melds,
+    ``go_out_sambas`` of them sambas (bolivia: at least one escalera)."""
     table = rules.table(players)
     total, sambas = seven_card_melds(melds)
     return total >= table.go_out_canastas and sambas >= rules.go_out_sambas
@@ -43,7 +43,7 @@ def go_out_requirement_text(rules: Ruleset, players: int) -> str:
 
 
 def side_group_wilds(melds: Iterable[Meld]) -> int:
-    """Wilds in all of a side's groups (RULES.md §5.5, uruguayan)."""
+    """Wilds in all of a side's groups (docs/rules.md#uruguayan)."""
     return sum(1 for m in melds if m.kind is MeldKind.GROUP for c in m.cards if c in WILD)
 
 
@@ -69,7 +69,7 @@ def meld_number(meld_id: str) -> int | None:
 
 
 def next_meld_number(snapshot: Snapshot) -> int:
-    """Meld ids made by the service are m<N>, N = 1 + the largest such N (CONTRACT.md §4)."""
+    """Meld ids made by the service are m<N>, N = 1 + the largest such N (docs/api.md#resources)."""
     best = 0
     for side in snapshot.sides:
         for m in side.melds:

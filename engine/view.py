@@ -1,4 +1,4 @@
-"""GetPlayerView: a snapshot as one seat (or a spectator) may see it (CONTRACT.md §5).
+"""GetPlayerView: a snapshot as one seat (or a spectator) may see it (docs/api.md#methods).
 
 Other seats' ``hand`` and ``dealt`` are emptied with ``hand_count`` kept, so every
 non-empty hand but the viewer's is hidden; the stock is hidden (``stock`` emptied,

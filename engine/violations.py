@@ -1,4 +1,4 @@
-"""The closed list of violation codes (CONTRACT.md §8), each with its rule and message.
+"""The closed list of violation codes (docs/api.md#violation-codes), each with its rule and message.
 
 Every refusal the engine gives is built here, so a code always names the same rule.
 """
@@ -7,79 +7,84 @@ from __future__ import annotations
 
 from .model import Violation
 
-#: code -> (RULES.md section, English message template; ``{…}`` filled from details)
+#: Where a violation's ``rule`` points: a section of the project's rules reference.
+RULE = "docs/rules.md#"
+
+#: code -> (section of docs/rules.md, English message template; ``{…}`` filled from details)
 CODES: dict[str, tuple[str, str]] = {
     # turn
-    "NOT_YOUR_TURN": ("RULES.md §2 Turn", "it is seat {turn}'s turn, not seat {seat}'s"),
-    "WRONG_PHASE": ("RULES.md §2 Turn", "{action} is not allowed in the {phase} phase"),
-    "DEAL_OVER": ("RULES.md §6", "the deal is over"),
-    "STALE_SNAPSHOT": ("CONTRACT.md §4 Action",
+    "NOT_YOUR_TURN": (RULE + "turn", "it is seat {turn}'s turn, not seat {seat}'s"),
+    "WRONG_PHASE": (RULE + "turn", "{action} is not allowed in the {phase} phase"),
+    "DEAL_OVER": (RULE + "turn", "the deal is over"),
+    "STALE_SNAPSHOT": (RULE + "turn",
                        "expectedPly {expected} does not match the snapshot's ply {actual}"),
     # hand
-    "CARDS_NOT_IN_HAND": ("RULES.md §2 A meld action is atomic",
+    "CARDS_NOT_IN_HAND": (RULE + "atomic-melds",
                           "the hand does not hold {cards}"),
     # pile
-    "PILE_EMPTY": ("RULES.md §4", "the discard pile is empty"),
-    "PILE_BLOCKED": ("RULES.md §4 Blocked top", "{top} on top blocks the pile"),
-    "PILE_FROZEN": ("RULES.md §4 Freeze models",
+    "PILE_EMPTY": (RULE + "discard-pile", "the discard pile is empty"),
+    "PILE_BLOCKED": (RULE + "blocked-top", "{top} on top blocks the pile"),
+    "PILE_FROZEN": (RULE + "freeze",
                     "the pile is frozen: only a natural pair of the top card's rank takes it"),
-    "TAKE_NEEDS_NATURAL_PAIR": ("RULES.md §4 Taking with a natural pair",
+    "TAKE_NEEDS_NATURAL_PAIR": (RULE + "take-with-pair",
                                 "taking the pile needs two natural {rank}s from the hand"),
-    "TAKE_METHOD_NOT_ALLOWED": ("RULES.md §4", "{method} is not allowed by this ruleset"),
-    "TOP_CARD_DOES_NOT_FIT": ("RULES.md §4", "the top card {top} does not fit meld {meld}"),
+    "TAKE_METHOD_NOT_ALLOWED": (RULE + "discard-pile", "{method} is not allowed by this ruleset"),
+    "TOP_CARD_DOES_NOT_FIT": (RULE + "take-by-extending",
+                              "the top card {top} does not fit meld {meld}"),
     # meld shape
-    "MELD_TOO_SHORT": ("RULES.md §2 Groups/Runs", "a meld needs at least three cards"),
-    "MIXED_RANKS": ("RULES.md §2 Groups", "a group holds naturals of one rank only"),
-    "NOT_A_RUN": ("RULES.md §2 Runs",
+    "MELD_TOO_SHORT": (RULE + "groups", "a meld needs at least three cards"),
+    "MIXED_RANKS": (RULE + "groups", "a group holds naturals of one rank only"),
+    "NOT_A_RUN": (RULE + "runs",
                   "a run is naturals of one suit in unbroken order, 4 low to ace high, "
                   "no duplicates"),
-    "RUN_TOO_LONG": ("RULES.md §2 Runs", "a run never exceeds seven cards"),
-    "RUNS_NOT_ALLOWED": ("RULES.md §3 runs", "this ruleset has no runs"),
-    "WILD_IN_RUN_NOT_ALLOWED": ("RULES.md §2 Runs",
+    "RUN_TOO_LONG": (RULE + "runs", "a run never exceeds seven cards"),
+    "RUNS_NOT_ALLOWED": (RULE + "runs", "this ruleset has no runs"),
+    "WILD_IN_RUN_NOT_ALLOWED": (RULE + "runs",
                                 "runs hold no wild cards (at most one with runs_allow_wilds)"),
-    "WILD_RULE_BROKEN": ("RULES.md §3 group_wild_rule",
+    "WILD_RULE_BROKEN": (RULE + "wild-rules",
                          "{naturals} naturals and {wilds} wilds break the {rule} rule"),
-    "TOO_MANY_WILDS": ("RULES.md §3 group_max_wilds", "a group holds at most {max} wilds"),
-    "WILD_ONLY_GROUP_NOT_ALLOWED": ("RULES.md §8", "groups of wild cards only are not allowed"),
-    "THREES_NOT_MELDABLE": ("RULES.md §2 Cards",
+    "TOO_MANY_WILDS": (RULE + "wild-rules", "a group holds at most {max} wilds"),
+    "WILD_ONLY_GROUP_NOT_ALLOWED": (RULE + "bolivia", "groups of wild cards only are not allowed"),
+    "THREES_NOT_MELDABLE": (RULE + "cards",
                             "red 3s are never melded; black 3s only in a black-3 group"),
-    "BLACK_THREES_ONLY_WHEN_GOING_OUT": ("RULES.md §2 Black-3 group",
+    "BLACK_THREES_ONLY_WHEN_GOING_OUT": (RULE + "black-three-groups",
                                          "a black-3 group may be melded only when going out"),
-    "BLACK_THREE_GROUP_TOO_LARGE": ("RULES.md §3 black_three_group_max",
+    "BLACK_THREE_GROUP_TOO_LARGE": (RULE + "black-three-groups",
                                     "a black-3 group holds at most {max} cards"),
     # meld target
-    "NOT_OWN_MELD": ("RULES.md §5.1", "meld {meld} belongs to another side"),
-    "MELD_CLOSED": ("RULES.md §2 Runs", "meld {meld} is closed"),
-    "WILD_ONTO_CANASTA_NOT_ALLOWED": ("RULES.md §3 wild_onto_canasta",
+    "NOT_OWN_MELD": (RULE + "where-melds-go", "meld {meld} belongs to another side"),
+    "MELD_CLOSED": (RULE + "where-melds-go", "meld {meld} is closed"),
+    "WILD_ONTO_CANASTA_NOT_ALLOWED": (RULE + "official",
                                       "no wild may be added to a completed canasta"),
-    "SIDE_WILD_LIMIT": ("RULES.md §5.5",
+    "SIDE_WILD_LIMIT": (RULE + "uruguayan",
                         "the side's groups would hold {wilds} wilds; the limit is {max}"),
-    "WILD_SWAP_NOT_ALLOWED": ("RULES.md §5.4", "{reason}"),
-    "WILD_SWAP_MISMATCH": ("RULES.md §5.4", "{reason}"),
+    "WILD_SWAP_NOT_ALLOWED": (RULE + "wild-swap", "{reason}"),
+    "WILD_SWAP_MISMATCH": (RULE + "wild-swap", "{reason}"),
     # opening and floor
-    "INITIAL_MELD_TOO_LOW": ("RULES.md §5.2",
+    "INITIAL_MELD_TOO_LOW": (RULE + "initial-meld",
                              "the initial meld needs {required} points; this counts {actual}"),
-    "HAND_FLOOR": ("RULES.md §5.3",
+    "HAND_FLOOR": (RULE + "hand-floor",
                    "a player whose side cannot go out must keep at least two cards after "
                    "melding"),
     # going out and permission
-    "GO_OUT_REQUIREMENT_NOT_MET": ("RULES.md §6",
+    "GO_OUT_REQUIREMENT_NOT_MET": (RULE + "going-out",
                                    "going out needs {required}; the side has {actual}"),
-    "GO_OUT_REFUSED_BY_PARTNER": ("RULES.md §2 may I go out",
+    "GO_OUT_REFUSED_BY_PARTNER": (RULE + "may-i-go-out",
                                   "the partner said no: the player may not go out this turn"),
-    "NO_PARTNER": ("RULES.md §2 may I go out", "there is no partner to ask"),
-    "ALREADY_ASKED": ("RULES.md §2 may I go out", "the question was already asked this turn"),
-    "ASK_AFTER_MELDING": ("RULES.md §2 may I go out",
+    "NO_PARTNER": (RULE + "may-i-go-out", "there is no partner to ask"),
+    "ALREADY_ASKED": (RULE + "may-i-go-out", "the question was already asked this turn"),
+    "ASK_AFTER_MELDING": (RULE + "may-i-go-out",
                           "the question is asked before the first meld of the turn"),
-    "NOTHING_TO_ANSWER": ("RULES.md §2 may I go out", "no question is open"),
-    "NOT_A_PARTNER": ("RULES.md §2 may I go out", "seat {seat} is not the asker's partner"),
-    # spanish penalties (RULES.md §9)
-    "RED_THREE_IN_HAND": ("RULES.md §9", "a red 3 in hand at the end costs {points}"),
-    "ASKED_AND_DID_NOT_GO_OUT": ("RULES.md §9", "asked to go out and did not"),
-    "WENT_OUT_AFTER_REFUSAL": ("RULES.md §9", "tried to go out after the partner said no"),
-    "OUT_OF_TURN_DRAW": ("RULES.md §9", "took cards out of turn"),
-    "CARDS_EXPOSED_OUT_OF_TURN": ("RULES.md §9", "exposed cards out of turn"),
-    "THREE_WILDS_IN_CANASTA": ("RULES.md §9", "three wilds in a canasta"),
+    "NOTHING_TO_ANSWER": (RULE + "may-i-go-out", "no question is open"),
+    "NOT_A_PARTNER": (RULE + "may-i-go-out", "seat {seat} is not the asker's partner"),
+    # spanish penalties (docs/rules.md#spanish-penalties)
+    "RED_THREE_IN_HAND": (RULE + "spanish-penalties", "a red 3 in hand at the end costs {points}"),
+    "ASKED_AND_DID_NOT_GO_OUT": (RULE + "spanish-penalties", "asked to go out and did not"),
+    "WENT_OUT_AFTER_REFUSAL": (RULE + "spanish-penalties",
+                               "tried to go out after the partner said no"),
+    "OUT_OF_TURN_DRAW": (RULE + "spanish-penalties", "took cards out of turn"),
+    "CARDS_EXPOSED_OUT_OF_TURN": (RULE + "spanish-penalties", "exposed cards out of turn"),
+    "THREE_WILDS_IN_CANASTA": (RULE + "spanish-penalties", "three wilds in a canasta"),
 }
 
 

@@ -13,6 +13,6 @@
 - ``service.runtime``: one call of any transport or the CLI (``Runtime.answer``), metrics.
 - ``service.boundary``: the one error boundary (any exception -> ApiError).
 - ``service.errors``: ApiError and the error bodies (REST/CLI JSON, gRPC rich status).
-- ``service.signing``: snapshot signatures (CONTRACT.md §7).
+- ``service.signing``: snapshot signatures (docs/api.md#server).
 - ``service.cli``: the ``samba-adjudicator`` command.
 """

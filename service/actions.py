@@ -1,4 +1,4 @@
-"""Action messages <-> engine actions (CONTRACT.md §4).
+"""Action messages <-> engine actions (docs/api.md#resources).
 
 Reading an action collects every problem at its JSON path (bad card codes, a seat out of
 range, an unknown meld id) into ``problems``; an action without a kind reads as None (the

@@ -201,7 +201,7 @@ class Adjudicator:
             raise page_tokens.mismatch()
         end = offset + size
         return pb.ListLegalActionsResponse(
-            # card lists print in canonical order (CONTRACT.md §5), sorted for this page only
+            # card lists print in canonical order (docs/api.md#methods), sorted for this page only
             actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total,
             next_page_token=self.page_tokens.issue(end, binding) if end < total else "",

@@ -1,4 +1,4 @@
-"""The ``samba-adjudicator`` command (CONTRACT.md §7).
+"""The ``samba-adjudicator`` command (docs/api.md#server).
 
 ``samba-adjudicator <method> [--input FILE]``: one JSON request on stdin (or FILE), the
 REST answer body on stdout. Exit 0 where REST answers 200 (``legal: false`` included), 2

@@ -1,4 +1,4 @@
-"""Protobuf messages <-> engine values (CONTRACT.md §3, §4).
+"""Protobuf messages <-> engine values (docs/api.md#cards, #resources).
 
 Input rules:
 - Cards go through ``engine.cards.parse_card`` (``T`` for 10, lower case); every bad code

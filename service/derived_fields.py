@@ -1,4 +1,4 @@
-"""Client-given output-only snapshot fields against ``engine.derived`` (CONTRACT.md §3).
+"""Client-given output-only snapshot fields against ``engine.derived`` (docs/api.md#cards).
 
 Output-only fields may be omitted; when given (non-default: proto3 cannot tell an omitted
 ``false``/``0`` from a given one) they must agree with what the engine derives, or the

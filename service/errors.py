@@ -1,4 +1,4 @@
-"""Non-OK answers (CONTRACT.md §6, AIP-193) and their bodies on every transport.
+"""Non-OK answers (docs/api.md#errors, AIP-193) and their bodies on every transport.
 
 An ``ApiError`` carries a canonical gRPC code name, a stable ErrorInfo ``reason``, an
 English message and, for invalid arguments, every field problem (``engine.model.Problem``:
@@ -20,7 +20,7 @@ from samba_adjudicator.engine.model import Problem
 
 DOMAIN = "samba.v1"
 
-#: Canonical code name -> HTTP status (CONTRACT.md §6; FAILED_PRECONDITION is 400 there).
+#: Canonical code name -> HTTP status (docs/api.md#errors; FAILED_PRECONDITION is 400 there).
 HTTP_STATUS = {
     "INVALID_ARGUMENT": 400,
     "FAILED_PRECONDITION": 400,
@@ -197,7 +197,7 @@ def _detail_dict(msg) -> dict:
 
 
 def rest_body(err: ApiError, request_id: str) -> dict:
-    """The REST/CLI error body of CONTRACT.md §6 (``{"error": {...}}``)."""
+    """The REST/CLI error body of docs/api.md#errors (``{"error": {...}}``)."""
     details = [_detail_dict(error_info(err, request_id))]
     br = bad_request(err)
     if br is not None:

@@ -1,7 +1,7 @@
 """The gRPC transport: ``samba.v1.Adjudicator``, ``grpc.health.v1.Health``, reflection.
 
 Every Adjudicator method is a generic unary handler taking the *raw* request bytes, so that
-everything that can go wrong is answered by us with a rich status (AIP-193, CONTRACT.md §6):
+everything that can go wrong is answered by us with a rich status (AIP-193, docs/api.md#errors):
 
 - the bytes are parsed by ``service.decoding`` inside the call (a parse failure is
   INVALID_ARGUMENT, not grpc's INTERNAL);

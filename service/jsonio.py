@@ -1,4 +1,4 @@
-"""Proto3 JSON for the REST gateway and the CLI (CONTRACT.md §1).
+"""Proto3 JSON for the REST gateway and the CLI (docs/api.md#json).
 
 ``parse_request(text, RequestType)`` walks the JSON against the message descriptor and
 collects *every* problem (unknown fields with their paths, wrong types, unknown enum names,

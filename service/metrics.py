@@ -4,7 +4,7 @@
 |---|---|---|
 | ``samba_requests_total`` | counter | ``method``, ``transport``, ``outcome``, ``profile`` |
 | ``samba_request_duration_seconds`` | histogram | ``method``, ``transport`` |
-| ``samba_violations_total`` | counter | ``code`` (CONTRACT.md §8) |
+| ``samba_violations_total`` | counter | ``code`` (docs/api.md#violation-codes) |
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
 | ``samba_requests_in_flight`` | gauge | ``transport`` |
 | ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision`` |

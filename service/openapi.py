@@ -1,6 +1,6 @@
 """The OpenAPI document of the REST gateway, derived from the protobuf descriptors.
 
-No hand-kept schema (CONTRACT.md intro): every request and response schema is generated
+No hand-kept schema (docs/api.md): every request and response schema is generated
 from ``samba.v1`` message descriptors, so the document cannot drift from the proto:
 
 - a message is an object component (``#/components/schemas/Snapshot``; nested types keep
@@ -12,7 +12,11 @@ from ``samba.v1`` message descriptors, so the document cannot drift from the pro
   OUTPUT_ONLY fields are ``readOnly``; proto3 ``optional`` fields say they may be absent;
   a real ``oneof`` is described on the message (``x-oneof``: exactly one member is given);
 - every operation's ``operationId`` is the RPC name, and its error answers refer to the
-  ``Error`` schema (the CONTRACT.md §6 body).
+  ``Error`` schema (the docs/api.md#errors body);
+- every description is the element's comment in the ``.proto`` files (``proto_docs``): a
+  message's, a field's, an RPC's; an enum lists each value with its comment;
+- every route carries a request example the service accepts, its answer, and the error a
+  broken version of it gets (``examples``: made by the service, never by hand).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
 
-from . import descriptors, pb
+from . import descriptors, pb, proto_docs
 
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE
@@ -85,8 +89,9 @@ class SchemaBuilder:
             if f.has_presence and f.type != _F.TYPE_MESSAGE and f.containing_oneof is not None \
                     and f.containing_oneof.name == "_" + f.name:
                 notes.append("Optional: absent when unset.")
-            if notes:
-                schema = {**schema, "description": " ".join(notes)}
+            field_text = " ".join([proto_docs.comment(f.full_name)] + notes).strip()
+            if field_text:
+                schema = {**schema, "description": field_text}
             props[f.json_name] = schema
         # unknown fields are refused (UNKNOWN_FIELD); the snake_case spelling of a field,
         # which requests may use too, is left out of the document
@@ -94,20 +99,27 @@ class SchemaBuilder:
                      "additionalProperties": False}
         if required:
             out["required"] = required
+        text = [proto_docs.comment(desc.full_name)]
         oneofs = [o for o in descriptors.real_oneofs(desc)]
         if oneofs:
             out["x-oneof"] = {o.name: [f.json_name for f in o.fields] for o in oneofs}
-            out["description"] = " ".join(
-                f"Exactly one of {', '.join(f.json_name for f in o.fields)} ({o.name})."
-                for o in oneofs)
+            text += [f"Exactly one of {', '.join(f.json_name for f in o.fields)} ({o.name})."
+                     for o in oneofs]
+        if " ".join(text).strip():
+            out["description"] = " ".join(text).strip()
         self.schemas[name] = out
         return ref(desc)
 
     def enum(self, desc: _d.EnumDescriptor) -> dict:
         name = component_name(desc)
         if name not in self.schemas:
+            values = {v.name: proto_docs.comment(f"{desc.full_name}.{v.name}") for v in desc.values}
+            lines = [f"- `{v}`: {text}" if text else f"- `{v}`" for v, text in values.items()]
             self.schemas[name] = {"type": "string", "title": desc.full_name,
-                                  "enum": [v.name for v in desc.values]}
+                                  "description": "\n".join(
+                                      [proto_docs.comment(desc.full_name), ""] + lines).strip(),
+                                  "enum": list(values),
+                                  "x-enum-descriptions": list(values.values())}
         return ref(desc)
 
     def value(self, f: _d.FieldDescriptor) -> dict:
@@ -150,7 +162,7 @@ def _error_schemas(b: SchemaBuilder) -> None:
     b.schemas["Error"] = {
         "type": "object",
         "title": "Error",
-        "description": "Every non-OK REST answer (CONTRACT.md §6, AIP-193): exactly one "
+        "description": "Every non-OK REST answer (AIP-193): exactly one "
                        "ErrorInfo (domain samba.v1, reason, metadata.requestId) and, for "
                        "INVALID_ARGUMENT, one BadRequest listing every problem found.",
         "required": ["error"],
@@ -203,38 +215,74 @@ _TIMEOUT_PARAM = {"name": "x-server-timeout", "in": "header", "required": False,
                   "schema": {"type": "number", "exclusiveMinimum": 0}}
 
 
-def build(routes: Iterable, *, title: str, version: str, description: str = "") -> dict:
-    """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples."""
+def _example(value, summary: str) -> dict:
+    return {"default": {"summary": summary, "value": value}}
+
+
+def _path_parameters(method, path: str, example: dict) -> list[dict]:
+    params = []
+    for seg in path.split("/"):
+        if seg.startswith("{") and seg.endswith("}"):
+            name = seg[1:-1]
+            field = method.input_type.fields_by_name[name]
+            param = {"name": name, "in": "path", "required": True,
+                     "description": proto_docs.comment(field.full_name) or f"`{field.full_name}`",
+                     "schema": {"type": "string"}}
+            if example.get("request"):
+                param["example"] = example["request"][name]
+            params.append(param)
+    return params
+
+
+def _responses(b: SchemaBuilder, method, rpc: str, example: dict) -> dict:
+    ok: dict = {"schema": b.message(method.output_type)}
+    if example.get("response"):
+        ok["examples"] = _example(example["response"], "The answer to the example request")
+    responses: dict[str, dict] = {"200": {"description": "OK", "headers": _HEADERS,
+                                          "content": {"application/json": ok}}}
+    for code, text in _ERRORS.items():
+        if code != "404" or rpc == "GetRuleset":
+            responses[code] = _error_response(text)
+    error = example.get("error")
+    if error:
+        responses[str(error["error"]["code"])]["content"]["application/json"]["examples"] = \
+            _example(error, "The answer to a broken request: " + error["error"]["message"])
+    return responses
+
+
+def _operation(b: SchemaBuilder, rpc: str, verb: str, path: str, tag: str, summary: str,
+               example: dict) -> dict:
+    """One RPC's route: its proto comment, parameters, example request, answer and error."""
+    method = pb.SERVICE.methods_by_name[rpc]
+    op: dict = {"operationId": rpc, "tags": [tag], "summary": summary,
+                "description": f"{proto_docs.comment(method.full_name)}\n\n"
+                               f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
+                               f"of `{method.input_type.full_name}` (lowerCamelCase or "
+                               f"snake_case names accepted; unknown fields refused) and "
+                               f"`{method.output_type.full_name}` (every field printed).",
+                "parameters": [dict(_REQUEST_ID_PARAM), dict(_TIMEOUT_PARAM)]}
+    if verb == "get":
+        op["parameters"] += _path_parameters(method, path, example)
+        b.message(method.input_type)  # listed in components all the same
+    else:
+        body: dict = {"schema": b.message(method.input_type)}
+        if example.get("request"):
+            body["examples"] = _example(example["request"], "A request the service accepts")
+        op["requestBody"] = {"required": True, "content": {"application/json": body}}
+    op["responses"] = _responses(b, method, rpc, example)
+    return op
+
+
+def build(routes: Iterable, *, title: str, version: str, description: str = "",
+          examples: dict[str, dict] | None = None) -> dict:
+    """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples;
+    ``examples``: RPC name -> {"request", "response", "error"} bodies (service.examples)."""
     b = SchemaBuilder()
     paths: dict[str, dict] = {}
+    examples = examples or {}
     for rpc, verb, path, tag, summary in routes:
-        method = pb.SERVICE.methods_by_name[rpc]
-        op: dict = {"operationId": rpc, "tags": [tag], "summary": summary,
-                    "description": f"gRPC: `{method.full_name}`. Bodies are the proto3 JSON "
-                                   f"of `{method.input_type.full_name}` (lowerCamelCase or "
-                                   f"snake_case names accepted; unknown fields refused) and "
-                                   f"`{method.output_type.full_name}` (every field printed).",
-                    "parameters": [dict(_REQUEST_ID_PARAM), dict(_TIMEOUT_PARAM)]}
-        if verb == "get":
-            for seg in path.split("/"):
-                if seg.startswith("{") and seg.endswith("}"):
-                    name = seg[1:-1]
-                    op["parameters"].append({
-                        "name": name, "in": "path", "required": True,
-                        "description": f"`{method.input_type.full_name}.{name}`",
-                        "schema": {"type": "string"}})
-            b.message(method.input_type)  # listed in components all the same
-        else:
-            op["requestBody"] = {"required": True, "content": {
-                "application/json": {"schema": b.message(method.input_type)}}}
-        op["responses"] = {"200": {
-            "description": "OK", "headers": _HEADERS,
-            "content": {"application/json": {"schema": b.message(method.output_type)}}}}
-        for code, text in _ERRORS.items():
-            if code == "404" and rpc != "GetRuleset":
-                continue
-            op["responses"][code] = _error_response(text)
-        paths.setdefault(path, {})[verb] = op
+        paths.setdefault(path, {})[verb] = _operation(b, rpc, verb, path, tag, summary,
+                                                      examples.get(rpc, {}))
     _error_schemas(b)
     plain = {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
     status = {"description": "OK", "content": {"application/json": {"schema": {
@@ -242,13 +290,21 @@ def build(routes: Iterable, *, title: str, version: str, description: str = "") 
                                                     "enum": ["SERVING", "NOT_SERVING"]}}}}}}
     paths["/healthz"] = {"get": {"operationId": "Healthz", "tags": ["operations"],
                                  "summary": "Liveness: the process answers.",
+                                 "description": "200 `SERVING` while the process answers "
+                                                "(a Kubernetes liveness probe).",
                                  "responses": {"200": status}}}
     paths["/readyz"] = {"get": {"operationId": "Readyz", "tags": ["operations"],
                                 "summary": "Readiness: 503 while starting or draining.",
+                                "description": "200 `SERVING` when calls are answered; 503 "
+                                               "`NOT_SERVING` while the server starts or drains "
+                                               "after SIGTERM (a readiness probe).",
                                 "responses": {"200": status,
                                               "503": {**status, "description": "Not ready"}}}}
     paths["/metrics"] = {"get": {"operationId": "Metrics", "tags": ["operations"],
                                  "summary": "Prometheus metrics (text exposition format).",
+                                 "description": "Requests, latencies, outcomes and violation "
+                                                "codes per method and transport "
+                                                "(docs/service.md, Metrics).",
                                  "responses": {"200": plain}}}
     return {
         "openapi": "3.1.0",

@@ -1,11 +1,12 @@
 """The REST gateway: a FastAPI app over the same ``service.api`` as gRPC.
 
-Routes (CONTRACT.md §5), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
-plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json`` and
-``/docs``. Bodies are read as raw bytes (at most ``--max-message-bytes``, checked on
+Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
+plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json``, and
+the pages of ``service.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw
+bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
-JSON mapping (every field printed). Every non-2xx answer is the CONTRACT.md §6 JSON body —
+JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
 unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
 included; never an HTML page.
 
@@ -27,7 +28,6 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
@@ -36,7 +36,7 @@ from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
 
-from . import jsonio, metrics, openapi, pb
+from . import examples, jsonio, metrics, openapi, pages, pb
 from .api import REMEMBERS
 from .boundary import as_api_error
 from .errors import ApiError, invalid_argument, rest_body
@@ -44,7 +44,7 @@ from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from, shutting
 
 JSON = "application/json"
 
-#: (RPC, verb, path, tag, summary) — CONTRACT.md §5.
+#: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (
     ("ListRulesets", "get", "/v1/rulesets", "rulesets", "Every served profile, resolved."),
     ("GetRuleset", "get", "/v1/rulesets/{profile}", "rulesets",
@@ -272,12 +272,6 @@ def _operations(runtime: Runtime) -> APIRouter:
     async def openapi_json() -> Response:
         return _json(openapi_document())
 
-    @ops.get("/docs")
-    async def docs() -> HTMLResponse:
-        from fastapi.openapi.docs import get_swagger_ui_html
-        return get_swagger_ui_html(openapi_url="/openapi.json",
-                                   title="Samba adjudicator - API docs")
-
     return ops
 
 
@@ -286,7 +280,9 @@ def _openapi_document() -> dict:
     return openapi.build(
         ROUTES, title="Samba adjudicator", version=VERSION,
         description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
-                    "Schemas are derived from the protobuf descriptors.")
+                    "Schemas and descriptions come from the protobuf schema; every "
+                    "example is a real request and the service's answer to it.",
+        examples=examples.route_examples())
 
 
 def openapi_document() -> dict:
@@ -339,6 +335,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     for router in _Calls(runtime, limit).routers():
         app.include_router(router)
     app.include_router(_operations(runtime))
+    app.include_router(pages.router())  # /docs, /redoc, /playground: served from here
     app.openapi = openapi_document  # type: ignore[method-assign]
 
     if settings.bench_echo:

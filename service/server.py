@@ -96,7 +96,17 @@ def _addrinfo(host: str, port: int):
     return infos[0]
 
 
-def _socket(host: str, port: int, reuseport: bool) -> socket.socket:
+class PortUnavailable(OSError):
+    """A port the server was told to use cannot be bound: said in one line, naming it."""
+
+    def __init__(self, what: str, flag: str, host: str, port: int, error: OSError) -> None:
+        super().__init__(f"the {what} port {port} on {host} is not available "
+                         f"({error.strerror or error}); choose another with {flag} N "
+                         f"(or SAMBA_{flag[2:].upper().replace('-', '_')})")
+
+
+def _socket(host: str, port: int, reuseport: bool, what: str = "HTTP",
+            flag: str = "--http-port") -> socket.socket:
     family, type_, proto, _, addr = _addrinfo(host, port)
     sock = socket.socket(family, type_, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -104,8 +114,20 @@ def _socket(host: str, port: int, reuseport: bool) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     if family == socket.AF_INET6:
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-    sock.bind(addr)
+    try:
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        raise PortUnavailable(what, flag, host, port, e) from None
     return sock
+
+
+def _check_grpc_port(settings) -> None:
+    """Bind the gRPC port once ourselves first: gRPC's own failure is a traceback and a
+    C-core log line that do not say which flag to change."""
+    if settings.grpc_port:
+        _socket(settings.host, settings.grpc_port, reuseport=settings.workers > 1,
+                what="gRPC", flag="--grpc-port").close()
 
 
 def bind_http(settings) -> socket.socket:
@@ -187,6 +209,7 @@ class Worker:
             log.exception("REST server failed")
 
     def start(self) -> tuple[int, int]:
+        _check_grpc_port(self.settings)
         grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
         http_port = self.http_port = sock.getsockname()[1]
@@ -427,8 +450,12 @@ def run_supervisor(settings) -> int:
     import multiprocessing
 
     try:
-        g = _socket(settings.host, settings.grpc_port, reuseport=True)
+        g = _socket(settings.host, settings.grpc_port, reuseport=True, what="gRPC",
+                    flag="--grpc-port")
         h = _socket(settings.host, settings.http_port, reuseport=True)
+    except PortUnavailable as e:
+        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
         return 1
@@ -474,6 +501,9 @@ def serve_main(argv: list[str] | None = None) -> int:
         if settings.workers == 1:
             return run_single(settings)
         return run_supervisor(settings)
+    except PortUnavailable as e:
+        print(f"samba-adjudicator serve: {e}", file=sys.stderr)  # one line, no log record
+        return 1
     except OSError as e:
         log.error("cannot serve: %s", e)
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)

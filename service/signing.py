@@ -1,4 +1,4 @@
-"""Snapshot signatures (CONTRACT.md §7 "Trust model").
+"""Snapshot signatures (docs/api.md#trust-model).
 
 With keys configured (``SAMBA_SNAPSHOT_KEYS=id1:base64,id2:base64``; the first signs, all
 verify), every returned snapshot carries ``signature = "v1.<keyId>.<base64url HMAC-SHA256>"``

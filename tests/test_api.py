@@ -1,4 +1,5 @@
-"""service.api in process: errors, paging, signing, limits, version pins (CONTRACT.md §5–7)."""
+"""service.api in process: errors, paging, signing, limits, version pins (docs/api.md#methods,
+#errors, #server)."""
 
 from __future__ import annotations
 
@@ -306,7 +307,7 @@ def test_snapshot_cache_does_not_bypass_signatures():
 
 
 def test_listed_card_lists_are_in_canonical_order():
-    """CONTRACT.md §5: ListLegalActions prints every card list in canonical order
+    """docs/api.md#methods: ListLegalActions prints every card list in canonical order
     (rank A 2 … K, then suit S H D C, jokers last)."""
     from samba_adjudicator.engine.cards import ORDER
     snap = convert.snapshot_to_proto(play_snapshot())

@@ -1,4 +1,4 @@
-"""The `samba-adjudicator` command, run for real as a subprocess (CONTRACT.md §7).
+"""The `samba-adjudicator` command, run for real as a subprocess (docs/api.md#server).
 
 Tests marked ``engine`` need the engine's deal/apply/… (engine/); the others only rulesets.
 """

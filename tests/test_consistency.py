@@ -1,5 +1,5 @@
 """check_snapshot: every inconsistency of a client-given snapshot, with its field path
-(RULES.md §10; CONTRACT.md §4)."""
+(docs/rules.md#bad-input, docs/api.md#snapshot)."""
 
 from __future__ import annotations
 

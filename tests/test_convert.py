@@ -275,11 +275,12 @@ def test_json_path():
 
 
 def test_violation_event_score_to_proto():
-    v = answers.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", "RULES.md §5.2",
+    rule = "docs/rules.md#initial-meld"
+    v = answers.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", rule,
                                                "action.meld.new_melds[0]",
                                                {"required": 90, "actual": "70"}))
     d = jsonio.to_dict(v)
-    assert d == {"code": "INITIAL_MELD_TOO_LOW", "message": "too low", "rule": "RULES.md §5.2",
+    assert d == {"code": "INITIAL_MELD_TOO_LOW", "message": "too low", "rule": rule,
                  "field": "action.meld.newMelds[0]",
                  "details": {"required": "90", "actual": "70"}, "penaltyPoints": 0}
     e = jsonio.to_dict(answers.event_to_proto(m.Event("MELD_CREATED", 1, 1, "m3", ("7H",), 5)))

@@ -1,4 +1,5 @@
-"""Deal: the version-stable shuffle and the deal order (RULES.md §2; CONTRACT.md §5 Deal)."""
+"""Deal: the version-stable shuffle and the deal order (docs/rules.md#dealing,
+docs/api.md#methods)."""
 
 from __future__ import annotations
 

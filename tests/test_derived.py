@@ -1,4 +1,4 @@
-"""Output-only facts (CONTRACT.md §4): meld status/natural, pile, awaiting seats, opening."""
+"""Output-only facts (docs/api.md#resources): meld status/natural, pile, awaiting seats, opening."""
 
 from __future__ import annotations
 

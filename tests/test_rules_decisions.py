@@ -1,4 +1,4 @@
-"""Decisions the engine took where RULES.md is silent (docs/rules.md "Decisions"), each
+"""Decisions the engine took (docs/rules.md#decisions), each
 with a case that fails if the decision is not what the docs say."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from test_rules_support import KINGS7, QUEENS7, allowed, make_snapshot, refused
 
 
 def test_decision2_top_card_take_respects_the_hand_floor():
-    """docs/rules.md decision 2 (RULES.md §4 top card, §5.3 hand floor): the top card is
+    """docs/rules.md decision 2 (docs/rules.md#take-top-card, #hand-floor): the top card is
     melded at once, so a player left with one card whose side cannot go out may not take
     it; with the side able to go out, the take is legal."""
     short = make_snapshot("pagat", 4, hands={0: "5C"}, discard="KC 8H",
@@ -22,7 +22,7 @@ def test_decision2_top_card_take_respects_the_hand_floor():
 
 
 def test_decision3_no_question_after_a_pile_take():
-    """docs/rules.md decision 3 (RULES.md §2 "may I go out?", before the first meld): a
+    """docs/rules.md decision 3 (docs/rules.md#may-i-go-out: before the first meld): a
     pair take lays a meld, so asking afterwards in that turn is ASK_AFTER_MELDING."""
     snap = make_snapshot("classic", 4, hands={0: "9S 9D 5C 6D 7H 8S"}, discard="4C 9H",
                          melds={0: ["AH AS AD"]}, turn_seat=0, phase=Phase.DRAW)
@@ -31,7 +31,7 @@ def test_decision3_no_question_after_a_pile_take():
 
 
 def test_decision4_a_wild_swap_counts_as_melding_for_concealed():
-    """docs/rules.md decision 4 (RULES.md §5.4 swap, §6 concealed): a swap puts a natural
+    """docs/rules.md decision 4 (docs/rules.md#wild-swap, #concealed): a swap puts a natural
     on the table, so a seat that swapped in an earlier turn cannot go out concealed."""
     snap = make_snapshot("classic", 4, hands={0: "QD 5C 6D 7H 8S", 2: "9H"},
                          melds={0: [("QH QS 2C", 2), (KINGS7, 2), ("JH JS JD JC JH JS JD", 2)]},

@@ -63,7 +63,7 @@ def test_s11_1_open_run_named_end_refused_never_moved():
     """A wild added at an impossible end (above A, below 4) is refused, not moved to the
     other end; unnamed, it goes HIGH unless the run ends at the ace."""
     to_ace = opened("classic+open", "JK 9C 9D 5S", ["QH KH AH"])
-    # Actions equal up to the end named (CONTRACT.md §4 equality): the list holds the
+    # Actions equal up to the end named (docs/api.md#resources equality): the list holds the
     # unnamed one, which validates; the impossible named end is refused.
     refused(to_ace, addition("m1", "JK", RunEnd.HIGH), "NOT_A_RUN", listing=False)
     low = allowed(to_ace, addition("m1", "JK", RunEnd.LOW)).snapshot
@@ -389,8 +389,8 @@ AGREEMENT = [
 @pytest.mark.parametrize("case,spec,melds,hand,meld,valid", AGREEMENT,
                          ids=[c[0] for c in AGREEMENT])
 def test_s11_agreement(case, spec, melds, hand, meld, valid):
-    """A §11 meld is listed iff ValidateAction accepts it iff CheckMeld (with the snapshot
-    and the seat) finds it valid."""
+    """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld
+    (with the snapshot and the seat) finds it valid."""
     snap = opened(spec, hand + FILLER, melds)
     if isinstance(meld, tuple):
         action, cards, meld_id = addition(meld[0], meld[1]), tuple(meld[1].split()), meld[0]

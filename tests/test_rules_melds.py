@@ -1,8 +1,8 @@
-"""RULES.md §2 (cards, values, runs, groups, black-3 group), §3 (group wild rules and the
-meld-shape rows of the parameter table), §5 (melding: ids, atomicity, uruguayan, canasta one
-group per rank, wild swap) and the `open` variation (§1).
+"""docs/rules.md#cards, #card-values, #runs, #groups, #black-three-groups, #wild-rules (and the
+meld-shape rows of the parameter table), docs/rules.md#melding (melding: ids, atomicity, uruguayan,
+canasta one group per rank, wild swap) and the `open` variation (docs/rules.md#profiles).
 
-Each test names its RULES.md section; where profiles differ one parametrised test shows
+Each test names its docs/rules.md section; where profiles differ one parametrised test shows
 the outcome of every profile side by side.
 """
 
@@ -28,10 +28,10 @@ def opened(profile="classic", hand="", melds=None, players=4, **kw):
                          melds=melds if melds is not None else {0: ["AH AS AD"]}, **kw)
 
 
-# -- §2 card values --------------------------------------------------------------------------
+# -- docs/rules.md#card-values ---------------------------------------------------------------------
 
 def test_s2_card_values_joker_50():
-    """§2 Card values: joker 50, A 20 (bolivia allows the jokers in a wild group)."""
+    """docs/rules.md#card-values: joker 50, A 20 (bolivia allows the jokers in a wild group)."""
     assert content("bolivia", "JK JK JK").points == 150
 
 
@@ -46,11 +46,12 @@ def test_s2_card_values_joker_50():
     ("4H 5H 6H 7H 8H 9H 10H", 50),
 ])
 def test_s2_card_values_meld_points(cs, pts):
-    """§2 Card values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld points)."""
+    """docs/rules.md#card-values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld
+    points)."""
     assert content("classic", cs).points == pts
 
 
-# -- §2 runs ---------------------------------------------------------------------------------
+# -- docs/rules.md#runs ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cs, ok", [
     ("4H 5H 6H", True),            # 4 is low
@@ -69,7 +70,7 @@ def test_s2_card_values_meld_points(cs, pts):
     ("4H 5H JK", False),
 ])
 def test_s2_run_shape_classic(cs, ok):
-    """§2 Runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
+    """docs/rules.md#runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
     no wilds; seed 004's A-2-3 runs are refused (Decision)."""
     got = content("classic", cs)
     assert got.valid is ok, got.violations
@@ -78,25 +79,25 @@ def test_s2_run_shape_classic(cs, ok):
 
 
 def test_s2_run_with_wild_refused_code():
-    """§2 Runs: no wild cards unless runs_allow_wilds."""
+    """docs/rules.md#runs: no wild cards unless runs_allow_wilds."""
     got = content("classic", "4H 5H 2C")
     assert "WILD_IN_RUN_NOT_ALLOWED" in codes_of(got.violations)
 
 
 def test_s2_run_never_exceeds_seven():
-    """§2 Runs: a run never exceeds seven cards (new meld of eight)."""
+    """docs/rules.md#runs: a run never exceeds seven cards (new meld of eight)."""
     got = content("classic", "4H 5H 6H 7H 8H 9H 10H JH")
     assert not got.valid and "RUN_TOO_LONG" in codes_of(got.violations)
 
 
 def test_s2_seven_card_run_is_a_samba():
-    """§2 Runs: a run of seven is a samba."""
+    """docs/rules.md#runs: a run of seven is a samba."""
     got = content("classic", SAMBA_4_10)
     assert got.valid and got.status is MeldStatus.SAMBA and got.natural
 
 
 def test_s2_samba_is_closed_nothing_may_be_added():
-    """§2 Runs: a samba is closed (MELD_CLOSED on adding, even a card that would fit)."""
+    """docs/rules.md#runs: a samba is closed (MELD_CLOSED on adding, even a card that would fit)."""
     snap = opened(hand="4H 9C 9D", melds={0: ["5H 6H 7H 8H 9H 10H JH"]})
     refused(snap, MeldCards(0, additions=(Addition("m1", ("4H",)),)), "MELD_CLOSED")
 
@@ -108,7 +109,7 @@ def test_s2_samba_is_closed_nothing_may_be_added():
     ("4H 5H", ("4H", "5H", "6H", "7H", "8H")),
 ])
 def test_s2_run_extends_at_either_end(add, result):
-    """§2 Runs: cards may be added at either end; the run is kept low to high."""
+    """docs/rules.md#runs: cards may be added at either end; the run is kept low to high."""
     snap = opened(hand=add + " KC KD", melds={0: ["6H 7H 8H"]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", tuple(add.split())),)))
     assert out.snapshot.sides[0].melds[0].cards == result
@@ -116,21 +117,21 @@ def test_s2_run_extends_at_either_end(add, result):
 
 @pytest.mark.parametrize("add", ["10H", "4H", "6H", "9S", "2C"])
 def test_s2_run_extension_must_stay_a_run(add):
-    """§2 Runs: an addition that breaks the order, duplicates, changes suit or is wild is
+    """docs/rules.md#runs: an addition that breaks the order, duplicates, changes suit or is wild is
     refused."""
     snap = opened(hand=add + " KC KD", melds={0: ["6H 7H 8H"]})
     refused(snap, MeldCards(0, additions=(Addition("m1", (add,)),)))
 
 
 def test_s2_run_addition_past_seven_refused():
-    """§2 Runs: a run never exceeds seven cards (addition)."""
+    """docs/rules.md#runs: a run never exceeds seven cards (addition)."""
     snap = opened(hand="4H 5H KC KD", melds={0: ["6H 7H 8H 9H 10H JH"]})
     vs = refused(snap, MeldCards(0, additions=(Addition("m1", ("4H", "5H")),)))
     assert set(codes_of(vs)) & {"RUN_TOO_LONG", "MELD_CLOSED"}
 
 
 def test_s2_several_runs_of_one_suit_never_merged():
-    """§2 Runs: a side may hold several runs of one suit; two runs are never merged."""
+    """docs/rules.md#runs: a side may hold several runs of one suit; two runs are never merged."""
     snap = opened(hand="9H 10H JH 7H 8H KC KD", melds={0: ["4H 5H 6H"]})
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)))
     assert melds_of(out.snapshot) == [("4H", "5H", "6H"), ("9H", "10H", "JH")]
@@ -140,31 +141,32 @@ def test_s2_several_runs_of_one_suit_never_merged():
 
 
 def test_s3_runs_not_allowed_in_canasta():
-    """§3 runs: canasta has no runs (RUNS_NOT_ALLOWED)."""
+    """docs/rules.md#parameters runs: canasta has no runs (RUNS_NOT_ALLOWED)."""
     got = content("canasta", "4H 5H 6H")
     assert not got.valid and "RUNS_NOT_ALLOWED" in codes_of(got.violations)
 
 
-# -- §1/§5.5 open variation ------------------------------------------------------------------
+# -- docs/rules.md#variations ------------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, ok", [("classic", False), ("classic+open", True),
                                          ("pagat+open", True), ("official+open", True)])
 def test_s1_open_run_may_hold_one_wild(profile, ok):
-    """§1 open (runs_allow_wilds): a run may hold at most one wild standing for a lacking
-    rank; without the variation it is refused."""
+    """docs/rules.md#variations (runs_allow_wilds): a run may hold at most one wild standing for a
+    lacking rank; without the variation it is refused."""
     got = content(profile, "4H 6H 2C")
     assert got.valid is ok
 
 
 def test_s1_open_run_wild_takes_the_missing_rank():
-    """§1 open / CONTRACT §4 Order: the wild sits in the position of the rank it stands for."""
+    """docs/rules.md#variations / docs/api.md#snapshot: the wild sits in the position of the rank
+    it stands for."""
     snap = opened("classic+open", hand="4H 6H 2C KC KD")
     out = allowed(snap, MeldCards(0, new_melds=(("4H", "6H", "2C"),)))
     assert out.snapshot.sides[0].melds[-1].cards == ("4H", "2C", "6H")
 
 
 def test_s1_open_run_at_most_one_wild():
-    """§1 open: at most one wild in a run (new meld and addition)."""
+    """docs/rules.md#variations: at most one wild in a run (new meld and addition)."""
     got = content("classic+open", "4H 5H 2C JK")
     assert not got.valid and "WILD_IN_RUN_NOT_ALLOWED" in codes_of(got.violations)
     snap = opened("classic+open", hand="JK KC KD", melds={0: ["4H 5H 2C"]})
@@ -173,8 +175,8 @@ def test_s1_open_run_at_most_one_wild():
 
 
 def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
-    """§1 open: a seven-card run holding a wild is a samba (closed, open_samba_bonus 1000,
-    counts toward going out like any samba)."""
+    """docs/rules.md#variations: a seven-card run holding a wild is a samba (closed,
+    open_samba_bonus 1000, counts toward going out like any samba)."""
     snap = opened("classic+open", hand="2C 5C", has_melded=[0],
                   melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
@@ -191,16 +193,17 @@ def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
     assert s0.samba_bonus == 1000 and s0.sambas == 1
 
 
-# -- §2 groups -------------------------------------------------------------------------------
+# -- docs/rules.md#groups --------------------------------------------------------------------------
 
 def test_s2_group_needs_three_cards():
-    """§2 Groups: three or more cards (MELD_TOO_SHORT)."""
+    """docs/rules.md#groups: three or more cards (MELD_TOO_SHORT)."""
     got = content("classic", "9H 9S")
     assert not got.valid and "MELD_TOO_SHORT" in codes_of(got.violations)
 
 
 def test_s2_group_one_natural_rank():
-    """§2 Groups: naturals of one rank only (MIXED_RANKS); 3s are never group naturals."""
+    """docs/rules.md#groups: naturals of one rank only (MIXED_RANKS); 3s are never group
+    naturals."""
     got = content("classic", "9H 9S 10D")
     assert not got.valid and "MIXED_RANKS" in codes_of(got.violations)
     assert not content("classic", "3H 3H 3D").valid
@@ -208,21 +211,21 @@ def test_s2_group_one_natural_rank():
 
 
 def test_s2_group_becomes_canasta_at_seven():
-    """§2 Groups: a group of seven or more is a canasta; six is not."""
+    """docs/rules.md#groups: a group of seven or more is a canasta; six is not."""
     assert content("classic", "KH KS KD KC KH KS").status is MeldStatus.INCOMPLETE
     got = content("classic", KINGS7)
     assert got.status is MeldStatus.CANASTA and got.natural
 
 
 def test_s2_canasta_may_grow_past_seven():
-    """§2 Groups: groups keep growing past seven (not closed like a samba)."""
+    """docs/rules.md#groups: groups keep growing past seven (not closed like a samba)."""
     snap = opened(hand="KC KH KS 5C 5D", melds={0: [KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("KC", "KH")),)))
     assert len(out.snapshot.sides[0].melds[0].cards) == 9
 
 
 def test_s2_natural_or_mixed_judged_from_final_content():
-    """§2 Groups: natural vs mixed is judged from the final content — a natural canasta
+    """docs/rules.md#groups: natural vs mixed is judged from the final content — a natural canasta
     that later takes a wild scores as mixed (300, not 500)."""
     snap = opened(hand="2C 5C 5D", melds={0: [KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
@@ -232,15 +235,15 @@ def test_s2_natural_or_mixed_judged_from_final_content():
 
 
 def test_s2_every_card_played_must_be_in_hand_as_multiset():
-    """§2 A meld action is atomic: every card must be in the hand, as a multiset."""
+    """docs/rules.md#atomic-melds: every card must be in the hand, as a multiset."""
     snap = opened(hand="QH QH 5C 5D")
     refused(snap, MeldCards(0, new_melds=(("QH", "QH", "QH"),)), "CARDS_NOT_IN_HAND")
 
 
-# -- §3 group wild rules --------------------------------------------------------------------
+# -- docs/rules.md#wild-rules wild rules -----------------------------------------------------------
 
 WILD_RULE_CASES = {
-    # §3 "Examples" verbatim, one row per profile
+    # docs/rules.md#parameters "Examples" verbatim, one row per profile
     "QH QS QD 2C JK": {"classic": True, "official": True, "pagat": False, "spanish": False,
                        "canasta": True, "bolivia": False},
     "5H 5S 2C": {p: True for p in PROFILES},
@@ -253,8 +256,8 @@ WILD_RULE_CASES = {
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("cs", list(WILD_RULE_CASES))
 def test_s3_group_wild_rule_examples(cs, profile):
-    """§3 group_wild_rule examples: Q-Q-Q-2-JK legal in classic and official, illegal in
-    pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
+    """docs/rules.md#wild-rules_wild_rule examples: Q-Q-Q-2-JK legal in classic and official,
+    illegal in pagat and spanish; 5-5-2 everywhere; 5-2-2 nowhere; 9-9-9-9-2-2-JK only in canasta;
     9-9-9-2-2-JK illegal in canasta (Decision)."""
     expected = WILD_RULE_CASES[cs][profile]
     got = content(profile, cs)
@@ -264,7 +267,8 @@ def test_s3_group_wild_rule_examples(cs, profile):
 
 
 def test_s3_canasta_three_wilds_more_naturals_code():
-    """§3 Decision: canasta 9-9-9-2-2-JK breaks MORE_NATURALS (not the wild cap)."""
+    """docs/rules.md#parameters Decision: canasta 9-9-9-2-2-JK breaks MORE_NATURALS (not the wild
+    cap)."""
     got = content("canasta", "9H 9S 9D 2C 2D JK")
     assert codes_of(got.violations) == ["WILD_RULE_BROKEN"]
 
@@ -273,14 +277,14 @@ def test_s3_canasta_three_wilds_more_naturals_code():
     ("classic", True), ("pagat", True), ("spanish", False), ("canasta", True),
     ("bolivia", True), ("official", True)])
 def test_s3_one_until_seven_second_wild_below_seven(profile, ok):
-    """§3 ONE_UNTIL_SEVEN (spanish): a second wild only in a group of seven or more —
-    6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
+    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN (spanish): a second wild only in a group of
+    seven or more — 6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
     assert content(profile, "6H 6S 6D 6C 2C JK").valid is ok
 
 
 def test_s3_one_until_seven_second_wild_at_seven():
-    """§3 ONE_UNTIL_SEVEN: a seven-card group may hold two wilds; a six-card one only one,
-    also when the second wild arrives by addition."""
+    """docs/rules.md#one-group-per-rank_UNTIL_SEVEN: a seven-card group may hold two wilds; a
+    six-card one only one, also when the second wild arrives by addition."""
     assert content("spanish", "6H 6S 6D 6C 6H 2C JK").valid
     assert content("spanish", "6H 6S 6D 6C 6H 2C").valid
     snap = opened("spanish", hand="JK 6C 5C 5D", melds={0: ["6H 6S 6D 6C 2C"]})
@@ -292,8 +296,8 @@ def test_s3_one_until_seven_second_wild_at_seven():
     ("classic", "TOO_MANY_WILDS"), ("pagat", "TOO_MANY_WILDS"), ("spanish", "TOO_MANY_WILDS"),
     ("canasta", None), ("bolivia", "TOO_MANY_WILDS"), ("official", "TOO_MANY_WILDS")])
 def test_s3_group_max_wilds(profile, expected):
-    """§3 group_max_wilds caps every rule: eight naturals and three wilds are legal only in
-    canasta (cap 3); four wilds nowhere."""
+    """docs/rules.md#wild-rules_max_wilds caps every rule: eight naturals and three wilds are legal
+    only in canasta (cap 3); four wilds nowhere."""
     got = content(profile, "KH KS KD KC KH KS KD KC 2C 2D JK")
     assert got.valid is (expected is None)
     if expected:
@@ -306,7 +310,8 @@ def test_s3_group_max_wilds(profile, expected):
     ("classic", None), ("pagat", None), ("spanish", None), ("canasta", None),
     ("bolivia", None), ("official", "WILD_ONTO_CANASTA_NOT_ALLOWED")])
 def test_s3_wild_onto_canasta(profile, expected):
-    """§3 wild_onto_canasta / §8: official refuses any wild added to a completed canasta;
+    """docs/rules.md#wild-rules_onto_canasta / docs/rules.md#bolivia: official refuses any wild
+    added to a completed canasta;
     the others allow it within the wild rule."""
     snap = opened(profile, hand="2C 5C 5D", melds={0: [KINGS7]})
     judge_out = MeldCards(0, additions=(Addition("m1", ("2C",)),))
@@ -318,17 +323,19 @@ def test_s3_wild_onto_canasta(profile, expected):
 
 
 def test_s3_wild_onto_incomplete_group_official_allowed():
-    """§3 wild_onto_canasta: official refuses wilds only on a *completed* canasta."""
+    """docs/rules.md#wild-rules_onto_canasta: official refuses wilds only on a *completed*
+    canasta."""
     snap = opened("official", hand="2C 5C 5D", melds={0: ["KH KS KD"]})
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
 
 
-# -- §3/§5.6 groups per rank -----------------------------------------------------------------
+# -- docs/rules.md#parameters/docs/rules.md#one-group-per-rank groups per rank ---------------------
 
 @pytest.mark.parametrize("profile, groups", [
     ("classic", 2), ("pagat", 2), ("spanish", 2), ("canasta", 1), ("bolivia", 2)])
 def test_s5_6_groups_per_rank(profile, groups):
-    """§3 groups_per_rank / §5.6: in canasta melding cards of a rank the side holds joins
+    """docs/rules.md#wild-ruless_per_rank / docs/rules.md#one-group-per-rank: in canasta melding
+    cards of a rank the side holds joins
     that group; elsewhere a second group of the rank is a new meld."""
     snap = opened(profile, hand="KC KH KS 5C 5D", melds={0: ["KH KS KD"]})
     out = allowed(snap, MeldCards(0, new_melds=(("KC", "KH", "KS"),)))
@@ -339,21 +346,22 @@ def test_s5_6_groups_per_rank(profile, groups):
 
 
 def test_s5_6_canasta_single_card_joins_group():
-    """§5.6 canasta: even one card of a held rank, laid as a meld, joins that group."""
+    """docs/rules.md#one-group-per-rank canasta: even one card of a held rank, laid as a meld,
+    joins that group."""
     snap = opened("canasta", hand="KC 5C 5D", melds={0: ["KH KS KD"]})
     out = allowed(snap, MeldCards(0, new_melds=(("KC",),)))
     assert melds_of(out.snapshot) == [("KH", "KS", "KD", "KC")]
 
 
-# -- §5.4 wild swap ---------------------------------------------------------------------------
+# -- docs/rules.md#wild-swap wild swap -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, expected", [
     ("classic", None), ("pagat", "WILD_SWAP_NOT_ALLOWED"), ("spanish", "WILD_SWAP_NOT_ALLOWED"),
     ("canasta", "WILD_SWAP_NOT_ALLOWED"), ("bolivia", "WILD_SWAP_NOT_ALLOWED"),
     ("official", "WILD_SWAP_NOT_ALLOWED")])
 def test_s5_4_wild_swap_classic_only(profile, expected):
-    """§3 wild_swap / §5.4: only classic lets a player put the natural in an incomplete
-    group and take the wild into the hand."""
+    """docs/rules.md#wild-rules_swap / docs/rules.md#wild-swap: only classic lets a player put the
+    natural in an incomplete group and take the wild into the hand."""
     snap = opened(profile, hand="QD 5C 5D", melds={0: ["QH QS 2C"]})
     action = SwapWild(0, "m1", "QD", "2C")
     if expected is None:
@@ -366,27 +374,28 @@ def test_s5_4_wild_swap_classic_only(profile, expected):
 
 
 def test_s5_4_wild_swap_only_in_incomplete_group():
-    """§5.4: the wild of a canasta (seven or more) may not be swapped."""
+    """docs/rules.md#wild-swap: the wild of a canasta (seven or more) may not be swapped."""
     snap = opened(hand="QD 5C 5D", melds={0: ["QH QS QD QC QH QS 2C"]})
     refused(snap, SwapWild(0, "m1", "QD", "2C"), "WILD_SWAP_NOT_ALLOWED")
 
 
 @pytest.mark.parametrize("natural, wild", [("KD", "2C"), ("QD", "JK"), ("QD", "QH")])
 def test_s5_4_wild_swap_mismatch(natural, wild):
-    """§5.4: the natural must be of the group's rank and the wild must be in the group."""
+    """docs/rules.md#wild-swap: the natural must be of the group's rank and the wild must be in the
+    group."""
     snap = opened(hand="QD KD 5C 5D", melds={0: ["QH QS 2C"]})
     refused(snap, SwapWild(0, "m1", natural, wild), "WILD_SWAP_MISMATCH")
 
 
-# -- §2 black-3 group ------------------------------------------------------------------------
+# -- docs/rules.md#black-three-groups --------------------------------------------------------------
 
 def two_canastas(profile="classic", hand="", **kw):
     return opened(profile, hand=hand, melds={0: [KINGS7, QUEENS7]}, has_melded=[0], **kw)
 
 
 def test_s2_black_three_group_when_going_out():
-    """§2 Black-3 group: legal when afterwards at most one card remains and the side may go
-    out; the deal then ends by the discard."""
+    """docs/rules.md#black-three-groups: legal when afterwards at most one card remains and the
+    side may go out; the deal then ends by the discard."""
     snap = two_canastas(hand="3S 3C 3S 5C")
     out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
     assert out.snapshot.sides[0].melds[-1].kind is MeldKind.BLACK_THREES
@@ -395,7 +404,8 @@ def test_s2_black_three_group_when_going_out():
 
 
 def test_s2_black_three_group_melding_everything_goes_out():
-    """§2 Black-3 group / §6: melding the last cards as black 3s goes out."""
+    """docs/rules.md#black-three-groups / docs/rules.md#going-out: melding the last cards as black
+    3s goes out."""
     snap = two_canastas(hand="3S 3C 3S")
     out = allowed(snap, MeldCards(0, new_melds=(("3S", "3C", "3S"),)))
     assert out.snapshot.turn.phase is Phase.OVER
@@ -403,8 +413,8 @@ def test_s2_black_three_group_melding_everything_goes_out():
 
 @pytest.mark.parametrize("case", ["two_cards_left", "side_cannot_go_out", "partner_said_no"])
 def test_s2_black_threes_only_when_going_out(case):
-    """§2 Black-3 group: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or more cards
-    remain, when the side does not meet the going-out requirement, or after "no"."""
+    """docs/rules.md#black-three-groups: refused (BLACK_THREES_ONLY_WHEN_GOING_OUT) when two or
+    more cards remain, when the side does not meet the going-out requirement, or after "no"."""
     if case == "two_cards_left":
         snap = two_canastas(hand="3S 3C 3S 5C 6D")
     elif case == "side_cannot_go_out":
@@ -420,8 +430,8 @@ def test_s2_black_threes_only_when_going_out(case):
 
 
 def test_s2_black_three_group_content_only_check():
-    """§2 Black-3 group / CONTRACT CheckMeld: content alone is valid, with a note that the
-    group needs a going-out context (docs/rules.md "Further decisions")."""
+    """docs/rules.md#black-three-groups / docs/api.md#methods CheckMeld: content alone is valid,
+    with a note that the group needs a going-out context (docs/rules.md "Further decisions")."""
     got = content("classic", "3S 3C 3S")
     assert got.valid and got.kind is MeldKind.BLACK_THREES and not got.violations
     assert "going out" in got.note
@@ -432,7 +442,8 @@ def test_s2_black_three_group_content_only_check():
     ("classic", 4, True), ("classic", 5, False), ("classic", 6, False), ("pagat", 6, True),
     ("spanish", 6, True), ("canasta", 4, True), ("bolivia", 6, True), ("official", 6, True)])
 def test_s3_black_three_group_max(profile, size, ok):
-    """§3 black_three_group_max: 4 classic/canasta, 6 elsewhere (BLACK_THREE_GROUP_TOO_LARGE)."""
+    """docs/rules.md#parameters black_three_group_max: 4 classic/canasta, 6 elsewhere
+    (BLACK_THREE_GROUP_TOO_LARGE)."""
     blacks = ("3S 3C " * 4).split()[:size]
     melds = {0: [KINGS7, QUEENS7]}
     if profile == "canasta":
@@ -449,16 +460,16 @@ def test_s3_black_three_group_max(profile, size, ok):
 
 
 def test_s2_black_three_group_holds_no_wild():
-    """§2 Black-3 group: no wilds."""
+    """docs/rules.md#black-three-groups: no wilds."""
     snap = two_canastas(hand="3S 3C 2D")
     refused(snap, MeldCards(0, new_melds=(("3S", "3C", "2D"),)))
 
 
-# -- §5.1 where, ids; §2 atomic ---------------------------------------------------------------
+# -- docs/rules.md#where-melds-go where, ids; docs/rules.md#atomic-melds ---------------------------
 
 def test_s5_1_partners_share_melds_other_side_refused():
-    """§2 Seating / §5.1: a partner may add to the side's melds; another side's meld is
-    refused (NOT_OWN_MELD)."""
+    """docs/rules.md#seating / docs/rules.md#where-melds-go: a partner may add to the side's melds;
+    another side's meld is refused (NOT_OWN_MELD)."""
     snap = make_snapshot("classic", 4, hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
                          melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=2)
     out = allowed(snap, MeldCards(2, additions=(Addition("m1", ("AC",)),)))
@@ -469,7 +480,8 @@ def test_s5_1_partners_share_melds_other_side_refused():
 
 
 def test_s5_1_meld_ids_m_n_in_action_order():
-    """§5.1 / CONTRACT §4: a new meld gets m<N>, N = 1 + the largest existing N, in action
+    """docs/rules.md#where-melds-go / docs/api.md#snapshot: a new meld gets m<N>, N = 1 + the
+    largest existing N, in action
     order (ids of other forms are ignored)."""
     mine = Meld("m7", ("AH", "AS", "AD"), 0, MeldKind.GROUP)
     odd = Meld("zz99", ("KH", "KS", "KD"), 0, MeldKind.GROUP)
@@ -483,7 +495,7 @@ def test_s5_1_meld_ids_m_n_in_action_order():
 
 
 def test_s2_meld_action_is_atomic():
-    """§2 A meld action is atomic: one bad meld refuses the whole action; nothing changes."""
+    """docs/rules.md#atomic-melds: one bad meld refuses the whole action; nothing changes."""
     snap = opened(hand="9H 9S 9D 4C 5C 7C KH KS")
     vs = refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "7C"))),
                  "NOT_A_RUN")
@@ -491,19 +503,20 @@ def test_s2_meld_action_is_atomic():
 
 
 def test_s2_meld_action_atomic_additions_too():
-    """§2 atomic: a good new meld plus a bad addition is refused as a whole."""
+    """docs/rules.md#atomic-melds: a good new meld plus a bad addition is refused as a whole."""
     snap = opened(hand="9H 9S 9D KC 5C 6C")
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),),
                             additions=(Addition("m1", ("KC",)),)), "MIXED_RANKS")
 
 
-# -- §5.5 uruguayan --------------------------------------------------------------------------
+# -- docs/rules.md#uruguayan uruguayan -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, expected", [
     ("classic", None), ("classic+uruguayan", "SIDE_WILD_LIMIT"),
     ("pagat+uruguayan", "SIDE_WILD_LIMIT"), ("official+uruguayan", "SIDE_WILD_LIMIT")])
 def test_s5_5_uruguayan_side_wild_limit(profile, expected):
-    """§1/§5.5 uruguayan: the wilds in all of a side's groups together never exceed two."""
+    """docs/rules.md#profiles/docs/rules.md#uruguayan uruguayan: the wilds in all of a side's
+    groups together never exceed two."""
     snap = opened(profile, hand="9H 9S 9D 2D 5C 5D",
                   melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
     action = MeldCards(0, new_melds=(("9H", "9S", "9D", "2D"),))
@@ -514,24 +527,27 @@ def test_s5_5_uruguayan_side_wild_limit(profile, expected):
 
 
 def test_s5_5_uruguayan_addition_counts_too():
-    """§5.5 uruguayan: adding a third wild to any group of the side is refused."""
+    """docs/rules.md#uruguayan uruguayan: adding a third wild to any group of the side is
+    refused."""
     snap = opened("classic+uruguayan", hand="2D 5C 5D",
                   melds={0: ["KH KS KD KC 2C", "QH QS QD 2H"]})
     refused(snap, MeldCards(0, additions=(Addition("m1", ("2D",)),)), "SIDE_WILD_LIMIT")
 
 
 def test_s5_5_uruguayan_counts_groups_only():
-    """§1 uruguayan limits the wilds in a side's *groups*; an open run's wild is not one."""
+    """docs/rules.md#profiles uruguayan limits the wilds in a side's *groups*; an open run's wild
+    is not one."""
     snap = opened("classic+uruguayan+open", hand="4H 5H 2D 5C 5D",
                   melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
     allowed(snap, MeldCards(0, new_melds=(("4H", "5H", "2D"),)))
 
 
-# -- §8 bolivia wild-only groups -------------------------------------------------------------
+# -- docs/rules.md#bolivia wild-only groups --------------------------------------------------------
 
 @pytest.mark.parametrize("profile, ok", [(p, p == "bolivia") for p in PROFILES])
 def test_s8_wild_only_groups_bolivia_only(profile, ok):
-    """§3 group_max_wilds "(+ wild-only groups)" / §8: groups of three to seven wilds exist
+    """docs/rules.md#wild-rules_max_wilds "(+ wild-only groups)" / docs/rules.md#bolivia: groups of
+    three to seven wilds exist
     only in bolivia (WILD_ONLY_GROUP_NOT_ALLOWED elsewhere)."""
     got = content(profile, "JK 2C 2D")
     assert got.valid is ok
@@ -540,7 +556,8 @@ def test_s8_wild_only_groups_bolivia_only(profile, ok):
 
 
 def test_s8_bolivia_seven_wilds_closed():
-    """§8: a seven-wild group is a bolivia, closed (nothing more may be added)."""
+    """docs/rules.md#bolivia: a seven-wild group is a bolivia, closed (nothing more may be
+    added)."""
     got = content("bolivia", "JK JK 2C 2D 2H 2S JK")
     assert got.valid and got.status is MeldStatus.CLOSED
     snap = opened("bolivia", hand="JK 5C 5D", melds={0: ["JK JK 2C 2D 2H 2S JK"]})
@@ -549,17 +566,17 @@ def test_s8_bolivia_seven_wilds_closed():
 
 
 def test_s1_open_run_wild_for_held_inner_rank_is_listed():
-    """§1 open / CONTRACT §5 Legal actions: 8D-JK-10D is a legal new run under +open even
-    when the hand also holds 9D; as a legal atomic action it must be listed."""
+    """docs/rules.md#variations / docs/api.md#legal-actions: 8D-JK-10D is a legal new run under
+    +open even when the hand also holds 9D; as a legal atomic action it must be listed."""
     snap = opened("classic+open", hand="8D 9D 10D JK 5C 6D")
     allowed(snap, MeldCards(0, new_melds=(("8D", "10D", "JK"),)))
 
 
 def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
-    """§1 open / CONTRACT §4 Order: a wild added with "end": "LOW" to a run starting at 4
-    cannot stand below it; it is refused, not silently put at the high end."""
+    """docs/rules.md#variations / docs/api.md#snapshot: a wild added with "end": "LOW" to a run
+    starting at 4 cannot stand below it; it is refused, not silently put at the high end."""
     snap = opened("classic+open", hand="JK 5C 6D 9C", melds={0: ["4H 5H 6H"]})
-    # `end` is not part of action equality (CONTRACT.md §4), so the listed HIGH addition
+    # `end` is not part of action equality (docs/api.md#resources), so the listed HIGH addition
     # is the same action; only the explicit LOW is judged here.
     low = validate(snap, MeldCards(0, additions=(Addition("m1", ("JK",), RunEnd.LOW),)))
     assert [v.code for v in low] == ["NOT_A_RUN"]
@@ -567,8 +584,8 @@ def test_s1_open_wild_at_an_impossible_explicit_end_is_refused():
 
 
 def test_s1_open_run_addition_wild_for_held_rank_is_listed():
-    """§1 open / CONTRACT §5 Legal actions: adding 7C plus a wild to 4C-5C-6C is legal
-    (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
+    """docs/rules.md#variations / docs/api.md#legal-actions: adding 7C plus a wild to 4C-5C-6C is
+    legal (the wild stands for the 8; nothing lies below the 4) even when the hand also holds
     8C; it must be listed. Found by the playouts (tests/test_playouts.py)."""
     snap = opened("classic+open", hand="7C 8C 2C 4H 5S KD", melds={0: ["4C 5C 6C"]})
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("7C", "2C")),)))

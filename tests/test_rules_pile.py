@@ -1,5 +1,5 @@
-"""RULES.md §4 (the discard pile) and the pile rows of §3: blocked tops, freeze models,
-take methods, the top-card take, merging on a pair take, the initial meld by taking, melds
+"""docs/rules.md#discard-pile and the pile rows of docs/rules.md#parameters: blocked tops, freeze
+models, take methods, the top-card take, merging on a pair take, the initial meld by taking, melds
 inside a take, the hand floor after a take, red 3s in a taken pile.
 """
 
@@ -21,7 +21,8 @@ def draw_phase(profile="classic", hand="", discard="", melds=None, players=4, **
 
 # -- blocked top ------------------------------------------------------------------------------
 
-BLOCKED = {  # §3 blocked_top: pagat any 3 (red-3 upcard included), others wild or black 3
+# docs/rules.md#blocked-top: pagat any 3 (red-3 upcard included), the others wild or black 3
+BLOCKED = {
     "2C": {p: True for p in PROFILES},
     "JK": {p: True for p in PROFILES},
     "3S": {p: True for p in PROFILES},
@@ -32,8 +33,9 @@ BLOCKED = {  # §3 blocked_top: pagat any 3 (red-3 upcard included), others wild
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("top", list(BLOCKED))
 def test_s4_blocked_top(top, profile):
-    """§4 Blocked top / §3 blocked_top: a wild or black 3 on top blocks the pile in every
-    profile; pagat blocks any 3, including a red-3 upcard (PILE_BLOCKED)."""
+    """docs/rules.md#blocked-top / docs/rules.md#parameters blocked_top: a wild or black 3 on top
+    blocks the pile in every profile; pagat blocks any 3, including a red-3 upcard
+    (PILE_BLOCKED)."""
     pair = ("3S", "3C") if top.startswith("3") else ("9S", "9D")
     snap = draw_phase(profile, hand=" ".join(pair) + " 5C 6D", discard="9H " + top,
                       melds={0: ["9C 9C 9C"]} if profile != "canasta" else {0: ["KH KS KD"]})
@@ -43,7 +45,7 @@ def test_s4_blocked_top(top, profile):
 
 
 def test_s4_black_three_blocks_only_until_covered():
-    """§4 Blocked top: a black 3 blocks only until it is covered."""
+    """docs/rules.md#blocked-top: a black 3 blocks only until it is covered."""
     snap = draw_phase(hand="9S 9D 5C 6D", discard="3S 9H")
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     assert sorted(out.snapshot.seats[0].hand) == ["3S", "5C", "6D"]
@@ -53,7 +55,7 @@ def test_s4_black_three_blocks_only_until_covered():
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s4_natural_pair_take_forms_new_group_rest_to_hand(profile):
-    """§4 Taking with a natural pair: top card plus the pair form a new group, the rest of
+    """docs/rules.md#take-with-pair: top card plus the pair form a new group, the rest of
     the pile goes to the hand (appended bottom to top); the turn moves to PLAY."""
     snap = draw_phase(profile, hand="9S 9D 5C 6D", discard="4C KD 9H",
                       melds={0: ["AH AS AD"]})
@@ -69,7 +71,8 @@ def test_s4_natural_pair_take_forms_new_group_rest_to_hand(profile):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s4_take_needs_natural_pair(profile):
-    """§4: one natural alone (no wild) never takes the pile (TAKE_NEEDS_NATURAL_PAIR)."""
+    """docs/rules.md#discard-pile: one natural alone (no wild) never takes the pile
+    (TAKE_NEEDS_NATURAL_PAIR)."""
     snap = draw_phase(profile, hand="9S 5C 6D", discard="4C 9H")
     refused(snap, TakePile(0, hand_cards=("9S",)), "TAKE_NEEDS_NATURAL_PAIR")
 
@@ -78,8 +81,8 @@ def test_s4_take_needs_natural_pair(profile):
     ("classic", None), ("pagat", "WILD_RULE_BROKEN"), ("spanish", "WILD_RULE_BROKEN"),
     ("canasta", None), ("bolivia", "WILD_RULE_BROKEN"), ("official", None)])
 def test_s4_pair_take_with_extra_cards_within_group_rule(profile, expected):
-    """§4 natural pair "optionally more cards of that rank and wilds, within the group rule":
-    9H top + 9S 9D 2C JK (three naturals, two wilds) follows each profile's wild rule."""
+    """docs/rules.md#take-with-pair "optionally more cards of that rank and wilds, within the group
+    rule": 9H top + 9S 9D 2C JK (three naturals, two wilds) follows each profile's wild rule."""
     snap = draw_phase(profile, hand="9S 9D 2C JK 5C 6D", discard="4C 9H")
     action = TakePile(0, hand_cards=("9S", "9D", "2C", "JK"))
     if expected is None:
@@ -93,7 +96,8 @@ def test_s4_pair_take_with_extra_cards_within_group_rule(profile, expected):
     ("classic", False), ("pagat", False), ("spanish", False), ("canasta", True),
     ("bolivia", False)])
 def test_s4_pair_take_merges(profile, joins):
-    """§3 pair_take_merges / §4: a pair take forms a new group, except where the rank's
+    """docs/rules.md#parameters pair_take_merges / docs/rules.md#discard-pile: a pair take forms a
+    new group, except where the rank's
     group is joined (canasta: groups_per_rank one). (official "may merge": see report.)"""
     snap = draw_phase(profile, hand="9S 9D 5C 6D", discard="4C 9H", melds={0: ["9C 9S 9D"]})
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
@@ -126,8 +130,9 @@ TAKE_METHODS = {
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("method", list(TAKE_METHODS))
 def test_s3_take_methods(method, profile):
-    """§3 take_natural_plus_wild (canasta only, unfrozen) and take_by_extending_meld
-    (classic any own meld; bolivia/official only a meld of fewer than seven cards)."""
+    """docs/rules.md#parameters take_natural_plus_wild (canasta only, unfrozen) and
+    take_by_extending_meld (classic any own meld; bolivia/official only a meld of fewer than seven
+    cards)."""
     expected = TAKE_METHODS[method][profile]
     if method == "natural_plus_wild":
         snap = draw_phase(profile, hand="KS 2C 5C 6D", discard="5C KC", melds={0: ["AH AS AD"]})
@@ -153,7 +158,7 @@ def test_s3_take_methods(method, profile):
     ("classic", None), ("bolivia", None), ("official", None),
     ("pagat", "TAKE_METHOD_NOT_ALLOWED")])
 def test_s4_extending_take_onto_a_run(profile, expected):
-    """§4 Taking by extending a meld: runs included (classic, bolivia, official); the top
+    """docs/rules.md#take-by-extending: runs included (classic, bolivia, official); the top
     card alone is added, the rest goes to the hand."""
     snap = draw_phase(profile, hand="5C 6D", discard="KC 8H", melds={0: ["5H 6H 7H"]})
     action = TakePile(0, meld_id="m1")
@@ -167,19 +172,20 @@ def test_s4_extending_take_onto_a_run(profile, expected):
 
 @pytest.mark.parametrize("profile", ["classic", "bolivia", "official"])
 def test_s4_extending_take_never_a_closed_samba(profile):
-    """§4: never onto a closed samba (a seven-card run takes nothing)."""
+    """docs/rules.md#discard-pile: never onto a closed samba (a seven-card run takes nothing)."""
     snap = draw_phase(profile, hand="5C 6D", discard="KC JH", melds={0: [SAMBA_4_10]})
     refused(snap, TakePile(0, meld_id="m1"), "TOP_CARD_DOES_NOT_FIT")
 
 
 def test_s4_extending_take_card_must_fit():
-    """§4: the top card must fit the meld (TOP_CARD_DOES_NOT_FIT)."""
+    """docs/rules.md#discard-pile: the top card must fit the meld (TOP_CARD_DOES_NOT_FIT)."""
     snap = draw_phase(hand="5C 6D", discard="KC QC", melds={0: ["KH KS KD"]})
     refused(snap, TakePile(0, meld_id="m1"), "TOP_CARD_DOES_NOT_FIT")
 
 
 def test_s4_extending_take_only_own_meld():
-    """§4/§5.1: the top card extends one of the *side's* melds (NOT_OWN_MELD)."""
+    """docs/rules.md#discard-pile/docs/rules.md#where-melds-go: the top card extends one of the
+    *side's* melds (NOT_OWN_MELD)."""
     snap = draw_phase(hand="5C 6D", discard="5C KC", melds={0: ["AH AS AD"], 1: ["KH KS KD"]})
     refused(snap, TakePile(0, meld_id="m2"), "NOT_OWN_MELD")
 
@@ -201,10 +207,10 @@ FROZEN_PILES = {
 @pytest.mark.parametrize("profile", ["classic", "bolivia", "official", "canasta"])
 @pytest.mark.parametrize("pile", list(FROZEN_PILES))
 def test_s4_freeze_models(pile, profile):
-    """§3 freeze / §4 Freeze models: PILE_HOLDS_WILD_OR_BLACK3 (classic: any wild or black
-    3 in the pile, a buried wild too); CANASTA (wild or red-3 upcard). Frozen means only a
-    natural pair takes it: the extending take (classic, bolivia, official) or the natural
-    plus wild (canasta) is refused PILE_FROZEN, the natural pair stays legal."""
+    """docs/rules.md#parameters freeze / docs/rules.md#freeze: PILE_HOLDS_WILD_OR_BLACK3 (classic:
+    any wild or black 3 in the pile, a buried wild too); CANASTA (wild or red-3 upcard). Frozen
+    means only a natural pair takes it: the extending take (classic, bolivia, official) or the
+    natural plus wild (canasta) is refused PILE_FROZEN, the natural pair stays legal."""
     expected = FROZEN_PILES[pile][profile]
     if profile == "canasta":
         snap = draw_phase(profile, hand="KS KD 2D 5C 6D", discard=pile, melds={0: ["AH AS AD"]})
@@ -232,7 +238,8 @@ FROZEN_FOR = {  # pile -> profile -> frozenForSides (side 0 opened, side 1 not)
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("pile", list(FROZEN_FOR))
 def test_s4_freeze_model_frozen_for_sides(pile, profile):
-    """§3 freeze / §4: NEVER (pagat, spanish) never freezes; classic freezes for everyone
+    """docs/rules.md#parameters freeze / docs/rules.md#discard-pile: NEVER (pagat, spanish) never
+    freezes; classic freezes for everyone
     while a wild is in the pile; CANASTA also freezes for a side that has not opened."""
     from samba_adjudicator.engine.pile import frozen_for_sides
     snap = draw_phase(profile, hand="KS KD 5C 6D", discard=pile, melds={0: ["AH AS AD"]})
@@ -240,7 +247,7 @@ def test_s4_freeze_model_frozen_for_sides(pile, profile):
 
 
 def test_s4_canasta_frozen_for_unopened_side():
-    """§4 CANASTA freeze: always frozen for a side that has not made its initial meld —
+    """docs/rules.md#freeze: always frozen for a side that has not made its initial meld —
     natural plus wild refused (PILE_FROZEN) though the pile holds no wild."""
     snap = draw_phase("canasta", hand="KS 2D AH AS AD 5C 6D", discard="5C KC", melds={})
     refused(snap, TakePile(0, hand_cards=("KS", "2D"), new_melds=(("AH", "AS", "AD"),)),
@@ -252,7 +259,8 @@ def test_s4_canasta_frozen_for_unopened_side():
 
 
 def test_s4_natural_plus_wild_forms_group_canasta():
-    """§4 Natural plus wild (canasta, unfrozen): one natural of the rank plus one wild."""
+    """docs/rules.md#natural-plus-wild (canasta, unfrozen): one natural of the rank plus one
+    wild."""
     snap = draw_phase("canasta", hand="KS 2D 5C 6D", discard="5C KC", melds={0: ["AH AS AD"]})
     out = allowed(snap, TakePile(0, hand_cards=("KS", "2D")))
     assert sorted(out.snapshot.sides[0].melds[-1].cards) == ["2D", "KC", "KS"]
@@ -266,7 +274,8 @@ def test_s4_natural_plus_wild_forms_group_canasta():
     ("spanish", "TAKE_METHOD_NOT_ALLOWED"), ("bolivia", "TAKE_METHOD_NOT_ALLOWED"),
     ("official", "TAKE_METHOD_NOT_ALLOWED")])
 def test_s4_take_top_card_to_run_pagat_only(profile, expected):
-    """§3 take_top_card_to_run / §4: in pagat the top card alone may be taken to extend a
+    """docs/rules.md#parameters take_top_card_to_run / docs/rules.md#discard-pile: in pagat the top
+    card alone may be taken to extend a
     side's run of fewer than seven; it is added at once and the rest of the pile stays."""
     snap = draw_phase(profile, hand="5C 6D", discard="KC 8H", melds={0: ["5H 6H 7H"]})
     action = TakeTopCard(0, "m1")
@@ -286,13 +295,13 @@ def test_s4_take_top_card_to_run_pagat_only(profile, expected):
     (["KH KS KD"], "KC"),                    # not a run
 ])
 def test_s4_take_top_card_must_extend_a_short_run(melds, top):
-    """§4 top-card take (pagat): only onto a run of fewer than seven that it extends."""
+    """docs/rules.md#take-top-card (pagat): only onto a run of fewer than seven that it extends."""
     snap = draw_phase("pagat", hand="5C 6D", discard="KC " + top, melds={0: melds})
     refused(snap, TakeTopCard(0, "m1"), "TOP_CARD_DOES_NOT_FIT")
 
 
 def test_s4_take_top_card_blocked_top():
-    """§4: a blocked top may not be taken by the top-card take either."""
+    """docs/rules.md#discard-pile: a blocked top may not be taken by the top-card take either."""
     snap = draw_phase("pagat", hand="5C 6D", discard="KC 3H", melds={0: ["5H 6H 7H"]})
     refused(snap, TakeTopCard(0, "m1"), "PILE_BLOCKED")
 
@@ -300,7 +309,7 @@ def test_s4_take_top_card_blocked_top():
 # -- initial meld by taking --------------------------------------------------------------------
 
 def test_s4_initial_meld_by_taking_counts_top_and_pair_only():
-    """§4 Initial meld by taking: top card + pair count; the rest of the pile (here an ace,
+    """docs/rules.md#opening-by-taking: top card + pair count; the rest of the pile (here an ace,
     a joker, kings) does not (INITIAL_MELD_TOO_LOW required 50, actual 30)."""
     snap = draw_phase(hand="KS KD 5C 6D", discard="AH JK AS AD KH", melds={})
     vs = refused(snap, TakePile(0, hand_cards=("KS", "KD")), "INITIAL_MELD_TOO_LOW")
@@ -309,7 +318,8 @@ def test_s4_initial_meld_by_taking_counts_top_and_pair_only():
 
 
 def test_s4_initial_meld_by_taking_with_further_hand_melds():
-    """§4 / §5.2: further melds from the hand in the same take action count (30 + 60 = 90)."""
+    """docs/rules.md#discard-pile / docs/rules.md#initial-meld: further melds from the hand in the
+    same take action count (30 + 60 = 90)."""
     snap = draw_phase(hand="KS KD AH AS AD 5C 6D", discard="4C KH", melds={})
     out = allowed(snap, TakePile(0, hand_cards=("KS", "KD"), new_melds=(("AH", "AS", "AD"),)))
     assert len(out.snapshot.sides[0].melds) == 2
@@ -317,14 +327,15 @@ def test_s4_initial_meld_by_taking_with_further_hand_melds():
 
 
 def test_s4_initial_meld_by_taking_runs_count():
-    """§5.2 several melds in one action count together, runs included (take 30 + run 30)."""
+    """docs/rules.md#initial-meld several melds in one action count together, runs included (take
+    30 + run 30)."""
     snap = draw_phase(hand="KS KD 9C 10C JC 5C 6D", discard="4D KH", melds={})
     allowed(snap, TakePile(0, hand_cards=("KS", "KD"), new_melds=(("9C", "10C", "JC"),)))
 
 
 def test_s4_melds_inside_a_take_use_hand_cards_only():
-    """§4: melds laid inside a take use hand cards only; pile cards are not yet meldable
-    (CARDS_NOT_IN_HAND), but a later meld action may use them."""
+    """docs/rules.md#discard-pile: melds laid inside a take use hand cards only; pile cards are not
+    yet meldable (CARDS_NOT_IN_HAND), but a later meld action may use them."""
     snap = draw_phase(hand="KS KD 5C 6D", discard="AH AS AD KH")
     refused(snap, TakePile(0, hand_cards=("KS", "KD"), new_melds=(("AH", "AS", "AD"),)),
             "CARDS_NOT_IN_HAND")
@@ -336,7 +347,7 @@ def test_s4_melds_inside_a_take_use_hand_cards_only():
 # -- hand floor after a take; going out by a take ---------------------------------------------
 
 def test_s4_hand_floor_after_take():
-    """§4 Hand floor after a take: pile cards count as hand cards; fewer than two cards
+    """docs/rules.md#hand-floor-after-take: pile cards count as hand cards; fewer than two cards
     left after the take is refused when the side cannot go out (HAND_FLOOR)."""
     snap = draw_phase(hand="9S 9D", discard="4C 9H")            # one card left
     refused(snap, TakePile(0, hand_cards=("9S", "9D")), "HAND_FLOOR")
@@ -346,7 +357,7 @@ def test_s4_hand_floor_after_take():
 
 
 def test_s4_hand_floor_after_take_side_may_go_out():
-    """§4: when the side may go out, one card left after a take is fine."""
+    """docs/rules.md#discard-pile: when the side may go out, one card left after a take is fine."""
     snap = draw_phase(hand="9S 9D", discard="4C 9H", melds={0: [KINGS7, QUEENS7]},
                       has_melded=[0])
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
@@ -354,7 +365,8 @@ def test_s4_hand_floor_after_take_side_may_go_out():
 
 
 def test_s4_take_that_empties_hand_goes_out():
-    """§4: if the side may go out, a take that empties the hand goes out (not concealed)."""
+    """docs/rules.md#discard-pile: if the side may go out, a take that empties the hand goes out
+    (not concealed)."""
     snap = draw_phase(hand="9S 9D", discard="9H", melds={0: [KINGS7, QUEENS7]},
                       has_melded=[0])
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
@@ -364,7 +376,8 @@ def test_s4_take_that_empties_hand_goes_out():
 
 
 def test_s4_take_that_empties_hand_refused_when_side_cannot_go_out():
-    """§4/§6: emptying the hand by a take needs the going-out requirement."""
+    """docs/rules.md#discard-pile/docs/rules.md#going-out: emptying the hand by a take needs the
+    going-out requirement."""
     snap = draw_phase(hand="9S 9D", discard="9H", melds={0: [KINGS7]})
     vs = refused(snap, TakePile(0, hand_cards=("9S", "9D")))
     assert set(codes_of(vs)) & {"GO_OUT_REQUIREMENT_NOT_MET", "HAND_FLOOR"}
@@ -374,7 +387,8 @@ def test_s4_take_that_empties_hand_refused_when_side_cannot_go_out():
 
 @pytest.mark.parametrize("profile", ["classic", "spanish", "canasta", "bolivia", "official"])
 def test_s4_red_threes_in_taken_pile_laid_out_without_replacement(profile):
-    """§4 / §9: red 3s found in a taken pile are laid out without replacement."""
+    """docs/rules.md#discard-pile / docs/rules.md#spanish: red 3s found in a taken pile are laid
+    out without replacement."""
     snap = draw_phase(profile, hand="9S 9D 5C 6D", discard="3H 4C 9H")
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     new = out.snapshot
@@ -386,6 +400,6 @@ def test_s4_red_threes_in_taken_pile_laid_out_without_replacement(profile):
 
 
 def test_s4_empty_pile_cannot_be_taken():
-    """§4: an empty pile cannot be taken (PILE_EMPTY)."""
+    """docs/rules.md#discard-pile: an empty pile cannot be taken (PILE_EMPTY)."""
     snap = draw_phase(hand="9S 9D 5C", discard="")
     refused(snap, TakePile(0, hand_cards=("9S", "9D")), "PILE_EMPTY")

@@ -1,4 +1,4 @@
-"""RULES.md §9 (`spanish` specifics) and the dealing rows of §3 it contrasts with:
+"""docs/rules.md#spanish and the dealing rows of docs/rules.md#parameters it contrasts with:
 upcard burial, dealt red 3s replaced at the seat's first turn, the concealed premiums, and
 the seed-000 penalties (recorded in the side's penalties, also on refused actions).
 """
@@ -53,7 +53,8 @@ BURIED = {"classic": ("3H", "2C", "3S"), "pagat": ("3H",), "spanish": UPCARDS,
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s9_upcard_buried_under_any_three_or_wild(profile):
-    """§9 / §3 upcard_buried_if: spanish covers a 3 or wild upcard until a natural shows;
+    """docs/rules.md#spanish / docs/rules.md#parameters upcard_buried_if: spanish covers a 3 or
+    wild upcard until a natural shows;
     classic, canasta, bolivia, official bury wild and red 3 (a black 3 stays); pagat buries
     nothing."""
     mp = pytest.MonkeyPatch()
@@ -66,7 +67,8 @@ def test_s9_upcard_buried_under_any_three_or_wild(profile):
 
 @pytest.mark.parametrize("profile, owed, hand", [("classic", 0, 15), ("spanish", 1, 14)])
 def test_s9_dealt_red_three_replaced_at_first_turn(monkeypatch, profile, owed, hand):
-    """§9 / §3 red_threes: a dealt red 3 is laid out at once; classic replaces it now,
+    """docs/rules.md#spanish / docs/rules.md#parameters red_threes: a dealt red 3 is laid out at
+    once; classic replaces it now,
     spanish owes the replacement until the seat's first turn."""
     snap = rigged_deal(monkeypatch, profile, first=("3H",))
     assert snap.sides[1].red_threes == ("3H",)
@@ -75,8 +77,8 @@ def test_s9_dealt_red_three_replaced_at_first_turn(monkeypatch, profile, owed, h
 
 
 def test_s9_replacements_drawn_before_the_draw():
-    """§9: the owed replacements are drawn when the seat's turn first comes, before its
-    draw (stock order: replacement first, then the two drawn cards)."""
+    """docs/rules.md#spanish: the owed replacements are drawn when the seat's turn first comes,
+    before its draw (stock order: replacement first, then the two drawn cards)."""
     snap = make_snapshot("spanish", 4, hands={0: "5C 6D"}, owed={0: 1}, red_threes={0: "3H"},
                          phase=Phase.DRAW)
     snap = with_stock(snap, "9C 9D 9S 8S")
@@ -87,7 +89,8 @@ def test_s9_replacements_drawn_before_the_draw():
 
 
 def test_s9_replacements_drawn_before_a_pile_take():
-    """§9: taking the pile on the first turn also draws the owed replacements first."""
+    """docs/rules.md#spanish: taking the pile on the first turn also draws the owed replacements
+    first."""
     snap = make_snapshot("spanish", 4, hands={0: "KS KD 5C 6D"}, owed={0: 1},
                          red_threes={0: "3H"}, discard="4C KH", melds={0: ["AH AS AD"]},
                          phase=Phase.DRAW)
@@ -106,8 +109,8 @@ NINES = "9H 9S 9D 9C 9H 9S 9D"
     (True, False, "DEALT_HAND", 1000), (True, True, "DEALT_HAND_WITH_PARTNER", 500),
     (False, False, "DURING_PLAY", 500), (False, True, "DURING_PLAY_WITH_PARTNER", 200)])
 def test_s9_concealed_premiums(from_dealt, with_partner, kind, points):
-    """§9: going out concealed with a seven-card meld formed in the hand: 1000 from the
-    dealt hand without adding to the partner's melds; 500 from the dealt hand adding; 500
+    """docs/rules.md#spanish: going out concealed with a seven-card meld formed in the hand: 1000
+    from the dealt hand without adding to the partner's melds; 500 from the dealt hand adding; 500
     formed in play, not adding; 200 formed in play and adding (in concealedBonus)."""
     hand = NINES + (" KC 5C" if with_partner else " 5C")
     dealt = hand if from_dealt else "4H 4S 5H 6H 7H 8H 10H JH QH 4D 5D 6D 7D 8D 10D"
@@ -125,7 +128,7 @@ def test_s9_concealed_premiums(from_dealt, with_partner, kind, points):
 
 
 def test_s9_no_premium_when_not_concealed():
-    """§9: the premiums are for going out concealed only."""
+    """docs/rules.md#spanish: the premiums are for going out concealed only."""
     snap = make_snapshot("spanish", 4, hands={0: NINES + " 5C"}, dealt={0: NINES + " 5C"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[0, 2])
     s1 = allowed(snap, MeldCards(0, new_melds=(tuple(NINES.split()),))).snapshot
@@ -139,8 +142,8 @@ def test_s9_no_premium_when_not_concealed():
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0),
                                               ("pagat", 0)])
 def test_s9_asked_and_did_not_go_out(profile, penalty):
-    """§9: asking permission and then ending the turn without going out costs −100 in
-    spanish, recorded when the turn passes (side penalties + PENALTY_ASSESSED)."""
+    """docs/rules.md#spanish: asking permission and then ending the turn without going out costs
+    −100 in spanish, recorded when the turn passes (side penalties + PENALTY_ASSESSED)."""
     snap = make_snapshot(profile, 4, hands={0: "5C 6D 7H"}, melds={0: ["AH AS AD"]})
     s1 = allowed(snap, AskGoOut(0)).snapshot
     s2 = allowed(s1, AnswerGoOut(2, True)).snapshot
@@ -156,8 +159,8 @@ def test_s9_asked_and_did_not_go_out(profile, penalty):
 
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0)])
 def test_s9_trying_to_go_out_after_no(profile, penalty):
-    """§9: trying to go out after the partner said no is refused and, in spanish, costs
-    −100: ApplyAction returns the input snapshot with the penalty recorded."""
+    """docs/rules.md#spanish: trying to go out after the partner said no is refused and, in
+    spanish, costs −100: ApplyAction returns the input snapshot with the penalty recorded."""
     snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7, QUEENS7]},
                          has_melded=[0], go_out=GoOut.DENIED)
     meld_out = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
@@ -178,8 +181,8 @@ def test_s9_trying_to_go_out_after_no(profile, penalty):
 
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0)])
 def test_s9_out_of_turn_draw(profile, penalty):
-    """§9: an out-of-turn draw is refused (NOT_YOUR_TURN) and, in spanish, penalised
-    (OUT_OF_TURN_DRAW, penaltyPoints −100, recorded for the offender's side)."""
+    """docs/rules.md#spanish: an out-of-turn draw is refused (NOT_YOUR_TURN) and, in spanish,
+    penalised (OUT_OF_TURN_DRAW, penaltyPoints −100, recorded for the offender's side)."""
     snap = make_snapshot(profile, 4, hands={0: "5C 6D", 1: "7C 8D"}, phase=Phase.DRAW)
     vs = refused(snap, DrawStock(1), "NOT_YOUR_TURN")
     from samba_adjudicator.engine.game import apply
@@ -196,7 +199,7 @@ def test_s9_out_of_turn_draw(profile, penalty):
 
 
 def test_s9_cards_exposed_out_of_turn():
-    """§9: exposing (melding) cards out of turn is penalised in spanish."""
+    """docs/rules.md#spanish: exposing (melding) cards out of turn is penalised in spanish."""
     snap = make_snapshot("spanish", 4, hands={0: "5C 6D", 1: "9C 9D 9S 8D 7D"},
                          melds={1: ["AH AS AD"]})
     vs = refused(snap, MeldCards(1, new_melds=(("9C", "9D", "9S"),)), "NOT_YOUR_TURN")
@@ -208,7 +211,8 @@ def test_s9_cards_exposed_out_of_turn():
 
 
 def test_s9_three_wilds_in_a_canasta():
-    """§9: three wilds in a canasta is refused and penalised (THREE_WILDS_IN_CANASTA)."""
+    """docs/rules.md#spanish: three wilds in a canasta is refused and penalised
+    (THREE_WILDS_IN_CANASTA)."""
     snap = make_snapshot("spanish", 4, hands={0: "9H 9S 9D 9C 2C 2D JK 5C 6D"},
                          melds={0: ["AH AS AD"]})
     action = MeldCards(0, new_melds=(("9H", "9S", "9D", "9C", "2C", "2D", "JK"),))
@@ -223,7 +227,8 @@ def test_s9_three_wilds_in_a_canasta():
 
 
 def test_s9_penalties_subtracted_by_scoring_after_apply():
-    """§9/§7: a penalty recorded by ApplyAction is subtracted when the deal is scored."""
+    """docs/rules.md#spanish/docs/rules.md#scoring: a penalty recorded by ApplyAction is subtracted
+    when the deal is scored."""
     snap = make_snapshot("spanish", 4, hands={0: "5C 6D 7H"}, melds={0: [KINGS7]})
     s = allowed(snap, AskGoOut(0)).snapshot
     s = allowed(s, AnswerGoOut(2, True)).snapshot
@@ -235,7 +240,7 @@ def test_s9_penalties_subtracted_by_scoring_after_apply():
 
 
 def test_s9_spanish_goes_out_with_two_seven_card_melds():
-    """§9 Decision: spanish going out needs two seven-card melds."""
+    """docs/rules.md#spanish: spanish going out needs two seven-card melds."""
     one = make_snapshot("spanish", 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7]},
                         has_melded=[0])
     refused(one, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "GO_OUT_REQUIREMENT_NOT_MET")
@@ -244,7 +249,7 @@ def test_s9_spanish_goes_out_with_two_seven_card_melds():
     assert allowed(two, Discard(0, "5C")).score.sides[0].going_out_bonus == 200
 
 
-# -- §2/§3 dealing shape (hand_size, players allowed, six-player layout) -----------------------
+# -- docs/rules.md#dealing, docs/rules.md#parameters dealing shape (hand_size, players allowed, six-
 
 @pytest.mark.parametrize("profile, players, size", [
     ("classic", 2, 15), ("classic", 4, 15), ("classic", 6, 13), ("pagat", 2, 15),
@@ -252,7 +257,8 @@ def test_s9_spanish_goes_out_with_two_seven_card_melds():
     ("spanish", 6, 15), ("canasta", 2, 15), ("canasta", 3, 13), ("canasta", 4, 11),
     ("bolivia", 4, 15), ("official", 4, 15)])
 def test_s3_hand_size(monkeypatch, profile, players, size):
-    """§2 Dealing / §3 hand_size: each seat receives hand_size cards; the seat left of the
+    """docs/rules.md#dealing / docs/rules.md#parameters hand_size: each seat receives hand_size
+    cards; the seat left of the
     dealer plays first, in DRAW."""
     snap = rigged_deal(monkeypatch, profile, players)
     assert [len(s.hand) for s in snap.seats] == [size] * players
@@ -263,8 +269,8 @@ def test_s3_hand_size(monkeypatch, profile, players, size):
     ("classic", 3), ("classic", 5), ("pagat", 5), ("pagat", 6), ("canasta", 5),
     ("canasta", 6), ("bolivia", 2), ("bolivia", 6), ("official", 2), ("official", 3)])
 def test_s3_players_allowed(profile, players):
-    """§3 players allowed: classic 2/4/6, pagat 2–4, spanish 2–6, canasta 2–4, bolivia and
-    official 4 only (an unsupported count is an invalid argument)."""
+    """docs/rules.md#parameters players allowed: classic 2/4/6, pagat 2–4, spanish 2–6, canasta
+    2–4, bolivia and official 4 only (an unsupported count is an invalid argument)."""
     from samba_adjudicator.engine.model import InvalidInput
     with pytest.raises(InvalidInput):
         dealing.deal(resolve(profile), players, "x")
@@ -275,7 +281,8 @@ def test_s3_players_allowed(profile, players):
     ("spanish", {}, [(0, 3), (1, 4), (2, 5)]),
     ("spanish", {"six_player_layout": "TWO_TRIOS"}, [(0, 2, 4), (1, 3, 5)])])
 def test_s2_six_player_sides(profile, overrides, sides):
-    """§2 Seating and sides / §3 six_player_layout: three pairs {0,3},{1,4},{2,5}; spanish
+    """docs/rules.md#seating and sides / docs/rules.md#parameters six_player_layout: three pairs
+    {0,3},{1,4},{2,5}; spanish
     may play two trios {0,2,4},{1,3,5}."""
     from samba_adjudicator.engine.ruleset import SixPlayerLayout
     ov = {k: SixPlayerLayout(v) for k, v in overrides.items()}

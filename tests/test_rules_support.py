@@ -1,7 +1,7 @@
 """Shared helpers for the tests/test_rules_*.py suites (no tests here).
 
 Every helper that judges an action also checks ListLegalActions' consistency on the
-position (CONTRACT.md §5 "Legal actions"): every listed action validates as legal, and a
+position (docs/api.md#legal-actions): every listed action validates as legal, and a
 refused action is never listed.
 """
 
@@ -84,7 +84,7 @@ def allowed(snap: Snapshot, action, *, listing: bool = True):
 
 
 def is_atomic(snap: Snapshot, action) -> bool:
-    """CONTRACT.md §5: one draw or take, one meld action with exactly one new meld or one
+    """docs/api.md#methods: one draw or take, one meld action with exactly one new meld or one
     addition, one swap, one discard, a permission action. (A take or meld of an unopened
     side carrying further opening melds is listed only in minimal form: not judged here.)"""
     from samba_adjudicator.engine.model import MeldCards, TakePile

@@ -1,5 +1,6 @@
-"""RULES.md §2 (turn, the "may I go out?" question, stock end), §3 draw_count and
-initial_meld bands, §5.2 initial meld, §5.3 hand floor, §6 going out and concealed going out.
+"""docs/rules.md#turn, #may-i-go-out, #stock-end, the draw_count and
+initial_meld bands, docs/rules.md#initial-meld initial meld, docs/rules.md#hand-floor hand floor,
+docs/rules.md#concealed going out.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ def go_out_melds(profile):
     return [SAMBA_4_10, KINGS7]
 
 
-# -- §2 turn ----------------------------------------------------------------------------------
+# -- docs/rules.md#turn ----------------------------------------------------------------------------
 
 def test_s2_turn_draw_then_play_then_discard_passes_clockwise():
-    """§2 Turn: DRAW phase (draw), PLAY phase (melds), a discard ends the turn and the next
-    seat clockwise starts in DRAW; this turn's melding folds into hasMelded."""
+    """docs/rules.md#turn: DRAW phase (draw), PLAY phase (melds), a discard ends the turn and the
+    next seat clockwise starts in DRAW; this turn's melding folds into hasMelded."""
     snap = play(hand="9H 9S 9D 5C 6D", phase=Phase.DRAW)
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "WRONG_PHASE")
     refused(snap, Discard(0, "5C"), "WRONG_PHASE")
@@ -48,7 +49,7 @@ def test_s2_turn_draw_then_play_then_discard_passes_clockwise():
 
 
 def test_s2_not_your_turn():
-    """§2 Turn: only the seat whose turn it is acts (NOT_YOUR_TURN)."""
+    """docs/rules.md#turn: only the seat whose turn it is acts (NOT_YOUR_TURN)."""
     snap = make_snapshot("classic", 4, hands={1: "5C 6D"}, phase=Phase.DRAW)
     refused(snap, DrawStock(1), "NOT_YOUR_TURN")
 
@@ -58,7 +59,7 @@ def test_s2_not_your_turn():
     ("canasta", 4, 1), ("canasta", 2, 2), ("canasta", 3, 2), ("bolivia", 4, 2),
     ("official", 4, 2)])
 def test_s3_draw_count(profile, players, count):
-    """§3 draw_count: 2 everywhere except canasta with four players (1)."""
+    """docs/rules.md#parameters draw_count: 2 everywhere except canasta with four players (1)."""
     snap = make_snapshot(profile, players, hands={0: "5C 6D"}, phase=Phase.DRAW)
     snap = with_stock(snap, "9C 9D 9S")
     out = allowed(snap, DrawStock(0))
@@ -66,14 +67,14 @@ def test_s3_draw_count(profile, players, count):
     assert out.snapshot.stock_count == snap.stock_count - count
 
 
-# -- §2 stock end ---------------------------------------------------------------------------
+# -- docs/rules.md#stock-end -----------------------------------------------------------------------
 
 def _short_stock(snap, stock):
     return replace(snap, stock=tuple(stock), stock_count=len(stock))
 
 
 def test_s2_stock_end_fewer_cards_draws_what_is_left():
-    """§2 Stock end: with fewer than draw_count cards the player draws what is left."""
+    """docs/rules.md#stock-end: with fewer than draw_count cards the player draws what is left."""
     snap = _short_stock(play(hand="5C 6D", phase=Phase.DRAW), ["9C"])
     out = allowed(snap, DrawStock(0))
     assert out.snapshot.seats[0].hand == ("5C", "6D", "9C")
@@ -82,7 +83,7 @@ def test_s2_stock_end_fewer_cards_draws_what_is_left():
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s2_empty_stock_draw_ends_deal_stock_exhausted(profile):
-    """§2 Stock end: drawStock on an empty stock is legal and ends the deal
+    """docs/rules.md#stock-end: drawStock on an empty stock is legal and ends the deal
     (STOCK_EXHAUSTED); nobody gets the going-out bonus; the rest is scored normally."""
     snap = _short_stock(make_snapshot(profile, 4, hands={0: "5C 6D", 2: "JK"},
                                       melds={0: go_out_melds(profile)},
@@ -99,14 +100,15 @@ def test_s2_empty_stock_draw_ends_deal_stock_exhausted(profile):
 
 
 def test_s2_empty_stock_take_pile_still_legal():
-    """§2 Stock end: facing an empty stock the player may take the pile if legal."""
+    """docs/rules.md#stock-end: facing an empty stock the player may take the pile if legal."""
     snap = _short_stock(play(hand="9S 9D 5C 6D", phase=Phase.DRAW, discard="4C 9H"), [])
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     assert out.snapshot.turn.phase is Phase.PLAY
 
 
 def test_s2_red_three_drawn_is_laid_out_and_replaced():
-    """§2/§3 red_threes "auto, replace now": a red 3 drawn is laid out and replaced."""
+    """docs/rules.md#dealing, docs/rules.md#parameters red_threes "auto, replace now": a red 3
+    drawn is laid out and replaced."""
     snap = with_stock(play(hand="5C 6D", phase=Phase.DRAW), "3H 9C 9D 9S")
     out = allowed(snap, DrawStock(0))
     assert out.snapshot.seats[0].hand == ("5C", "6D", "9C", "9D")
@@ -115,7 +117,7 @@ def test_s2_red_three_drawn_is_laid_out_and_replaced():
 
 
 def test_s2_red_three_drawn_with_no_replacement_left():
-    """§2 Stock end: a red 3 drawn when no card is left is laid out without replacement
+    """docs/rules.md#stock-end: a red 3 drawn when no card is left is laid out without replacement
     and the turn goes on."""
     snap = _short_stock(play(hand="5C 6D", phase=Phase.DRAW), ["9C", "3D"])
     out = allowed(snap, DrawStock(0))
@@ -124,20 +126,21 @@ def test_s2_red_three_drawn_with_no_replacement_left():
     assert out.snapshot.turn.phase is Phase.PLAY and out.snapshot.result is None
 
 
-# -- §2 the "may I go out?" question --------------------------------------------------------
+# -- docs/rules.md#may-i-go-out --------------------------------------------------------
 
 @pytest.mark.parametrize("profile, players", [("classic", 2), ("pagat", 2), ("pagat", 3),
                                               ("canasta", 3), ("spanish", 5)])
 def test_s2_ask_no_partner(profile, players):
-    """§2: the question exists in partnership games only (NO_PARTNER)."""
+    """docs/rules.md#may-i-go-out: the question exists in partnership games only (NO_PARTNER)."""
     snap = make_snapshot(profile, players, hands={0: "5C 6D 7H"})
     refused(snap, AskGoOut(0), "NO_PARTNER")
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s2_ask_in_play_then_only_partner_answers(profile):
-    """§2: the player may ask in PLAY; while the question is open only a partner's answer
-    is legal (the asker's own moves are NOT_YOUR_TURN; an opponent is NOT_A_PARTNER)."""
+    """docs/rules.md#may-i-go-out: the player may ask in PLAY; while the question is open only a
+    partner's answer is legal (the asker's own moves are NOT_YOUR_TURN; an opponent is
+    NOT_A_PARTNER)."""
     snap = play(profile, hand="5C 6D 7H")
     out = allowed(snap, AskGoOut(0))
     asked = out.snapshot
@@ -152,29 +155,29 @@ def test_s2_ask_in_play_then_only_partner_answers(profile):
 
 
 def test_s2_ask_only_in_play_phase():
-    """§2: the question is asked in PLAY (WRONG_PHASE in DRAW)."""
+    """docs/rules.md#may-i-go-out: the question is asked in PLAY (WRONG_PHASE in DRAW)."""
     refused(play(hand="5C 6D", phase=Phase.DRAW), AskGoOut(0), "WRONG_PHASE")
 
 
 @pytest.mark.parametrize("go_out", [GoOut.GRANTED, GoOut.DENIED])
 def test_s2_ask_once_per_turn(go_out):
-    """§2: once per turn (ALREADY_ASKED)."""
+    """docs/rules.md#may-i-go-out: once per turn (ALREADY_ASKED)."""
     refused(play(hand="5C 6D", go_out=go_out), AskGoOut(0), "ALREADY_ASKED")
 
 
 def test_s2_ask_before_first_meld():
-    """§2: before the first meld of the turn (ASK_AFTER_MELDING)."""
+    """docs/rules.md#may-i-go-out: before the first meld of the turn (ASK_AFTER_MELDING)."""
     refused(play(hand="5C 6D", melded_this_turn=True), AskGoOut(0), "ASK_AFTER_MELDING")
 
 
 def test_s2_answer_needs_open_question():
-    """§2: answering with no open question is NOTHING_TO_ANSWER."""
+    """docs/rules.md#may-i-go-out: answering with no open question is NOTHING_TO_ANSWER."""
     snap = play(hand="5C 6D")
     refused(snap, AnswerGoOut(2, True), "NOTHING_TO_ANSWER")
 
 
 def test_s2_two_partners_first_answer_binds():
-    """§2: with two partners (spanish two trios) the first answer binds."""
+    """docs/rules.md#may-i-go-out: with two partners (spanish two trios) the first answer binds."""
     snap = make_snapshot("spanish", 6, overrides={"six_player_layout": SixPlayerLayout.TWO_TRIOS},
                          hands={0: "5C 6D 7H"}, melds={0: ["AH AS AD"]}, go_out=GoOut.ASKED)
     assert snap.partners(0) == (2, 4)
@@ -184,7 +187,8 @@ def test_s2_two_partners_first_answer_binds():
 
 
 def test_s2_after_no_player_may_not_go_out():
-    """§2/§6: after "no" the player may not go out this turn (GO_OUT_REFUSED_BY_PARTNER),
+    """docs/rules.md#may-i-go-out/docs/rules.md#going-out: after "no" the player may not go out
+    this turn (GO_OUT_REFUSED_BY_PARTNER),
     though the side meets the requirement; a lone last card's discard then ends the deal
     without going out (docs/rules.md "Further decisions", no dead ends)."""
     snap = play(hand="5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0], go_out=GoOut.DENIED)
@@ -197,7 +201,8 @@ def test_s2_after_no_player_may_not_go_out():
 
 
 def test_s2_after_no_hand_floor_applies():
-    """§2/§5.3: after "no" the hand floor applies as if the side could not go out: a meld
+    """docs/rules.md#may-i-go-out/docs/rules.md#hand-floor: after "no" the hand floor applies as if
+    the side could not go out: a meld
     leaving one card is refused, one leaving two is fine."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                 go_out=GoOut.DENIED)
@@ -209,22 +214,22 @@ def test_s2_after_no_hand_floor_applies():
 
 
 def test_s2_yes_permits_going_out():
-    """§2: after "yes" the player may go out."""
+    """docs/rules.md#may-i-go-out: after "yes" the player may go out."""
     snap = play(hand="5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0], go_out=GoOut.GRANTED)
     out = allowed(snap, Discard(0, "5C"))
     assert out.snapshot.result.reason is EndReason.WENT_OUT
 
 
 def test_s2_yes_does_not_compel():
-    """§2 Decision: "yes" permits but does not compel — ending the turn with cards left
-    is legal (and costs nothing outside spanish)."""
+    """docs/rules.md#may-i-go-out Decision: "yes" permits but does not compel — ending the turn
+    with cards left is legal (and costs nothing outside spanish)."""
     snap = play(hand="5C 6D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0],
                 go_out=GoOut.GRANTED)
     out = allowed(snap, Discard(0, "5C"))
     assert out.snapshot.turn.seat == 1 and out.snapshot.sides[0].penalties == ()
 
 
-# -- §3/§5.2 initial meld ----------------------------------------------------------------------
+# -- docs/rules.md#parameters/docs/rules.md#initial-meld initial meld ------------------------------
 
 OPENING = {  # points -> melds worth exactly that
     15: [("4H", "4S", "4D")],
@@ -254,7 +259,8 @@ BANDS = [
 
 @pytest.mark.parametrize("profile, score, need", BANDS)
 def test_s3_initial_meld_bands(profile, score, need):
-    """§3 initial_meld / §5.2: the side's first meld must reach its band's requirement
+    """docs/rules.md#parameters initial_meld / docs/rules.md#initial-meld: the side's first meld
+    must reach its band's requirement
     (by match score before the deal); several melds in one action count together; below
     it is INITIAL_MELD_TOO_LOW with details required/actual."""
     def snap_for(melds):
@@ -273,8 +279,8 @@ def test_s3_initial_meld_bands(profile, score, need):
 
 
 def test_s5_2_several_melds_count_together_runs_included():
-    """§5.2: several melds in one action count together, runs included (30 + 30 ≥ 50);
-    each alone is too low."""
+    """docs/rules.md#initial-meld: several melds in one action count together, runs included (30 +
+    30 ≥ 50); each alone is too low."""
     snap = play(hand="9H 10H JH KH KS KD 5C 6D", melds={})
     refused(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)), "INITIAL_MELD_TOO_LOW")
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"), ("KH", "KS", "KD"))))
@@ -282,29 +288,32 @@ def test_s5_2_several_melds_count_together_runs_included():
 
 
 def test_s5_2_red_threes_do_not_count_toward_initial_meld():
-    """§5.2: only card values count (no red 3s, no bonuses)."""
+    """docs/rules.md#initial-meld: only card values count (no red 3s, no bonuses)."""
     snap = play(hand="9H 10H JH 5C 6D", melds={}, red_threes={0: "3H 3D 3H"})
     refused(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)), "INITIAL_MELD_TOO_LOW")
 
 
 def test_s5_2_after_partner_opens_no_requirement():
-    """§5.2: after either partner opens, the requirement no longer applies to the side."""
+    """docs/rules.md#initial-meld: after either partner opens, the requirement no longer applies to
+    the side."""
     snap = make_snapshot("classic", 4, hands={2: "4H 4S 4D 5C 6D"},
                          melds={0: [("AH AS AD", 0)]}, turn_seat=2, match_scores=[7000, 0])
     allowed(snap, MeldCards(2, new_melds=(("4H", "4S", "4D"),)))
 
 
 def test_s5_2_requirement_per_side():
-    """§5.2: the requirement is the side's own: the other side's opening does not help."""
+    """docs/rules.md#initial-meld: the requirement is the side's own: the other side's opening does
+    not help."""
     snap = make_snapshot("classic", 4, hands={1: "4H 4S 4D 5C 6D"},
                          melds={0: ["AH AS AD"]}, turn_seat=1)
     refused(snap, MeldCards(1, new_melds=(("4H", "4S", "4D"),)), "INITIAL_MELD_TOO_LOW")
 
 
-# -- §5.3 hand floor --------------------------------------------------------------------------
+# -- docs/rules.md#hand-floor hand floor -----------------------------------------------------------
 
 def test_s5_3_hand_floor_keep_two_cards():
-    """§5.3: a player whose side cannot go out must keep two cards after melding."""
+    """docs/rules.md#hand-floor: a player whose side cannot go out must keep two cards after
+    melding."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7]})
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "HAND_FLOOR")
     snap2 = play(hand="9H 9S 9D 5C 6D", melds={0: [KINGS7]})
@@ -312,13 +321,14 @@ def test_s5_3_hand_floor_keep_two_cards():
 
 
 def test_s5_3_hand_floor_lifted_when_side_may_go_out():
-    """§5.3: when the side may go out, one card may remain (then discarded to go out)."""
+    """docs/rules.md#hand-floor: when the side may go out, one card may remain (then discarded to
+    go out)."""
     snap = play(hand="9H 9S 9D 5C", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)))
     assert out.snapshot.seats[0].hand == ("5C",)
 
 
-# -- §6 going out -------------------------------------------------------------------------------
+# -- docs/rules.md#going-out going out -------------------------------------------------------------
 
 @pytest.mark.parametrize("profile, players, melds, ok", [
     ("classic", 4, [KINGS7], False), ("classic", 4, [KINGS7, QUEENS7], True),
@@ -331,7 +341,8 @@ def test_s5_3_hand_floor_lifted_when_side_may_go_out():
     ("official", 4, [KINGS7], False), ("official", 4, [KINGS7, QUEENS7], True),
     ("official", 4, [SAMBA_4_10, KINGS7], True)])
 def test_s3_go_out_requires(profile, players, melds, ok):
-    """§3 go_out_requires / §6: classic, pagat, spanish, official 2 canastas/sambas; canasta
+    """docs/rules.md#parameters go_out_requires / docs/rules.md#going-out: classic, pagat, spanish,
+    official 2 canastas/sambas; canasta
     1 (2 with two players); bolivia 2 with at least one samba (GO_OUT_REQUIREMENT_NOT_MET).
     Short of it, the last card's discard is no going out: it ends the deal as if the stock
     ran out (docs/rules.md "Further decisions", no dead ends)."""
@@ -351,7 +362,8 @@ def test_s3_go_out_requires(profile, players, melds, ok):
 
 
 def test_s6_go_out_by_melding_everything():
-    """§6: a player goes out by melding every card; the deal ends at once and is scored."""
+    """docs/rules.md#going-out: a player goes out by melding every card; the deal ends at once and
+    is scored."""
     snap = play(hand="9H 9S 9D", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)))
     new = out.snapshot
@@ -361,14 +373,14 @@ def test_s6_go_out_by_melding_everything():
 
 
 def test_s6_go_out_refused_without_requirement_melding_everything():
-    """§6: melding every card needs the going-out requirement."""
+    """docs/rules.md#going-out: melding every card needs the going-out requirement."""
     snap = play(hand="9H 9S 9D", melds={0: [KINGS7]})
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "GO_OUT_REQUIREMENT_NOT_MET")
 
 
 def test_s6_completing_canasta_made_in_same_turn():
-    """§6: the canasta that completes the requirement may be made in the same turn (even
-    in the same action that empties the hand)."""
+    """docs/rules.md#going-out: the canasta that completes the requirement may be made in the same
+    turn (even in the same action that empties the hand)."""
     snap = play(hand="9H 5C", melds={0: [KINGS7, "9C 9S 9D 9C 9S 9D"]}, has_melded=[0])
     out = allowed(snap, MeldCards(0, additions=(Addition("m2", ("9H",)),)))
     assert "CANASTA_COMPLETED" in event_types(out)
@@ -380,7 +392,7 @@ def test_s6_completing_canasta_made_in_same_turn():
 
 
 def test_s6_concealed_going_out_several_meld_actions():
-    """§6 Concealed: hasMelded false, no take this turn, hand emptied this turn with any
+    """docs/rules.md#concealed: hasMelded false, no take this turn, hand emptied this turn with any
     number of meld actions → result.concealed and classic's +200 concealed bonus."""
     snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 5C 5D 5H 6D"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2])
@@ -393,7 +405,7 @@ def test_s6_concealed_going_out_several_meld_actions():
 
 
 def test_s6_not_concealed_after_taking_pile():
-    """§6 Concealed: not after taking the pile this turn."""
+    """docs/rules.md#concealed: not after taking the pile this turn."""
     snap = make_snapshot("classic", 4, hands={0: "9S 9D"}, discard="9H",
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2],
                          phase=Phase.DRAW)
@@ -403,7 +415,7 @@ def test_s6_not_concealed_after_taking_pile():
 
 
 def test_s6_not_concealed_after_melding_in_an_earlier_turn():
-    """§6 Concealed: not when the player laid cards in an earlier turn (hasMelded)."""
+    """docs/rules.md#concealed: not when the player laid cards in an earlier turn (hasMelded)."""
     snap = make_snapshot("classic", 4, hands={0: "5C"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 0)]}, has_melded=[0, 2])
     out = allowed(snap, Discard(0, "5C"))
@@ -412,8 +424,8 @@ def test_s6_not_concealed_after_melding_in_an_earlier_turn():
 
 
 def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
-    """§6/CONTRACT hasMelded: melding in a turn, then going out in a later turn, is not
-    concealed (the flag is folded in when the turn passes)."""
+    """docs/rules.md#going-out/docs/api.md#snapshot hasMelded: melding in a turn, then going out in
+    a later turn, is not concealed (the flag is folded in when the turn passes)."""
     snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 5C 6D 7H"},
                          melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2])
     s = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),))).snapshot
@@ -437,8 +449,9 @@ def test_s6_concealed_flag_set_from_earlier_turn_end_to_end():
     ("classic", 100, 200), ("pagat", 200, 0), ("spanish", 200, 0), ("canasta", 100, 100),
     ("bolivia", 200, 0), ("official", 200, 0)])
 def test_s3_go_out_bonus_and_concealed_bonus(profile, bonus, concealed):
-    """§3 go_out_bonus and concealed_bonus (classic +200, canasta +100, others 0; spanish
-    premiums need a seven-card meld from the hand, §9) through ApplyAction's score."""
+    """docs/rules.md#parameters go_out_bonus and concealed_bonus (classic +200, canasta +100,
+    others 0; spanish premiums need a seven-card meld from the hand, docs/rules.md#spanish) through
+    ApplyAction's score."""
     snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D 5C"},
                          melds={0: [(m, 2) for m in go_out_melds(profile)]}, has_melded=[2])
     s1 = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),))).snapshot
@@ -456,7 +469,7 @@ def test_s3_go_out_bonus_and_concealed_bonus(profile, bonus, concealed):
 
 
 def test_s6_not_concealed_after_taking_top_card_pagat():
-    """§6 Concealed: not after taking the top card this turn (pagat)."""
+    """docs/rules.md#concealed: not after taking the top card this turn (pagat)."""
     from samba_adjudicator.engine.model import TakeTopCard
     snap = make_snapshot("pagat", 4, hands={0: "9S 9D 9H"}, discard="KC 8H",
                          melds={0: [("5H 6H 7H", 2), (KINGS7, 2), (QUEENS7, 2)]},
@@ -468,7 +481,7 @@ def test_s6_not_concealed_after_taking_top_card_pagat():
 
 
 def test_s2_red_three_replacement_chain():
-    """§2: a replacement that is itself a red 3 is laid out and replaced too."""
+    """docs/rules.md#dealing: a replacement that is itself a red 3 is laid out and replaced too."""
     snap = with_stock(play(hand="5C 6D", phase=Phase.DRAW), "3H 3D 9C 9D")
     out = allowed(snap, DrawStock(0))
     assert out.snapshot.seats[0].hand == ("5C", "6D", "9C", "9D")
@@ -479,8 +492,8 @@ def test_s2_red_three_replacement_chain():
     (None, ("5H", "6H", "7H", "JK")), ("HIGH", ("5H", "6H", "7H", "JK")),
     ("LOW", ("JK", "5H", "6H", "7H"))])
 def test_s1_open_wild_added_at_chosen_end(end, cards_after):
-    """§1 open / CONTRACT §4 Order: a wild added to a run open at both ends goes where
-    "end" says (default HIGH)."""
+    """docs/rules.md#variations / docs/api.md#snapshot: a wild added to a run open at both ends
+    goes where "end" says (default HIGH)."""
     from samba_adjudicator.engine.model import RunEnd
     snap = play("classic+open", hand="JK 5C 6D", melds={0: ["5H 6H 7H"]})
     add = Addition("m1", ("JK",), RunEnd(end) if end else None)
@@ -489,7 +502,8 @@ def test_s1_open_wild_added_at_chosen_end(end, cards_after):
 
 
 def test_s5_5_uruguayan_pile_take_counts():
-    """§5.5 uruguayan: wilds shown in a pile take count toward the side's limit too."""
+    """docs/rules.md#uruguayan uruguayan: wilds shown in a pile take count toward the side's limit
+    too."""
     snap = make_snapshot("classic+uruguayan", 4, hands={0: "9S 9D 2D 5C 6D"}, discard="4C 9H",
                          melds={0: ["KH KS KD 2C", "QH QS QD 2H"]}, phase=Phase.DRAW)
     refused(snap, TakePile(0, hand_cards=("9S", "9D", "2D")), "SIDE_WILD_LIMIT")

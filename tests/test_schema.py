@@ -1,4 +1,4 @@
-"""The protobuf schema (proto/samba/v1) against CONTRACT.md: methods, messages, JSON names,
+"""The protobuf schema (proto/samba/v1) against docs/api.md: methods, messages, JSON names,
 nested enums, presence. `buf lint` is run by `make lint-proto`, not here."""
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def test_every_enum_is_nested_with_unspecified_zero():
 
 
 def test_presence_fields_exactly_as_contract():
-    """CONTRACT.md §1's optional fields (+ Action.expectedPly, GetPlayerViewResponse.
+    """docs/api.md#json's optional fields (+ Action.expectedPly, GetPlayerViewResponse.
     viewerSeat, every RulesetOverrides parameter); messages have presence by nature."""
     expected = {"samba.v1.Action.seat", "samba.v1.Action.expected_ply", "samba.v1.Turn.seat",
                 "samba.v1.Result.seat", "samba.v1.ListLegalActionsRequest.seat",

@@ -1,4 +1,5 @@
-"""ScoreDeal (RULES.md §7, §2 Match; CONTRACT.md §4 SideScore), incl. the worked checks."""
+"""ScoreDeal (docs/rules.md#scoring, docs/rules.md#match-end, docs/api.md#side-score), incl. the
+worked checks."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def check_total(s):
     assert s.deal_total == terms
 
 
-# -- RULES.md §7 worked checks ------------------------------------------------------------
+# -- docs/rules.md#worked-examples ------------------------------------------------------------
 
 def test_natural_canasta_of_seven_kings_is_570():
     s = side0(ended(melds={0: [KINGS]}, result=EXHAUSTED))

@@ -1,5 +1,5 @@
 """The gRPC transport against a real server: every method, rich errors, health, reflection
-(grpcurl), request ids, deadlines, size limit (CONTRACT.md §5, §6, §7)."""
+(grpcurl), request ids, deadlines, size limit (docs/api.md#methods, #errors, #server)."""
 
 from __future__ import annotations
 

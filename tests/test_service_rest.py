@@ -1,4 +1,4 @@
-"""The REST gateway against a real server (CONTRACT.md §1, §5, §6, §7)."""
+"""The REST gateway against a real server (docs/api.md#json, #methods, #errors, #server)."""
 
 from __future__ import annotations
 
@@ -261,7 +261,8 @@ def test_openapi_operations(http):
     seats = schemas["Snapshot"]["properties"]["seats"]
     assert seats["type"] == "array" and seats["items"]["$ref"].endswith("/Seat")
     assert schemas["Violation"]["properties"]["details"] == {
-        "type": "object", "additionalProperties": {"type": "string"}}
+        "type": "object", "additionalProperties": {"type": "string"},
+        "description": "Machine-readable details, e.g. `required`, `actual`."}
     assert schemas["Turn.Phase"]["type"] == "string"
     assert "snapshot" in schemas["ValidateActionRequest"]["required"]
 

@@ -1,4 +1,4 @@
-"""GetPlayerView (CONTRACT.md §5): other hands and the stock hidden, counts kept."""
+"""GetPlayerView (docs/api.md#methods): other hands and the stock hidden, counts kept."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_invalid_seat(seat):
 
 
 def test_legal_actions_of_a_hidden_hand_need_that_hand():
-    """CONTRACT.md §5: a request whose answer depends on a hidden card is an invalid
+    """docs/api.md#methods: a request whose answer depends on a hidden card is an invalid
     argument HIDDEN_INFORMATION_REQUIRED naming the field it needs; the viewer's own
     actions are listed from its view."""
     import pytest

@@ -1,0 +1,236 @@
+// The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
+"use strict";
+
+const state = { snapshot: null, rulesets: [] };
+const $ = (id) => document.getElementById(id);
+
+async function call(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const answer = await response.json();
+  if (!response.ok) throw answer;
+  return answer;
+}
+
+function showError(err) {
+  const box = $("error");
+  if (!err) { box.hidden = true; box.textContent = ""; return; }
+  const e = err.error || { message: String(err) };
+  const lines = [`${e.status || "ERROR"}: ${e.message}`];
+  for (const d of e.details || []) {
+    for (const v of d.fieldViolations || []) lines.push(`  ${v.field}: ${v.reason}: ${v.description}`);
+  }
+  box.textContent = lines.join("\n");
+  box.hidden = false;
+}
+
+async function guarded(fn) {
+  try { showError(null); await fn(); } catch (err) { showError(err); }
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v; else node.setAttribute(k, v);
+  }
+  for (const child of children.flat()) {
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function card(code) {
+  const suit = code.slice(-1);
+  const wild = code === "JK" || code.startsWith("2");
+  const cls = ["card", wild ? "wild" : "", suit === "H" || suit === "D" ? "red" : ""].join(" ");
+  return el("span", { class: cls }, code);
+}
+
+const cards = (list) => el("span", { class: "cards" }, list.map(card));
+const hidden = (n) => el("span", { class: "cards" },
+  Array.from({ length: n }, () => el("span", { class: "card back" }, "··")));
+
+function describeAction(a) {
+  const parts = [`seat ${a.seat}`];
+  if (a.drawStock) parts.push("draw from the stock");
+  if (a.takePile) {
+    parts.push(a.takePile.meldId ? `take the pile onto ${a.takePile.meldId}`
+      : `take the pile with ${a.takePile.handCards.join(" ")}`);
+  }
+  if (a.takeTopCard) parts.push(`take the top card onto ${a.takeTopCard.meldId}`);
+  const meld = a.meld || a.takePile || {};
+  for (const m of meld.newMelds || []) parts.push(`meld ${m.cards.join(" ")}`);
+  for (const m of meld.additions || []) parts.push(`add ${m.cards.join(" ")} to ${m.meldId}`);
+  if (a.swapWild) parts.push(`swap ${a.swapWild.natural} for ${a.swapWild.wild} in ${a.swapWild.meldId}`);
+  if (a.discard) parts.push(`discard ${a.discard.card}`);
+  if (a.askGoOut) parts.push("ask \"may I go out?\"");
+  if (a.answerGoOut) parts.push(a.answerGoOut.allow ? "answer yes" : "answer no");
+  return parts.join(": ");
+}
+
+async function shownSnapshot() {
+  const viewer = $("viewer").value;
+  if (viewer === "full") return state.snapshot;
+  const request = { snapshot: state.snapshot };
+  if (viewer !== "spectator") request.seat = Number(viewer);
+  return (await call("/v1/deals:view", request)).snapshot;
+}
+
+function renderTable(s) {
+  const t = s.turn;
+  $("turn").replaceChildren(el("b", {}, "Turn: "),
+    s.result ? `deal over (${s.result.reason}${s.result.seat !== undefined ? ", seat " + s.result.seat : ""})`
+      : `seat ${t.seat}, ${t.phase}` + (t.goOut !== "NOT_ASKED" ? `, go out: ${t.goOut}` : "")
+        + ` · ply ${s.ply} · stock ${s.stockCount}`);
+  const p = s.pile;
+  $("pile").replaceChildren(el("b", {}, "Pile: "),
+    p.count ? card(p.top) : "empty", ` ${p.count} card${p.count === 1 ? "" : "s"}`,
+    p.blocked ? el("span", { class: "badge blocked" }, "blocked") : "",
+    p.frozenForSides.length ? el("span", { class: "badge frozen" },
+      `frozen for side${p.frozenForSides.length > 1 ? "s" : ""} ${p.frozenForSides.join(", ")}`)
+      : el("span", { class: "badge" }, "not frozen"));
+  $("seats").replaceChildren(...s.seats.map((seat) => el("div", {
+    class: "seat" + (!s.result && seat.seat === t.seat ? " to-move" : ""), "data-seat": seat.seat,
+  }, el("b", {}, `Seat ${seat.seat}`), ` (side ${seat.side}) · ${seat.handCount} cards`,
+    seat.handHidden ? hidden(seat.handCount) : cards(seat.hand))));
+  $("sides").replaceChildren(...s.sides.map((side) => el("div", { class: "side", "data-side": side.side },
+    el("b", {}, `Side ${side.side}`), ` seats ${side.seats.join(", ")} · match ${side.matchScore}`,
+    side.opened ? " · opened" : ` · initial meld ${side.initialMeldRequirement}`,
+    side.redThrees.length ? el("div", {}, "Red 3s: ", cards(side.redThrees)) : "",
+    side.penalties.length ? el("div", {}, "Penalties: " + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
+    ...side.melds.map((m) => el("div", { class: "meld", "data-meld": m.id }, `${m.id} `, cards(m.cards),
+      el("span", { class: "badge" }, m.kind),
+      el("span", { class: "badge " + m.status }, m.status),
+      m.natural ? el("span", { class: "badge" }, "natural") : "")))));
+}
+
+async function renderActions(shown) {
+  const list = $("actions");
+  list.replaceChildren();
+  if (shown.result) { $("action-count").textContent = "(deal over)"; return; }
+  const answer = await call("/v1/actions:list", { snapshot: shown, pageSize: 1000 });
+  $("action-count").textContent = `(${answer.totalSize}${answer.complete ? "" : ", incomplete"})`;
+  for (const action of answer.actions) {
+    const button = el("button", { type: "button" }, describeAction(action));
+    button.addEventListener("click", () => guarded(() => apply(action)));
+    list.append(el("li", {}, button));
+  }
+}
+
+async function renderScore() {
+  const over = !!state.snapshot.result;
+  if ($("viewer").value !== "full") {
+    $("score-kind").textContent = "(hidden while viewing as one seat: it counts the other hands)";
+    $("score").replaceChildren();
+    return;
+  }
+  if (state.snapshot.seats.some((seat) => seat.handHidden || (!seat.hand.length && seat.handCount))) {
+    $("score-kind").textContent = "(a player's view: hands hidden, no score)";
+    $("score").replaceChildren();
+    return;
+  }
+  const answer = await call("/v1/deals:score", { snapshot: state.snapshot, provisional: !over });
+  $("score-kind").textContent = over ? "(final)" : "(provisional: as if the stock ran out now)";
+  const rows = ["meldPoints", "canastaBonus", "sambaBonus", "boliviaBonus", "redThreePoints",
+    "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
+  $("score").replaceChildren(
+    el("tr", {}, el("th", {}, "term"), answer.sides.map((x) => el("th", {}, `side ${x.side}`))),
+    ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, r), answer.sides.map((x) => el("td", {}, x[r])))));
+}
+
+// "docs/rules.md#turn" -> the gateway's rendering of that page: /reference/rules.md#turn
+const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");
+
+function renderViolations(answer) {
+  const box = $("verdict");
+  box.replaceChildren(el("span", { class: answer.legal ? "legal" : "illegal" },
+    answer.legal ? "legal" : "illegal"));
+  const list = el("ul");
+  for (const v of answer.violations || []) {
+    list.append(el("li", { class: "violation" }, el("code", {}, v.code), ` ${v.message} `,
+      el("a", { href: ruleLink(v.rule), target: "_blank", title: "the rule in the rules reference" }, v.rule),
+      v.penaltyPoints ? ` (penalty ${v.penaltyPoints})` : ""));
+  }
+  box.append(list);
+}
+
+async function render() {
+  if (!state.snapshot) return;
+  const shown = await shownSnapshot();
+  renderTable(shown);
+  await renderActions(shown);
+  await renderScore();
+}
+
+async function apply(action) {
+  const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
+  renderViolations(answer);
+  state.snapshot = answer.snapshot;
+  $("events").replaceChildren(...answer.events.map((e) => el("li", {},
+    `${e.type}${e.seat !== undefined ? " seat " + e.seat : ""}${e.cards.length ? " " + e.cards.join(" ") : ""}${e.meldId ? " " + e.meldId : ""}`)));
+  await render();
+}
+
+function setViewerOptions() {
+  const seats = state.snapshot.seats.length;
+  const choices = [["full", "everything"], ["spectator", "a spectator"]];
+  for (let i = 0; i < seats; i++) choices.push([String(i), `seat ${i}`]);
+  const current = $("viewer").value;
+  $("viewer").replaceChildren(...choices.map(([v, text]) => el("option", { value: v }, text)));
+  $("viewer").value = choices.some(([v]) => v === current) ? current : "full";
+}
+
+function setPlayerOptions() {
+  const rules = state.rulesets.find((r) => r.profile === $("profile").value);
+  const allowed = rules.tableSizes.map((t) => t.players);
+  $("players").replaceChildren(...allowed.map((n) => el("option", { value: n }, n)));
+  $("players").value = allowed.includes(4) ? 4 : allowed[0];
+}
+
+async function deal() {
+  const answer = await call("/v1/deals:deal", {
+    ruleset: { profile: $("profile").value }, players: Number($("players").value), seed: $("seed").value,
+  });
+  state.snapshot = answer.snapshot;
+  $("events").replaceChildren();
+  $("verdict").replaceChildren();
+  setViewerOptions();
+  await render();
+}
+
+async function typedAction(path) {
+  let action;
+  try { action = JSON.parse($("action-json").value); } catch (e) { throw { error: { message: "the action is not JSON: " + e.message } }; }
+  if (path === "apply") return apply(action);
+  renderViolations(await call("/v1/actions:validate", { snapshot: state.snapshot, action }));
+}
+
+async function inspect() {
+  let pasted;
+  try { pasted = JSON.parse($("snapshot-json").value); } catch (e) { throw { error: { message: "the snapshot is not JSON: " + e.message } }; }
+  const snapshot = pasted.snapshot || pasted;
+  await call("/v1/deals:view", { snapshot });  // the service checks it: a 400 lists every problem
+  state.snapshot = snapshot;
+  $("events").replaceChildren();
+  $("verdict").replaceChildren();
+  setViewerOptions();
+  await render();
+}
+
+async function start() {
+  state.rulesets = (await call("/v1/rulesets")).rulesets;
+  $("profile").replaceChildren(...state.rulesets.map((r) => el("option", { value: r.profile }, r.profile)));
+  setPlayerOptions();
+  $("profile").addEventListener("change", setPlayerOptions);
+  $("deal").addEventListener("click", () => guarded(deal));
+  $("viewer").addEventListener("change", () => guarded(render));
+  $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
+  $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
+  $("inspect").addEventListener("click", () => guarded(inspect));
+  $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
+  await deal();
+}
+
+guarded(start);
