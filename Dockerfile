@@ -8,7 +8,12 @@
 # Two stages: the builder generates the protobuf modules (grpcio-tools is a build-time
 # tool only) and turns the project and all its dependencies into wheels; the runtime
 # stage installs those wheels and nothing else, and runs as an unprivileged user.
-ARG PYTHON_IMAGE=python:3.12-slim-bookworm
+#
+# PYTHON_IMAGE: Python 3.11 on Debian bookworm, the Python that Debian bookworm's own
+# python3 package is, so that `make image-test` can build the same image offline from a base
+# it makes with mmdebstrap (docs/deployment.md). WHEELHOUSE: empty (online: PyPI); a folder
+# of wheels inside the build context for an offline build.
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 # --------------------------------------------------------------------------- builder
 FROM ${PYTHON_IMAGE} AS builder
@@ -19,16 +24,19 @@ ENV PIP_NO_CACHE_DIR=1 \
 
 WORKDIR /src
 
-# googleapis-common-protos provides google/api/*.proto, imported by proto/samba/v1.
-RUN pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2"
+ARG WHEELHOUSE=""
 
 # .dockerignore keeps caches, virtualenvs, tests, the chart and any locally generated
 # generated/ package out of the build context.
 COPY . .
 
+# googleapis-common-protos provides google/api/*.proto, imported by proto/samba/v1.
 # Generate the protobuf modules exactly as `make proto` does, then build the wheels:
-# the project's own wheel plus a wheel for every runtime dependency.
-RUN bash proto/generate.sh python \
+# the project's own wheel plus a wheel for every runtime dependency. With WHEELHOUSE set,
+# pip reads nothing but that folder (the build environment of the project's wheel too).
+RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WHEELHOUSE"; fi \
+ && pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2" \
+ && bash proto/generate.sh python \
  && pip wheel --no-cache-dir --wheel-dir /wheels .
 
 # --------------------------------------------------------------------------- runtime

@@ -10,7 +10,8 @@ PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint typecheck typecheck-engine test-typescript \
-        typescript-client wheel proto lint-proto bench bench-service clean
+        typescript-client wheel proto lint-proto bench bench-service bench-abuse fuzz \
+        image-test clean
 
 install: $(STAMP)
 
@@ -62,6 +63,15 @@ browser:
 # TypeScript client's tests, and the browser tests (system Chromium).
 test: install lint-proto deploy-tools lint typecheck browser test-typescript
 	$(PY) -m pytest -n 2
+	$(MAKE) image-test
+
+# Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python
+# made with mmdebstrap, a local wheelhouse: the Dockerfile's PYTHON_IMAGE and WHEELHOUSE
+# build args), serves it read-only as non-root, calls REST, gRPC and /metrics, stops it.
+# Installs podman, runc and mmdebstrap with apt-get when missing (as root). About a minute
+# once the base image exists, five the first time. docs/deployment.md.
+image-test: install
+	$(PY) tests/image_check.py
 
 # Fast offline unit tests: no servers, no tools to download.
 test-fast: install
@@ -116,6 +126,18 @@ bench: install
 # See docs/service.md. BENCH_ARGS="--duration 5" to shorten.
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
+# The worst malformed request of each route against a fresh server, while a probe times
+# cheap calls (REST /healthz, gRPC GetRuleset): latency ratios to a quiet server and peak
+# memory (docs/service.md). BENCH_ARGS="--duration 2" to shorten.
+bench-abuse: install
+	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
+
+# Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
+# service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with
+# fresh randomness. FUZZ_EXAMPLES=N to change.
+fuzz: install
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} FUZZ_RANDOM=1 $(PY) -m pytest tests/test_fuzz.py -p no:xdist
 
 clean:
 	rm -rf $(VENV) $(TOOLS) generated build *.egg-info \

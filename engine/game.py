@@ -17,6 +17,7 @@ from dataclasses import replace
 from . import melds as M
 from . import penalties
 from .cards import RANK, WILD, pack_counts
+from .deadline import checkpoint
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
 from .model import (Action, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason, Event,
@@ -68,6 +69,7 @@ def replay(snapshot: Snapshot, actions: Sequence[Action]
     results: list[ReplayStep] = []
     current = snapshot
     for index, action in enumerate(actions):
+        checkpoint()
         try:
             outcome = apply(current, action)
         except InvalidInput as bad:

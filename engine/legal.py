@@ -20,11 +20,12 @@ from . import melds as M
 from . import pile as P
 from .action_order import ActionKey, SortKey, entry, single_meld_entry
 from .cards import BLACK_THREES, RANK, WILD, points
+from .deadline import checkpoint
 from .game import validate
 from .model import (Action, Addition, AnswerGoOut, Discard, DrawStock, GoOut, InvalidInput,
                     AskGoOut, MeldCards, MeldKind, Phase, Problem, Side, Snapshot, SwapWild,
                     TakePile, TakeTopCard)
-from .shapes import (MAX_OPENING_CANDIDATES, MAX_OPENING_MELDS, addition_shapes,
+from .shapes import (CHECK_EVERY, MAX_OPENING_CANDIDATES, MAX_OPENING_MELDS, addition_shapes,
                      group_batches, new_meld_shapes, opening_combos, other_shapes,
                      submultisets)
 from .table_rules import initial_requirement
@@ -83,7 +84,11 @@ def _for_seat(s: Snapshot, seat: int
     else:
         candidates, complete, sure = _play_candidates(s, seat)
     quick = _QuickCheck(s, seat)
-    return sure, [a for a in candidates if quick.legal(a)], complete
+    legal: list[Action] = []
+    for start in range(0, len(candidates), CHECK_EVERY):
+        checkpoint()  # a huge hand has tens of thousands of candidates
+        legal += [a for a in candidates[start:start + CHECK_EVERY] if quick.legal(a)]
+    return sure, legal, complete
 
 
 class _QuickCheck:
@@ -191,6 +196,7 @@ def _opened_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
     room = len(s.seats[seat].hand) - 2
     single_meld = _single_meld_builder(seat)
     for nat, nat_key, fitting in group_batches(s, hand, side):
+        checkpoint()
         for wilds, below, above, checked in fitting:
             cards = nat + wilds
             if simple and checked and len(cards) <= room:
@@ -222,7 +228,11 @@ def _opening_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
     """New melds, alone or combined, worth the side's initial meld; returns complete."""
     new_melds = list(new_meld_shapes(s, hand, side))
     need = initial_requirement(s.ruleset, side)
-    out.extend(MeldCards(seat, new_melds=(m,)) for m in new_melds if points(m) >= need)
+    for i, m in enumerate(new_melds):
+        if not i % CHECK_EVERY:
+            checkpoint()
+        if points(m) >= need:
+            out.append(MeldCards(seat, new_melds=(m,)))
     combos, complete = opening_combos(s, seat, hand, need, shapes=new_melds)
     out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
     return complete

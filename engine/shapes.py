@@ -15,6 +15,7 @@ from itertools import combinations, product
 from . import melds as M
 from . import penalties
 from .action_order import cards_key
+from .deadline import checkpoint
 from .cards import BLACK_THREES, ORDER, RANK, RUN_INDEX, RUN_ORDER, SUIT, WILD, points
 from .model import Meld, MeldKind, Side, Snapshot
 from .ruleset import GroupsPerRank, Ruleset
@@ -24,6 +25,8 @@ from .vocabulary import SEVEN
 MAX_OPENING_MELDS = 3
 #: At most this many combinations are examined; the list is then marked incomplete.
 MAX_OPENING_CANDIDATES = 4000
+#: Candidates examined between two looks at the caller's deadline (engine.deadline).
+CHECK_EVERY = 512
 
 #: A group of naturals ``nat`` and the wild choices that fit it (group_batches).
 Fitting = list[tuple[tuple[str, ...], bytes, bytes, bool]]
@@ -36,9 +39,7 @@ def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
     side = s.sides[s.seats[seat].side]
     if shapes is None:
         shapes = list(new_meld_shapes(s, hand, side))
-    shapes = [m for m in shapes if not all(c in BLACK_THREES for c in m)]
-    shapes.sort(key=lambda m: (-points(m), [ORDER[c] for c in m]))
-    worth = [points(m) for m in shapes]
+    shapes, worth = _by_worth([m for m in shapes if not all(c in BLACK_THREES for c in m)])
     found: list[tuple[tuple[str, ...], ...]] = []
     examined = 0
     for size in range(1, MAX_OPENING_MELDS + 1):
@@ -48,6 +49,8 @@ def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
             examined += 1
             if examined > MAX_OPENING_CANDIDATES:
                 return found, False
+            if not examined % CHECK_EVERY:
+                checkpoint()
             total = sum(values)
             if total < need or (size > 1 and total - min(values) >= need):
                 continue  # short, or not minimal
@@ -60,6 +63,24 @@ def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
                     continue
             found.append(melds)
     return found, True
+
+
+def _by_worth(shapes: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[int]]:
+    """The shapes worth most first (then in canonical card order), and their worths.
+
+    Worths and sort keys in chunks, each worth computed once: a huge hand has tens of
+    thousands of shapes, and the caller's deadline is looked at between chunks."""
+    worths: list[int] = []
+    keys: list[tuple[int, list[int]]] = []
+    for start in range(0, len(shapes), CHECK_EVERY):
+        checkpoint()
+        chunk = shapes[start:start + CHECK_EVERY]
+        values = [points(m) for m in chunk]
+        worths += values
+        keys += [(-w, [ORDER[c] for c in m]) for w, m in zip(values, chunk, strict=True)]
+    order = sorted(range(len(shapes)), key=keys.__getitem__)
+    checkpoint()
+    return [shapes[i] for i in order], [worths[i] for i in order]
 
 
 def new_meld_shapes(s: Snapshot, hand: Counter[str], side: Side) -> Iterator[tuple[str, ...]]:

@@ -18,11 +18,7 @@ request and every problem of a request is reported together. Snapshots are loade
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
-import hashlib
-import json
 from collections.abc import Callable
 
 from google.protobuf.message import Message
@@ -32,15 +28,23 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 
-from . import answers, convert, pb, required
+from . import answers, convert, jsonio, page_tokens, pb, required
 from .actions import action_to_proto
-from .errors import ApiError, invalid_argument
+from .errors import ApiError, invalid_argument, too_many_items
+from .lru import Lru
 from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
 from .signing import Signer
 
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+#: ListLegalActions lists kept for their next pages (one is a few KB in play, a few MB for
+#: an absurd 149-card hand).
+LISTS_KEPT = 16
+# JSON requests are refused before their actions are read one by one (a megabyte holds
+# forty thousand of them)
+jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal",
+                                                                MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
 
@@ -53,7 +57,7 @@ def _handler(fn: Handler) -> Handler:
     def wrapper(self: Adjudicator, request: Message, problems=None,
                 source: SnapshotSource | None = None) -> Message:
         skip = (SNAPSHOT,) if source is not None and source.loaded is not None else ()
-        problems = required.with_required(request, list(problems or ()), skip=skip)
+        problems = required.with_required(request, problems or (), skip=skip)
         return fn(self, request, problems, source)
 
     return wrapper
@@ -64,8 +68,13 @@ class Adjudicator:
 
     def __init__(self, signer: Signer | None = None, *,
                  max_replay_actions: int = MAX_REPLAY_ACTIONS,
-                 cache_size: int = SNAPSHOT_CACHE_SIZE) -> None:
+                 cache_size: int = SNAPSHOT_CACHE_SIZE,
+                 page_token_key: bytes | None = None) -> None:
         self.signer = signer
+        self.page_tokens = page_tokens.PageTokens(
+            page_token_key or page_tokens.key_from("", signer))
+        # ListLegalActions lists by page binding (the request without its page fields)
+        self._listed = Lru(LISTS_KEPT)
         self.max_replay_actions = max_replay_actions
         self.snapshots = SnapshotLoader(signer, cache_size)
 
@@ -178,18 +187,38 @@ class Adjudicator:
         if seat is not None:
             self._seat(seat, snap, "seat")
         size = min(req.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        digest = _request_digest(req, snap)
-        offset = _read_page_token(req.page_token, digest) if req.page_token else 0
-        actions, complete = engine.legal_actions(snap, seat)
+        binding = self._page_binding(req, snap)
+        offset = self.page_tokens.read(req.page_token, binding) if req.page_token else 0
+        listed = self._listed.get(binding)
+        if listed is None:
+            # one list per request, whichever page is asked: a client paging through a
+            # long list must not have it computed again for every page
+            listed = engine.legal_actions(snap, seat)
+            self._listed.put(binding, listed)
+        actions, complete = listed
         total = len(actions)
         if offset > total:
-            raise _token_mismatch()
+            raise page_tokens.mismatch()
         end = offset + size
         return pb.ListLegalActionsResponse(
             # card lists print in canonical order (docs/api.md#methods), sorted for this page only
             actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
-            total_size=total, next_page_token=_page_token(end, digest) if end < total else "",
+            total_size=total,
+            next_page_token=self.page_tokens.issue(end, binding) if end < total else "",
             complete=complete)
+
+    def _page_binding(self, req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
+        """Binds a page token to the request without its page fields, and to the served
+        ruleset version. The snapshot enters as the service re-encodes it (the same
+        whichever transport and encoding brought it, and whether or not the request message
+        still holds it)."""
+        copy = pb.ListLegalActionsRequest()
+        copy.CopyFrom(req)
+        copy.ClearField("page_size")
+        copy.ClearField("page_token")
+        copy.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
+        return self.page_tokens.binding(copy.SerializeToString(deterministic=True),
+                                        snap.ruleset.version)
 
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
@@ -212,9 +241,8 @@ class Adjudicator:
     @_handler
     def replay_deal(self, req: pb.ReplayDealRequest, problems, source) -> pb.ReplayDealResponse:
         if len(req.actions) > self.max_replay_actions:
-            raise ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
-                           f"ReplayDeal takes at most {self.max_replay_actions} actions, "
-                           f"not {len(req.actions)}")
+            raise too_many_items("ReplayDeal", "actions", self.max_replay_actions,
+                                 len(req.actions))
         snap, actions = self.snapshots.load(
             req.snapshot, problems, allow_view=False, check_meld_ids=False, source=source,
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))
@@ -232,47 +260,6 @@ class Adjudicator:
         if score is not None:
             resp.score.CopyFrom(answers.score_to_proto(score))
         return resp
-
-
-# -- page tokens (AIP-158) ----------------------------------------------------------------
-
-def _request_digest(req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
-    """Binds a page token to the request without its page fields, and to the served ruleset
-    version. The snapshot enters as the service re-encodes it (the same whichever transport
-    and encoding brought it, and whether or not the request message still holds it)."""
-    copy = pb.ListLegalActionsRequest()
-    copy.CopyFrom(req)
-    copy.ClearField("page_size")
-    copy.ClearField("page_token")
-    copy.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
-    h = hashlib.sha256(snap.ruleset.version.encode() + b"\0"
-                       + copy.SerializeToString(deterministic=True))
-    return h.hexdigest()[:32]
-
-
-def _page_token(offset: int, digest: str) -> str:
-    raw = json.dumps({"o": offset, "d": digest}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def _token_mismatch() -> ApiError:
-    return invalid_argument(
-        [Problem("pageToken", "OUT_OF_RANGE",
-                 "pageToken does not belong to this request (reuse it only with the same "
-                 "snapshot and seat)")],
-        reason="PAGE_TOKEN_MISMATCH")
-
-
-def _read_page_token(token: str, digest: str) -> int:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        offset, bound = data["o"], data["d"]
-    except (binascii.Error, ValueError, TypeError, KeyError):
-        raise _token_mismatch() from None
-    if bound != digest or not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise _token_mismatch()
-    return offset
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).

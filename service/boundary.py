@@ -22,7 +22,7 @@ from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.engine.ruleset import RulesetError
 
 from .convert import json_path
-from .errors import ApiError, internal_error, invalid_argument
+from .errors import ApiError, ProblemList, internal_error, invalid_argument
 
 log = logging.getLogger("samba.api")
 
@@ -40,4 +40,6 @@ def as_api_error(exc: Exception, where: str) -> ApiError:
 
 
 def _json_paths(problems: Iterable[Problem]) -> list[Problem]:
-    return [Problem(json_path(p.field), p.reason, p.description) for p in problems]
+    out = ProblemList(Problem(json_path(p.field), p.reason, p.description) for p in problems)
+    out.omitted += getattr(problems, "omitted", 0)  # a ProblemList's uncounted rest
+    return out

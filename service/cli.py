@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
@@ -53,14 +54,17 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
+            from . import page_tokens
             from .api import Adjudicator
             from .signing import Signer
-            adjudicator = Adjudicator(signer=Signer.from_env())
+            signer = Signer.from_env()
+            adjudicator = Adjudicator(signer=signer, page_token_key=page_tokens.key_from(
+                os.environ.get(page_tokens.ENV, ""), signer))
         runtime = Runtime(None, adjudicator, count_calls=False)
         response = runtime.answer(method, runtime.json_decoder(method, data))
     except ApiError as e:
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)
-    except ValueError as e:  # a malformed SAMBA_SNAPSHOT_KEYS: the call cannot start
+    except ValueError as e:  # a malformed SAMBA_SNAPSHOT_KEYS or SAMBA_PAGE_TOKEN_KEY
         logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
     return EXIT_OK, to_dict(response)

@@ -31,7 +31,11 @@ class Settings:
     log_level: str = "info"
     shutdown_grace_seconds: float = 20.0
     snapshot_cache_size: int = 1024
+    max_connections: int = 1000
+    read_timeout_seconds: float = 10.0
+    idle_timeout_seconds: float = 75.0
     snapshot_keys: str = field(default="", repr=False)
+    page_token_key: str = field(default="", repr=False)  # base64; service.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
     cors_origins: tuple[str, ...] = ()
     # test/bench knobs (environment only)
@@ -50,6 +54,9 @@ _FLAGS = (
     ("log_level", "SAMBA_LOG_LEVEL", str),
     ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
     ("snapshot_cache_size", "SAMBA_SNAPSHOT_CACHE_SIZE", int),
+    ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
+    ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
+    ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
     ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
 
@@ -89,6 +96,17 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p.add_argument("--snapshot-cache-size", type=int, metavar="N",
                    help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
                         f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})")
+    p.add_argument("--max-connections", type=int, metavar="N",
+                   help=f"open connections each server (gRPC, REST) keeps; past it idle or "
+                        f"half-sent REST connections are closed first (SAMBA_MAX_CONNECTIONS; "
+                        f"default {d.max_connections})")
+    p.add_argument("--read-timeout-seconds", type=float, metavar="S",
+                   help=f"a REST request must arrive whole, and a gRPC connection finish its "
+                        f"handshake, within S seconds (SAMBA_READ_TIMEOUT_SECONDS; default "
+                        f"{d.read_timeout_seconds:g})")
+    p.add_argument("--idle-timeout-seconds", type=float, metavar="S",
+                   help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
+                        f"default {d.idle_timeout_seconds:g}; above the load balancer's)")
     p.add_argument("--cors-origins", metavar="ORIGINS",
                    help="comma-separated browser origins (https://game.example) allowed to "
                         "call the REST gateway, '*' for any; preflights answered, "
@@ -128,6 +146,7 @@ def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if "log_level" in values:
         values["log_level"] = str(values["log_level"]).lower()
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
+    values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
     values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
     delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
     values["test_delay_seconds"] = delay or 0.0
@@ -149,6 +168,17 @@ def _validate_ports(s: Settings) -> None:
         raise ConfigError("--grpc-port and --http-port must differ")
 
 
+def _validate_connections(s: Settings) -> None:
+    if not 8 <= s.max_connections <= 1_000_000:
+        raise ConfigError("--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, "
+                          f"not {s.max_connections}")
+    for name, env in (("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
+                      ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS")):
+        if not 0.1 <= getattr(s, name) <= 86400:
+            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
+                              f"not {getattr(s, name)}")
+
+
 def validate(s: Settings) -> None:
     _validate_ports(s)
     if not 1 <= s.workers <= 256:
@@ -165,6 +195,7 @@ def validate(s: Settings) -> None:
     if not 0 <= s.snapshot_cache_size <= 1_000_000:
         raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
                           f"0..1000000, not {s.snapshot_cache_size}")
+    _validate_connections(s)
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "

@@ -27,9 +27,11 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
+from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
 from . import pb
+from .errors import ProblemList
 
 # -- paths --------------------------------------------------------------------------------
 
@@ -67,7 +69,7 @@ def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
 
 def raise_if(problems: list[Problem], kind: str = "INVALID_REQUEST") -> None:
     if problems:
-        raise InvalidInput(list(problems), kind)
+        raise InvalidInput(ProblemList(problems), kind)
 
 
 # -- cards --------------------------------------------------------------------------------
@@ -91,6 +93,8 @@ def cards(texts: Iterable[str], path: str, problems: list[Problem]) -> tuple[str
         return texts
     out = []
     for i, t in enumerate(texts):
+        if not i & 1023:
+            checkpoint()  # a request can hold a hundred thousand bad codes
         code = card(t, f"{path}[{i}]", problems)
         if code is not None:
             out.append(code)

@@ -43,6 +43,43 @@ HTTP_STATUS = {
 GRPC_CODE = {name: code_pb2.Code.Value(name) for name in HTTP_STATUS}
 
 
+#: Problems one error lists; the rest are counted (``ErrorInfo.metadata.omittedProblems``).
+#: A request can hold a hundred thousand bad card codes: listing them all made a 22 MB answer
+#: and a quarter of a gigabyte of memory per call.
+MAX_LISTED_PROBLEMS = 100
+#: Bytes of listed problems (field, description, reason) in one error. A gRPC status travels
+#: in trailers, and a client with default settings accepts 8 KiB of them (base64 adds a
+#: third): more would turn INVALID_ARGUMENT into RESOURCE_EXHAUSTED for the caller.
+MAX_LISTED_BYTES = 4096
+#: Characters of one field path or description (they may quote the request).
+MAX_TEXT = 200
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+class ProblemList(list):
+    """A list of problems that keeps the first MAX_LISTED_PROBLEMS and counts the rest, so
+    that collecting them costs bounded memory. Copies keep the count."""
+
+    def __init__(self, items: Iterable = ()) -> None:
+        super().__init__()
+        self.omitted = 0
+        self.extend(items)
+
+    def append(self, problem) -> None:
+        if len(self) < MAX_LISTED_PROBLEMS:
+            super().append(problem)
+        else:
+            self.omitted += 1
+
+    def extend(self, items: Iterable) -> None:
+        for problem in items:
+            self.append(problem)
+        self.omitted += getattr(items, "omitted", 0) if items is not self else 0
+
+
 @dataclass
 class ApiError(Exception):
     """A non-OK answer. ``code`` is a canonical gRPC code name (``INVALID_ARGUMENT``)."""
@@ -52,6 +89,7 @@ class ApiError(Exception):
     message: str
     #: every field problem of an invalid argument (path in JSON names, reason, description)
     field_violations: list[Problem] = field(default_factory=list)
+    omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
@@ -76,21 +114,39 @@ class ApiError(Exception):
 
 def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST",
                      message: str | None = None) -> ApiError:
-    """An INVALID_ARGUMENT error listing ``problems``."""
-    listed = list(problems)
+    """An INVALID_ARGUMENT error listing ``problems``: at most MAX_LISTED_PROBLEMS of them in
+    at most MAX_LISTED_BYTES, each text clipped to MAX_TEXT characters; the answer counts
+    the others."""
+    found = ProblemList(problems)
+    listed: list[Problem] = []
+    size = 0
+    for p in found:
+        shown = Problem(clip(p.field), p.reason, clip(p.description))
+        size += len(shown.field) + len(shown.description) + len(shown.reason)
+        if listed and size > MAX_LISTED_BYTES:
+            break
+        listed.append(shown)
+    omitted = found.omitted + len(found) - len(listed)
     if message is None:
-        message = summary(listed)
-    return ApiError("INVALID_ARGUMENT", reason, message, listed)
+        message = summary(listed, omitted)
+    return ApiError("INVALID_ARGUMENT", reason, clip(message, 2 * MAX_TEXT), listed, omitted)
 
 
-def summary(problems: list[Problem]) -> str:
+def summary(problems: list[Problem], omitted: int = 0) -> str:
     if not problems:
         return "invalid request"
     first = problems[0]
     text = f"{first.field}: {first.description}" if first.field else first.description
-    if len(problems) > 1:
-        text += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
+    more = len(problems) - 1 + omitted
+    if more:
+        text += f" (and {more} more problem{'s' if more > 1 else ''}"
+        text += f"; {omitted} not listed)" if omitted else ")"
     return text
+
+
+def too_many_items(method: str, field: str, limit: int, count: int) -> ApiError:
+    return ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
+                    f"{method} takes at most {limit} {field}, not {count}")
 
 
 def internal_error() -> ApiError:
@@ -108,6 +164,8 @@ def new_request_id() -> str:
 def error_info(err: ApiError, request_id: str) -> error_details_pb2.ErrorInfo:
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN)
     info.metadata["requestId"] = request_id
+    if err.omitted:
+        info.metadata["omittedProblems"] = str(err.omitted)
     return info
 
 
@@ -126,7 +184,7 @@ def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
     for detail in (error_info(err, request_id), bad_request(err)):
         if detail is not None:
             packed = any_pb2.Any()
-            packed.Pack(detail)
+            packed.Pack(detail, deterministic=True)
             st.details.append(packed)
     return st
 

@@ -87,7 +87,8 @@ def _call(runtime: Runtime, method: str, decode: ProtobufDecoder, data: bytes,
                                   request_id=request_id, deadline=deadline)
     except ApiError as e:
         return None, _status(e, request_id)
-    return response.SerializeToString(), None
+    # deterministic: map entries (violation details) sorted, the same bytes on every replica
+    return response.SerializeToString(deterministic=True), None
 
 
 def _generic_handlers(make, echo) -> list:
@@ -105,18 +106,29 @@ def _options(settings) -> list[tuple[str, int]]:
         ("grpc.max_receive_message_length", int(settings.max_message_bytes)),
         ("grpc.max_send_message_length", -1),
         ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
+        # connections: a cap, a handshake (HTTP/2 preface and SETTINGS) within the read
+        # timeout, idle ones closed (GOAWAY: clients reconnect), dead peers found by pings
+        ("grpc.max_allowed_incoming_connections", int(settings.max_connections)),
+        ("grpc.server_handshake_timeout_ms", int(settings.read_timeout_seconds * 1000)),
+        ("grpc.max_connection_idle_ms", int(settings.idle_timeout_seconds * 1000)),
+        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
+        ("grpc.keepalive_time_ms", 60_000),
+        ("grpc.keepalive_timeout_ms", 20_000),
     ]
+
+
+#: Calls one gRPC connection may have in flight at once.
+MAX_CONCURRENT_STREAMS = 100
 
 
 def _handler(runtime: Runtime, method: str, pool):
     decode = runtime.protobuf_decoder(method)
-    offload = runtime.offloaded(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
         context.set_trailing_metadata((("x-request-id", request_id),))
         deadline = _deadline(context)
-        if offload:
+        if runtime.offloaded(method, len(data)):
             out, status = await asyncio.get_running_loop().run_in_executor(
                 pool, _call, runtime, method, decode, data, request_id, deadline)
         else:

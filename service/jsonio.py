@@ -35,6 +35,7 @@ from .descriptors import (
     is_synthetic_oneof,
     join,
 )
+from .errors import ProblemList, too_many_items
 from .required import with_required
 
 MALFORMED_JSON = "MALFORMED_JSON"
@@ -125,8 +126,21 @@ def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[P
     return _decode_dict(data, message_type)
 
 
+#: Message full name -> {top-level JSON field: (method, most items)}: longer lists are
+#: refused (RESOURCE_EXHAUSTED) before their items are walked.
+ITEM_LIMITS: dict[str, dict[str, tuple[str, int]]] = {}
+
+
+def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:
+    for key, (method, limit) in ITEM_LIMITS.get(desc.full_name, {}).items():
+        items = data.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            raise too_many_items(method, key, limit, len(items))
+
+
 def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
-    problems: list[Problem] = []
+    _check_item_limits(data, message_type.DESCRIPTOR)
+    problems: list[Problem] = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:
@@ -388,7 +402,8 @@ def _as_int(value: Any) -> int | None:
 
 def to_dict(msg: Message) -> dict:
     """The proto3 JSON of an answer: lowerCamelCase, every field without presence printed,
-    keys in schema order (json_format prints set fields first, defaults after)."""
+    keys in schema order (json_format prints set fields first, defaults after), map keys
+    sorted."""
     return _ordered(json_format.MessageToDict(msg, always_print_fields_with_no_presence=True),
                     msg.DESCRIPTOR)
 
@@ -403,9 +418,13 @@ def _ordered(d: Any, desc: _d.Descriptor) -> Any:
         v = d[f.json_name]
         if f.type == F.TYPE_MESSAGE:
             if is_map(f):
+                # sorted keys: a map iterates in an order that changes between processes,
+                # and replicas must answer byte for byte the same
                 vf = f.message_type.fields_by_name["value"]
                 if vf.type == F.TYPE_MESSAGE:
-                    v = {k: _ordered(x, vf.message_type) for k, x in v.items()}
+                    v = {k: _ordered(v[k], vf.message_type) for k in sorted(v)}
+                else:
+                    v = {k: v[k] for k in sorted(v)}
             elif isinstance(v, list):
                 v = [_ordered(x, f.message_type) for x in v]
             else:

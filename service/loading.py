@@ -22,6 +22,7 @@ bytes in that encoding.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterable
@@ -53,11 +54,27 @@ def cache_key(encoding: str, encoded: bytes) -> SnapshotKey:
 
 def json_cache_key(obj: dict) -> SnapshotKey | None:
     """``cache_key`` of a snapshot's parsed JSON object (None when orjson cannot write it,
-    e.g. a lone surrogate: the snapshot then takes the ordinary path)."""
+    e.g. a lone surrogate: the snapshot then takes the ordinary path).
+
+    orjson writes an infinite number (``1e400`` read by ``json``) as ``null``: such a key
+    would stand for a different request, so an object with one has no key either."""
     try:
-        return cache_key("json", orjson.dumps(obj))
+        encoded = orjson.dumps(obj)
     except TypeError:
         return None
+    if b"null" in encoded and _has_non_finite(obj):
+        return None
+    return cache_key("json", encoded)
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +148,15 @@ class SnapshotLoader:
         return out
 
     def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
-        """Consistency, derived fields, signature: what a freshly converted snapshot must
-        pass before it is used or remembered."""
-        problems = convert.prefixed(engine.check_snapshot(snap), SNAPSHOT)
-        convert.raise_if(problems or derived_fields.disagreements(msg, snap, SNAPSHOT))
+        """Signature, consistency, derived fields: what a freshly converted snapshot must
+        pass before it is used or remembered. The signature comes first: a forged snapshot
+        costs no consistency check, and its sender learns nothing about what is wrong with
+        it."""
         if self.signer is not None:
             self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
                                f"{SNAPSHOT}.signature")
+        problems = convert.prefixed(engine.check_snapshot(snap), SNAPSHOT)
+        convert.raise_if(problems or derived_fields.disagreements(msg, snap, SNAPSHOT))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:

@@ -85,6 +85,7 @@ class SchemaBuilder:
                              "requests (if given it must agree).")
             if descriptors.is_required(f):
                 required.append(f.json_name)
+                schema = _non_empty(f, schema)
             if f.has_presence and f.type != _F.TYPE_MESSAGE and f.containing_oneof is not None \
                     and f.containing_oneof.name == "_" + f.name:
                 notes.append("Optional: absent when unset.")
@@ -92,7 +93,10 @@ class SchemaBuilder:
             if field_text:
                 schema = {**schema, "description": field_text}
             props[f.json_name] = schema
-        out: dict = {"type": "object", "title": desc.full_name, "properties": props}
+        # unknown fields are refused (UNKNOWN_FIELD); the snake_case spelling of a field,
+        # which requests may use too, is left out of the document
+        out: dict = {"type": "object", "title": desc.full_name, "properties": props,
+                     "additionalProperties": False}
         if required:
             out["required"] = required
         text = [proto_docs.comment(desc.full_name)]
@@ -132,6 +136,16 @@ class SchemaBuilder:
         if f.is_repeated:
             return {"type": "array", "items": self.value(f)}
         return self.value(f)
+
+
+def _non_empty(f: _d.FieldDescriptor, schema: dict) -> dict:
+    """A REQUIRED field as the service checks it: a list needs an item, a string a
+    character (an empty value is the proto3 default, i.e. unset)."""
+    if f.is_repeated and "type" in schema:
+        return {**schema, "minItems": 1}
+    if f.type == _F.TYPE_STRING and not f.is_repeated:
+        return {**schema, "minLength": 1}
+    return schema
 
 
 # -- the document -------------------------------------------------------------------------

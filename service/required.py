@@ -8,6 +8,7 @@ parsing and conversion found: ``with_required``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 from google.protobuf import descriptor as _d
@@ -16,6 +17,7 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.model import Problem
 
 from .descriptors import F, is_map, is_required, join, real_oneofs
+from .errors import ProblemList
 
 
 def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
@@ -108,12 +110,12 @@ def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) ->
 
 
 
-def with_required(msg: Message, problems: list[Problem], skip: tuple[str, ...] = ()
+def with_required(msg: Message, problems: Iterable[Problem], skip: tuple[str, ...] = ()
                   ) -> list[Problem]:
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""
-    out = list(problems)
-    reported = [p.field for p in problems]
+    out = ProblemList(problems)
+    reported = [p.field for p in out]
     for p in missing_required(msg, skip=skip):
         if not any(_covers(r, p.field) for r in reported):
             out.append(p)

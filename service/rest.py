@@ -30,6 +30,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 
@@ -39,7 +40,7 @@ from . import examples, jsonio, metrics, openapi, pages, pb
 from .api import REMEMBERS
 from .boundary import as_api_error
 from .errors import ApiError, invalid_argument, rest_body
-from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from
+from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from, shutting_down
 
 JSON = "application/json"
 
@@ -95,9 +96,10 @@ def _rid(request: Request) -> str:
 class SambaMiddleware:
     """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500."""
 
-    def __init__(self, app, limit: int) -> None:
+    def __init__(self, app, limit: int, state) -> None:
         self.app = app
         self.limit = limit
+        self.state = state
         self.version = VERSION_HEADER.encode("latin-1")
 
     async def __call__(self, scope, receive, send):
@@ -114,6 +116,8 @@ class SambaMiddleware:
                 started = True
                 headers = [h for h in message.get("headers", ())
                            if h[0] not in (b"x-request-id", b"x-samba-version")]
+                if self.state.draining and (b"connection", b"close") not in headers:
+                    headers.append((b"connection", b"close"))  # clients reconnect elsewhere
                 message = {**message, "headers": headers + extra}
             await send(message)
 
@@ -147,11 +151,16 @@ def _request_id_and_size(headers) -> tuple[str, int | None]:
 async def read_body(request: Request, limit: int) -> bytes:
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:  # nobody to answer: counted and logged, without a traceback
+        raise ApiError("CANCELLED", "CLIENT_DISCONNECTED",
+                       "the client closed the connection before its request arrived whole"
+                       ) from None
     return b"".join(chunks)
 
 
@@ -189,8 +198,13 @@ class _Calls:
                                                              body["snapshot"])
         return _json(body)
 
-    async def run(self, method: str, decode, rid: str, deadline: float | None) -> Response:
-        if self.runtime.offloaded(method):
+    async def run(self, method: str, decode, rid: str, deadline: float | None,
+                  size: int = 0) -> Response:
+        if self.runtime.state.draining:
+            err = shutting_down()
+            self.runtime.reject(method, "rest", rid, err)
+            return error_response(err, rid, {"connection": "close"})
+        if self.runtime.offloaded(method, size):
             return await run_in_threadpool(self.answer, method, decode, rid, deadline)
         return self.answer(method, decode, rid, deadline)
 
@@ -205,7 +219,7 @@ class _Calls:
                 return error_response(e, rid, {"connection": "close"}
                                       if e.code == "RESOURCE_EXHAUSTED" else None)
             return await self.run(method, self.runtime.json_decoder(method, body), rid,
-                                  deadline)
+                                  deadline, len(body))
         endpoint.__name__ = method
         return endpoint
 
@@ -335,7 +349,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
-    app.add_middleware(SambaMiddleware, limit=limit)
+    app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:
         # Outermost, so that every answer (a 413 or a 500 included) carries the CORS headers
         # a page needs to read it.

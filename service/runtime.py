@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
@@ -53,6 +54,9 @@ _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
 #: answering health checks, ``/metrics`` and cheap calls meanwhile. Every other method is
 #: answered inline on the loop: a thread hand-off costs more than the call itself.
 OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions"})
+#: Requests larger than this run on a worker thread whatever their method: reading a
+#: snapshot of a hundred thousand cards takes a third of a second.
+OFFLOAD_BYTES = 32 * 1024
 
 
 def request_id_from(value: str | None) -> str:
@@ -66,6 +70,11 @@ def request_id_from(value: str | None) -> str:
 def deadline_exceeded(method: str) -> ApiError:
     return ApiError("DEADLINE_EXCEEDED", "DEADLINE_EXCEEDED",
                     f"the deadline of the {method} call passed before it was answered")
+
+
+def shutting_down() -> ApiError:
+    return ApiError("UNAVAILABLE", "SHUTTING_DOWN",
+                    "the server is shutting down; retry the call (another replica answers)")
 
 
 class State:
@@ -143,10 +152,14 @@ class Runtime:
     def __init__(self, settings, adjudicator: Adjudicator | None = None,
                  state: State | None = None, *, count_calls: bool = True) -> None:
         if adjudicator is None:
+            from . import page_tokens
             from .signing import Signer
+            signer = Signer.from_env()
             adjudicator = Adjudicator(
-                signer=Signer.from_env(),
-                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE))
+                signer=signer,
+                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE),
+                page_token_key=page_tokens.key_from(
+                    getattr(settings, "page_token_key", ""), signer))
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()
@@ -159,10 +172,11 @@ class Runtime:
             self.metrics.build_info.labels(version=VERSION,
                                            ruleset_revision=RULES_REVISION).set(1)
 
-    def offloaded(self, method: str) -> bool:
-        """Whether ``method`` runs on a worker thread (OFFLOAD; every method under the test
-        delay, which must not block the loop)."""
-        return method in OFFLOAD or self.delay > 0
+    def offloaded(self, method: str, size: int = 0) -> bool:
+        """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
+        thread (OFFLOAD, OFFLOAD_BYTES; every call under the test delay, which must not
+        block the loop)."""
+        return method in OFFLOAD or size > OFFLOAD_BYTES or self.delay > 0
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
@@ -186,17 +200,20 @@ class Runtime:
         (``time.monotonic()`` value): passed before or after the engine ran, the answer is
         DEADLINE_EXCEEDED. ``call``: filled in for the accounting."""
         try:
-            request, problems, source = decode()
-            if call is not None:
-                call.profile = _profile_of(request, source)
-            if deadline is not None and time.monotonic() >= deadline:
-                raise deadline_exceeded(method)
-            if self.delay > 0:
-                self._sleep(method, deadline)
-            response = self.adjudicator.call(method, request, problems, source)
-            if deadline is not None and time.monotonic() >= deadline:
-                raise deadline_exceeded(method)
+            # the engine stops long loops at the deadline (engine.deadline)
+            with within(deadline):
+                request, problems, source = decode()
+                if call is not None:
+                    call.profile = _profile_of(request, source)
+                _check_deadline(method, deadline)
+                if self.delay > 0:
+                    self._sleep()
+                response = self.adjudicator.call(method, request, problems, source)
+            _check_deadline(method, deadline)
             return response
+        except Interrupted:  # by the deadline, or by the end of a drain (engine.deadline)
+            raise (shutting_down() if self.state.draining
+                   else deadline_exceeded(method)) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
@@ -229,6 +246,9 @@ class Runtime:
             in_flight.dec()
             self._count(m, method, transport, call, elapsed)
             self._log(method, transport, call.outcome, elapsed, request_id, call.error)
+            # the error's traceback holds this frame, which holds ``call``: without this the
+            # cycle keeps the request (a megabyte, parsed) alive until a full collection
+            call.error = None
 
     def _count(self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord,
                elapsed: float) -> None:
@@ -256,15 +276,12 @@ class Runtime:
                           profile="none").inc()
         self._log(method, transport, outcome, 0.0, request_id, err)
 
-    def _sleep(self, method: str, deadline: float | None) -> None:
+    def _sleep(self) -> None:
         """SAMBA_TEST_DELAY_SECONDS: a deterministic slow call (drain tests only)."""
-        wait = self.delay
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left < wait:
-                time.sleep(max(left, 0.0))
-                raise deadline_exceeded(method)
-        time.sleep(wait)
+        end = time.monotonic() + self.delay
+        while (left := end - time.monotonic()) > 0:
+            checkpoint()  # the call's deadline or the drain stops it like engine work
+            time.sleep(min(left, 0.02))
 
     @staticmethod
     def _log(method: str, transport: str, outcome: str, elapsed: float, request_id: str,
@@ -294,3 +311,7 @@ class CallRecord:
     codes: list[str] = field(default_factory=list)
     error: ApiError | None = None
 
+
+def _check_deadline(method: str, deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise deadline_exceeded(method)

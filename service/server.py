@@ -24,6 +24,7 @@ process exits 0.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gc
 import json
@@ -37,7 +38,10 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, UTC
+from datetime import UTC, datetime
+from typing import NoReturn
+
+from samba_adjudicator.engine.deadline import stop_all
 
 from . import config as _config
 
@@ -135,11 +139,43 @@ def bind_http(settings) -> socket.socket:
 
 # -- one worker ---------------------------------------------------------------------------
 
+#: Seconds before the end of the grace at which calls still computing are stopped, so that
+#: their UNAVAILABLE answers are written before gRPC cancels what is left.
+ANSWER_MARGIN = 0.25
+
+#: File descriptors kept free beside both servers' connections (logs, the metrics
+#: directory, the thread pools' pipes, the listening sockets).
+FD_HEADROOM = 256
+
+
+def fit_connections(settings):
+    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` when
+    both servers' connections and FD_HEADROOM would not fit: a process out of descriptors
+    can no longer accept a health probe."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    room = (soft - FD_HEADROOM) // 2
+    if settings.max_connections > room:
+        log.warning("fewer connections than asked: the open-files limit is too low",
+                    extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}})
+        settings = replace(settings, max_connections=max(room, 8))
+    return settings
+
+
 class Worker:
     """Both servers of one process."""
 
     def __init__(self, settings) -> None:
+        settings = fit_connections(settings)
         from .grpc_server import make_server
+        from .http_guard import ConnectionGuard, protocol_class
         from .rest import create_app
         from .runtime import Runtime, State
 
@@ -150,11 +186,15 @@ class Worker:
         self.runtime = Runtime(settings, state=self.state)
         self.grpc = make_server(self.runtime, settings)
         self.app = create_app(self.runtime, settings)
-        grace = settings.shutdown_grace_seconds
+        self.connections = ConnectionGuard(settings.max_connections,
+                                           settings.read_timeout_seconds)
         self.uv_config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="off",
-            timeout_graceful_shutdown=grace, server_header=False, backlog=2048,
-            timeout_keep_alive=75)
+            # the drain happens before uvicorn is told to stop (shutdown()): by then only
+            # idle connections are left to close
+            timeout_graceful_shutdown=1, server_header=False, backlog=2048,
+            timeout_keep_alive=settings.idle_timeout_seconds,
+            http=protocol_class(self.connections))
         self.uvicorn = uvicorn.Server(self.uv_config)
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
@@ -188,21 +228,50 @@ class Worker:
         self.state.set_ready()
         return grpc_port, http_port
 
+    def _rest_busy(self) -> bool:
+        return bool(self.uvicorn.server_state.tasks)
+
     def shutdown(self) -> bool:
-        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace."""
+        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace.
+
+        Both servers keep their listening sockets during the drain (so ``/readyz`` answers
+        503 and ``/healthz`` 200 meanwhile): gRPC refuses new calls with UNAVAILABLE, REST
+        answers them 503 SHUTTING_DOWN (JSON, ``connection: close``). Calls still computing
+        at the end of the grace are stopped (engine.deadline) and answered UNAVAILABLE
+        SHUTTING_DOWN, so no accepted call is cut off without an answer."""
         grace = self.settings.shutdown_grace_seconds
         log.info("draining", extra={"fields": {"graceSeconds": grace}})
+        started = time.monotonic()
+        cutoff = started + max(grace - ANSWER_MARGIN, 0.0)
         self.state.drain()
         self.grpc.drain()
         grpc_done = self.grpc.stop(grace)
+        while time.monotonic() < cutoff and (self._rest_busy() or not grpc_done.is_set()):
+            time.sleep(0.02)
+        stopped = self._rest_busy() or not grpc_done.is_set()
+        stop_all(time.monotonic())  # what still computes stops and is answered
+        answered_by = time.monotonic() + ANSWER_MARGIN + 1.0
+        while self._rest_busy() and time.monotonic() < answered_by:
+            time.sleep(0.02)
         self.uvicorn.should_exit = True
-        limit = time.monotonic() + grace + 5
+        limit = time.monotonic() + ANSWER_MARGIN + 2.0
         ok = grpc_done.wait(max(limit - time.monotonic(), 0))
         if self._uv_thread is not None:
             self._uv_thread.join(max(limit - time.monotonic(), 0))
             ok = ok and not self._uv_thread.is_alive()
-        log.info("stopped", extra={"fields": {"clean": ok}})
+        log.info("stopped", extra={"fields": {"clean": ok, "callsStopped": stopped,
+                                              "seconds": round(time.monotonic() - started, 3)}})
         return ok
+
+
+def _exit_now(status: int) -> NoReturn:
+    """Exit without waiting for worker threads: one still running a call the drain gave up
+    on (stopped calls end at their next checkpoint, a few milliseconds) must not hold the
+    process past its grace."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def _wait_for_signal() -> int:
@@ -245,7 +314,7 @@ def run_single(settings) -> int:
     sig = _wait_for_signal()
     log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
     worker.shutdown()
-    return 0
+    _exit_now(0)
 
 
 def _worker_entry(settings, index: int, queue) -> None:
@@ -260,7 +329,7 @@ def _worker_entry(settings, index: int, queue) -> None:
         sys.exit(1)
     queue.put(("ready", index, os.getpid(), ports))
     _wait_for_signal()
-    sys.exit(0 if worker.shutdown() else 1)
+    _exit_now(0 if worker.shutdown() else 1)
 
 
 # -- supervisor (workers > 1) -------------------------------------------------------------
@@ -418,11 +487,15 @@ def serve_main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     try:
+        from . import page_tokens
         from .signing import Signer
-        Signer.from_env()
+        key = page_tokens.key_from(settings.page_token_key,
+                                   Signer.parse(settings.snapshot_keys))
     except ValueError as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 2
+    # every worker gets the same page-token key (a random one is made here, once)
+    settings = replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
     created = _prepare_metrics_dir(default_temp=settings.workers > 1)
     try:
         if settings.workers == 1:

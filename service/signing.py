@@ -24,15 +24,19 @@ VERSION = "v1"
 _KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def _b64decode(text: str) -> bytes:
+def decode_key(text: str) -> bytes:
+    """Standard base64 (RFC 4648 section 4, what ``base64`` and ``openssl rand -base64``
+    print), padded, in its one canonical form. Nothing else is decoded: a lenient decoder
+    turns a passphrase such as ``my-long-secret-passphrase`` into some key, and a
+    passphrase is not a key."""
     text = text.strip()
-    pad = "=" * (-len(text) % 4)
     try:
-        if "-" in text or "_" in text:
-            return base64.urlsafe_b64decode(text + pad)
-        return base64.b64decode(text + pad, validate=True)
+        raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as e:
         raise ValueError(f"not base64: {e}") from None
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ValueError("not canonical base64 (e.g. `head -c 32 /dev/urandom | base64`)")
+    return raw
 
 
 def _b64url(data: bytes) -> str:
@@ -66,7 +70,7 @@ class Signer:
             if any(k == key_id for k, _ in keys):
                 raise ValueError(f"{ENV}: key id {key_id!r} repeated")
             try:
-                raw = _b64decode(secret)
+                raw = decode_key(secret)
             except ValueError as e:
                 raise ValueError(f"{ENV}: key {key_id!r}: {e}") from None
             if len(raw) < 16:

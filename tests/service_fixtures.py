@@ -153,6 +153,15 @@ def sample_requests(http, dealt) -> dict:
     }
 
 
+def memory_mb(pid: int, field: str = "VmHWM") -> float:
+    """A process's memory from /proc: ``VmHWM`` (peak resident) or ``VmRSS`` (now), MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError(f"no {field} for process {pid}")
+
+
 def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

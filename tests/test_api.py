@@ -192,12 +192,28 @@ def test_signing_round_trip_and_refusals():
     with pytest.raises(ApiError) as e:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=tampered, action=action))
     assert e.value.reason == "SNAPSHOT_SIGNATURE_INVALID"
+    # forged and inconsistent (a card twice): refused for the signature, before any
+    # consistency check runs
+    forged = pb.Snapshot()
+    forged.CopyFrom(dealt)
+    forged.seats[1].hand[0] = forged.seats[1].hand[1] = forged.stock[0]
+    forged.signature = "v1.new." + "A" * 43
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=forged, action=action))
+    assert e.value.reason == "SNAPSHOT_SIGNATURE_INVALID"
     view = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=dealt, seat=1)).snapshot
     assert view.signature.startswith("v1.new.") and view.signature != dealt.signature
 
 
 @pytest.mark.parametrize("spec", ["k1", "k1:!!!", "k1:" + base64.b64encode(b"short").decode(),
-                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}"])
+                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}",
+                                  # passphrases, not base64 (a lenient decoder takes them)
+                                  "k1:my-long-secret-passphrase-here",
+                                  "k1:correct horse battery staple",
+                                  "k1:" + KEY[:-4] + "-+" + KEY[-2:],
+                                  # only the canonical, padded standard alphabet
+                                  "k1:" + base64.urlsafe_b64encode(b"\xfb\xff" * 16).decode(),
+                                  "k1:" + KEY.rstrip("=")])
 def test_bad_key_specs(spec):
     with pytest.raises(ValueError):
         Signer.parse(spec)

@@ -562,6 +562,21 @@ def test_snapshot_keys_come_from_an_existing_secret(render):
     assert not by_kind(docs, "Secret"), "the chart never holds the keys"
 
 
+def test_connection_limits_and_the_page_token_key_reach_the_server(render):
+    _, docs = render("all-features")
+    values = yaml.safe_load(ALL_FEATURES.read_text())
+    env = env_of(container(docs))
+    assert env["SAMBA_MAX_CONNECTIONS"]["value"] == str(values["server"]["maxConnections"])
+    assert env["SAMBA_READ_TIMEOUT_SECONDS"]["value"] == \
+        str(values["server"]["readTimeoutSeconds"])
+    assert env["SAMBA_PAGE_TOKEN_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": values["pageTokenKey"]["existingSecret"], "key": values["pageTokenKey"]["key"]}
+    _, defaults = render("default")
+    env = env_of(container(defaults))
+    assert "SAMBA_PAGE_TOKEN_KEY" not in env
+    assert env["SAMBA_IDLE_TIMEOUT_SECONDS"]["value"] == "75"
+
+
 def test_snapshot_signing_is_off_by_default(render):
     _, docs = render("default")
     assert "SAMBA_SNAPSHOT_KEYS" not in env_of(container(docs))

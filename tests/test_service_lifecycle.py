@@ -80,10 +80,15 @@ def test_sigterm_lets_in_flight_calls_finish():
         wait_for(lambda: _in_flight(srv) >= 2, timeout=10)
         t0 = time.monotonic()
         srv.proc.send_signal(signal.SIGTERM)
-        # new connections are refused while the in-flight calls finish
+        # while the in-flight calls finish: not ready, alive, new calls refused as JSON
         time.sleep(0.3)
-        with pytest.raises(httpx.HTTPError):
-            httpx.get(srv.base_url + "/readyz", timeout=2)
+        ready = httpx.get(srv.base_url + "/readyz", timeout=2)
+        assert ready.status_code == 503 and ready.json() == {"status": "NOT_SERVING"}
+        assert httpx.get(srv.base_url + "/healthz", timeout=2).status_code == 200
+        refused = httpx.get(srv.base_url + "/v1/rulesets", timeout=2)
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["details"][0]["reason"] == "SHUTTING_DOWN"
+        assert refused.headers["connection"] == "close"
         for t in threads:
             t.join(30)
         assert results == {"rest": 200, "grpc": "classic"}, results

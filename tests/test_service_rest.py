@@ -294,3 +294,27 @@ def test_readyz_503_while_draining():
     assert asyncio.run(probe()) == 200
     rt.state.drain()
     assert asyncio.run(probe()) == 503
+
+
+def test_openapi_states_what_the_service_enforces(http, sample_requests):
+    """Unknown fields are refused, and a REQUIRED list or string may not be empty: the
+    document says so (additionalProperties, minItems, minLength), and the service does."""
+    from samba_adjudicator.service import descriptors
+    schemas = http.get("/openapi.json").json()["components"]["schemas"]
+    for desc in _messages_reachable():
+        schema = schemas[desc.full_name.removeprefix("samba.v1.")]
+        assert schema["additionalProperties"] is False, desc.full_name
+        for f in desc.fields:
+            if not descriptors.is_required(f):
+                continue
+            prop = schema["properties"][f.json_name]
+            if f.is_repeated:
+                assert prop["minItems"] == 1, (desc.full_name, f.json_name)
+            elif f.type == f.TYPE_STRING:
+                assert prop["minLength"] == 1, (desc.full_name, f.json_name)
+    empty = http.post("/v1/melds:check", content=json.dumps({"cards": []}))
+    assert empty.status_code == 400
+    assert empty.json()["error"]["details"][1]["fieldViolations"][0]["field"] == "cards"
+    unknown = http.post("/v1/melds:check", content=json.dumps(
+        {**sample_requests["CheckMeld"], "extra": 1}))
+    assert unknown.status_code == 400

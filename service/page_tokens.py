@@ -1,0 +1,93 @@
+"""ListLegalActions page tokens (AIP-158) that reveal nothing about the snapshot.
+
+A token is ``base64url({"o": offset, "d": binding})`` where ``binding`` is an HMAC-SHA256
+(128 bits) of the request without its page fields and of the served ruleset version. The
+HMAC is keyed: a game server hands tokens to players, and an unkeyed hash of the whole
+snapshot lets a player try every arrangement of the few cards still hidden late in a deal
+until the hash matches (the hand of an opponent, the stock order).
+
+The key, in order:
+
+1. ``SAMBA_PAGE_TOKEN_KEY`` (base64, at least 16 bytes), the same on every replica;
+2. else derived from the first ``SAMBA_SNAPSHOT_KEYS`` key (replicas share those already);
+3. else random, made once per deployment process tree: ``serve`` makes it before starting
+   its workers, so every worker of one server accepts the others' tokens. Replicas behind
+   one load balancer then need (1) or (2) for a token of one to work on another, and so does
+   paging with the one-shot CLI.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+
+from samba_adjudicator.engine.model import Problem
+
+from .errors import ApiError, invalid_argument
+
+ENV = "SAMBA_PAGE_TOKEN_KEY"
+_DERIVATION_LABEL = b"samba.v1 page tokens"
+#: The fallback key of this process (3. above); ``serve`` passes its own to its workers.
+PROCESS_KEY = os.urandom(32)
+
+
+def key_from(spec: str, signer=None) -> bytes:
+    """The key of the module docstring from a ``SAMBA_PAGE_TOKEN_KEY`` value (may be empty)
+    and the snapshot signer (may be None). ValueError for a malformed value."""
+    from .signing import decode_key
+    if spec and spec.strip():
+        raw = decode_key(spec)
+        if len(raw) < 16:
+            raise ValueError(f"{ENV} must be at least 16 bytes")
+        return raw
+    if signer is not None:
+        return hmac.new(signer.keys[0][1], _DERIVATION_LABEL, hashlib.sha256).digest()
+    return PROCESS_KEY
+
+
+class PageTokens:
+    """Issues and reads page tokens under one key."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+
+    def binding(self, request_bytes: bytes, ruleset_version: str) -> str:
+        """The keyed digest a token carries: ``request_bytes`` is the deterministic encoding
+        of the request with its page fields cleared and the snapshot as the service
+        re-encodes it."""
+        mac = hmac.new(self._key, ruleset_version.encode() + b"\0" + request_bytes,
+                       hashlib.sha256)
+        return mac.hexdigest()[:32]
+
+    @staticmethod
+    def issue(offset: int, binding: str) -> str:
+        raw = json.dumps({"o": offset, "d": binding}, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    @staticmethod
+    def read(token: str, binding: str) -> int:
+        """The offset of ``token``, or PAGE_TOKEN_MISMATCH when it was not issued for
+        ``binding``."""
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            data = json.loads(raw)
+            offset, bound = data["o"], data["d"]
+        except (binascii.Error, ValueError, TypeError, KeyError):
+            raise mismatch() from None
+        if not isinstance(bound, str) or not bound.isascii() \
+                or not hmac.compare_digest(bound, binding) \
+                or not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise mismatch()
+        return offset
+
+
+def mismatch() -> ApiError:
+    return invalid_argument(
+        [Problem("pageToken", "OUT_OF_RANGE",
+                 "pageToken does not belong to this request (reuse it only with the same "
+                 "snapshot and seat)")],
+        reason="PAGE_TOKEN_MISMATCH")
