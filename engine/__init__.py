@@ -7,6 +7,12 @@ Vocabulary:
   ``legal_actions`` lists the atomic actions; ``score`` scores a deal; ``player_view``
   redacts a snapshot for one seat; ``check_meld`` judges a meld; ``check_snapshot``
   reports every inconsistency of a client-given snapshot.
+
+Where a rule lives (docs/rules.md#where-it-lives has the full table): the words of melds
+in ``vocabulary``, a meld's content in ``melds``, a side's rules in ``table_rules``, the
+turn in ``game``, laying melds in ``laying``, takes in ``takes``, going out and premiums in
+``going_out``, spanish penalties in ``penalties``, the pile in ``pile``; ``work`` is the
+working copy ``apply`` plays on.
 """
 
 from .cards import parse_card, sort_cards
