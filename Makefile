@@ -61,9 +61,9 @@ browser:
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
 # TypeScript client's tests, and the browser tests (system Chromium).
-test: install lint-proto deploy-tools lint typecheck browser test-typescript
+# pytest runs last, so its summary closes the output.
+test: install lint-proto deploy-tools lint typecheck browser test-typescript image-test
 	$(PY) -m pytest -n 2
-	$(MAKE) image-test
 
 # Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python
 # made with mmdebstrap, a local wheelhouse: the Dockerfile's PYTHON_IMAGE and WHEELHOUSE

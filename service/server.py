@@ -38,49 +38,15 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import NoReturn
 
 from samba_adjudicator.engine.deadline import stop_all
 
 from . import config as _config
+from .listeners import PortUnavailable, bind_http, check_grpc_port, fit_connections, open_socket
+from .logs import setup_logging
 
 log = logging.getLogger("samba.server")
-
-_STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message",
-                                                                           "asctime"}
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        out = {"ts": datetime.fromtimestamp(record.created, UTC)
-               .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-               "level": record.levelname.lower(), "logger": record.name,
-               "message": record.getMessage(), "pid": record.process}
-        fields = getattr(record, "fields", None)
-        if isinstance(fields, dict):
-            out.update(fields)
-        if record.exc_info:
-            out["exception"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False, default=str)
-
-
-def setup_logging(level: str) -> None:
-    root = logging.getLogger()
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    root.addHandler(handler)
-    root.setLevel(level.upper())
-    # uvicorn's own loggers propagate to ours; its per-request access log is replaced by
-    # the service's request lines (service.runtime).
-    for name in ("uvicorn", "uvicorn.error"):
-        logging.getLogger(name).handlers.clear()
-        logging.getLogger(name).propagate = True
-    logging.getLogger("uvicorn.access").disabled = True
 
 
 def _announce(line: dict) -> None:
@@ -89,84 +55,11 @@ def _announce(line: dict) -> None:
     log.info("listening", extra={"fields": {k: v for k, v in line.items() if k != "event"}})
 
 
-# -- sockets ------------------------------------------------------------------------------
-
-def _addrinfo(host: str, port: int):
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    return infos[0]
-
-
-class PortUnavailable(OSError):
-    """A port the server was told to use cannot be bound: said in one line, naming it."""
-
-    def __init__(self, what: str, flag: str, host: str, port: int, error: OSError) -> None:
-        super().__init__(f"the {what} port {port} on {host} is not available "
-                         f"({error.strerror or error}); choose another with {flag} N "
-                         f"(or SAMBA_{flag[2:].upper().replace('-', '_')})")
-
-
-def _socket(host: str, port: int, reuseport: bool, what: str = "HTTP",
-            flag: str = "--http-port") -> socket.socket:
-    family, type_, proto, _, addr = _addrinfo(host, port)
-    sock = socket.socket(family, type_, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if reuseport:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    if family == socket.AF_INET6:
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-    try:
-        sock.bind(addr)
-    except OSError as e:
-        sock.close()
-        raise PortUnavailable(what, flag, host, port, e) from None
-    return sock
-
-
-def _check_grpc_port(settings) -> None:
-    """Bind the gRPC port once ourselves first: gRPC's own failure is a traceback and a
-    C-core log line that do not say which flag to change."""
-    if settings.grpc_port:
-        _socket(settings.host, settings.grpc_port, reuseport=settings.workers > 1,
-                what="gRPC", flag="--grpc-port").close()
-
-
-def bind_http(settings) -> socket.socket:
-    sock = _socket(settings.host, settings.http_port, reuseport=settings.workers > 1)
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
-
-
 # -- one worker ---------------------------------------------------------------------------
 
 #: Seconds before the end of the grace at which calls still computing are stopped, so that
 #: their UNAVAILABLE answers are written before gRPC cancels what is left.
 ANSWER_MARGIN = 0.25
-
-#: File descriptors kept free beside both servers' connections (logs, the metrics
-#: directory, the thread pools' pipes, the listening sockets).
-FD_HEADROOM = 256
-
-
-def fit_connections(settings):
-    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` when
-    both servers' connections and FD_HEADROOM would not fit: a process out of descriptors
-    can no longer accept a health probe."""
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or hard > soft:
-        target = 1_048_576 if hard == resource.RLIM_INFINITY else hard
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
-    room = (soft - FD_HEADROOM) // 2
-    if settings.max_connections > room:
-        log.warning("fewer connections than asked: the open-files limit is too low",
-                    extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}})
-        settings = replace(settings, max_connections=max(room, 8))
-    return settings
 
 
 class Worker:
@@ -209,7 +102,7 @@ class Worker:
             log.exception("REST server failed")
 
     def start(self) -> tuple[int, int]:
-        _check_grpc_port(self.settings)
+        check_grpc_port(self.settings)
         grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
         http_port = self.http_port = sock.getsockname()[1]
@@ -450,9 +343,9 @@ def run_supervisor(settings) -> int:
     import multiprocessing
 
     try:
-        g = _socket(settings.host, settings.grpc_port, reuseport=True, what="gRPC",
+        g = open_socket(settings.host, settings.grpc_port, reuseport=True, what="gRPC",
                     flag="--grpc-port")
-        h = _socket(settings.host, settings.http_port, reuseport=True)
+        h = open_socket(settings.host, settings.http_port, reuseport=True)
     except PortUnavailable as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 1

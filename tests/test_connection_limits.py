@@ -162,8 +162,8 @@ def test_the_cap_fits_the_open_files_limit():
     import sys
     code = ("import resource\n"
             "resource.setrlimit(resource.RLIMIT_NOFILE, (600, 600))\n"
-            "from samba_adjudicator.service import config, server\n"
-            "print(server.fit_connections(config.load([], environ={})).max_connections)\n")
+            "from samba_adjudicator.service import config, listeners\n"
+            "print(listeners.fit_connections(config.load([], environ={})).max_connections)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert int(out) == (600 - 256) // 2

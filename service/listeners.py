@@ -1,0 +1,81 @@
+"""The listening sockets: binding a port (one clear line when it is taken) and fitting the
+connection cap to the open-files limit."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from dataclasses import replace
+
+log = logging.getLogger("samba.server")
+
+def _addrinfo(host: str, port: int):
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    return infos[0]
+
+
+class PortUnavailable(OSError):
+    """A port the server was told to use cannot be bound: said in one line, naming it."""
+
+    def __init__(self, what: str, flag: str, host: str, port: int, error: OSError) -> None:
+        super().__init__(f"the {what} port {port} on {host} is not available "
+                         f"({error.strerror or error}); choose another with {flag} N "
+                         f"(or SAMBA_{flag[2:].upper().replace('-', '_')})")
+
+
+def open_socket(host: str, port: int, reuseport: bool, what: str = "HTTP",
+            flag: str = "--http-port") -> socket.socket:
+    family, type_, proto, _, addr = _addrinfo(host, port)
+    sock = socket.socket(family, type_, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuseport:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    try:
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        raise PortUnavailable(what, flag, host, port, e) from None
+    return sock
+
+
+def check_grpc_port(settings) -> None:
+    """Bind the gRPC port once ourselves first: gRPC's own failure is a traceback and a
+    C-core log line that do not say which flag to change."""
+    if settings.grpc_port:
+        open_socket(settings.host, settings.grpc_port, reuseport=settings.workers > 1,
+                what="gRPC", flag="--grpc-port").close()
+
+
+def bind_http(settings) -> socket.socket:
+    sock = open_socket(settings.host, settings.http_port, reuseport=settings.workers > 1)
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+#: File descriptors kept free beside both servers' connections (logs, the metrics
+#: directory, the thread pools' pipes, the listening sockets).
+FD_HEADROOM = 256
+
+
+def fit_connections(settings):
+    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` when
+    both servers' connections and FD_HEADROOM would not fit: a process out of descriptors
+    can no longer accept a health probe."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    room = (soft - FD_HEADROOM) // 2
+    if settings.max_connections > room:
+        log.warning("fewer connections than asked: the open-files limit is too low",
+                    extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}})
+        settings = replace(settings, max_connections=max(room, 8))
+    return settings
