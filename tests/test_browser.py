@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from service_fixtures import ROOT, server  # noqa: F401
+from service_fixtures import ROOT, ServerProcess, server  # noqa: F401
 
 # real servers, and a browser: a tool of the machine (`make test-fast` leaves these out)
 pytestmark = [pytest.mark.servers, pytest.mark.tools]
@@ -192,3 +192,67 @@ def test_playground_shows_canastas_sambas_and_a_frozen_pile(page, server):  # no
     assert page.locator("#score tr[data-term='sambaBonus'] td").first.inner_text() == "1500"
     _shot(page, "playground-canasta-samba")
     _same_origin(page, server.base_url)
+
+
+# -- a page on another origin (CORS) -------------------------------------------------------
+
+_CALLER = """<!doctype html><meta charset="utf-8"><title>game</title><script>
+window.outcome = fetch(new URLSearchParams(location.search).get("api") + "/v1/actions:validate", {
+  method: "POST", headers: {"content-type": "application/json", "x-request-id": "from-page"},
+  body: JSON.stringify({snapshot: {}, action: {seat: 0, askGoOut: {}}}),
+}).then(async r => ({status: r.status, requestId: r.headers.get("x-request-id"),
+                      reason: (await r.json()).error.details[0].reason}),
+        e => ({failed: String(e)}));
+</script>"""
+
+
+@pytest.fixture()
+def game_origin():
+    """A page on its own loopback origin, as a game's frontend would be."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the handler's name is the HTTP method)
+            body = _CALLER.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _call_from(browser, origin: str, api: str) -> dict:
+    context = browser.new_context()
+    try:
+        pg = context.new_page()
+        pg.goto(f"{origin}/?api={api}")
+        return pg.evaluate("window.outcome")
+    finally:
+        context.close()
+
+
+def test_a_page_on_a_configured_origin_calls_the_gateway(browser, game_origin):
+    """With its origin in --cors-origins, the page's preflighted POST reaches the gateway and
+    the page reads the answer (a 400 for the empty snapshot) and the exposed request id."""
+    srv = ServerProcess("--cors-origins", game_origin)
+    try:
+        outcome = _call_from(browser, game_origin, srv.base_url)
+    finally:
+        srv.close()
+    assert outcome == {"status": 400, "requestId": "from-page", "reason": "INVALID_REQUEST"}
+
+
+def test_a_page_on_another_origin_cannot_call_the_gateway_by_default(browser, game_origin,
+                                                                      server):  # noqa: F811
+    outcome = _call_from(browser, game_origin, server.base_url)
+    assert "failed" in outcome, outcome
