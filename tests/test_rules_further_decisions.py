@@ -1,7 +1,7 @@
 """The further rules decisions (docs/rules.md "Further decisions"), one test or more per
-item, named ``test_s11_<item>_…``; each fails when its decision is undone. The ``allowed``
+item, named ``test_further_<item>_…``; each fails when its decision is undone. The ``allowed``
 and ``refused`` helpers also check that ListLegalActions lists an action exactly when
-ValidateAction accepts it; ``test_s11_agreement`` adds CheckMeld to that comparison."""
+ValidateAction accepts it; ``test_further_agreement`` adds CheckMeld to that comparison."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def addition(meld_id: str, cards: str, end: RunEnd | None = None) -> MeldCards:
 
 # -- 1. open runs -------------------------------------------------------------------------
 
-def test_s11_1_open_run_two_naturals_one_wild():
+def test_further_1_open_run_two_naturals_one_wild():
     """A run of three cards may be two naturals and one wild; never two wilds."""
     snap = opened("classic+open", "5H 6H 2C 2D 9C 9D", ["AH AS AD"])
     out = allowed(snap, new_meld("5H 6H 2C"))
@@ -59,7 +59,7 @@ def test_s11_1_open_run_two_naturals_one_wild():
     refused(opened("classic", "5H 6H 2C 9C 9D", ["AH AS AD"]), new_meld("5H 6H 2C"))
 
 
-def test_s11_1_open_run_named_end_refused_never_moved():
+def test_further_1_open_run_named_end_refused_never_moved():
     """A wild added at an impossible end (above A, below 4) is refused, not moved to the
     other end; unnamed, it goes HIGH unless the run ends at the ace."""
     to_ace = opened("classic+open", "JK 9C 9D 5S", ["QH KH AH"])
@@ -79,7 +79,7 @@ def test_s11_1_open_run_named_end_refused_never_moved():
     assert order_run(("KH", "AH", "JK")) == ("JK", "KH", "AH")
 
 
-def test_s11_1_open_run_natural_only_at_an_open_end():
+def test_further_1_open_run_natural_only_at_an_open_end():
     """A natural joins a run only at an open end: it never displaces the wild, whether the
     wild stands at an end or in a gap."""
     at_end = opened("classic+open", "7H 8H 4H 9C 9D 5S", ["5H 6H JK"])
@@ -93,7 +93,7 @@ def test_s11_1_open_run_natural_only_at_an_open_end():
     refused(in_gap, addition("m1", "6H"), "NOT_A_RUN")
 
 
-def test_s11_1_swap_wild_is_for_groups_only():
+def test_further_1_swap_wild_is_for_groups_only():
     """swapWild takes a wild out of an incomplete group, never out of a run."""
     snap = opened("classic+open", "7H QC 9C 9D 5S", ["5H 6H JK", "QH QS 2C"])
     refused(snap, SwapWild(0, "m1", "7H", "JK"), "WILD_SWAP_NOT_ALLOWED")
@@ -102,7 +102,7 @@ def test_s11_1_swap_wild_is_for_groups_only():
 
 # -- 2. uruguayan -------------------------------------------------------------------------
 
-def test_s11_2_uruguayan_counts_group_wilds_not_an_open_runs_wild():
+def test_further_2_uruguayan_counts_group_wilds_not_an_open_runs_wild():
     """The limit of two counts wilds mixed into groups of a rank: an open run's wild is
     not counted."""
     snap = opened("classic+uruguayan+open", "QC KC 2H 7S 8S 2D 9C 9D 5S",
@@ -112,7 +112,7 @@ def test_s11_2_uruguayan_counts_group_wilds_not_an_open_runs_wild():
     allowed(snap, new_meld("7S 8S 2D"))
 
 
-def test_s11_2_uruguayan_does_not_count_bolivias():
+def test_further_2_uruguayan_does_not_count_bolivias():
     """A wild-only group is its own meld, outside the limit: with two wilds already in the
     side's groups, wild-only groups may still be laid and grow to a bolivia."""
     snap = opened("bolivia+uruguayan", "2D 2H JK 2S 9C 9D 5S",
@@ -124,7 +124,7 @@ def test_s11_2_uruguayan_does_not_count_bolivias():
 
 # -- 3. bolivia ---------------------------------------------------------------------------
 
-def test_s11_3_bolivia_counts_as_a_canasta_never_as_the_escalera():
+def test_further_3_bolivia_counts_as_a_canasta_never_as_the_escalera():
     """A bolivia counts toward the two canastas going out needs and toward the red-3
     condition, but the escalera (a seven-card run) is still needed."""
     without_escalera = opened("bolivia", "9H 9S 9D", [BOLIVIA7, KINGS7], has_melded=[0])
@@ -138,7 +138,7 @@ def test_s11_3_bolivia_counts_as_a_canasta_never_as_the_escalera():
                                    opened("bolivia", "5C", [BOLIVIA7]).sides[0])
 
 
-def test_s11_3_bolivia_stays_wild_only():
+def test_further_3_bolivia_stays_wild_only():
     """Naturals never join a wild-only group, by addition or by a top card in a take."""
     snap = opened("bolivia", "9C 9D 2S 5S 6S", ["JK JK 2H 2D", KINGS7])
     refused(snap, addition("m1", "9C"), "MIXED_RANKS")
@@ -160,7 +160,7 @@ def official_take(group: str, hand: str, top: str = "9C"):
                          discard=f"4D {top}", phase=Phase.DRAW)
 
 
-def test_s11_4_official_pair_take_merges_automatically():
+def test_further_4_official_pair_take_merges_automatically():
     """A pair take meeting the side's group of that rank joins it: no new meld, no
     separate merge action."""
     snap = official_take("9H 9S 9D", "9C 9H 2C 5C 6D 7S")
@@ -170,7 +170,7 @@ def test_s11_4_official_pair_take_merges_automatically():
     allowed(snap, TakePile(0, hand_cards=("9C", "9H", "2C")))
 
 
-def test_s11_4_official_merge_refused_putting_a_wild_onto_a_canasta():
+def test_further_4_official_merge_refused_putting_a_wild_onto_a_canasta():
     """The merged meld may not put a wild onto a completed canasta; naturals may join."""
     snap = official_take("9H 9S 9D 9C 9H 9S 9D", "9C 9H 2C 5C 6D 7S", top="9C")
     refused(snap, TakePile(0, hand_cards=("9C", "9H", "2C")), "WILD_ONTO_CANASTA_NOT_ALLOWED")
@@ -180,7 +180,7 @@ def test_s11_4_official_merge_refused_putting_a_wild_onto_a_canasta():
 
 # -- 5. qualifying cards are a minimum ----------------------------------------------------
 
-def test_s11_5_frozen_pile_pair_is_a_minimum():
+def test_further_5_frozen_pile_pair_is_a_minimum():
     """On a frozen pile the natural pair qualifies; more naturals of the rank and wilds
     within the group rule may join the new group."""
     snap = make_snapshot("classic", 4, hands={0: "9C 9H 9D 2D 5C 6D 7S"},
@@ -191,7 +191,7 @@ def test_s11_5_frozen_pile_pair_is_a_minimum():
     refused(snap, TakePile(0, hand_cards=("9C", "2D")), "TAKE_NEEDS_NATURAL_PAIR")
 
 
-def test_s11_5_natural_plus_wild_is_a_minimum():
+def test_further_5_natural_plus_wild_is_a_minimum():
     """canasta, unfrozen: one natural and one wild qualify, and further naturals and
     wilds may join within the group rule; frozen, the pair is needed (and enough)."""
     unfrozen = make_snapshot("canasta", 4, hands={0: "9C 9H 2D JK 5C 6D 7S"},
@@ -210,7 +210,7 @@ def test_s11_5_natural_plus_wild_is_a_minimum():
 
 # -- 6. spanish six players ---------------------------------------------------------------
 
-def test_s11_6_spanish_six_players_three_pairs_unless_overridden():
+def test_further_6_spanish_six_players_three_pairs_unless_overridden():
     default = deal(resolve("spanish"), 6, "six")
     assert resolve("spanish").six_player_layout is SixPlayerLayout.THREE_PAIRS
     assert [s.seats for s in default.sides] == [(0, 3), (1, 4), (2, 5)]
@@ -220,7 +220,7 @@ def test_s11_6_spanish_six_players_three_pairs_unless_overridden():
 
 # -- 7. the end of a match ----------------------------------------------------------------
 
-def test_s11_7_match_end_target_first_even_in_the_last_deal():
+def test_further_7_match_end_target_first_even_in_the_last_deal():
     """pagat allows 60 deals: reaching the target in the 60th deal ends the match with a
     winner (a draw only on equal totals); no side at the target after 60 is a draw."""
     pagat = resolve("pagat")
@@ -239,7 +239,7 @@ def test_s11_7_match_end_target_first_even_in_the_last_deal():
 # -- 8. target overrides ------------------------------------------------------------------
 
 @pytest.mark.parametrize("profile", list(PROFILES))
-def test_s11_8_target_override_for_every_profile(profile):
+def test_further_8_target_override_for_every_profile(profile):
     rules = resolve(profile, {"target_score": 2345})
     assert {t.target_score for t in rules.table_sizes} == {2345}
     for bad in (0, -5, 2344):
@@ -248,7 +248,7 @@ def test_s11_8_target_override_for_every_profile(profile):
         assert [p.field for p in err.value.problems] == ["ruleset.overrides.target_score"]
 
 
-def test_s11_8_bad_target_is_an_invalid_argument_at_its_field():
+def test_further_8_bad_target_is_an_invalid_argument_at_its_field():
     request = pb.DealRequest(ruleset=pb.RulesetRef(
         profile="canasta", overrides=pb.RulesetOverrides(target_score=2344)),
         players=4, seed="target")
@@ -261,7 +261,7 @@ def test_s11_8_bad_target_is_an_invalid_argument_at_its_field():
     assert call("Deal", request).snapshot.ruleset.profile == "canasta"
 
 
-def test_s11_8_target_in_table_sizes_is_checked_too():
+def test_further_8_target_in_table_sizes_is_checked_too():
     from dataclasses import replace
     sizes = tuple(replace(t, target_score=7) for t in resolve("classic").table_sizes)
     with pytest.raises(RulesetError) as err:
@@ -272,7 +272,7 @@ def test_s11_8_target_in_table_sizes_is_checked_too():
 
 # -- 9. variations ------------------------------------------------------------------------
 
-def test_s11_9_variations_in_any_order_printed_in_documented_order():
+def test_further_9_variations_in_any_order_printed_in_documented_order():
     either = resolve("pagat+open+uruguayan")
     assert either.profile == "pagat+uruguayan+open"
     assert either == resolve("pagat+uruguayan+open")
@@ -287,7 +287,7 @@ def test_s11_9_variations_in_any_order_printed_in_documented_order():
 
 @pytest.mark.parametrize("spec", ["canasta+open", "canasta+uruguayan",
                                   "canasta+uruguayan+open", "classic+open+open"])
-def test_s11_9_variations_samba_profiles_only(spec):
+def test_further_9_variations_samba_profiles_only(spec):
     with pytest.raises(RulesetError) as err:
         resolve(spec)
     assert {p.reason for p in err.value.problems} == {"UNKNOWN_VARIATION"}
@@ -295,7 +295,7 @@ def test_s11_9_variations_samba_profiles_only(spec):
 
 # -- 10. CheckMeld on black 3s ------------------------------------------------------------
 
-def test_s11_10_check_meld_black_threes_alone():
+def test_further_10_check_meld_black_threes_alone():
     """Without a snapshot black 3s are valid content, kind BLACK_THREES, with a note that
     they are laid only when going out; with one, the going-out rules judge."""
     got = check_meld(resolve("pagat"), ("3S", "3C", "3S"))
@@ -326,7 +326,7 @@ def stranded(players: int, melds, **kw):
     return drawn
 
 
-def test_s11_11_no_dead_end_when_the_stock_runs_out_on_a_red_three():
+def test_further_11_no_dead_end_when_the_stock_runs_out_on_a_red_three():
     """Alone (two players), short of the going-out requirement: the lone card may still be
     discarded, which ends the deal as if the stock ran out (no going-out bonus)."""
     snap = stranded(2, ["AH AS AD"])
@@ -338,7 +338,7 @@ def test_s11_11_no_dead_end_when_the_stock_runs_out_on_a_red_three():
     assert out.score.sides[0].going_out_bonus == 0
 
 
-def test_s11_11_no_dead_end_after_a_no():
+def test_further_11_no_dead_end_after_a_no():
     """With the requirement met, the lone card goes out; after asking and hearing "no" the
     same discard is still legal and ends the deal without going out."""
     snap = stranded(4, [KINGS7, QUEENS7], has_melded=[0])
@@ -352,7 +352,7 @@ def test_s11_11_no_dead_end_after_a_no():
     assert out.score.sides[0].going_out_bonus == 0
 
 
-def test_s11_11_spanish_stranded_discard_after_asking_costs_the_question():
+def test_further_11_spanish_stranded_discard_after_asking_costs_the_question():
     """spanish: asking and not going out costs −100 also when the stranded discard ends the
     deal; it is no going out after a refusal, so that penalty does not apply."""
     snap = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
@@ -388,7 +388,7 @@ AGREEMENT = [
 
 @pytest.mark.parametrize("case,spec,melds,hand,meld,valid", AGREEMENT,
                          ids=[c[0] for c in AGREEMENT])
-def test_s11_agreement(case, spec, melds, hand, meld, valid):
+def test_further_agreement(case, spec, melds, hand, meld, valid):
     """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld
     (with the snapshot and the seat) finds it valid."""
     snap = opened(spec, hand + FILLER, melds)
@@ -400,7 +400,7 @@ def test_s11_agreement(case, spec, melds, hand, meld, valid):
     assert check_meld(snap.ruleset, cards, snap, 0, meld_id).valid is valid
 
 
-def test_s11_agreement_black_threes():
+def test_further_agreement_black_threes():
     """Black 3s: listed, valid and CheckMeld-valid together, when going out and not."""
     out = opened("classic", "3S 3C 3S 5C", [KINGS7, QUEENS7], has_melded=[0])
     allowed(out, new_meld("3S 3C 3S"))
@@ -410,7 +410,7 @@ def test_s11_agreement_black_threes():
     assert not check_meld(not_out.ruleset, ("3S", "3C", "3S"), not_out, 0).valid
 
 
-def test_s11_agreement_every_listed_action_validates_on_the_cases():
+def test_further_agreement_every_listed_action_validates_on_the_cases():
     for case in AGREEMENT:
         snap = opened(case[1], case[3] + FILLER, case[2])
         actions, _ = legal_actions(snap, 0)
