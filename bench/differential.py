@@ -121,6 +121,9 @@ class Differ:
         self.old_legal = importlib.import_module(f"{old.__name__}.legal")
         self.old_derived = importlib.import_module(f"{old.__name__}.derived")
         self.old_pile = importlib.import_module(f"{old.__name__}.pile")
+        self.old_vocabulary = (importlib.import_module(f"{old.__name__}.vocabulary")
+                               if importlib.util.find_spec(f"{old.__name__}.vocabulary")
+                               else None)
         self.to_old = Translator(old)
         self.calls = 0
         self.differences: list[str] = []
@@ -185,9 +188,21 @@ class Differ:
             for j, meld in enumerate(side.melds):
                 old_meld = old_side.melds[j]
                 self.same("meld_status", partial(vocabulary.meld_status, meld),
-                          partial(od.meld_status, old_s.ruleset, old_meld))
+                          self.old_meld_status(old_s.ruleset, old_meld))
                 self.same("meld_natural", partial(vocabulary.is_natural, meld.cards),
-                          partial(od.meld_natural, old_meld))
+                          self.old_meld_natural(old_meld))
+
+    def old_meld_status(self, ruleset: Any, meld: Any) -> Callable[[], Any]:
+        """The old engine's meld status: engine.derived before issue 12, engine.vocabulary
+        since."""
+        if hasattr(self.old_derived, "meld_status"):
+            return partial(self.old_derived.meld_status, ruleset, meld)
+        return partial(self.old_vocabulary.meld_status, meld)
+
+    def old_meld_natural(self, meld: Any) -> Callable[[], Any]:
+        if hasattr(self.old_derived, "meld_natural"):
+            return partial(self.old_derived.meld_natural, meld)
+        return partial(self.old_vocabulary.is_natural, meld.cards)
 
     def meld_checks(self, s: nm.Snapshot, old_s: Any, rng: random.Random) -> None:
         e, o = new_engine, self.old

@@ -15,16 +15,24 @@ from .cards import ORDER, sort_cards
 from .model import (Action, AnswerGoOut, AskGoOut, Discard, DrawStock, MeldCards, SwapWild,
                     TakePile, TakeTopCard)
 
-#: An action's identity (``action_key``) and its place in a list (``sort_key``).
+#: An action's identity (``action_key``).
 ActionKey = tuple[object, ...]
-SortKey = tuple[int, int, bytes, ActionKey]
+#: An action's place in a list (``sort_key``): its listing bytes, then its key for ties.
+SortKey = tuple[bytes, ActionKey]
 
 GROUP_ORDER: dict[type, int] = {DrawStock: 0, TakePile: 1, TakeTopCard: 1, SwapWild: 4,
                                 Discard: 5, AskGoOut: 6, AnswerGoOut: 6}
+#: The listing bytes start with this many bytes: the group, then the card count (two).
+HEAD = 3
 
 
-def entry(a: Action) -> tuple[ActionKey, SortKey]:
-    """``(action_key(a), sort_key(a))``, computed once; the most frequent kinds (a single
+def listing_head(group: int, count: int) -> bytes:
+    """The first ``HEAD`` bytes of an action's listing bytes (``listing``)."""
+    return bytes((group, count >> 8, count & 0xFF))
+
+
+def entry(a: Action) -> tuple[ActionKey, bytes]:
+    """``(action_key(a), listing(a))``, computed once; the most frequent kinds (a single
     new meld, a single addition, a discard) take a shortcut with the very same result."""
     if isinstance(a, MeldCards):
         if len(a.new_melds) == 1 and not a.additions:
@@ -33,19 +41,16 @@ def entry(a: Action) -> tuple[ActionKey, SortKey]:
             addition = a.additions[0]
             added = cards_key(addition.cards)
             key: ActionKey = ("meld", a.seat, (), ((addition.meld_id, added),))
-            return key, (3, len(added), added, key)
+            return key, listing_head(3, len(added)) + added
     if isinstance(a, Discard):
-        key = ("discard", a.seat, a.card)
-        return key, (5, 1, bytes((ORDER[a.card],)), key)
-    key = action_key(a)
-    return key, _order(a, key)
+        return ("discard", a.seat, a.card), listing_head(5, 1) + bytes((ORDER[a.card],))
+    return action_key(a), listing(a)
 
 
-def single_meld_entry(seat: int, meld_key: bytes) -> tuple[ActionKey, SortKey]:
-    """``(action_key, sort_key)`` of a MeldCards of ``seat`` with one new meld and no
+def single_meld_entry(seat: int, meld_key: bytes) -> tuple[ActionKey, bytes]:
+    """``(action_key, listing)`` of a MeldCards of ``seat`` with one new meld and no
     addition, from the meld's ``cards_key``."""
-    key = ("meld", seat, (meld_key,), ())
-    return key, (2, len(meld_key), meld_key, key)
+    return ("meld", seat, (meld_key,), ()), listing_head(2, len(meld_key)) + meld_key
 
 
 # -- equality and order -------------------------------------------------------------------
@@ -91,13 +96,17 @@ def _card_count(a: Action) -> int:
 
 def sort_key(a: Action) -> SortKey:
     """Draws, takes, new melds, additions, swaps, discards, permission actions; within a
-    group fewer cards first, then canonical card order (docs/api.md#methods)."""
-    return _order(a, action_key(a))
+    group fewer cards first, then canonical card order (docs/api.md#methods); equal
+    listings (the same cards for two melds) by ``action_key``."""
+    return listing(a), action_key(a)
 
 
-def _order(a: Action, key: ActionKey) -> SortKey:
+def listing(a: Action) -> bytes:
+    """The group, the card count and the canonical cards of ``a`` as one bytes value
+    (``listing_head`` then ``cards_key``), which compares like the tuple of the three:
+    the head has a fixed length and a pack holds far fewer than 65,536 cards."""
     group = (2 if a.new_melds else 3) if isinstance(a, MeldCards) else GROUP_ORDER[type(a)]
-    return (group, _card_count(a), _canonical_cards(a), key)
+    return listing_head(group, _card_count(a)) + _canonical_cards(a)
 
 
 def _canonical_cards(a: Action) -> bytes:

@@ -13,12 +13,11 @@ examined; ``complete`` is False when that bound cut some.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from operator import itemgetter
 
 from . import melds as M
 from . import pile as P
-from .action_order import ActionKey, SortKey, entry, single_meld_entry
+from .action_order import HEAD, ActionKey, entry
 from .cards import BLACK_THREES, RANK, WILD, points
 from .deadline import checkpoint
 from .game import validate
@@ -33,8 +32,8 @@ from .vocabulary import SEVEN
 
 __all__ = ["legal_actions", "MAX_OPENING_MELDS", "MAX_OPENING_CANDIDATES"]
 
-#: An action legal by construction, with its keys: ``(action_key, (sort_key, action))``.
-SureEntry = tuple[ActionKey, tuple[SortKey, Action]]
+#: An action in the list: ``(listing bytes, action_key, action)`` (engine.action_order).
+Listed = tuple[bytes, ActionKey, Action]
 
 
 def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Action], bool]:
@@ -48,23 +47,31 @@ def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Act
     else:
         seats = [seat]
     # The first of equal actions is kept: sure ones, then checked ones, seat by seat.
-    unique: dict[ActionKey, tuple[SortKey, Action]] = {}
+    unique: dict[ActionKey, Listed] = {}
     complete = True
     for who in seats:
         sure, checked, done = _for_seat(s, who)
-        for key, listed in sure:
-            unique.setdefault(key, listed)
+        for listed in sure:
+            unique.setdefault(listed[1], listed)
         for a in checked:
             key, order = entry(a)
-            unique.setdefault(key, (order, a))
+            unique.setdefault(key, (order, key, a))
         complete = complete and done
-    return [a for _, a in sorted(unique.values(), key=itemgetter(0))], complete
+    return _in_order(list(unique.values())), complete
 
 
-def _for_seat(s: Snapshot, seat: int
-              ) -> tuple[list[SureEntry], list[Action], bool]:
-    """(entries ``(action_key, (sort_key, action))`` of actions legal by construction,
-    the other legal actions, complete)."""
+def _in_order(listed: list[Listed]) -> list[Action]:
+    """The actions by listing bytes, and by action key where those are equal (sort_key):
+    one sort on bytes, and a second, on nearly sorted data, only when two are equal."""
+    listed.sort(key=itemgetter(0))
+    if len({x[0] for x in listed}) < len(listed):
+        listed.sort(key=itemgetter(0, 1))
+    return [x[2] for x in listed]
+
+
+def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]:
+    """(actions legal by construction with their listing, the other legal actions,
+    complete)."""
     turn = s.turn
     if turn.go_out is GoOut.ASKED:
         if seat in s.partners(turn.seat):
@@ -78,7 +85,7 @@ def _for_seat(s: Snapshot, seat: int
                                     f"seat {seat}'s hand is hidden in this snapshot; its "
                                     f"legal actions depend on it")],
                            "HIDDEN_INFORMATION_REQUIRED")
-    sure: list[SureEntry] = []
+    sure: list[Listed] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
     else:
@@ -94,9 +101,13 @@ def _for_seat(s: Snapshot, seat: int
 class _QuickCheck:
     """A shortcut past ``validate`` for the bulk of candidates whose legality needs no
     more than their content: a single meld or addition, or a discard, that leaves two or
-    more cards in the hand of an opened side, with no side-level rule in play. Anything
-    else goes through ``validate``. The property tests check that every listed action
-    validates, so the shortcut cannot drift from the rules unnoticed."""
+    more cards in the hand of an opened side, with no side-level rule in play; and new
+    melds without black 3s that open a side (each meld's content, their points against
+    the requirement) and leave two or more cards, with no side-level rule in play and no
+    group merging into another. Anything else goes through ``validate``. The property
+    tests check that every listed action validates, and bench/differential.py that the
+    lists equal those of validate alone, so the shortcut cannot drift from the rules
+    unnoticed."""
 
     def __init__(self, s: Snapshot, seat: int):
         self.s = s
@@ -104,25 +115,45 @@ class _QuickCheck:
         side = s.sides[s.seats[seat].side]
         self.melds = {m.id: m for m in side.melds}
         self.hand_size = len(s.seats[seat].hand)
-        self.simple = (s.turn.phase is Phase.PLAY and side.opened
-                       and not self.rules.side_wild_limit)
+        plain = s.turn.phase is Phase.PLAY and not self.rules.side_wild_limit
+        self.simple = plain and side.opened
         self.merge_groups = self.rules.groups_per_rank.name == "ONE"
+        self.opening = plain and not side.opened and not self.merge_groups
+        self.need = initial_requirement(self.rules, side)
 
     def legal(self, a: Action) -> bool:
+        verdict: bool | None = None
         if self.simple:
-            if isinstance(a, Discard) and self.hand_size >= 2:
-                return True
-            if isinstance(a, MeldCards) and len(a.new_melds) + len(a.additions) == 1:
-                cards = a.new_melds[0] if a.new_melds else a.additions[0].cards
-                if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES
-                                                                 for c in cards):
-                    if a.new_melds and not self.merge_groups:
-                        return self._new_meld_ok(cards)
-                    if a.additions:
-                        meld = self.melds[a.additions[0].meld_id]
-                        if meld.kind is not MeldKind.BLACK_THREES:
-                            return not M.check_extend(self.rules, meld, cards)[1]
-        return not validate(self.s, a)
+            verdict = self._simple(a)
+        elif self.opening and isinstance(a, MeldCards) and not a.additions:
+            verdict = self._opens(a.new_melds)
+        return not validate(self.s, a) if verdict is None else verdict
+
+    def _simple(self, a: Action) -> bool | None:
+        """The verdict on ``a`` for an opened side, None when validate must judge."""
+        if isinstance(a, Discard) and self.hand_size >= 2:
+            return True
+        if isinstance(a, MeldCards) and len(a.new_melds) + len(a.additions) == 1:
+            cards = a.new_melds[0] if a.new_melds else a.additions[0].cards
+            if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES
+                                                             for c in cards):
+                if a.new_melds and not self.merge_groups:
+                    return self._new_meld_ok(cards)
+                if a.additions:
+                    meld = self.melds[a.additions[0].meld_id]
+                    if meld.kind is not MeldKind.BLACK_THREES:
+                        return not M.check_extend(self.rules, meld, cards)[1]
+        return None
+
+    def _opens(self, melds: tuple[tuple[str, ...], ...]) -> bool | None:
+        """The verdict on laying ``melds`` (cards the hand holds) as the side's initial
+        meld, None when validate must judge."""
+        cards = [c for m in melds for c in m]
+        if self.hand_size - len(cards) < 2 or not BLACK_THREES.isdisjoint(cards):
+            return None
+        if any(M.check_new(self.rules, m)[2] for m in melds):
+            return False
+        return points(cards) >= self.need
 
     def _new_meld_ok(self, cards: tuple[str, ...]) -> bool:
         wilds = sum(1 for c in cards if c in WILD)
@@ -170,12 +201,12 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
     return out, complete
 
 
-def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[SureEntry]]:
+def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[Listed]]:
     """(candidates to check, complete, entries of the actions legal by construction)."""
     side = s.sides[s.seats[seat].side]
     hand = Counter(s.seats[seat].hand)
     out: list[Action] = []
-    sure: list[SureEntry] = []
+    sure: list[Listed] = []
     complete = True
     if side.opened:
         _opened_candidates(s, seat, hand, side, out, sure)
@@ -187,21 +218,21 @@ def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[S
 
 
 def _opened_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
-                       out: list[Action], sure: list[SureEntry]) -> None:
+                       out: list[Action], sure: list[Listed]) -> None:
     """Single melds, additions and swaps of an opened side."""
     # Checked groups that leave two cards are legal as they stand when no side-level
-    # rule is in play (see _QuickCheck); they skip the check, and their listing keys
-    # come from the cards key the shapes carry.
+    # rule is in play (see _QuickCheck); they skip the check, and their listing bytes
+    # and keys come from the cards keys the shapes carry.
     simple = s.turn.phase is Phase.PLAY and not s.ruleset.side_wild_limit
     room = len(s.seats[seat].hand) - 2
-    single_meld = _single_meld_builder(seat)
     for nat, nat_key, fitting in group_batches(s, hand, side):
         checkpoint()
-        for wilds, below, above, checked in fitting:
+        for wilds, head, above, checked in fitting:
             cards = nat + wilds
             if simple and checked and len(cards) <= room:
-                key, order = single_meld_entry(seat, below + nat_key + above)
-                sure.append((key, (order, single_meld(cards))))
+                order = head + nat_key + above
+                sure.append((order, ("meld", seat, (order[HEAD:],), ()),
+                             MeldCards(seat, (cards,))))
             else:
                 out.append(MeldCards(seat, new_melds=(cards,)))
     out.extend(MeldCards(seat, new_melds=(m,)) for m in other_shapes(s, hand))
@@ -236,25 +267,3 @@ def _opening_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
     combos, complete = opening_combos(s, seat, hand, need, shapes=new_melds)
     out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
     return complete
-
-
-def _single_meld_builder(seat: int) -> Callable[[tuple[str, ...]], MeldCards]:
-    """A faster ``lambda cards: MeldCards(seat, new_melds=(cards,))`` for the thousand
-    groups a big hand can make (issue 2's 2 ms budget for ListLegalActions): the frozen
-    dataclass's ``__init__`` pays one ``object.__setattr__`` per field, so each action gets
-    a copy of the fields of one constructed action instead, with its meld put in. Same
-    fields in the same order: an equal action, same repr and hash (tests/test_playouts.py
-    compares the two). Should MeldCards ever run code at construction or use slots, the
-    real constructor is used."""
-    if hasattr(MeldCards, "__post_init__") or hasattr(MeldCards, "__slots__"):
-        return lambda cards: MeldCards(seat, new_melds=(cards,))
-    prototype = vars(MeldCards(seat, new_melds=((),)))
-
-    def build(cards: tuple[str, ...]) -> MeldCards:
-        fields = prototype.copy()
-        fields["new_melds"] = (cards,)
-        action = object.__new__(MeldCards)
-        object.__setattr__(action, "__dict__", fields)
-        return action
-    return build
-

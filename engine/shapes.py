@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterator
-from itertools import combinations, product
+from collections.abc import Iterator
+from itertools import accumulate, combinations
 
 from . import melds as M
 from . import penalties
-from .action_order import cards_key
+from .action_order import cards_key, listing_head
 from .deadline import checkpoint
 from .cards import BLACK_THREES, ORDER, RANK, RUN_INDEX, RUN_ORDER, SUIT, WILD, points
 from .model import Meld, MeldKind, Side, Snapshot
@@ -35,34 +35,55 @@ Fitting = list[tuple[tuple[str, ...], bytes, bytes, bool]]
 def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
                     shapes: list[tuple[str, ...]] | None = None
                     ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
-    """Minimal sets of new melds from ``hand`` worth ``need`` points together."""
+    """Minimal sets of new melds from ``hand`` worth ``need`` points together.
+
+    The combinations of 1..MAX_OPENING_MELDS shapes (worth most first) are examined in
+    ``itertools.combinations`` order, at most MAX_OPENING_CANDIDATES of them; the list is
+    complete when that bound cut none. Worths never rise along a combination, so its least
+    is its last, and the minimal ones of a block of combinations sharing all but the last
+    shape are a prefix of the block: blocks are counted, not walked."""
     side = s.sides[s.seats[seat].side]
     if shapes is None:
         shapes = list(new_meld_shapes(s, hand, side))
     shapes, worth = _by_worth([m for m in shapes if not all(c in BLACK_THREES for c in m)])
+    n = len(shapes)
+    room = MAX_OPENING_CANDIDATES  # combinations still to examine
     found: list[tuple[tuple[str, ...], ...]] = []
-    examined = 0
     for size in range(1, MAX_OPENING_MELDS + 1):
-        # The combinations of the indices and of their worths come in step.
-        for combo, values in zip(combinations(range(len(shapes)), size),
-                                 combinations(worth, size), strict=True):
-            examined += 1
-            if examined > MAX_OPENING_CANDIDATES:
+        for head in combinations(range(n), size - 1):
+            checkpoint()
+            start = head[-1] + 1 if head else 0
+            block = n - start
+            short = need - sum(worth[i] for i in head)
+            if head and short <= 0:
+                pass  # the head alone is worth enough: no combination here is minimal
+            else:
+                _minimal_in_block(shapes, worth, hand, head, start, min(block, room), short,
+                                  found)
+            room -= block
+            if room < 0:
                 return found, False
-            if not examined % CHECK_EVERY:
-                checkpoint()
-            total = sum(values)
-            if total < need or (size > 1 and total - min(values) >= need):
-                continue  # short, or not minimal
-            melds = tuple(shapes[i] for i in combo)
-            if size > 1:
-                used: Counter[str] = Counter()
-                for m in melds:
-                    used.update(m)
-                if used - hand:
-                    continue
-            found.append(melds)
     return found, True
+
+
+def _minimal_in_block(shapes: list[tuple[str, ...]], worth: list[int], hand: Counter[str],
+                      head: tuple[int, ...], start: int, count: int, short: int,
+                      found: list[tuple[tuple[str, ...], ...]]) -> None:
+    """Append the combinations ``head + (k,)``, ``k`` in ``start..start+count-1``, whose
+    last shape covers ``short`` and whose cards the hand holds."""
+    for k in range(start, start + count):
+        if worth[k] < short:
+            return  # worths fall from here on
+        melds = tuple(shapes[i] for i in head) + (shapes[k],)
+        if not head or _held(melds, hand):
+            found.append(melds)
+
+
+def _held(melds: tuple[tuple[str, ...], ...], hand: Counter[str]) -> bool:
+    used: Counter[str] = Counter()
+    for m in melds:
+        used.update(m)
+    return all(hand[c] >= k for c, k in used.items())
 
 
 def _by_worth(shapes: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[int]]:
@@ -86,7 +107,7 @@ def _by_worth(shapes: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], lis
 def new_meld_shapes(s: Snapshot, hand: Counter[str], side: Side) -> Iterator[tuple[str, ...]]:
     """Card multisets that could be a new meld (content is re-checked by validate)."""
     for nat, _nat_key, fitting in group_batches(s, hand, side):
-        for wilds, _below, _above, _checked in fitting:
+        for wilds, _head, _above, _checked in fitting:
             yield nat + wilds
     yield from other_shapes(s, hand)
 
@@ -94,13 +115,13 @@ def new_meld_shapes(s: Snapshot, hand: Counter[str], side: Side) -> Iterator[tup
 def group_batches(s: Snapshot, hand: Counter[str], side: Side
                   ) -> Iterator[tuple[tuple[str, ...], bytes, Fitting]]:
     """Groups of one natural rank plus wilds, batched by their naturals: for each
-    ``(nat, nat_key, fitting)``, every ``(wilds, below, above, checked)`` of ``fitting``
-    is the group ``nat + wilds``, whose ``cards_key`` is ``below + nat_key + above``;
-    ``checked``: its content already satisfies the wild rule and the wild cap (false for a
-    rank the side's group would absorb)."""
+    ``(nat, nat_key, fitting)``, every ``(wilds, head, above, checked)`` of ``fitting``
+    is the group ``nat + wilds``, whose listing order as a single new meld
+    (engine.action_order.listing) is ``head + nat_key + above`` and whose ``cards_key``
+    is that order without its first ``HEAD`` bytes; ``checked``: its content already
+    satisfies the wild rule and the wild cap (false for a rank the side's group would
+    absorb)."""
     rules = s.ruleset
-    wilds = Counter({c: n for c, n in hand.items() if c in WILD})
-    wild_total = sum(wilds.values())
     by_rank: dict[str, Counter[str]] = {}
     for c, n in hand.items():
         if c not in WILD and RANK[c] in RUN_INDEX:
@@ -108,38 +129,49 @@ def group_batches(s: Snapshot, hand: Counter[str], side: Side
     merge_ranks: set[str | None] = set()
     if rules.groups_per_rank is GroupsPerRank.ONE:
         merge_ranks = {M.group_rank(m.cards) for m in side.melds if m.kind is MeldKind.GROUP}
-    rule = M.WILD_RULES[rules.group_wild_rule]
-    penalised = penalties.enabled(rules)  # three wilds carry a penalty: let validate judge
-    wild_choices = [(wl, cards_key(wl)) for wl in submultisets(
-        wilds, 0, min(rules.group_max_wilds, wild_total))]
+    fits = _GroupFits(rules, Counter({c: n for c, n in hand.items() if c in WILD}))
     for rank, nats in by_rank.items():
         merging = rank in merge_ranks
-        # The ORDER values of one natural rank are consecutive and no wild's falls among
-        # them, so a group's cards key is the wilds below the rank, then the naturals (in
-        # canonical order already), then the wilds above: the wilds' cards key cut where
-        # the rank's values would go.
         lowest = ORDER[rank + "S"]
-        wild_parts: list[tuple[tuple[str, ...], bytes, bytes]] = []
-        for wl, wild_key in wild_choices:
-            cut = bisect_left(wild_key, lowest)
-            wild_parts.append((wl, wild_key[:cut], wild_key[cut:]))
-        fitting_by_size: dict[int, Fitting] = {}
         for nat in submultisets(nats, 1 if merging else 2, sum(nats.values())):
-            n = len(nat)
-            if n not in fitting_by_size:
-                fitting_by_size[n] = _fitting(n, merging, wild_parts, rule, penalised)
-            yield nat, bytes([ORDER[c] for c in nat]), fitting_by_size[n]
+            yield nat, bytes([ORDER[c] for c in nat]), fits.get(lowest, len(nat), merging)
 
 
-def _fitting(n: int, merging: bool, wild_parts: list[tuple[tuple[str, ...], bytes, bytes]],
-             rule: Callable[[int, int], bool], penalised: bool) -> Fitting:
-    """The wild choices a group of ``n`` naturals can take: a content prefilter (the wild
-    rule on counts); validate re-checks merges and penalised groups."""
-    if merging:
-        return [(wl, below, above, False) for wl, below, above in wild_parts]
-    return [(wl, below, above, not (penalised and len(wl) >= 3))
-            for wl, below, above in wild_parts
-            if n + len(wl) >= 3 and (not wl or rule(n, len(wl)))]
+class _GroupFits:
+    """The wild choices that fit a group (group_batches), made once for every rank whose
+    cards fall at the same place among the wilds' and for every number of naturals."""
+
+    def __init__(self, rules: Ruleset, wilds: Counter[str]):
+        self.rule = M.WILD_RULES[rules.group_wild_rule]
+        self.penalised = penalties.enabled(rules)  # three wilds carry a penalty: validate
+        self.choices = [(wl, cards_key(wl)) for wl in submultisets(
+            wilds, 0, min(rules.group_max_wilds, sum(wilds.values())))]
+        self.wild_orders = sorted(ORDER[c] for c in wilds)
+        self.made: dict[tuple[int, int, bool], Fitting] = {}
+
+    def get(self, lowest: int, n: int, merging: bool) -> Fitting:
+        """For ``n`` naturals of the rank whose lowest ORDER value is ``lowest``."""
+        key = (bisect_left(self.wild_orders, lowest), n, merging)
+        fitting = self.made.get(key)
+        if fitting is None:
+            fitting = self.made[key] = self._make(lowest, n, merging)
+        return fitting
+
+    def _make(self, lowest: int, n: int, merging: bool) -> Fitting:
+        """A content prefilter (the wild rule on counts); validate re-checks merges and
+        penalised groups. The ORDER values of one natural rank are consecutive and no
+        wild's falls among them, so a group's cards key is the wilds below the rank, the
+        naturals (in canonical order already), then the wilds above: the wilds' cards key
+        cut where the rank's values would go."""
+        out: Fitting = []
+        for wl, wild_key in self.choices:
+            if not merging and (n + len(wl) < 3 or (wl and not self.rule(n, len(wl)))):
+                continue
+            cut = bisect_left(wild_key, lowest)
+            checked = not merging and not (self.penalised and len(wl) >= 3)
+            out.append((wl, listing_head(2, n + len(wl)) + wild_key[:cut], wild_key[cut:],
+                        checked))
+        return out
 
 
 def other_shapes(s: Snapshot, hand: Counter[str]) -> Iterator[tuple[str, ...]]:
@@ -159,13 +191,15 @@ def run_shapes(hand: Counter[str], allow_wild: bool) -> Iterator[tuple[str, ...]
     """Every window of 3..7 ranks of one suit the hand can fill; with ``allow_wild``, one
     rank of the window (missing or not) may be a wild instead."""
     wild_codes = [c for c in hand if c in WILD] if allow_wild else []
+    allowed = 1 if wild_codes else 0
     for suit in "SHDC":
         have = [(r + suit) in hand for r in RUN_ORDER]
+        held = list(accumulate(have, initial=0))  # held[i]: ranks held below index i
         for lo in range(len(RUN_ORDER)):
             for hi in range(lo + 3, min(lo + SEVEN, len(RUN_ORDER)) + 1):
+                if hi - lo - (held[hi] - held[lo]) > allowed:
+                    break  # a longer window misses as many ranks or more
                 missing = [i for i in range(lo, hi) if not have[i]]
-                if len(missing) > (1 if wild_codes else 0):
-                    continue
                 window = [RUN_ORDER[i] + suit for i in range(lo, hi)]
                 if not missing:
                     yield tuple(window)
@@ -195,8 +229,9 @@ def _group_additions(rules: Ruleset, hand: Counter[str], wilds: Counter[str], me
     rank = M.group_rank(meld.cards)
     nats = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
     room = max(0, rules.group_max_wilds - M.wild_count(meld.cards))
+    wild_sets = submultisets(wilds, 0, min(room, sum(wilds.values())))
     for nat in submultisets(nats, 0, sum(nats.values())):
-        for wl in submultisets(wilds, 0, min(room, sum(wilds.values()))):
+        for wl in wild_sets:
             if nat or wl:
                 yield nat + wl
 
@@ -234,10 +269,13 @@ def _run_extensions(meld: Meld) -> Iterator[list[str]]:
             yield [RUN_ORDER[i] + suit for i in positions]
 
 
-def submultisets(counts: Counter[str], low: int, high: int) -> Iterator[tuple[str, ...]]:
-    """Every sub-multiset of ``counts`` with ``low``..``high`` cards, canonical order."""
-    codes = sorted(counts, key=ORDER.__getitem__)
-    for picks in product(*(range(counts[c] + 1) for c in codes)):
-        size = sum(picks)
-        if low <= size <= high:
-            yield tuple([c for c, k in zip(codes, picks, strict=True) for _ in range(k)])
+def submultisets(counts: Counter[str], low: int, high: int) -> list[tuple[str, ...]]:
+    """Every sub-multiset of ``counts`` with ``low``..``high`` cards, canonical order: the
+    order of ``itertools.product`` over each code's copies (0, 1, …), codes in canonical
+    order, the first varying slowest. Built from the last code back, and a part already
+    over ``high`` is dropped at once."""
+    parts: list[tuple[str, ...]] = [()]
+    for c in sorted(counts, key=ORDER.__getitem__, reverse=True):
+        parts = [(c,) * k + rest for k in range(counts[c] + 1) for rest in parts
+                 if k + len(rest) <= high]
+    return [p for p in parts if len(p) >= low]
