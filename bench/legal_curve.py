@@ -2,7 +2,7 @@
 hands of 10 to 150 cards, beside a baseline measured in the same run.
 
     .venv/bin/python bench/legal_curve.py            # the table (about a minute)
-    .venv/bin/python bench/legal_curve.py --quick    # fewer repeats (a few seconds)
+    .venv/bin/python bench/legal_curve.py --quick    # one short repeat each (seconds)
     .venv/bin/python bench/legal_curve.py --json     # the rows as JSON
 
 Positions: the classic profile, 4 players, the seat to move in the PLAY phase, its side
@@ -231,7 +231,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args()
     tune_gc()  # the collector as the server sets it up (service/server.py)
-    min_time, repeats = (0.02, 3) if args.quick else (0.2, 5)
+    min_time, repeats = (0.01, 1) if args.quick else (0.2, 5)
     out = rows(min_time, repeats, verbose=not args.json)
     if args.json:
         print(json.dumps([{"hand": r.hand, "opened": r.opened, "position": r.origin,
