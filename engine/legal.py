@@ -244,11 +244,13 @@ def _single_meld_builder(seat: int) -> Callable[[tuple[str, ...]], MeldCards]:
     dataclass's ``__init__`` pays one ``object.__setattr__`` per field, so each action gets
     a copy of the fields of one constructed action instead, with its meld put in. Same
     fields in the same order: an equal action, same repr and hash (tests/test_playouts.py
-    compares the two). Should MeldCards ever run code at construction or use slots, the
-    real constructor is used."""
-    if hasattr(MeldCards, "__post_init__") or hasattr(MeldCards, "__slots__"):
+    compares the two). Should MeldCards ever run code at construction or have no instance
+    ``__dict__`` (slots, or the compiled build's native class, whose constructor is fast),
+    the real constructor is used."""
+    sample = MeldCards(seat, new_melds=((),))
+    if hasattr(MeldCards, "__post_init__") or not hasattr(sample, "__dict__"):
         return lambda cards: MeldCards(seat, new_melds=(cards,))
-    prototype = vars(MeldCards(seat, new_melds=((),)))
+    prototype = dict(sample.__dict__)
 
     def build(cards: tuple[str, ...]) -> MeldCards:
         fields = prototype.copy()
