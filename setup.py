@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent
 # Every engine module but the package file and the build choice itself, and the service's
 # per-call modules: the required-field walk, proto3 JSON, conversion, loading.
 SERVICE_MODULES = ("required", "jsonio", "convert", "actions", "answers", "derived_fields",
-                   "decoding", "loading")
+                   "decoding", "loading", "wire", "boundary", "api", "runtime")
 PACKAGES = {"engine": "engine", "service": "service"}
 NOT_COMPILED = {"__init__.py", "build.py"}
 GROUP = "samba_adjudicator.engine._compiled.hot"
