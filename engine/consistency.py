@@ -286,11 +286,13 @@ def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], a
     if violations:
         add(f"{path}.cards", "NOT_A_LEGAL_MELD",
             "; ".join(v.message for v in violations))
-    elif kind is MeldKind.RUN and cards not in (
-            ordered, melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
+    elif kind is MeldKind.RUN and cards != ordered and cards not in (
+            melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
         add(f"{path}.cards", "NOT_A_LEGAL_MELD",
             f"a run is stored low to high: {' '.join(ordered)}")
-    if cards and meld.kind is not melds.infer_kind(cards):
+    # a legal meld's kind is the one check_new inferred: not inferred a second time
+    inferred = kind if kind is not None else melds.infer_kind(cards) if cards else None
+    if inferred is not None and meld.kind is not inferred:
         add(f"{path}.kind", "DERIVED_FIELD_DISAGREES",
-            f"these cards form a {melds.infer_kind(cards).value}, not "
+            f"these cards form a {inferred.value}, not "
             f"{getattr(meld.kind, 'value', meld.kind)}")

@@ -135,6 +135,8 @@ def overrides_from_proto(msg: pb.RulesetOverrides, path: str,
                          problems: list[Problem]) -> dict[str, Any]:
     """The engine's overrides dict: only the fields set (lists: non-empty)."""
     out: dict[str, Any] = {}
+    if not msg.ListFields():  # the common case: no override, nothing to look at
+        return out
     for f in msg.DESCRIPTOR.fields:
         fpath = f"{path}.{f.json_name}"
         if f.is_repeated:
@@ -222,6 +224,37 @@ def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
     return infer(cards_)
 
 
+def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
+    """Protobuf enum number -> the engine member of the same name (the names both have)."""
+    return {v.number: engine_enum[v.name] for v in values.DESCRIPTOR.values
+            if v.name in engine_enum.__members__}
+
+
+_MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
+_PHASES: dict[int, m.Phase] = _by_number(pb.Turn.Phase, m.Phase)
+_GO_OUTS: dict[int, m.GoOut] = _by_number(pb.Turn.GoOut, m.GoOut)
+
+
+def _meld_kind_of(number: int) -> m.MeldKind | None:
+    """A given meld kind (not 0), or None for a number the schema does not define."""
+    kind = _MELD_KINDS.get(number)
+    if kind is not None:
+        return kind
+    return m.MeldKind[pb.Meld.Kind.Name(number)] if number in pb.Meld.Kind.values() else None
+
+
+def _turn_from_proto(t: pb.Turn) -> m.Turn:
+    """Unset phase and go-out read as DRAW and NOT_ASKED (the required-field check reports
+    a missing phase); a number the schema does not define raises as ``Name`` does."""
+    phase = (_PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase \
+        else m.Phase.DRAW
+    go_out = (_GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)]) \
+        if t.go_out else m.GoOut.NOT_ASKED
+    return m.Turn(seat=t.seat if t.HasField("seat") else 0, phase=phase,
+                  took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
+                  added_to_partner_melds=t.added_to_partner_melds, go_out=go_out)
+
+
 def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
                         ) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
@@ -249,8 +282,7 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
             before = len(problems)
             mcards = cards(md.cards, f"{mp}.cards", problems)
             if md.kind:
-                kind = m.MeldKind[pb.Meld.Kind.Name(md.kind)] \
-                    if md.kind in pb.Meld.Kind.values() else None
+                kind = _meld_kind_of(md.kind)
                 if kind is None:
                     problems.append(Problem(f"{mp}.kind", "OUT_OF_RANGE",
                                             f"{md.kind} is not a meld kind"))
@@ -266,13 +298,7 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
             penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties)))
     stock = cards(msg.stock, f"{path}.stock", problems)
     discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
-    t = msg.turn
-    turn = m.Turn(
-        seat=t.seat if t.HasField("seat") else 0,
-        phase=m.Phase[pb.Turn.Phase.Name(t.phase)] if t.phase else m.Phase.DRAW,
-        took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
-        added_to_partner_melds=t.added_to_partner_melds,
-        go_out=m.GoOut[pb.Turn.GoOut.Name(t.go_out)] if t.go_out else m.GoOut.NOT_ASKED)
+    turn = _turn_from_proto(msg.turn)
     result = None
     if msg.HasField("result"):
         r = msg.result
