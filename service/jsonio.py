@@ -259,8 +259,8 @@ def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Probl
 # strings) are checked inline; anything else goes through ``_walk_scalar`` / ``_walk_list``
 # / ``_walk_map`` themselves, so problems and values are those of the two passes.
 
-#: Descriptor -> {JSON key: (field, json name, real oneof or None, setter, extra)}.
-_INTO_PLANS: dict = {}
+_INTO_PLANS: dict = {}  # Descriptor -> _into_plan(descriptor)
+_ONLY_STR = frozenset({str})
 #: setter(value, msg, field, extra, path, json name, problems): check ``value`` as the walk
 #: does and set it as ``_fill`` does (``path``: the message's; the field's is written out
 #: only when a problem or a nested message needs it).
@@ -268,12 +268,18 @@ Setter = Callable[[Any, Message, _d.FieldDescriptor, Any, str, str, list[Problem
 
 
 def _into_plan(desc: _d.Descriptor) -> dict[str, tuple]:
+    """JSON key -> (field, proto name, json name, real oneof or None, setter, extra,
+    aliased: the field has two keys (``deal_number``, ``dealNumber``), plain: (type, low,
+    high) for an int, bool or string field, checked inline, else None)."""
     plan = _INTO_PLANS.get(desc)
     if plan is None:
         plan = {}
         for key, (f, json_name, oneof) in _walk_plan(desc).items():
             setter, extra = _setter(f)
-            plan[key] = (f, json_name, oneof, setter, extra)
+            plain = ((int, *extra) if setter is _int_into
+                     else (extra, None, None) if setter is _typed_into else None)
+            plan[key] = (f, f.name, json_name, oneof, setter, extra, f.name != json_name,
+                         plain)
         _INTO_PLANS[desc] = plan
     return plan
 
@@ -309,25 +315,41 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
             problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
                                     f"unknown field {key!r} in {desc.full_name}"))
             continue
-        f, json_name, oneof, setter, extra = entry
-        if json_name in given:
-            fpath = join(path, json_name)
-            problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                    f"{fpath} given twice (as {given[json_name]!r} and "
-                                    f"{key!r})"))
-            continue
-        given[json_name] = key
+        f, name, json_name, oneof, setter, extra, aliased, plain = entry
+        if aliased:  # only a field with two keys can be given twice
+            if json_name in given:
+                _given_twice(path, json_name, given[json_name], key, problems)
+                continue
+            given[json_name] = key
         if value is None:  # proto3 JSON: null means "not set"
             continue
-        if oneof is not None:
-            if oneof in chosen:
-                fpath = join(path, json_name)
-                problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                        f"{join(path, chosen[oneof])} and {fpath} are "
-                                        f"alternatives; give only one"))
-                continue
-            chosen[oneof] = json_name
-        setter(value, msg, f, extra, path, json_name, problems)
+        if oneof is not None and not _choose(oneof, chosen, path, json_name, problems):
+            continue
+        if plain is not None and type(value) is plain[0] \
+                and (plain[1] is None or plain[1] <= value <= plain[2]):
+            setattr(msg, name, value)  # an int in range, a bool, a string
+        else:
+            setter(value, msg, f, extra, path, json_name, problems)
+
+
+def _given_twice(path: str, json_name: str, first: str, key: str,
+                 problems: list[Problem]) -> None:
+    fpath = join(path, json_name)
+    problems.append(Problem(fpath, "OUT_OF_RANGE",
+                            f"{fpath} given twice (as {first!r} and {key!r})"))
+
+
+def _choose(oneof: str, chosen: dict[str, str], path: str, json_name: str,
+            problems: list[Problem]) -> bool:
+    """Whether this member of a real oneof is the first one given (else a problem)."""
+    if oneof in chosen:
+        fpath = join(path, json_name)
+        problems.append(Problem(fpath, "OUT_OF_RANGE",
+                                f"{join(path, chosen[oneof])} and {fpath} are "
+                                f"alternatives; give only one"))
+        return False
+    chosen[oneof] = json_name
+    return True
 
 
 def _int_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
@@ -368,6 +390,10 @@ def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, pa
 def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
                json_name: str, problems: list[Problem]) -> None:
     """A list of scalars (of strings, such as cards, without a look at each item)."""
+    if f.type == F.TYPE_STRING and type(value) is list and _ONLY_STR.issuperset(
+            map(type, value)):
+        getattr(msg, f.name).extend(value)  # card lists: the bulk of a snapshot
+        return
     items = _walk_list(value, f, join(path, json_name), problems)
     if items is not _BAD:
         _fill_list(getattr(msg, f.name), f, items)
