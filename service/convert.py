@@ -255,6 +255,30 @@ def _turn_from_proto(t: pb.Turn) -> m.Turn:
                   added_to_partner_melds=t.added_to_partner_melds, go_out=go_out)
 
 
+def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: list[Problem]) -> m.Side:
+    melds = []
+    for j, md in enumerate(sd.melds):
+        before = len(problems)
+        mcards = tuple(md.cards)
+        if not _CODES.issuperset(mcards):
+            mcards = cards(mcards, f"{kp}.melds[{j}].cards", problems)
+        if md.kind:
+            kind = _meld_kind_of(md.kind)
+            if kind is None:
+                problems.append(Problem(f"{kp}.melds[{j}].kind", "OUT_OF_RANGE",
+                                        f"{md.kind} is not a meld kind"))
+                continue
+        elif len(problems) == before:
+            kind = _meld_kind(mcards)
+        else:
+            continue
+        melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
+    return m.Side(
+        side=sd.side or k, seats=tuple(sd.seats), match_score=sd.match_score,
+        melds=tuple(melds), red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
+        penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties))
+
+
 def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
                         ) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
@@ -266,36 +290,18 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
     rules, ref = ruleset_ref_from_proto(msg.ruleset, f"{path}.ruleset", problems)
     seats = []
     for i, s in enumerate(msg.seats):
-        sp = f"{path}.seats[{i}]"
-        hand = cards(s.hand, f"{sp}.hand", problems)
+        raw = tuple(s.hand)
+        hand = raw if _CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand",
+                                                         problems)
+        dealt = tuple(s.dealt)
+        if not _CODES.issuperset(dealt):
+            dealt = cards(dealt, f"{path}.seats[{i}].dealt", problems)
         seats.append(m.Seat(
-            seat=s.seat if s.seat else i, side=s.side, hand=hand,
-            hand_count=s.hand_count if (s.hand_count or not s.hand) else len(s.hand),
-            has_melded=s.has_melded, dealt=cards(s.dealt, f"{sp}.dealt", problems),
+            seat=s.seat or i, side=s.side, hand=hand,
+            hand_count=s.hand_count or len(raw), has_melded=s.has_melded, dealt=dealt,
             red_three_replacements_owed=s.red_three_replacements_owed))
-    sides = []
-    for k, sd in enumerate(msg.sides):
-        kp = f"{path}.sides[{k}]"
-        melds = []
-        for j, md in enumerate(sd.melds):
-            mp = f"{kp}.melds[{j}]"
-            before = len(problems)
-            mcards = cards(md.cards, f"{mp}.cards", problems)
-            if md.kind:
-                kind = _meld_kind_of(md.kind)
-                if kind is None:
-                    problems.append(Problem(f"{mp}.kind", "OUT_OF_RANGE",
-                                            f"{md.kind} is not a meld kind"))
-                    continue
-            elif len(problems) == before:
-                kind = _meld_kind(mcards)
-            else:
-                continue
-            melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
-        sides.append(m.Side(
-            side=sd.side if sd.side else k, seats=tuple(sd.seats), match_score=sd.match_score,
-            melds=tuple(melds), red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
-            penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties)))
+    sides = [_side_from_proto(sd, f"{path}.sides[{k}]", k, problems)
+             for k, sd in enumerate(msg.sides)]
     stock = cards(msg.stock, f"{path}.stock", problems)
     discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
     turn = _turn_from_proto(msg.turn)
