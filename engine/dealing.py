@@ -166,9 +166,22 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
     if problems:
         raise InvalidInput(problems)
     deal_number = deal_number or 1
+    pack = shuffled_pack(ruleset, players, dealer, deal_number, seed)
+    return deal_pack(ruleset, players, pack, dealer, deal_number, match_scores, ruleset_ref)
+
+
+def deal_pack(ruleset: Ruleset, players: int, pack: Sequence[str], dealer: int = 0,
+              deal_number: int = 1, match_scores: Sequence[int] = (),
+              ruleset_ref: RulesetRef | None = None) -> Snapshot:
+    """Deal ``pack`` in its order, top card first: one card at a time from the dealer's left,
+    then the upcard(s), then dealt red 3s laid out; the rest is the stock.
+
+    ``deal`` calls it with the seeded shuffle; a test stacks a deck with it. The arguments
+    are not checked here (``deal`` does that).
+    """
     sides_n = ruleset.sides_for(players)
-    scores = match_scores if match_scores else (0,) * sides_n
-    deck = _Deck(shuffled_pack(ruleset, players, dealer, deal_number, seed))
+    scores = tuple(match_scores) if match_scores else (0,) * sides_n
+    deck = _Deck(list(pack))
     order = [(dealer + k) % players for k in range(1, players + 1)]  # left of dealer first
     hands: dict[int, list[str]] = {s: [] for s in range(players)}
     for _ in range(ruleset.table_size(players).hand_size):

@@ -39,10 +39,9 @@ def rigged_deck(profile, players, first=(), upcards=()):
     return rules, hands + list(upcards) + rest
 
 
-def rigged_deal(monkeypatch, profile, players=4, first=(), upcards=("9H",)):
+def rigged_deal(profile, players=4, first=(), upcards=("9H",)):
     rules, deck = rigged_deck(profile, players, first, upcards)
-    monkeypatch.setattr(dealing, "shuffled_pack", lambda *a, **k: list(deck))
-    return dealing.deal(rules, players, "rigged", dealer=0)
+    return dealing.deal_pack(rules, players, deck, dealer=0)
 
 
 UPCARDS = ("3H", "2C", "3S", "JK", "9H")
@@ -57,20 +56,16 @@ def test_s9_upcard_buried_under_any_three_or_wild(profile):
     wild upcard until a natural shows;
     classic, canasta, bolivia, official bury wild and red 3 (a black 3 stays); pagat buries
     nothing."""
-    mp = pytest.MonkeyPatch()
-    try:
-        snap = rigged_deal(mp, profile, upcards=UPCARDS)
-    finally:
-        mp.undo()
+    snap = rigged_deal(profile, upcards=UPCARDS)
     assert snap.discard_pile == BURIED[profile]
 
 
 @pytest.mark.parametrize("profile, owed, hand", [("classic", 0, 15), ("spanish", 1, 14)])
-def test_s9_dealt_red_three_replaced_at_first_turn(monkeypatch, profile, owed, hand):
+def test_s9_dealt_red_three_replaced_at_first_turn(profile, owed, hand):
     """docs/rules.md#spanish / docs/rules.md#parameters red_threes: a dealt red 3 is laid out at
     once; classic replaces it now,
     spanish owes the replacement until the seat's first turn."""
-    snap = rigged_deal(monkeypatch, profile, first=("3H",))
+    snap = rigged_deal(profile, first=("3H",))
     assert snap.sides[1].red_threes == ("3H",)
     assert snap.seats[1].red_three_replacements_owed == owed
     assert len(snap.seats[1].hand) == hand
@@ -256,11 +251,11 @@ def test_s9_spanish_goes_out_with_two_seven_card_melds():
     ("pagat", 3, 15), ("pagat", 4, 15), ("spanish", 2, 15), ("spanish", 5, 15),
     ("spanish", 6, 15), ("canasta", 2, 15), ("canasta", 3, 13), ("canasta", 4, 11),
     ("bolivia", 4, 15), ("official", 4, 15)])
-def test_s3_hand_size(monkeypatch, profile, players, size):
+def test_s3_hand_size(profile, players, size):
     """docs/rules.md#dealing / docs/rules.md#parameters hand_size: each seat receives hand_size
     cards; the seat left of the
     dealer plays first, in DRAW."""
-    snap = rigged_deal(monkeypatch, profile, players)
+    snap = rigged_deal(profile, players)
     assert [len(s.hand) for s in snap.seats] == [size] * players
     assert snap.turn.seat == 1 and snap.turn.phase is Phase.DRAW
 
