@@ -186,7 +186,9 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem
                         for p in e.problems)
         return None, ref
     # Answers name the variations in their documented order, however the request put them.
-    return rules, dataclasses.replace(ref, profile=rules.profile)
+    if rules.profile == profile:
+        return rules, ref
+    return rules, m.RulesetRef(profile=rules.profile, overrides=overrides, version=msg.version)
 
 
 def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
