@@ -6,17 +6,20 @@
 #   docker run --rm --read-only -p 50051:50051 -p 8080:8080 samba-adjudicator
 #
 # Two stages: the builder generates the protobuf modules (grpcio-tools is a build-time
-# tool only) and turns the project and all its dependencies into wheels; the runtime
+# tool only), compiles the hot modules with mypyc (a C compiler and mypy are build-time
+# tools only) and turns the project and all its dependencies into wheels; the runtime
 # stage installs those wheels and nothing else, and runs as an unprivileged user.
 #
-# PYTHON_IMAGE: Python 3.11 on Debian bookworm, the Python that Debian bookworm's own
-# python3 package is, so that `make image-test` can build the same image offline from a base
-# it makes with mmdebstrap (docs/deployment.md). WHEELHOUSE: empty (online: PyPI); a folder
-# of wheels inside the build context for an offline build.
+# PYTHON_IMAGE (runtime) and BUILDER_IMAGE (the same Python with gcc and its headers):
+# Python 3.11 on Debian bookworm, the Python that Debian bookworm's own python3 package is,
+# so that `make image-test` can build the same image offline from bases it makes with
+# mmdebstrap (docs/deployment.md). WHEELHOUSE: empty (online: PyPI); a folder of wheels
+# inside the build context for an offline build.
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+ARG BUILDER_IMAGE=python:3.11-bookworm
 
 # --------------------------------------------------------------------------- builder
-FROM ${PYTHON_IMAGE} AS builder
+FROM ${BUILDER_IMAGE} AS builder
 
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -32,12 +35,14 @@ COPY . .
 
 # googleapis-common-protos provides google/api/*.proto, imported by proto/samba/v1.
 # Generate the protobuf modules exactly as `make proto` does, then build the wheels:
-# the project's own wheel plus a wheel for every runtime dependency. With WHEELHOUSE set,
-# pip reads nothing but that folder (the build environment of the project's wheel too).
+# the project's own wheel, compiled (SAMBA_COMPILE=1: the build fails rather than ship the
+# slower pure-Python build; setup.py), plus a wheel for every runtime dependency. With
+# WHEELHOUSE set, pip reads nothing but that folder.
 RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WHEELHOUSE"; fi \
  && pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2" \
+        "setuptools>=68" "wheel>=0.40" "mypy>=1.11" \
  && bash proto/generate.sh python \
- && pip wheel --no-cache-dir --wheel-dir /wheels .
+ && SAMBA_COMPILE=1 pip wheel --no-cache-dir --no-build-isolation --wheel-dir /wheels .
 
 # --------------------------------------------------------------------------- runtime
 FROM ${PYTHON_IMAGE} AS runtime

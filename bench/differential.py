@@ -10,7 +10,12 @@ problems, legal-action lists):
     .venv/bin/python bench/differential.py --old /tmp/old-engine/engine
 
 The old engine is imported from its folder under another package name, so both run in
-one process. A script run by hand, not a test: it takes minutes and needs a second tree.
+one process, and always from its Python source. Given this checkout's own engine folder, it
+compares the compiled build with the Python source (tests/test_compiled_build.py runs it
+so in `make test`):
+
+    SAMBA_BUILD=compiled .venv/bin/python bench/differential.py --old engine
+
 Exit status 1 when any difference is found (the first ones are printed).
 """
 
@@ -21,6 +26,7 @@ import dataclasses
 import enum
 import importlib
 import importlib.util
+import os
 import random
 import sys
 import time
@@ -53,7 +59,17 @@ def load_old(folder: Path) -> ModuleType:
         raise SystemExit(f"no engine package in {folder}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[OLD_PACKAGE] = module
-    spec.loader.exec_module(module)
+    # The other engine always runs from its Python source (engine/build.py): a compiled
+    # module belongs to the one package name it was compiled under.
+    chosen = os.environ.get("SAMBA_BUILD")
+    os.environ["SAMBA_BUILD"] = "pure"
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if chosen is None:
+            del os.environ["SAMBA_BUILD"]
+        else:
+            os.environ["SAMBA_BUILD"] = chosen
     return module
 
 
@@ -121,9 +137,6 @@ class Differ:
         self.old_legal = importlib.import_module(f"{old.__name__}.legal")
         self.old_derived = importlib.import_module(f"{old.__name__}.derived")
         self.old_pile = importlib.import_module(f"{old.__name__}.pile")
-        self.old_vocabulary = (importlib.import_module(f"{old.__name__}.vocabulary")
-                               if importlib.util.find_spec(f"{old.__name__}.vocabulary")
-                               else None)
         self.to_old = Translator(old)
         self.calls = 0
         self.differences: list[str] = []
@@ -188,21 +201,23 @@ class Differ:
             for j, meld in enumerate(side.melds):
                 old_meld = old_side.melds[j]
                 self.same("meld_status", partial(vocabulary.meld_status, meld),
-                          self.old_meld_status(old_s.ruleset, old_meld))
+                          self._old_meld_status(old_s.ruleset, old_meld))
                 self.same("meld_natural", partial(vocabulary.is_natural, meld.cards),
-                          self.old_meld_natural(old_meld))
+                          self._old_meld_natural(old_meld))
 
-    def old_meld_status(self, ruleset: Any, meld: Any) -> Callable[[], Any]:
-        """The old engine's meld status: engine.derived before issue 12, engine.vocabulary
-        since."""
+    def _old_meld_status(self, ruleset: Any, meld: Any) -> Callable[[], Any]:
+        """The other engine's meld status: engine.vocabulary's, or before it existed,
+        derived.meld_status(ruleset, meld)."""
         if hasattr(self.old_derived, "meld_status"):
             return partial(self.old_derived.meld_status, ruleset, meld)
-        return partial(self.old_vocabulary.meld_status, meld)
+        vocabulary = importlib.import_module(f"{self.old.__name__}.vocabulary")
+        return partial(vocabulary.meld_status, meld)
 
-    def old_meld_natural(self, meld: Any) -> Callable[[], Any]:
+    def _old_meld_natural(self, meld: Any) -> Callable[[], Any]:
         if hasattr(self.old_derived, "meld_natural"):
             return partial(self.old_derived.meld_natural, meld)
-        return partial(self.old_vocabulary.is_natural, meld.cards)
+        vocabulary = importlib.import_module(f"{self.old.__name__}.vocabulary")
+        return partial(vocabulary.is_natural, meld.cards)
 
     def meld_checks(self, s: nm.Snapshot, old_s: Any, rng: random.Random) -> None:
         e, o = new_engine, self.old
@@ -363,6 +378,9 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=3, help="deals per spec and player count")
     parser.add_argument("--plies", type=int, default=120, help="plies per deal at most")
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--every", type=int, default=1,
+                        help="play only every n-th profile, variation and player count "
+                             "(a shorter run; the offset moves with --seed)")
     parser.add_argument("--speed", action="store_true",
                         help="time the hot paths of both engines instead")
     args = parser.parse_args()
@@ -373,7 +391,9 @@ def main() -> int:
     rng = random.Random(args.seed)
     deals = positions = 0
     started = time.perf_counter()
-    for spec, overrides, players in specs():
+    for n, (spec, overrides, players) in enumerate(specs()):
+        if (n + args.seed) % max(1, args.every):
+            continue
         for k in range(args.deals):
             positions += play_deal(differ, spec, overrides, players, f"diff-{k}", args.plies,
                                    rng)

@@ -15,6 +15,11 @@ turn in ``game``, laying melds in ``laying``, takes in ``takes``, going out and 
 working copy ``apply`` plays on.
 """
 
+from . import build as _build
+
+# The compiled build, when chosen, is found before the sources (engine/build.py).
+__path__ = _build.search_path(__path__)
+
 from .cards import parse_card, sort_cards
 from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
 from .ruleset import PROFILES, Ruleset, RulesetError, resolve, profile_rulesets

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import chain
 from collections.abc import Callable
 
 from . import melds
@@ -45,12 +46,10 @@ def _is_int(x: object) -> bool:
 _CODES = frozenset(ORDER)
 
 
-def _codes_and_copies_fit(zones: Zones, limit: Counter[str]) -> bool:
+def _codes_and_copies_fit(card_lists: list[tuple[str, ...]], limit: Counter[str]) -> bool:
     """Whether every card listed is a card code, held no more often than the pack holds
     it: the common case, counted at C speed before any card is looked at one by one."""
-    seen: Counter[str] = Counter()
-    for _, cards in zones:
-        seen.update(cards)
+    seen: Counter[str] = Counter(chain.from_iterable(card_lists))
     return _CODES.issuperset(seen) and all(n <= limit[c] for c, n in seen.items())
 
 
@@ -116,9 +115,8 @@ def _seats_and_sides(snapshot: Snapshot, add: Add) -> None:
                 f"side {k} is seats {list(expected)}, not {list(side.seats)}")
 
 
-def _card_codes(snapshot: Snapshot, add: Add) -> int:
-    """Card codes and copies; returns how many cards the zones list."""
-    rules = snapshot.ruleset
+def _zones(snapshot: Snapshot) -> Zones:
+    """The card zones with their paths, in the order problems are reported."""
     zones: Zones = []
     for i, seat in enumerate(snapshot.seats):
         zones.append((f"seats[{i}].hand", tuple(seat.hand)))
@@ -128,11 +126,24 @@ def _card_codes(snapshot: Snapshot, add: Add) -> int:
         zones.append((f"sides[{k}].redThrees", tuple(side.red_threes)))
     zones.append(("stock", tuple(snapshot.stock)))
     zones.append(("discardPile", tuple(snapshot.discard_pile)))
+    return zones
 
-    limit = pack_counts(rules.decks, rules.jokers)
-    listed = sum(len(cards) for _, cards in zones)
-    if not _codes_and_copies_fit(zones, limit):
-        _report_codes_and_copies(zones, limit, add)
+
+def _card_codes(snapshot: Snapshot, add: Add) -> int:
+    """Card codes and copies; returns how many cards the zones list. The zones' paths are
+    written out only when there is a problem to report."""
+    rules = snapshot.ruleset
+    card_lists = [tuple(seat.hand) for seat in snapshot.seats]
+    for side in snapshot.sides:
+        card_lists.extend(tuple(meld.cards) for meld in side.melds)
+        card_lists.append(tuple(side.red_threes))
+    card_lists.append(tuple(snapshot.stock))
+    card_lists.append(tuple(snapshot.discard_pile))
+
+    limit = _pack_counts(rules.decks, rules.jokers)
+    listed = sum(map(len, card_lists))
+    if not _codes_and_copies_fit(card_lists, limit):
+        _report_codes_and_copies(_zones(snapshot), limit, add)
     for i, seat in enumerate(snapshot.seats):
         if _CODES.issuperset(seat.dealt):
             continue
@@ -141,6 +152,20 @@ def _card_codes(snapshot: Snapshot, add: Add) -> int:
                 add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE",
                     f"{card!r} is not a card code")
     return listed
+
+
+#: (decks, jokers) -> pack_counts(decks, jokers), for the few packs rulesets use.
+_PACKS: dict[tuple[int, int], Counter[str]] = {}
+
+
+def _pack_counts(decks: int, jokers: int) -> Counter[str]:
+    """``pack_counts``, made once per pack (only read here: ``limit[card]``)."""
+    limit = _PACKS.get((decks, jokers))
+    if limit is None:
+        limit = pack_counts(decks, jokers)
+        if len(_PACKS) < 64:
+            _PACKS[(decks, jokers)] = limit
+    return limit
 
 
 def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
@@ -280,17 +305,19 @@ def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], a
     if meld.laid_by not in side.seats or not _is_int(meld.laid_by):
         add(f"{path}.laidBy", "OUT_OF_RANGE", f"laidBy must be a seat of side {k}")
     cards = tuple(meld.cards)
-    if any(c not in ORDER for c in cards):
+    if not _CODES.issuperset(cards):
         return  # reported as UNKNOWN_CARD_CODE
     kind, ordered, violations = melds.check_new(rules, cards, f"{path}.cards")
     if violations:
         add(f"{path}.cards", "NOT_A_LEGAL_MELD",
             "; ".join(v.message for v in violations))
-    elif kind is MeldKind.RUN and cards not in (
-            ordered, melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
+    elif kind is MeldKind.RUN and cards != ordered and cards not in (
+            melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
         add(f"{path}.cards", "NOT_A_LEGAL_MELD",
             f"a run is stored low to high: {' '.join(ordered)}")
-    if cards and meld.kind is not melds.infer_kind(cards):
+    # a legal meld's kind is the one check_new inferred: not inferred a second time
+    inferred = kind if kind is not None else melds.infer_kind(cards) if cards else None
+    if inferred is not None and meld.kind is not inferred:
         add(f"{path}.kind", "DERIVED_FIELD_DISAGREES",
-            f"these cards form a {melds.infer_kind(cards).value}, not "
+            f"these cards form a {inferred.value}, not "
             f"{getattr(meld.kind, 'value', meld.kind)}")

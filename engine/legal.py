@@ -13,6 +13,7 @@ examined; ``complete`` is False when that bound cut some.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from operator import itemgetter
 
 from . import melds as M
@@ -225,14 +226,14 @@ def _opened_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
     # and keys come from the cards keys the shapes carry.
     simple = s.turn.phase is Phase.PLAY and not s.ruleset.side_wild_limit
     room = len(s.seats[seat].hand) - 2
+    single_meld = _single_meld_builder(seat)
     for nat, nat_key, fitting in group_batches(s, hand, side):
         checkpoint()
         for wilds, head, above, checked in fitting:
             cards = nat + wilds
             if simple and checked and len(cards) <= room:
                 order = head + nat_key + above
-                sure.append((order, ("meld", seat, (order[HEAD:],), ()),
-                             MeldCards(seat, (cards,))))
+                sure.append((order, ("meld", seat, (order[HEAD:],), ()), single_meld(cards)))
             else:
                 out.append(MeldCards(seat, new_melds=(cards,)))
     out.extend(MeldCards(seat, new_melds=(m,)) for m in other_shapes(s, hand))
@@ -267,3 +268,27 @@ def _opening_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
     combos, complete = opening_combos(s, seat, hand, need, shapes=new_melds)
     out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
     return complete
+
+
+def _single_meld_builder(seat: int) -> Callable[[tuple[str, ...]], MeldCards]:
+    """A faster ``lambda cards: MeldCards(seat, new_melds=(cards,))`` for the thousand
+    groups a big hand can make (issue 2's 2 ms budget for ListLegalActions): the frozen
+    dataclass's ``__init__`` pays one ``object.__setattr__`` per field, so each action gets
+    a copy of the fields of one constructed action instead, with its meld put in. Same
+    fields in the same order: an equal action, same repr and hash (tests/test_playouts.py
+    compares the two). Should MeldCards ever run code at construction or have no instance
+    ``__dict__`` (slots, or the compiled build's native class, whose constructor is fast),
+    the real constructor is used."""
+    sample = MeldCards(seat, new_melds=((),))
+    if hasattr(MeldCards, "__post_init__") or not hasattr(sample, "__dict__"):
+        return lambda cards: MeldCards(seat, new_melds=(cards,))
+    prototype = dict(sample.__dict__)
+
+    def build(cards: tuple[str, ...]) -> MeldCards:
+        fields = prototype.copy()
+        fields["new_melds"] = (cards,)
+        action = object.__new__(MeldCards)
+        object.__setattr__(action, "__dict__", fields)
+        return action
+    return build
+

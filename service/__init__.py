@@ -16,3 +16,8 @@
 - ``service.signing``: snapshot signatures (docs/api.md#server).
 - ``service.cli``: the ``samba-adjudicator`` command.
 """
+
+from samba_adjudicator.engine import build as _build
+
+# The compiled build, when chosen, is found before the sources (engine/build.py).
+__path__ = _build.search_path(__path__)

@@ -135,6 +135,8 @@ def overrides_from_proto(msg: pb.RulesetOverrides, path: str,
                          problems: list[Problem]) -> dict[str, Any]:
     """The engine's overrides dict: only the fields set (lists: non-empty)."""
     out: dict[str, Any] = {}
+    if not msg.ListFields():  # the common case: no override, nothing to look at
+        return out
     for f in msg.DESCRIPTOR.fields:
         fpath = f"{path}.{f.json_name}"
         if f.is_repeated:
@@ -184,7 +186,9 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem
                         for p in e.problems)
         return None, ref
     # Answers name the variations in their documented order, however the request put them.
-    return rules, dataclasses.replace(ref, profile=rules.profile)
+    if rules.profile == profile:
+        return rules, ref
+    return rules, m.RulesetRef(profile=rules.profile, overrides=overrides, version=msg.version)
 
 
 def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
@@ -222,6 +226,61 @@ def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
     return infer(cards_)
 
 
+def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
+    """Protobuf enum number -> the engine member of the same name (the names both have)."""
+    return {v.number: engine_enum[v.name] for v in values.DESCRIPTOR.values
+            if v.name in engine_enum.__members__}
+
+
+_MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
+_PHASES: dict[int, m.Phase] = _by_number(pb.Turn.Phase, m.Phase)
+_GO_OUTS: dict[int, m.GoOut] = _by_number(pb.Turn.GoOut, m.GoOut)
+
+
+def _meld_kind_of(number: int) -> m.MeldKind | None:
+    """A given meld kind (not 0), or None for a number the schema does not define."""
+    kind = _MELD_KINDS.get(number)
+    if kind is not None:
+        return kind
+    return m.MeldKind[pb.Meld.Kind.Name(number)] if number in pb.Meld.Kind.values() else None
+
+
+def _turn_from_proto(t: pb.Turn) -> m.Turn:
+    """Unset phase and go-out read as DRAW and NOT_ASKED (the required-field check reports
+    a missing phase); a number the schema does not define raises as ``Name`` does."""
+    phase = (_PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase \
+        else m.Phase.DRAW
+    go_out = (_GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)]) \
+        if t.go_out else m.GoOut.NOT_ASKED
+    return m.Turn(seat=t.seat if t.HasField("seat") else 0, phase=phase,
+                  took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
+                  added_to_partner_melds=t.added_to_partner_melds, go_out=go_out)
+
+
+def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: list[Problem]) -> m.Side:
+    melds = []
+    for j, md in enumerate(sd.melds):
+        before = len(problems)
+        mcards = tuple(md.cards)
+        if not _CODES.issuperset(mcards):
+            mcards = cards(mcards, f"{kp}.melds[{j}].cards", problems)
+        if md.kind:
+            kind = _meld_kind_of(md.kind)
+            if kind is None:
+                problems.append(Problem(f"{kp}.melds[{j}].kind", "OUT_OF_RANGE",
+                                        f"{md.kind} is not a meld kind"))
+                continue
+        elif len(problems) == before:
+            kind = _meld_kind(mcards)
+        else:
+            continue
+        melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
+    return m.Side(
+        side=sd.side or k, seats=tuple(sd.seats), match_score=sd.match_score,
+        melds=tuple(melds), red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
+        penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties))
+
+
 def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
                         ) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
@@ -233,46 +292,21 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
     rules, ref = ruleset_ref_from_proto(msg.ruleset, f"{path}.ruleset", problems)
     seats = []
     for i, s in enumerate(msg.seats):
-        sp = f"{path}.seats[{i}]"
-        hand = cards(s.hand, f"{sp}.hand", problems)
+        raw = tuple(s.hand)
+        hand = raw if _CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand",
+                                                         problems)
+        dealt = tuple(s.dealt)
+        if not _CODES.issuperset(dealt):
+            dealt = cards(dealt, f"{path}.seats[{i}].dealt", problems)
         seats.append(m.Seat(
-            seat=s.seat if s.seat else i, side=s.side, hand=hand,
-            hand_count=s.hand_count if (s.hand_count or not s.hand) else len(s.hand),
-            has_melded=s.has_melded, dealt=cards(s.dealt, f"{sp}.dealt", problems),
+            seat=s.seat or i, side=s.side, hand=hand,
+            hand_count=s.hand_count or len(raw), has_melded=s.has_melded, dealt=dealt,
             red_three_replacements_owed=s.red_three_replacements_owed))
-    sides = []
-    for k, sd in enumerate(msg.sides):
-        kp = f"{path}.sides[{k}]"
-        melds = []
-        for j, md in enumerate(sd.melds):
-            mp = f"{kp}.melds[{j}]"
-            before = len(problems)
-            mcards = cards(md.cards, f"{mp}.cards", problems)
-            if md.kind:
-                kind = m.MeldKind[pb.Meld.Kind.Name(md.kind)] \
-                    if md.kind in pb.Meld.Kind.values() else None
-                if kind is None:
-                    problems.append(Problem(f"{mp}.kind", "OUT_OF_RANGE",
-                                            f"{md.kind} is not a meld kind"))
-                    continue
-            elif len(problems) == before:
-                kind = _meld_kind(mcards)
-            else:
-                continue
-            melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
-        sides.append(m.Side(
-            side=sd.side if sd.side else k, seats=tuple(sd.seats), match_score=sd.match_score,
-            melds=tuple(melds), red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
-            penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties)))
+    sides = [_side_from_proto(sd, f"{path}.sides[{k}]", k, problems)
+             for k, sd in enumerate(msg.sides)]
     stock = cards(msg.stock, f"{path}.stock", problems)
     discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
-    t = msg.turn
-    turn = m.Turn(
-        seat=t.seat if t.HasField("seat") else 0,
-        phase=m.Phase[pb.Turn.Phase.Name(t.phase)] if t.phase else m.Phase.DRAW,
-        took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
-        added_to_partner_melds=t.added_to_partner_melds,
-        go_out=m.GoOut[pb.Turn.GoOut.Name(t.go_out)] if t.go_out else m.GoOut.NOT_ASKED)
+    turn = _turn_from_proto(msg.turn)
     result = None
     if msg.HasField("result"):
         r = msg.result

@@ -19,6 +19,11 @@ from samba_adjudicator.engine.model import Problem
 from . import pb
 
 
+#: Engine meld status -> its protobuf number (``pb.Meld.Status.Value``, made once).
+_STATUS_NUMBERS: dict[m.MeldStatus, int] = {
+    status: pb.Meld.Status.Value(status.name) for status in m.MeldStatus}
+
+
 class _Disagreements:
     def __init__(self, path: str) -> None:
         self.path = path
@@ -61,7 +66,7 @@ def _side(out: _Disagreements, path: str, side: pb.Side, engine_side: m.Side,
     for j, (meld, engine_meld) in enumerate(zip(side.melds, engine_side.melds, strict=True)):
         where = f"{path}.melds[{j}]"
         status = vocabulary.meld_status(engine_meld)
-        if meld.status and meld.status != pb.Meld.Status.Value(status.name):
+        if meld.status and meld.status != _STATUS_NUMBERS[status]:
             out.add(f"{where}.status", pb.Meld.Status.Name(meld.status), status.name)
         if meld.natural and not vocabulary.is_natural(engine_meld.cards):
             out.add(f"{where}.natural", True, False)

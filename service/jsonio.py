@@ -139,7 +139,22 @@ def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:
 
 
 def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+    """One pass over the JSON object fills the message (``_walk_into``); a value the
+    message refuses (a ``"NaN"`` double, base64 bytes, a float out of range) starts again
+    with the two-pass reference: the walk to a clean dict, then ``_fill`` or, failing that,
+    json_format. Both report the same problems in the same order."""
     _check_item_limits(data, message_type.DESCRIPTOR)
+    problems: list[Problem] = ProblemList()
+    msg = message_type()
+    try:
+        _walk_into(data, msg, message_type.DESCRIPTOR, "", problems)
+    except (TypeError, ValueError, KeyError):
+        return _decode_dict_in_two_passes(data, message_type)
+    return msg, problems
+
+
+def _decode_dict_in_two_passes(data: dict, message_type: type[Message]
+                               ) -> tuple[Message, list[Problem]]:
     problems: list[Problem] = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
@@ -236,6 +251,188 @@ def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Probl
         if value is not _BAD:
             out[f.json_name] = value
     return out
+
+
+# -- the single pass: walk and fill at once ----------------------------------------------
+# Each field is read the way ``_walk_message`` reads it and set the way ``_fill`` sets it.
+# The common values (an int in range, a known enum name, a bool, a string, a list of
+# strings) are checked inline; anything else goes through ``_walk_scalar`` / ``_walk_list``
+# / ``_walk_map`` themselves, so problems and values are those of the two passes.
+
+_INTO_PLANS: dict = {}  # Descriptor -> _into_plan(descriptor)
+_ONLY_STR = frozenset({str})
+#: setter(value, msg, field, extra, path, json name, problems): check ``value`` as the walk
+#: does and set it as ``_fill`` does (``path``: the message's; the field's is written out
+#: only when a problem or a nested message needs it).
+Setter = Callable[[Any, Message, _d.FieldDescriptor, Any, str, str, list[Problem]], None]
+
+
+def _into_plan(desc: _d.Descriptor) -> dict[str, tuple]:
+    """JSON key -> (field, proto name, json name, real oneof or None, setter, extra,
+    aliased: the field has two keys (``deal_number``, ``dealNumber``), plain: (type, low,
+    high) for an int, bool or string field, checked inline, else None)."""
+    plan = _INTO_PLANS.get(desc)
+    if plan is None:
+        plan = {}
+        for key, (f, json_name, oneof) in _walk_plan(desc).items():
+            setter, extra = _setter(f)
+            plain = ((int, *extra) if setter is _int_into
+                     else (extra, None, None) if setter is _typed_into else None)
+            plan[key] = (f, f.name, json_name, oneof, setter, extra, f.name != json_name,
+                         plain)
+        _INTO_PLANS[desc] = plan
+    return plan
+
+
+def _setter(f: _d.FieldDescriptor) -> tuple[Setter, Any]:
+    if is_map(f):
+        return _map_into, None
+    if f.type == F.TYPE_MESSAGE:
+        return (_messages_into if f.is_repeated else _message_into), None
+    if f.is_repeated:
+        return _list_into, None
+    if f.type in _INT_RANGES:
+        return _int_into, _INT_RANGES[f.type]
+    if f.type == F.TYPE_ENUM:
+        return _enum_into, {v.name: v.number for v in f.enum_type.values}
+    if f.type == F.TYPE_BOOL:
+        return _typed_into, bool
+    if f.type == F.TYPE_STRING:
+        return _typed_into, str
+    return _scalar_into, None
+
+
+def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
+               problems: list[Problem]) -> None:
+    """``_fill(msg, _walk_message(obj, desc, path, problems))`` in one pass (``obj`` is a
+    dict)."""
+    plan = _into_plan(desc)
+    given: dict[str, str] = {}
+    chosen: dict[str, str] = {}
+    for key, value in obj.items():
+        entry = plan.get(key) if isinstance(key, str) else None
+        if entry is None:
+            problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
+                                    f"unknown field {key!r} in {desc.full_name}"))
+            continue
+        f, name, json_name, oneof, setter, extra, aliased, plain = entry
+        if aliased:  # only a field with two keys can be given twice
+            if json_name in given:
+                _given_twice(path, json_name, given[json_name], key, problems)
+                continue
+            given[json_name] = key
+        if value is None:  # proto3 JSON: null means "not set"
+            continue
+        if oneof is not None and not _choose(oneof, chosen, path, json_name, problems):
+            continue
+        if plain is not None and type(value) is plain[0] \
+                and (plain[1] is None or plain[1] <= value <= plain[2]):
+            setattr(msg, name, value)  # an int in range, a bool, a string
+        else:
+            setter(value, msg, f, extra, path, json_name, problems)
+
+
+def _given_twice(path: str, json_name: str, first: str, key: str,
+                 problems: list[Problem]) -> None:
+    fpath = join(path, json_name)
+    problems.append(Problem(fpath, "OUT_OF_RANGE",
+                            f"{fpath} given twice (as {first!r} and {key!r})"))
+
+
+def _choose(oneof: str, chosen: dict[str, str], path: str, json_name: str,
+            problems: list[Problem]) -> bool:
+    """Whether this member of a real oneof is the first one given (else a problem)."""
+    if oneof in chosen:
+        fpath = join(path, json_name)
+        problems.append(Problem(fpath, "OUT_OF_RANGE",
+                                f"{join(path, chosen[oneof])} and {fpath} are "
+                                f"alternatives; give only one"))
+        return False
+    chosen[oneof] = json_name
+    return True
+
+
+def _int_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+              json_name: str, problems: list[Problem]) -> None:
+    if type(value) is int and extra[0] <= value <= extra[1]:
+        setattr(msg, f.name, value)
+    else:
+        _scalar_into(value, msg, f, extra, path, json_name, problems)
+
+
+def _enum_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+               json_name: str, problems: list[Problem]) -> None:
+    number = extra.get(value) if type(value) is str else None
+    if number is not None:
+        setattr(msg, f.name, number)
+    else:
+        _scalar_into(value, msg, f, extra, path, json_name, problems)
+
+
+def _typed_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+                json_name: str, problems: list[Problem]) -> None:
+    """A bool or string field (``extra``: its Python type)."""
+    if type(value) is extra:
+        setattr(msg, f.name, value)
+    else:
+        _scalar_into(value, msg, f, extra, path, json_name, problems)
+
+
+def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+                 json_name: str, problems: list[Problem]) -> None:
+    """A scalar the inline checks did not take: the walk's own check, then ``_fill``'s
+    setting."""
+    value = _walk_scalar(value, f, join(path, json_name), problems)
+    if value is not _BAD:
+        setattr(msg, f.name, _enum_number(f, value) if f.type == F.TYPE_ENUM else value)
+
+
+def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+               json_name: str, problems: list[Problem]) -> None:
+    """A list of scalars (of strings, such as cards, without a look at each item)."""
+    if f.type == F.TYPE_STRING and type(value) is list and _ONLY_STR.issuperset(
+            map(type, value)):
+        getattr(msg, f.name).extend(value)  # card lists: the bulk of a snapshot
+        return
+    items = _walk_list(value, f, join(path, json_name), problems)
+    if items is not _BAD:
+        _fill_list(getattr(msg, f.name), f, items)
+
+
+def _map_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+              json_name: str, problems: list[Problem]) -> None:
+    entries = _walk_map(value, f, join(path, json_name), problems)
+    if entries is not _BAD:
+        _fill_map(getattr(msg, f.name), f, entries)
+
+
+def _message_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+                  json_name: str, problems: list[Problem]) -> None:
+    path = join(path, json_name)
+    if not isinstance(value, dict):
+        _walk_message(value, f.message_type, path, problems)  # reports it
+        return
+    sub = getattr(msg, f.name)
+    sub.SetInParent()
+    _walk_into(value, sub, f.message_type, path, problems)
+
+
+def _messages_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
+                   json_name: str, problems: list[Problem]) -> None:
+    path = join(path, json_name)
+    if not isinstance(value, list):
+        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        return
+    target = getattr(msg, f.name)
+    desc = f.message_type
+    for i, item in enumerate(value):
+        ip = f"{path}[{i}]"
+        if item is None:
+            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+        elif not isinstance(item, dict):
+            _walk_message(item, desc, ip, problems)  # reports it
+        else:
+            _walk_into(item, target.add(), desc, ip, problems)
 
 
 _WALK_PLANS: dict = {}

@@ -7,7 +7,7 @@
 | ``samba_violations_total`` | counter | ``code`` (docs/api.md#violation-codes) |
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
 | ``samba_requests_in_flight`` | gauge | ``transport`` |
-| ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision`` |
+| ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision``, ``build`` |
 
 ``outcome`` is one of ``legal`` / ``illegal`` (ValidateAction, ApplyAction, ReplayDeal: the
 first illegal action makes it ``illegal``; CheckMeld: ``valid``), ``ok`` (the methods that
@@ -58,8 +58,10 @@ class Metrics:
             "samba_requests_in_flight", "Adjudicator calls being answered now.",
             ["transport"], multiprocess_mode="livesum", **kw)
         self.build_info = Gauge(
-            "samba_build_info", "Always 1; labels carry the package version and ruleset "
-            "revision.", ["version", "ruleset_revision"], multiprocess_mode="max", **kw)
+            "samba_build_info", "Always 1; labels carry the package version, the ruleset "
+            "revision and the build (compiled or pure).", ["version", "ruleset_revision",
+                                                           "build"],
+            multiprocess_mode="max", **kw)
 
 
 _lock = threading.Lock()

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
@@ -169,8 +170,8 @@ class Runtime:
         self._children: dict[tuple, Any] = {}
         self.metrics = _metrics.get() if count_calls else None
         if self.metrics is not None:
-            self.metrics.build_info.labels(version=VERSION,
-                                           ruleset_revision=RULES_REVISION).set(1)
+            self.metrics.build_info.labels(version=VERSION, ruleset_revision=RULES_REVISION,
+                                           build=BUILD.name).set(1)
 
     def offloaded(self, method: str, size: int = 0) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker

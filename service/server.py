@@ -40,6 +40,7 @@ import time
 from dataclasses import replace
 from typing import NoReturn
 
+from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import stop_all
 
 from . import config as _config
@@ -50,9 +51,12 @@ log = logging.getLogger("samba.server")
 
 
 def _announce(line: dict) -> None:
+    """The ready line on stdout, and its log record, which says which build runs."""
+    line = {**line, "build": BUILD.name}
     sys.stdout.write(json.dumps(line) + "\n")
     sys.stdout.flush()
-    log.info("listening", extra={"fields": {k: v for k, v in line.items() if k != "event"}})
+    fields = {k: v for k, v in line.items() if k != "event"}
+    log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
 
 
 # -- one worker ---------------------------------------------------------------------------

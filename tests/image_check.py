@@ -37,12 +37,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 BASE = "localhost/samba-python:3.11-bookworm"
+#: The builder stage's base: the same Python with gcc and its headers (the compiled build).
+BUILDER_BASE = "localhost/samba-python-build:3.11-bookworm"
 IMAGE = "localhost/samba-adjudicator:image-test"
 WHEELHOUSE = ".wheelhouse"
 #: What the builder stage installs with pip: its tools, the project's build backend and
 #: every runtime dependency (pyproject.toml).
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel", "grpcio-tools>=1.66,<2",
-                      "googleapis-common-protos>=1.63,<2"]
+                      "googleapis-common-protos>=1.63,<2", "mypy>=1.11"]
 PODMAN = ["podman", "--runtime", "runc"]
 LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=4096:4096"]
 
@@ -62,19 +64,21 @@ def ensure_tools() -> None:
        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
-def ensure_base() -> None:
-    if subprocess.run(PODMAN + ["image", "exists", BASE]).returncode == 0:
+def ensure_base(name: str, extra_packages: str = "") -> None:
+    """A Debian bookworm base image ``name``; ``extra_packages``: more apt packages."""
+    if subprocess.run(PODMAN + ["image", "exists", name]).returncode == 0:
         return
     with tempfile.TemporaryDirectory(prefix="samba-base-") as tmp:
         tar = os.path.join(tmp, "rootfs.tar")
         sh(["mmdebstrap", "--variant=minbase",
-            "--include=python3,python3-venv,python3-pip,passwd,ca-certificates",
+            "--include=python3,python3-venv,python3-pip,passwd,ca-certificates"
+            + extra_packages,
             "--customize-hook=chroot \"$1\" python3 -m venv /opt/python",
             "--customize-hook=chroot \"$1\" sh -c 'rm -rf /var/lib/apt/lists/* "
             "/var/cache/apt/*'", "bookworm", tar])
         sh(PODMAN + ["import", "--change",
                      "ENV PATH=/opt/python/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                     "/usr/bin:/sbin:/bin", "--change", 'CMD ["python"]', tar, BASE])
+                     "/usr/bin:/sbin:/bin", "--change", 'CMD ["python"]', tar, name])
 
 
 def runtime_requirements() -> list[str]:
@@ -92,6 +96,7 @@ def ensure_wheelhouse() -> None:
 
 def build() -> None:
     sh(PODMAN + ["build", *LIMITS, "--build-arg", f"PYTHON_IMAGE={BASE}",
+                 "--build-arg", f"BUILDER_IMAGE={BUILDER_BASE}",
                  "--build-arg", f"WHEELHOUSE={WHEELHOUSE}", "-t", IMAGE, str(ROOT)])
 
 
@@ -131,6 +136,14 @@ def serve_and_call() -> None:
         assert len(dealt.snapshot.seats) == 4
         metrics = httpx.get(base + "/metrics", timeout=10).text
         assert 'samba_requests_total{method="Deal",' in metrics, metrics[:2000]
+        # the image runs the compiled build, and its Python source is there as the fallback
+        assert 'build="compiled"' in metrics, [m for m in metrics.splitlines()
+                                               if "build_info" in m]
+        assert '"build": "compiled"' in logs(name), logs(name)
+        fallback = podman_exec(name, ["env", "SAMBA_BUILD=pure", "python", "-c",
+                                      "from samba_adjudicator.engine import build, game; "
+                                      "print(build.CURRENT.name, game.__file__)"]).stdout
+        assert fallback.startswith("pure ") and fallback.strip().endswith("game.py"), fallback
         user = podman_exec(name, ["id", "-u"]).stdout.strip()
         assert user == "10001", user
         writable = podman_exec(name, ["sh", "-c", "touch /app/x 2>/dev/null && echo yes"],
@@ -142,7 +155,7 @@ def serve_and_call() -> None:
                                 capture_output=True, text=True, check=True).stdout.strip()
         assert status == "0", status + "\n" + logs(name)
         print(json.dumps({"image": IMAGE, "profiles": len(profiles), "user": user,
-                          "readOnly": True, "exitCode": int(status)}))
+                          "build": "compiled", "readOnly": True, "exitCode": int(status)}))
     finally:
         subprocess.run(PODMAN + ["rm", "-f", name], capture_output=True)
 
@@ -158,7 +171,8 @@ def logs(name: str) -> str:
 
 def main() -> int:
     ensure_tools()
-    ensure_base()
+    ensure_base(BASE)
+    ensure_base(BUILDER_BASE, ",gcc,libc6-dev,python3-dev")
     ensure_wheelhouse()
     try:
         build()

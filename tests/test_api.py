@@ -252,11 +252,25 @@ def test_error_bodies():
         assert ApiError(code, "X", "m").http_status == http
 
 
+def broken_adjudicator(monkeypatch) -> Adjudicator:
+    """An Adjudicator whose snapshot cache fails with an unexpected exception (a seam that
+    is not compiled: the compiled build calls its own functions directly)."""
+    adj = Adjudicator()
+    monkeypatch.setattr(adj.snapshots.cache, "get", lambda key: 1 / 0)
+    return adj
+
+
+def validate_request() -> pb.ValidateActionRequest:
+    return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(play_snapshot()),
+                                    action=pb.Action(seat=0, discard=pb.Discard(card="5C")))
+
+
 def test_unexpected_exception_becomes_internal(monkeypatch):
-    from samba_adjudicator import engine
-    monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
+    runtime = Runtime(None, broken_adjudicator(monkeypatch), count_calls=False)
+    decode = runtime.protobuf_decoder("ValidateAction")
+    data = validate_request().SerializeToString()
     with pytest.raises(ApiError) as e:
-        call(Adjudicator(), "ListRulesets", pb.ListRulesetsRequest())
+        runtime.answer("ValidateAction", lambda: decode(data))
     assert e.value.code == "INTERNAL"
 
 
@@ -363,8 +377,7 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
 
     monkeypatch.setattr(adj.snapshots.cache, "get", counted)
     runtime = Runtime(None, adj, count_calls=False)
-    request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(play_snapshot()),
-                                       action=pb.Action(seat=0, discard=pb.Discard(card="5C")))
+    request = validate_request()
     data = request.SerializeToString()
     decode = runtime.protobuf_decoder("ValidateAction")
     for _ in range(2):  # a miss, then a hit
@@ -380,9 +393,9 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
 
 def test_the_cli_answers_an_unexpected_exception_with_internal(monkeypatch):
     """The CLI goes through the same boundary as the servers: INTERNAL, never a traceback."""
-    from samba_adjudicator import engine
     from samba_adjudicator.service import cli
-    monkeypatch.setattr(engine, "profile_rulesets", lambda: 1 / 0)
-    status, body = cli.run("ListRulesets", b"{}", adjudicator=Adjudicator(), request_id="r")
+    body = jsonio.dumps(jsonio.to_dict(validate_request())).encode()
+    status, body = cli.run("ValidateAction", body, adjudicator=broken_adjudicator(monkeypatch),
+                           request_id="r")
     assert status == cli.EXIT_ERROR
     assert body["error"]["status"] == "INTERNAL" and body["error"]["code"] == 500

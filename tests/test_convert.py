@@ -278,7 +278,7 @@ def test_violation_event_score_to_proto():
     rule = "docs/rules.md#initial-meld"
     v = answers.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", rule,
                                                "action.meld.new_melds[0]",
-                                               {"required": 90, "actual": "70"}))
+                                               {"required": "90", "actual": "70"}))
     d = jsonio.to_dict(v)
     assert d == {"code": "INITIAL_MELD_TOO_LOW", "message": "too low", "rule": rule,
                  "field": "action.meld.newMelds[0]",

@@ -190,3 +190,72 @@ def test_a_field_given_twice_and_two_alternatives_are_refused():
                              pb.Action)
     assert [p.description for p in e.value.problems] == [
         "discard and drawStock are alternatives; give only one"]
+
+
+def _mutations(node, path=()):
+    """(path, replacement) for every position of a JSON tree and a handful of odd values."""
+    odd = (None, "x", "NaN", 1.5, 7.0, -1, 2**40, "12", True, [], {}, ["AS", 3, None],
+           [{}, None, 5], {"bogus": 1})
+    for value in odd:
+        yield path, value
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _mutations(v, path + (k,))
+        yield path + ("bogusField",), 1
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:2]):
+            yield from _mutations(v, path + (i,))
+
+
+def _replaced(node, path, value):
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(node, dict):
+        out = dict(node)
+        out[head] = _replaced(node.get(head), rest, value)
+        return out
+    out = list(node)
+    out[head] = _replaced(node[head], rest, value)
+    return out
+
+
+def test_the_single_pass_decodes_as_the_walk_then_the_fill():
+    """``decode_dict`` walks the JSON and fills the message in one pass; on every field of
+    real requests, well-formed or given an odd value, it builds the same message and the
+    same problems (paths, reasons, texts, order) as the two-pass reference."""
+    from samba_adjudicator.engine import deal, legal_actions, resolve
+    from samba_adjudicator.service import convert, pb
+    from samba_adjudicator.service.actions import action_to_proto
+    from samba_adjudicator.service.jsonio import _decode_dict_in_two_passes
+
+    s = deal(resolve("classic"), 4, "single-pass")
+    action = legal_actions(s)[0][0]
+    requests = [
+        pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
+                                 action=action_to_proto(action)),
+        pb.DealRequest(ruleset=pb.RulesetRef(profile="classic", overrides=pb.RulesetOverrides(
+            target_score=5000, initial_meld=[pb.InitialMeldBand(from_score=-5, points=15)])),
+            players=4, seed="x", match_scores=[10, -20]),
+        pb.ApplyActionResponse(violations=[pb.Violation(code="X", details={"a": "1"})]),
+    ]
+    checked = 0
+    for req in requests:
+        data = jsonio.to_dict(req)
+        variants = [data, {**data, "unknownAtTheTop": 1}]
+        if isinstance(req, pb.ValidateActionRequest):
+            variants.append({**data, "action": {"seat": 0, "discard": {"card": "AS"},
+                                                "askGoOut": {}}})
+            variants.append({**data, "action": {"seat": 0, "expected_ply": 1,
+                                                "expectedPly": 2}})
+        variants += [_replaced(data, path, value) for path, value in _mutations(data) if path]
+        for variant in variants:
+            one, one_problems = jsonio.decode_dict(variant, type(req))
+            two, two_problems = _decode_dict_in_two_passes(variant, type(req))
+            assert one.SerializeToString(deterministic=True) == \
+                two.SerializeToString(deterministic=True), variant
+            assert [(p.field, p.reason, p.description) for p in one_problems] == \
+                [(p.field, p.reason, p.description) for p in two_problems]
+            assert getattr(one_problems, "omitted", 0) == getattr(two_problems, "omitted", 0)
+            checked += 1
+    assert checked > 1000

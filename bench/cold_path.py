@@ -1,0 +1,320 @@
+"""The cold path, stage by stage: ValidateAction on a snapshot the service has not loaded.
+
+Behind a round-robin load balancer most calls bring a snapshot the replica has not seen;
+loading it is then most of the call. For each position of ``bench/scenarios.py`` (opening,
+midgame, late) this times, in microseconds of CPU per call (the least of several repeats),
+every stage of that path as the transports run it. A stage's figure is the time of every
+stage up to it less the time of those before it, each run from the request bytes: a stage
+meets the objects its predecessors made as in the real path (a freshly parsed protobuf
+message builds its sub-message wrappers when first read, and whoever reads first pays).
+
+JSON (REST, CLI): bytes -> JSON object (``jsonio.loads``); the snapshot's cache key
+(compact orjson text) and the cache lookup; the descriptor walk and protobuf message
+(``jsonio.decode_dict``); the required-field check; then the shared stages.
+
+protobuf (gRPC): the snapshot field found in the bytes (``wire.split_field``) and the cache
+lookup; the request parse; the required-field check; then the shared stages.
+
+Shared: protobuf -> engine values (``convert.snapshot_from_proto``), the action read,
+``engine.check_snapshot``, the client-given output-only fields (``derived_fields``), the
+cache bookkeeping (put, version pin), the engine's validate, the answer message, and its
+rendering (proto3 JSON bytes for REST, deterministic bytes for gRPC). Signing is off by
+default; the row "signature verify" times it with a key set, on a signed snapshot.
+
+"whole path" is ``Runtime.answer`` with the transport's own decoder and the snapshot cache
+emptied before every call, plus the rendering: what one call costs a server, transport I/O
+aside (beside "sum of the stages": the difference is the dispatch around them). Figures
+are also given as ratios to the protobuf parse+serialize of the same request bytes,
+measured in the same run (``× baseline``), so they compare across machines.
+
+    .venv/bin/python bench/cold_path.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import scenarios  # noqa: E402
+from samba_adjudicator import engine  # noqa: E402
+from samba_adjudicator.engine.model import Problem, Snapshot  # noqa: E402
+from samba_adjudicator.service import (  # noqa: E402
+    answers, convert, derived_fields, jsonio, pb, required, wire)
+from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
+from samba_adjudicator.service.api import Adjudicator  # noqa: E402
+from samba_adjudicator.service.loading import (  # noqa: E402
+    SNAPSHOT, SnapshotLoader, cache_key, json_cache_key, pin_version)
+from samba_adjudicator.service.runtime import Runtime  # noqa: E402
+from samba_adjudicator.service.signing import Signer  # noqa: E402
+
+METHOD = "ValidateAction"
+Request = pb.ValidateActionRequest
+
+
+#: The clock: CPU time of this process. The machine is shared, and another process taking
+#: the CPU stretches wall-clock samples by up to twice; the CPU time a call takes does not
+#: depend on who else runs (a blocking call would go uncounted: there is none here).
+clock = time.process_time
+
+
+def _batch(fn: Callable[[], Any], min_time: float) -> int:
+    """Calls of ``fn`` that take about ``min_time`` seconds."""
+    n = 1
+    while True:
+        t = clock()
+        for _ in range(n):
+            fn()
+        elapsed = clock() - t
+        if elapsed >= min_time / 4:
+            return max(1, int(n * min_time / max(elapsed, 1e-9)))
+        n *= 2
+
+
+def per_call_us(fn: Callable[[], Any], min_time: float, repeats: int) -> float:
+    """The least over ``repeats`` of the mean CPU time per call, each repeat about
+    ``min_time`` s (the least: other work only ever adds time)."""
+    return timed_together([fn], min_time, repeats)[0]
+
+
+def timed_together(fns: list[Callable[[], Any]], min_time: float, repeats: int
+                   ) -> list[float]:
+    """``per_call_us`` of each of ``fns``, measured in rounds (one sample of each per
+    round), so that a slow moment of the machine touches them all alike."""
+    batches = [_batch(fn, min_time) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for i, (fn, n) in enumerate(zip(fns, batches, strict=True)):
+            t = clock()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], (clock() - t) / n * 1e6)
+    return best
+
+
+Stage = Callable[[dict[str, Any]], None]
+
+
+def _shared_stages() -> list[tuple[str, Stage]]:
+    """What ``SnapshotLoader.load`` and the handler do after decoding, for both encodings:
+    each stage reads what the ones before left in ``c`` (the request message ``msg``)."""
+    loader = SnapshotLoader()
+
+    def to_engine(c: dict[str, Any]) -> None:
+        c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"])
+
+    def action(c: dict[str, Any]) -> None:
+        c["action"] = loader._actions(c["snap"], ((c["msg"].action, "action"),),
+                                      c["problems"], True)[0]
+
+    def consistency(c: dict[str, Any]) -> None:
+        assert not convert.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
+
+    def derived(c: dict[str, Any]) -> None:
+        assert not derived_fields.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)
+
+    def bookkeeping(c: dict[str, Any]) -> None:
+        snap = c["snap"]
+        loader.cache.put(c["key"], snap)
+        pin_version(snap.ruleset_ref.version, snap.ruleset, "snapshot.ruleset.version")
+
+    def validate(c: dict[str, Any]) -> None:
+        c["violations"] = engine.validate(c["snap"], c["action"])
+
+    def answer(c: dict[str, Any]) -> None:
+        violations = c["violations"]
+        c["response"] = pb.ValidateActionResponse(
+            legal=not violations,
+            violations=[answers.violation_to_proto(v) for v in violations])
+
+    return [("protobuf -> engine snapshot", to_engine),
+            ("action read (seat, meld ids)", action),
+            ("check_snapshot", consistency),
+            ("derived fields", derived),
+            ("cache put, version pin", bookkeeping),
+            ("engine validate", validate),
+            ("answer message", answer)]
+
+
+def json_stages(body: bytes) -> list[tuple[str, Stage]]:
+    loader = SnapshotLoader()
+
+    def loads(c: dict[str, Any]) -> None:
+        c["data"] = jsonio.loads(body)
+
+    def key(c: dict[str, Any]) -> None:
+        c["key"] = json_cache_key(c["data"][SNAPSHOT])
+        assert loader.loaded(c["key"]) is None
+
+    def to_protobuf(c: dict[str, Any]) -> None:
+        c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
+
+    def required_fields(c: dict[str, Any]) -> None:
+        c["problems"] = required.with_required(c["msg"], c["problems"])
+
+    def render(c: dict[str, Any]) -> None:
+        jsonio.dumps_bytes(jsonio.to_dict(c["response"]))
+
+    return [("bytes -> JSON object (loads)", loads),
+            ("cache key (orjson text), lookup", key),
+            ("JSON -> protobuf (walk, fill)", to_protobuf),
+            ("required fields", required_fields),
+            *_shared_stages(),
+            ("render answer (JSON bytes)", render)]
+
+
+def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
+    loader = SnapshotLoader()
+    number = Request.DESCRIPTOR.fields_by_name[SNAPSHOT].number
+
+    def split(c: dict[str, Any]) -> None:
+        found = wire.split_field(data, number)
+        assert found is not None
+        c["key"] = cache_key("pb", found[0])
+        assert loader.loaded(c["key"]) is None
+
+    def parse(c: dict[str, Any]) -> None:
+        c["msg"] = Request.FromString(data)
+
+    def required_fields(c: dict[str, Any]) -> None:
+        c["problems"] = required.with_required(c["msg"], ())
+
+    def render(c: dict[str, Any]) -> None:
+        c["response"].SerializeToString(deterministic=True)
+
+    return [("find snapshot bytes, lookup", split),
+            ("protobuf parse", parse),
+            ("required fields", required_fields),
+            *_shared_stages(),
+            ("render answer (protobuf bytes)", render)]
+
+
+def whole_path(runtime: Runtime, decode: Callable[[], Any],
+               render: Callable[[Any], Any]) -> Callable[[], None]:
+    """``Runtime.answer`` as a server runs it, the snapshot cache emptied first."""
+    def call() -> None:
+        runtime.adjudicator.snapshots.cache.clear()
+        render(runtime.answer(METHOD, decode))
+    return call
+
+
+def timed_stages(stages: list[tuple[str, Stage]], whole: Callable[[], None],
+                 min_time: float, repeats: int) -> dict[str, float]:
+    """Each stage's cost as the difference of the time of the stages up to it and up to
+    the one before, every run from the request bytes: a stage meets the objects its
+    predecessors made as the real path does (a freshly parsed message builds its
+    sub-message wrappers on first access, whoever reads first pays)."""
+    runs = []
+    for k in range(len(stages)):
+        prefix = [fn for _, fn in stages[:k + 1]]
+
+        def run(prefix: list[Stage] = prefix) -> None:
+            c: dict[str, Any] = {"problems": []}
+            for fn in prefix:
+                fn(c)
+
+        runs.append(run)
+    upto = timed_together([*runs, whole], min_time, repeats)
+    out: dict[str, float] = {}
+    before = 0.0
+    for (label, _), us in zip(stages, upto, strict=False):
+        out[label] = us - before
+        before = us
+    out["sum of the stages"] = before
+    out["whole path (Runtime.answer, cache emptied)"] = upto[-1]
+    return out
+
+
+def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
+    """Costs outside the default path: a signed snapshot verified, a new Adjudicator."""
+    signer = Signer((("k1", b"0123456789abcdef0123456789abcdef"),))
+    signed = convert.snapshot_to_proto(snap)
+    signer.sign(signed)
+    canonical = convert.snapshot_to_proto(snap)
+    return {
+        "signature verify (keys set)":
+            lambda: signer.verify(canonical, signed.signature),
+        "service's rendering (for verify)": lambda: convert.snapshot_to_proto(snap),
+        "new Adjudicator() (engine_bench's cold rows)": Adjudicator,
+    }
+
+
+def measure(s: Snapshot, min_time: float, repeats: int
+            ) -> tuple[float, int, list[tuple[str, dict[str, float]]]]:
+    action = scenarios.typical_action(s)
+    request = Request(snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action))
+    data = request.SerializeToString()
+    body = json.dumps(jsonio.to_dict(request)).encode()
+
+    def baseline() -> None:
+        Request.FromString(data).SerializeToString()
+
+    base = per_call_us(baseline, min_time, repeats)
+    runtime = Runtime(None, Adjudicator(), count_calls=False)
+    decode = runtime.protobuf_decoder(METHOD)
+    groups = [
+        ("JSON (REST)", timed_stages(
+            json_stages(body),
+            whole_path(runtime, runtime.json_decoder(METHOD, body),
+                       lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))),
+            min_time, repeats)),
+        ("protobuf (gRPC)", timed_stages(
+            protobuf_stages(data),
+            whole_path(runtime, lambda: decode(data),
+                       lambda r: r.SerializeToString(deterministic=True)),
+            min_time, repeats)),
+        ("either, when configured", {label: per_call_us(fn, min_time, repeats)
+                                     for label, fn in extra_stages(s).items()}),
+    ]
+    return base, len(data), groups
+
+
+def check_no_problems(s: Snapshot) -> None:
+    """The positions load without a problem (else the stages would time error paths)."""
+    problems: list[Problem] = []
+    snap = convert.snapshot_from_proto(convert.snapshot_to_proto(s), SNAPSHOT, problems)
+    assert snap is not None and not problems and not engine.check_snapshot(snap)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="shorter timings (about 15 s in all instead of 40)")
+    args = parser.parse_args(argv)
+    min_time, repeats = (0.04, 5) if args.quick else (0.1, 9)
+    from samba_adjudicator.service.server import tune_gc
+
+    positions = (("opening", scenarios.opening()), ("midgame", scenarios.midgame()),
+                 ("late", scenarios.late()))
+    tune_gc()  # the collector as the server sets it up, the positions made (long-lived)
+    results = []
+    for name, s in positions:
+        check_no_problems(s)
+        results.append((name, *measure(s, min_time, repeats)))
+
+    names = [name for name, *_ in results]
+    head = "".join(f"{n:>10} {'×base':>6}" for n in names)
+    print(f"{'stage (µs per call, × protobuf parse+serialize)':44}{head}")
+    line = "".join(f"{base:10.1f} {1.0:6.1f}" for _, base, _, _ in results)
+    print(f"{'baseline: protobuf parse+serialize':44}{line}")
+    print(f"{'request bytes (protobuf)':44}"
+          + "".join(f"{size:10d} {'':6}" for _, _, size, _ in results))
+    for g, (title, stages) in enumerate(results[0][3]):
+        print(f"\n{title}")
+        for label in stages:
+            row = ""
+            for _, base, _, groups in results:
+                us = groups[g][1][label]
+                row += f"{us:10.1f} {us / base:6.1f}"
+            print(f"  {label:42}{row}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""The compiled build: the engine and the service's per-call modules compiled with mypyc.
+
+pyproject.toml has the project's metadata; this file only adds the extension modules.
+``SAMBA_COMPILE`` chooses:
+
+- ``auto`` (default): compile when mypyc and a C compiler work; otherwise say why and build
+  the pure-Python distribution (it behaves the same, slower);
+- ``1``: compile or fail;
+- ``0``: do not compile.
+
+The compiled modules do not sit beside their sources: ``samba_adjudicator.engine.game``
+compiled lands in ``engine/_compiled/`` (wheel: ``samba_adjudicator/engine/_compiled/``),
+which ``engine/build.py`` puts first on the package's ``__path__`` when the compiled build
+is chosen (``SAMBA_BUILD``), so the Python source stays importable as the fallback and a
+stale compiled module can be detected (``SOURCES.json``: the hash of every compiled source).
+
+`make install` runs ``setup.py build_ext --inplace`` after the editable install; the wheel
+(``pip wheel .``, the image's build stage) compiles the same way. docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+# Every engine module but the package file and the build choice itself, and the service's
+# per-call modules: the required-field walk, proto3 JSON, conversion, loading.
+SERVICE_MODULES = ("required", "jsonio", "convert", "actions", "answers", "derived_fields",
+                   "decoding", "loading", "wire", "boundary", "api", "runtime")
+PACKAGES = {"engine": "engine", "service": "service"}
+NOT_COMPILED = {"__init__.py", "build.py"}
+GROUP = "samba_adjudicator.engine._compiled.hot"
+STAMP = "SOURCES.json"
+
+
+def hot_sources() -> dict[str, Path]:
+    """Module name -> source file of every compiled module."""
+    sources = {f"samba_adjudicator.engine.{p.stem}": p
+               for p in sorted((ROOT / "engine").glob("*.py")) if p.name not in NOT_COMPILED}
+    for name in SERVICE_MODULES:
+        sources[f"samba_adjudicator.service.{name}"] = ROOT / "service" / f"{name}.py"
+    return sources
+
+
+def source_hashes() -> dict[str, str]:
+    """The stamp engine/build.py compares: relative path -> sha256 of the source."""
+    return {str(path.relative_to(ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in hot_sources().values()}
+
+
+def _staging_tree(build_dir: Path) -> list[str]:
+    """The sources under their installed names (mypyc names modules after their paths)."""
+    tree = build_dir / "src" / "samba_adjudicator"
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(ROOT / "engine", tree / "engine", ignore=shutil.ignore_patterns("_compiled"))
+    shutil.copytree(ROOT / "service", tree / "service",
+                    ignore=shutil.ignore_patterns("_compiled", "playground"))
+    shutil.copytree(ROOT / "generated" / "samba", tree / "schema")
+    return [str(tree / path.relative_to(ROOT)) for path in hot_sources().values()]
+
+
+def compiled_extensions() -> list:
+    """The mypyc extension modules, renamed into the packages' ``_compiled`` folders."""
+    from mypyc.build import mypycify
+
+    build_dir = ROOT / "build" / "hot_paths"
+    files = _staging_tree(build_dir)
+    os.environ["MYPYPATH"] = str(build_dir / "src")
+    options = ["--explicit-package-bases", "--config-file", str(ROOT / "pyproject.toml"),
+               "--cache-dir", str(build_dir / "mypy_cache")]
+    extensions = mypycify(options + files, group_name=GROUP, opt_level="3",
+                          target_dir=str(build_dir / "c"))
+    for ext in extensions:
+        package, _, module = ext.name.rpartition(".")
+        if not package.endswith("._compiled"):
+            ext.name = f"{package}._compiled.{module}"
+    return extensions
+
+
+class BuildHotPaths(build_ext):
+    """build_ext that writes the stamp beside the compiled modules, and whose ``auto`` mode
+    falls back to the pure-Python build when compiling fails."""
+
+    def run(self) -> None:
+        for package in PACKAGES:
+            self._target(package).mkdir(parents=True, exist_ok=True)
+        try:
+            super().run()
+        except Exception as exc:  # a missing compiler surfaces as several error types
+            if os.environ.get("SAMBA_COMPILE", "auto") != "auto":
+                raise
+            print(f"samba-adjudicator: not compiled ({exc}); the Python source runs",
+                  file=sys.stderr)
+            return
+        (self._target("engine") / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n")
+
+    def _target(self, package: str) -> Path:
+        """The folder of a package's compiled modules: in the tree, or in the build."""
+        if self.inplace:
+            return ROOT / PACKAGES[package] / "_compiled"
+        return Path(self.build_lib) / "samba_adjudicator" / package / "_compiled"
+
+
+def extensions_or_none() -> list:
+    mode = os.environ.get("SAMBA_COMPILE", "auto")
+    if mode == "0":
+        return []
+    try:
+        return compiled_extensions()
+    except Exception as exc:
+        if mode != "auto":
+            raise
+        print(f"samba-adjudicator: not compiled ({exc}); the Python source runs",
+              file=sys.stderr)
+        return []
+
+
+setup(ext_modules=extensions_or_none(), cmdclass={"build_ext": BuildHotPaths})
