@@ -14,9 +14,12 @@ The request is a realistic mid-game ValidateAction (bench/scenarios.py: a classi
 deal played ~30 plies through the legal-action list with a fixed seed). The echo answers the
 identical bytes, so ``ratio`` = adjudication throughput / transport-only throughput. The
 same request sent again and again is a position the server has loaded before (candidate
-moves against one position: docs/service.md); ``validate-new`` (REST, one worker) sends
-twice as many variants of it as the snapshot cache holds, in turn, so that every call loads
-a position anew. Every scenario runs
+moves against one position: docs/service.md); ``validate-new`` (one worker, both transports)
+sends it to a second server started with ``--snapshot-cache-size 0``, which keeps no loaded
+snapshot, so that every call loads the position anew (a replica behind a round-robin
+balancer that has not seen it), against the first server's echo. The servers run the build
+``SAMBA_BUILD`` chooses (``SAMBA_BUILD=pure make bench-service`` for the Python source).
+Every scenario runs
 ``--rounds`` times, interleaved; the table gives medians and each round's ratio.
 
 Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
@@ -48,7 +51,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from scenarios import midgame, typical_action  # noqa: E402
 
-from samba_adjudicator.service import api, convert, jsonio, pb  # noqa: E402
+from samba_adjudicator.service import convert, jsonio, pb  # noqa: E402
 from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
 
 VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
@@ -64,22 +67,6 @@ def make_request() -> pb.ValidateActionRequest:
     action = typical_action(s)
     return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
                                     action=action_to_proto(action))
-
-
-#: Twice what the server's snapshot cache holds by default: sent in turn, every call misses.
-NEW_POSITIONS = 2 * api.SNAPSHOT_CACHE_SIZE
-
-
-def new_position_bodies(request: pb.ValidateActionRequest) -> list[bytes]:
-    """The request's JSON with ``NEW_POSITIONS`` different plies: the same position and
-    work, but bytes the server has not seen for a while on every call."""
-    out = []
-    for i in range(NEW_POSITIONS):
-        req = pb.ValidateActionRequest()
-        req.CopyFrom(request)
-        req.snapshot.ply = request.snapshot.ply + 1 + i
-        out.append(jsonio.dumps(jsonio.to_dict(req)).encode())
-    return out
 
 
 # -- tools --------------------------------------------------------------------------------
@@ -100,7 +87,7 @@ def ensure_tools() -> bool:
 # -- the server ---------------------------------------------------------------------------
 
 class Server:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *extra: str) -> None:
         exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) \
             or shutil.which("samba-adjudicator")
         cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.cli"]
@@ -108,13 +95,14 @@ class Server:
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
             cmd + ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0",
-                   "--workers", str(workers), "--shutdown-grace-seconds", "2"],
+                   "--workers", str(workers), "--shutdown-grace-seconds", "2", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT, text=True)
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("the server did not start")
         info = json.loads(line)
         self.grpc_port, self.http_port = info["grpcPort"], info["httpPort"]
+        self.build = info.get("build", "?")
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -191,18 +179,6 @@ f:close()
 
 #: One body per line, sent in turn: every call a position the server has not loaded yet
 #: (more bodies than its snapshot cache holds).
-_LUA_CYCLE = """wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-local bodies = {{}}
-for line in io.lines("{path}") do bodies[#bodies + 1] = line end
-local i = 0
-request = function()
-  i = i % #bodies + 1
-  return wrk.format(nil, nil, nil, bodies[i])
-end
-"""
-
-
 def _wrk_time(text: str) -> float:
     m = re.match(r"([\d.]+)(us|ms|s|m)", text)
     if not m:
@@ -211,17 +187,11 @@ def _wrk_time(text: str) -> float:
     return float(m.group(1)) * scale
 
 
-def wrk(port: int, path: str, payload: bytes | list[bytes], duration: float, conns: int,
-        tmp: Path) -> dict:
-    """``payload``: one body, or a list of bodies (one JSON text each) sent in turn."""
+def wrk(port: int, path: str, payload: bytes, duration: float, conns: int, tmp: Path) -> dict:
     body = tmp / "rest-body.json"
     script = tmp / "post.lua"
-    if isinstance(payload, list):
-        body.write_bytes(b"\n".join(payload) + b"\n")
-        script.write_text(_LUA_CYCLE.format(path=body))
-    else:
-        body.write_bytes(payload)
-        script.write_text(_LUA.format(path=body))
+    body.write_bytes(payload)
+    script.write_text(_LUA.format(path=body))
     # a short warm-up run, then the measured one
     base = ["wrk", "-t", "1", "-c", str(conns), "--latency", "-s", str(script)]
     subprocess.run(base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True,
@@ -304,33 +274,40 @@ def run(args) -> list[dict]:
           f"JSON; {os.cpu_count()} CPUs; {args.duration:g} s per scenario; load with "
           f"{'h2load/wrk' if tools else 'asyncio clients'}", file=sys.stderr)
     rows = []
-    fresh = new_position_bodies(request) if tools else None
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for workers in args.workers:
             server = Server(workers)
+            # validate-new: the same request to a server that keeps no loaded snapshot, so
+            # that every call loads its position anew (a replica behind a round-robin
+            # balancer that has not seen it); its echo is the other server's
+            cold = Server(1, "--snapshot-cache-size", "0") if workers == 1 else None
+            print(f"workers={workers}: the {server.build} build", file=sys.stderr)
             try:
                 sanity(server, request)
-                plans = [("grpc", VALIDATE, binary, "validate"), ("grpc", ECHO, binary, "echo"),
-                         ("rest", REST_VALIDATE, text, "validate"),
-                         ("rest", REST_ECHO, text, "echo")]
-                if fresh and workers == 1:
-                    plans.append(("rest", REST_VALIDATE, fresh, "validate-new"))
+                plans = [("grpc", VALIDATE, binary, "validate", server),
+                         ("grpc", ECHO, binary, "echo", server),
+                         ("rest", REST_VALIDATE, text, "validate", server),
+                         ("rest", REST_ECHO, text, "echo", server)]
+                if cold is not None:
+                    sanity(cold, request)
+                    plans += [("grpc", VALIDATE, binary, "validate-new", cold),
+                              ("rest", REST_VALIDATE, text, "validate-new", cold)]
                 # rounds interleave the scenarios, so a slow spell of the machine hits all
-                for _round, (transport, path, payload, call) in (
+                for _round, (transport, path, payload, call, target) in (
                         (r, plan) for r in range(args.rounds) for plan in plans):
                     if transport == "grpc":
-                        res = (h2load(server.grpc_port, path, payload, args.duration,
+                        res = (h2load(target.grpc_port, path, payload, args.duration,
                                       args.connections, args.streams, tmp) if tools else
-                               grpc_asyncio(server.grpc_port, path, payload, args.duration,
+                               grpc_asyncio(target.grpc_port, path, payload, args.duration,
                                             args.connections * args.streams))
                     else:
-                        res = (wrk(server.http_port, path, payload, args.duration,
+                        res = (wrk(target.http_port, path, payload, args.duration,
                                    args.connections * args.streams, tmp) if tools else
-                               rest_asyncio(server.http_port, path, payload, args.duration,
+                               rest_asyncio(target.http_port, path, payload, args.duration,
                                             args.connections * args.streams))
                     res.update(workers=workers, transport=transport, call=call,
-                               round=_round)
+                               round=_round, build=target.build)
                     rows.append(res)
                     print(f"  workers={workers} {transport:4} {res['call']:8} "
                           f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
@@ -338,6 +315,8 @@ def run(args) -> list[dict]:
                           file=sys.stderr)
             finally:
                 server.stop()
+                if cold is not None:
+                    cold.stop()
     return rows
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import dataclasses
 from dataclasses import dataclass
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .ruleset import Ruleset
 
@@ -342,7 +342,8 @@ class Problem:
 class InvalidInput(ValueError):
     """A malformed request: every problem found, never repaired (docs/rules.md#bad-input)."""
 
-    def __init__(self, problems: list[Problem], kind: str = "INVALID_REQUEST"):
+    def __init__(self, problems: Sequence[Problem], kind: str = "INVALID_REQUEST"):
         super().__init__("; ".join(f"{p.field}: {p.description}" for p in problems))
+        # kept as given: the service's bounded ProblemList carries the count it left out
         self.problems = problems
         self.kind = kind  # INVALID_REQUEST, HIDDEN_INFORMATION_REQUIRED, SNAPSHOT_IS_VIEW, …

@@ -15,6 +15,7 @@ from samba_adjudicator.engine.model import Problem
 
 from . import pb
 from .convert import card, cards
+from .errors import Problems
 
 
 def meld_ids(snap: m.Snapshot) -> set[str]:
@@ -24,7 +25,7 @@ def meld_ids(snap: m.Snapshot) -> set[str]:
 class _Reader:
     """What reading one action's kind needs: where it is, the problems, the known ids."""
 
-    def __init__(self, path: str, problems: list[Problem], meld_ids: set[str] | None) -> None:
+    def __init__(self, path: str, problems: Problems, meld_ids: set[str] | None) -> None:
         self.path = path
         self.problems = problems
         self.meld_ids = meld_ids
@@ -77,7 +78,7 @@ _READERS: dict[str, Callable[[Any, _Reader, int, int | None], m.Action]] = {
 }
 
 
-def action_from_proto(msg: pb.Action, path: str, problems: list[Problem],
+def action_from_proto(msg: pb.Action, path: str, problems: Problems,
                       players: int | None = None, known_meld_ids: set[str] | None = None
                       ) -> m.Action | None:
     """The engine action; bad cards, an unknown seat (``players`` given) or an unknown meld

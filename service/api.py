@@ -30,7 +30,7 @@ from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 
 from . import answers, convert, jsonio, page_tokens, pb, required
 from .actions import action_to_proto
-from .errors import ApiError, invalid_argument, too_many_items
+from .errors import ApiError, Problems, invalid_argument, too_many_items
 from .lru import Lru
 from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
 from .signing import Signer
@@ -94,7 +94,7 @@ class Adjudicator:
         return handler(self, request, problems, source)
 
     @staticmethod
-    def _ruleset(msg: pb.RulesetRef, problems: list[Problem]
+    def _ruleset(msg: pb.RulesetRef, problems: Problems
                  ) -> tuple[er.Ruleset, RulesetRef]:
         """A request's ``ruleset`` (resolved, or every problem raised; its version pin
         checked) and the reference as given."""

@@ -31,7 +31,7 @@ from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.model import InvalidInput, Problem
 
 from . import pb
-from .errors import ProblemList
+from .errors import ProblemList, Problems
 
 # -- paths --------------------------------------------------------------------------------
 
@@ -67,14 +67,14 @@ def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
     return out
 
 
-def raise_if(problems: list[Problem], kind: str = "INVALID_REQUEST") -> None:
+def raise_if(problems: Problems, kind: str = "INVALID_REQUEST") -> None:
     if problems:
         raise InvalidInput(ProblemList(problems), kind)
 
 
 # -- cards --------------------------------------------------------------------------------
 
-def card(text: str, path: str, problems: list[Problem]) -> str | None:
+def card(text: str, path: str, problems: Problems) -> str | None:
     code = parse_card(text)
     if code is None:
         problems.append(Problem(path, "UNKNOWN_CARD_CODE",
@@ -86,7 +86,7 @@ def card(text: str, path: str, problems: list[Problem]) -> str | None:
 _CODES = frozenset(ORDER)
 
 
-def cards(texts: Iterable[str], path: str, problems: list[Problem]) -> tuple[str, ...]:
+def cards(texts: Iterable[str], path: str, problems: Problems) -> tuple[str, ...]:
     """Canonical codes of ``texts``; bad ones reported (``path[i]``) and left out."""
     texts = tuple(texts)
     if _CODES.issuperset(texts):  # the common case: already canonical
@@ -132,7 +132,7 @@ _ROW_TYPES = {"TableSize": er.TableSize, "InitialMeldBand": er.InitialMeldBand}
 
 
 def overrides_from_proto(msg: pb.RulesetOverrides, path: str,
-                         problems: list[Problem]) -> dict[str, Any]:
+                         problems: Problems) -> dict[str, Any]:
     """The engine's overrides dict: only the fields set (lists: non-empty)."""
     out: dict[str, Any] = {}
     if not msg.ListFields():  # the common case: no override, nothing to look at
@@ -165,7 +165,7 @@ def overrides_to_proto(overrides: dict[str, Any]) -> pb.RulesetOverrides:
     return msg
 
 
-def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: list[Problem]
+def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: Problems
                            ) -> tuple[er.Ruleset | None, m.RulesetRef]:
     """Resolve a RulesetRef; problems (unknown profile, parameter, …) are appended.
 
@@ -257,7 +257,7 @@ def _turn_from_proto(t: pb.Turn) -> m.Turn:
                   added_to_partner_melds=t.added_to_partner_melds, go_out=go_out)
 
 
-def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: list[Problem]) -> m.Side:
+def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side:
     melds = []
     for j, md in enumerate(sd.melds):
         before = len(problems)
@@ -281,7 +281,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: list[Problem]) -> m
         penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties))
 
 
-def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: list[Problem]
+def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems
                         ) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
 

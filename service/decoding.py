@@ -20,7 +20,7 @@ from samba_adjudicator.engine.model import Problem
 from . import errors, jsonio, wire
 from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
 
-Decoded = tuple[Message, list[Problem], SnapshotSource | None]
+Decoded = tuple[Message, errors.Problems, SnapshotSource | None]
 
 
 class ProtobufDecoder:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableSequence
 
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -57,6 +57,12 @@ MAX_TEXT = 200
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+#: A collector of problems: a plain list, or a ProblemList. Code that appends to one is
+#: typed with this, not ``list[Problem]``: the compiled build appends to a ``list`` with
+#: the C list primitive, which would bypass ProblemList's bound.
+Problems = MutableSequence[Problem]
 
 
 class ProblemList(list):

@@ -35,7 +35,7 @@ from .descriptors import (
     is_synthetic_oneof,
     join,
 )
-from .errors import ProblemList, too_many_items
+from .errors import ProblemList, Problems, too_many_items
 from .required import with_required
 
 MALFORMED_JSON = "MALFORMED_JSON"
@@ -111,7 +111,7 @@ _NINETEEN_ZEROS = b"0" * 19
 _LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}")
 
 
-def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, Problems]:
     """Lenient parse for transports: the message built from every well-formed part, and
     the structural problems found (unknown fields, types, enum names), *without* the
     required-field check (``service.api`` runs it on every transport and reports it
@@ -120,7 +120,7 @@ def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, lis
     return decode_dict(loads(text), message_type)
 
 
-def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, Problems]:
     if not isinstance(data, dict):
         raise InvalidInput([Problem("", MALFORMED_JSON, "the request must be a JSON object")])
     return _decode_dict(data, message_type)
@@ -138,13 +138,13 @@ def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:
             raise too_many_items(method, key, limit, len(items))
 
 
-def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list[Problem]]:
+def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, Problems]:
     """One pass over the JSON object fills the message (``_walk_into``); a value the
     message refuses (a ``"NaN"`` double, base64 bytes, a float out of range) starts again
     with the two-pass reference: the walk to a clean dict, then ``_fill`` or, failing that,
     json_format. Both report the same problems in the same order."""
     _check_item_limits(data, message_type.DESCRIPTOR)
-    problems: list[Problem] = ProblemList()
+    problems: Problems = ProblemList()
     msg = message_type()
     try:
         _walk_into(data, msg, message_type.DESCRIPTOR, "", problems)
@@ -154,8 +154,8 @@ def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, list
 
 
 def _decode_dict_in_two_passes(data: dict, message_type: type[Message]
-                               ) -> tuple[Message, list[Problem]]:
-    problems: list[Problem] = ProblemList()
+                               ) -> tuple[Message, Problems]:
+    problems: Problems = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:
@@ -215,7 +215,7 @@ def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
 
 
 
-def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: Problems) -> Any:
     if not isinstance(obj, dict):
         problems.append(Problem(path, "OUT_OF_RANGE",
                                 f"{path or 'request'} must be a JSON object ({desc.name})"))
@@ -264,7 +264,7 @@ _ONLY_STR = frozenset({str})
 #: setter(value, msg, field, extra, path, json name, problems): check ``value`` as the walk
 #: does and set it as ``_fill`` does (``path``: the message's; the field's is written out
 #: only when a problem or a nested message needs it).
-Setter = Callable[[Any, Message, _d.FieldDescriptor, Any, str, str, list[Problem]], None]
+Setter = Callable[[Any, Message, _d.FieldDescriptor, Any, str, str, Problems], None]
 
 
 def _into_plan(desc: _d.Descriptor) -> dict[str, tuple]:
@@ -303,7 +303,7 @@ def _setter(f: _d.FieldDescriptor) -> tuple[Setter, Any]:
 
 
 def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
-               problems: list[Problem]) -> None:
+               problems: Problems) -> None:
     """``_fill(msg, _walk_message(obj, desc, path, problems))`` in one pass (``obj`` is a
     dict)."""
     plan = _into_plan(desc)
@@ -333,14 +333,14 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
 
 
 def _given_twice(path: str, json_name: str, first: str, key: str,
-                 problems: list[Problem]) -> None:
+                 problems: Problems) -> None:
     fpath = join(path, json_name)
     problems.append(Problem(fpath, "OUT_OF_RANGE",
                             f"{fpath} given twice (as {first!r} and {key!r})"))
 
 
 def _choose(oneof: str, chosen: dict[str, str], path: str, json_name: str,
-            problems: list[Problem]) -> bool:
+            problems: Problems) -> bool:
     """Whether this member of a real oneof is the first one given (else a problem)."""
     if oneof in chosen:
         fpath = join(path, json_name)
@@ -353,7 +353,7 @@ def _choose(oneof: str, chosen: dict[str, str], path: str, json_name: str,
 
 
 def _int_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-              json_name: str, problems: list[Problem]) -> None:
+              json_name: str, problems: Problems) -> None:
     if type(value) is int and extra[0] <= value <= extra[1]:
         setattr(msg, f.name, value)
     else:
@@ -361,7 +361,7 @@ def _int_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path:
 
 
 def _enum_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-               json_name: str, problems: list[Problem]) -> None:
+               json_name: str, problems: Problems) -> None:
     number = extra.get(value) if type(value) is str else None
     if number is not None:
         setattr(msg, f.name, number)
@@ -370,7 +370,7 @@ def _enum_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path
 
 
 def _typed_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                json_name: str, problems: list[Problem]) -> None:
+                json_name: str, problems: Problems) -> None:
     """A bool or string field (``extra``: its Python type)."""
     if type(value) is extra:
         setattr(msg, f.name, value)
@@ -379,7 +379,7 @@ def _typed_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, pat
 
 
 def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                 json_name: str, problems: list[Problem]) -> None:
+                 json_name: str, problems: Problems) -> None:
     """A scalar the inline checks did not take: the walk's own check, then ``_fill``'s
     setting."""
     value = _walk_scalar(value, f, join(path, json_name), problems)
@@ -388,7 +388,7 @@ def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, pa
 
 
 def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-               json_name: str, problems: list[Problem]) -> None:
+               json_name: str, problems: Problems) -> None:
     """A list of scalars (of strings, such as cards, without a look at each item)."""
     if f.type == F.TYPE_STRING and type(value) is list and _ONLY_STR.issuperset(
             map(type, value)):
@@ -400,14 +400,14 @@ def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path
 
 
 def _map_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-              json_name: str, problems: list[Problem]) -> None:
+              json_name: str, problems: Problems) -> None:
     entries = _walk_map(value, f, join(path, json_name), problems)
     if entries is not _BAD:
         _fill_map(getattr(msg, f.name), f, entries)
 
 
 def _message_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                  json_name: str, problems: list[Problem]) -> None:
+                  json_name: str, problems: Problems) -> None:
     path = join(path, json_name)
     if not isinstance(value, dict):
         _walk_message(value, f.message_type, path, problems)  # reports it
@@ -418,7 +418,7 @@ def _message_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, p
 
 
 def _messages_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                   json_name: str, problems: list[Problem]) -> None:
+                   json_name: str, problems: Problems) -> None:
     path = join(path, json_name)
     if not isinstance(value, list):
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
@@ -451,7 +451,7 @@ def _walk_plan(desc: _d.Descriptor) -> dict[str, tuple]:
     return plan
 
 
-def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if is_map(f):
         return _walk_map(value, f, path, problems)
     if f.is_repeated:
@@ -459,7 +459,7 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Pro
     return _walk_value(value, f, path, problems)
 
 
-def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if not isinstance(value, dict):
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
         return _BAD
@@ -479,7 +479,7 @@ def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Probl
     return out
 
 
-def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if not isinstance(value, list):
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
         return _BAD
@@ -497,7 +497,7 @@ def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Prob
     return out
 
 
-def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_value(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if f.type == F.TYPE_MESSAGE:
         return _walk_message(value, f.message_type, path, problems)
     return _walk_scalar(value, f, path, problems)
@@ -512,7 +512,7 @@ class _Refused:
         self.text = text
 
 
-def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: list[Problem]) -> Any:
+def _walk_scalar(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     check = _SCALARS.get(f.type, _unsupported)
     out = check(value, f, path)
     if type(out) is _Refused:

@@ -35,7 +35,7 @@ from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapsh
 
 from . import convert, derived_fields, pb
 from .actions import action_from_proto, meld_ids
-from .errors import ApiError, invalid_argument
+from .errors import ApiError, Problems, invalid_argument
 from .lru import Lru
 from .signing import Signer
 
@@ -107,7 +107,7 @@ class SnapshotLoader:
         key = cache_key("pb", msg.SerializeToString(deterministic=True))
         return SnapshotSource(key, self.cache.get(key))
 
-    def load(self, msg: pb.Snapshot, problems: list[Problem],
+    def load(self, msg: pb.Snapshot, problems: Problems,
              source: SnapshotSource | None = None,
              actions: Iterable[tuple[pb.Action, str]] = (), check_meld_ids: bool = True,
              allow_view: bool = True) -> tuple[Snapshot, list[Action]]:
@@ -137,7 +137,7 @@ class SnapshotLoader:
 
     @staticmethod
     def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],
-                 problems: list[Problem], check_meld_ids: bool) -> list[Action]:
+                 problems: Problems, check_meld_ids: bool) -> list[Action]:
         players = len(snap.seats) if snap is not None else None
         ids = meld_ids(snap) if (snap is not None and check_meld_ids) else None
         out = []

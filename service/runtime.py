@@ -27,14 +27,13 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
-from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 
 from . import metrics as _metrics
 from .api import METHODS, Adjudicator
 from .boundary import as_api_error
 from .decoding import Decoded, ProtobufDecoder, decode_json
-from .errors import ApiError, new_request_id
+from .errors import ApiError, Problems, new_request_id
 from .loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
 log = logging.getLogger("samba.server")
@@ -218,7 +217,7 @@ class Runtime:
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
-    def call(self, method: str, request: Message, problems: list[Problem] | None = None
+    def call(self, method: str, request: Message, problems: Problems | None = None
              ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
         return self.answer(method, lambda: (request, list(problems or ()), None))

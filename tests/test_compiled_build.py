@@ -125,3 +125,23 @@ def test_the_compiled_engine_answers_as_its_source(seed):
     summary = run.stdout.strip().splitlines()
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert any(" 0 differences" in line and "calls compared" in line for line in summary)
+
+
+def test_the_problems_of_a_request_are_collected_bounded():
+    """A ProblemList keeps the first MAX_LISTED_PROBLEMS and counts the rest. The compiled
+    build once appended to it with the C list primitive, which skipped that bound: a request
+    with 150,000 bad cards kept them all (115 MB instead of 40 MB). Collectors are typed
+    ``Problems`` (a MutableSequence) so that every build calls the bounded ``append``."""
+    from huge_positions import bad_codes, huge_hand
+    from samba_adjudicator.engine.model import InvalidInput
+    from samba_adjudicator.service import jsonio, pb
+    from samba_adjudicator.service.errors import MAX_LISTED_PROBLEMS
+    from samba_adjudicator.service.loading import SnapshotLoader
+
+    body = {"snapshot": bad_codes(huge_hand(), 5000), "action": {"seat": 0, "drawStock": {}}}
+    msg, problems = jsonio.decode(json.dumps(body), pb.ValidateActionRequest)
+    with pytest.raises(InvalidInput) as refused:
+        SnapshotLoader().load(msg.snapshot, problems)
+    found = refused.value.problems
+    assert len(found) == MAX_LISTED_PROBLEMS
+    assert len(found) + found.omitted >= 5000
