@@ -10,8 +10,8 @@ PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint typecheck typecheck-engine test-typescript \
-        typescript-client wheel proto lint-proto bench bench-service bench-abuse fuzz \
-        image-test clean
+        typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-service \
+        bench-abuse fuzz image-test clean
 
 install: $(STAMP) $(COMPILED)
 
@@ -138,8 +138,18 @@ typescript-client: $(TS)/node_modules/.installed
 wheel: install
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
+# Every bench target runs the build SAMBA_BUILD chooses (default: compiled when installed);
+# SAMBA_BUILD=pure for the Python source (docs/performance.md).
 bench: install
 	$(PY) bench/engine_bench.py
+
+# The new-snapshot path of ValidateAction stage by stage, JSON and protobuf (CPU time).
+bench-cold: install
+	$(PY) bench/cold_path.py $(BENCH_ARGS)
+
+# ListLegalActions as the hand grows, 10 to 150 cards (BENCH_ARGS="--quick").
+bench-legal: install
+	$(PY) bench/legal_curve.py $(BENCH_ARGS)
 
 # The real server under load (h2load for gRPC, wrk for REST; apt-get installs them when
 # missing and running as root), a mid-game ValidateAction vs a no-op echo, --workers 1 and 2.
