@@ -13,6 +13,17 @@ STAMP := $(VENV)/.installed
         typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-service \
         bench-abuse fuzz image-test clean
 
+# The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
+# service's per-call modules compiled with mypyc (the dev extra's mypy) into
+# engine/_compiled and service/_compiled, made again when one of their sources changes.
+# SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
+# compiler works; 1 requires the compiled build; 0 skips it. About two minutes the first time.
+SAMBA_COMPILE ?= auto
+HOT_SOURCES := $(wildcard engine/*.py) $(addprefix service/,$(addsuffix .py,required jsonio \
+               convert actions answers derived_fields decoding loading wire boundary api \
+               runtime))
+COMPILED := engine/_compiled/SOURCES.json
+
 install: $(STAMP) $(COMPILED)
 
 $(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
@@ -26,15 +37,6 @@ $(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
 	SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
-# service's per-call modules compiled with mypyc (the dev extra's mypy) into
-# engine/_compiled and service/_compiled, made again when one of their sources changes.
-# SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
-# compiler works; 1 requires the compiled build; 0 skips it. About a minute the first time.
-SAMBA_COMPILE ?= auto
-HOT_SOURCES := $(wildcard engine/*.py) $(addprefix service/,$(addsuffix .py,required jsonio \
-               convert actions answers derived_fields decoding loading))
-COMPILED := engine/_compiled/SOURCES.json
 $(COMPILED): $(HOT_SOURCES) setup.py pyproject.toml | $(STAMP)
 	SAMBA_COMPILE=$(SAMBA_COMPILE) $(PY) setup.py --quiet build_ext --inplace --parallel 2
 

@@ -145,3 +145,16 @@ def test_the_problems_of_a_request_are_collected_bounded():
     found = refused.value.problems
     assert len(found) == MAX_LISTED_PROBLEMS
     assert len(found) + found.omitted >= 5000
+
+
+def test_make_rebuilds_when_any_compiled_source_changes():
+    """The Makefile's HOT_SOURCES (what makes `make install` compile again) names the
+    service modules setup.py compiles, and is defined before `install` uses it."""
+    import re
+    makefile = (ROOT / "Makefile").read_text()
+    setup = (ROOT / "setup.py").read_text()
+    compiled = set(re.findall(r'"(\w+)"', re.search(r"SERVICE_MODULES = \(([^)]*)\)",
+                                                     setup).group(1)))
+    listed = re.search(r"addsuffix \.py,([^)]*)\)", makefile).group(1)
+    assert set(listed.replace("\\", " ").split()) == compiled
+    assert makefile.index("COMPILED :=") < makefile.index("install: $(STAMP) $(COMPILED)")
