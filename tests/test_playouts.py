@@ -24,8 +24,8 @@ from samba_adjudicator.engine.cards import pack_counts
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.action_order import action_key
 from builders import one_card_variants, zone_cards
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, MeldCards,
-                                            Phase, TakePile)
+from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, GoOut,
+                                            MeldCards, Phase, TakePile)
 
 SPECS = [(spec, players)
          for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
@@ -178,3 +178,42 @@ def test_listing_fast_paths_equal_the_generic_ones():
     plain = MeldCards(2, new_melds=(("QH", "QS", "2C"),))
     assert dataclasses.astuple(built) == dataclasses.astuple(plain)
     assert repr(built) == repr(plain)
+
+
+@pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])
+def test_the_opening_shortcut_judges_as_validate(spec, players):
+    """docs/rules.md#initial-meld: legal_actions judges a side's opening melds by their
+    content and points (engine.legal._QuickCheck) instead of running validate. On played
+    positions of a side that has not opened, every opening candidate, each with its last
+    meld left off (often under the requirement) and each with its last meld cut to two
+    cards (no meld), gets validate's verdict; a wrong
+    shortcut would list an illegal opening or drop a legal one."""
+    from samba_adjudicator.engine.legal import _play_candidates, _QuickCheck
+    judged = shortcut = refused = 0
+    rng = random.Random(f"opening-{spec}-{players}")
+    for k in range(6):
+        s = deal(resolve(spec), players, f"opening-{k}")
+        for _ in range(12):
+            if s.turn.phase is Phase.OVER:
+                break
+            seat = s.turn.seat
+            # what legal_actions asks the shortcut: the seat to play, no question pending
+            if (s.turn.phase is Phase.PLAY and s.turn.go_out is not GoOut.ASKED
+                    and not s.sides[s.seats[seat].side].opened):
+                quick = _QuickCheck(s, seat)
+                candidates = [a for a in _play_candidates(s, seat)[0]
+                              if isinstance(a, MeldCards) and not a.additions]
+                candidates += [MeldCards(seat, new_melds=a.new_melds[:-1])
+                               for a in candidates if len(a.new_melds) > 1] + [
+                    MeldCards(seat, new_melds=a.new_melds[:-1] + (a.new_melds[-1][:2],))
+                    for a in candidates]  # a meld of two cards is no meld
+                for a in candidates:
+                    assert quick.legal(a) == (not validate(s, a)), a
+                    judged += 1
+                    if quick.opening and quick._opens(a.new_melds) is not None:
+                        shortcut += 1
+                        refused += bool(validate(s, a))
+            actions, _ = legal_actions(s)
+            s = apply(s, rng.choice(actions)).snapshot
+    if resolve(spec).groups_per_rank.name != "ONE" and not resolve(spec).side_wild_limit:
+        assert shortcut > 0 and judged > 0, (judged, shortcut)
