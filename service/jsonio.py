@@ -231,23 +231,15 @@ def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: Problems) 
                                     f"unknown field {key!r} in {desc.full_name}"))
             continue
         f, json_name, oneof = entry
-        fpath = f"{path}.{json_name}" if path else json_name
         if json_name in given:
-            problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                    f"{fpath} given twice (as {given[json_name]!r} and "
-                                    f"{key!r})"))
+            _given_twice(path, json_name, given[json_name], key, problems)
             continue
         given[json_name] = key
         if value is None:  # proto3 JSON: null means "not set"
             continue
-        if oneof is not None:
-            if oneof in chosen:
-                problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                        f"{join(path, chosen[oneof])} and {fpath} are "
-                                        f"alternatives; give only one"))
-                continue
-            chosen[oneof] = json_name
-        value = _walk_field(value, f, fpath, problems)
+        if oneof is not None and not _choose(oneof, chosen, path, json_name, problems):
+            continue
+        value = _walk_field(value, f, join(path, json_name), problems)
         if value is not _BAD:
             out[f.json_name] = value
     return out
