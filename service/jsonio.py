@@ -227,8 +227,7 @@ def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: Problems) 
     for key, value in obj.items():
         entry = fields.get(key) if isinstance(key, str) else None
         if entry is None:
-            problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
-                                    f"unknown field {key!r} in {desc.full_name}"))
+            _unknown_field(path, key, desc, problems)
             continue
         f, json_name, oneof = entry
         if json_name in given:
@@ -304,8 +303,7 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
     for key, value in obj.items():
         entry = plan.get(key) if isinstance(key, str) else None
         if entry is None:
-            problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
-                                    f"unknown field {key!r} in {desc.full_name}"))
+            _unknown_field(path, key, desc, problems)
             continue
         f, name, json_name, oneof, setter, extra, aliased, plain = entry
         if aliased:  # only a field with two keys can be given twice
@@ -322,6 +320,11 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
             setattr(msg, name, value)  # an int in range, a bool, a string
         else:
             setter(value, msg, f, extra, path, json_name, problems)
+
+
+def _unknown_field(path: str, key: Any, desc: _d.Descriptor, problems: Problems) -> None:
+    problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
+                            f"unknown field {key!r} in {desc.full_name}"))
 
 
 def _given_twice(path: str, json_name: str, first: str, key: str,
