@@ -54,10 +54,13 @@ def legal_actions(snapshot: Snapshot, seat: int | None = None) -> tuple[list[Act
         sure, checked, done = _for_seat(s, who)
         for listed in sure:
             unique.setdefault(listed[1], listed)
-        for a in checked:
+        for i, a in enumerate(checked):
+            if not i % CHECK_EVERY:
+                checkpoint()  # the listing bytes of tens of thousands of actions
             key, order = entry(a)
             unique.setdefault(key, (order, key, a))
         complete = complete and done
+    checkpoint()
     return _in_order(list(unique.values())), complete
 
 
