@@ -10,8 +10,8 @@ PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint typecheck typecheck-engine test-typescript \
-        typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-service \
-        bench-abuse fuzz image-test clean
+        typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-instructions \
+        bench-service bench-abuse fuzz image-test clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call modules compiled with mypyc (the dev extra's mypy) into
@@ -152,6 +152,11 @@ bench-cold: install
 # ListLegalActions as the hand grows, 10 to 150 cards (BENCH_ARGS="--quick").
 bench-legal: install
 	$(PY) bench/legal_curve.py $(BENCH_ARGS)
+
+# Instructions per call under valgrind's callgrind: figures a busy machine does not move
+# (BENCH_ARGS="--position late --source ../other-checkout" for a before/after table).
+bench-instructions: install
+	$(PY) bench/instructions.py $(BENCH_ARGS)
 
 # The real server under load (h2load for gRPC, wrk for REST; apt-get installs them when
 # missing and running as root), a mid-game ValidateAction vs a no-op echo, --workers 1 and 2.

@@ -1,0 +1,122 @@
+"""Instructions per call, counted by valgrind's callgrind: figures that a busy machine does
+not move (timings on the shared 2-CPU development machine swing by ±30 % from one run to
+the next; an instruction count repeats to a fraction of a percent).
+
+Each measurement runs in its own process under ``valgrind --tool=callgrind``, twice: with
+``n`` calls and with ``2n``; the difference divided by ``n`` is one call, without the start,
+the imports and the first call's warm-up (n is set per call, large enough that the calls
+dwarf what varies in the start; PYTHONHASHSEED is fixed). Ratios are to the protobuf
+parse+serialize of the same request, counted the same way in the same run (``× baseline``).
+Instructions are not time (a cache miss costs more than an add) but they compare two
+builds or two commits of the same code closely. ``--source DIR`` counts another checkout's
+installed build (its ``.venv``) beside this one, for a before/after table.
+
+    .venv/bin/python bench/instructions.py [--position midgame] [--source /path/to/old]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: name -> (the statement one call runs (names from _SETUP), n): n large enough that its calls
+#: dwarf the variation of the start (imports, ~2 billion instructions).
+CALLS = {
+    "baseline: protobuf parse+serialize":
+        ("pb.ValidateActionRequest.FromString(wire).SerializeToString()", 4000),
+    "engine validate": ("validate(s, action)", 2000),
+    "engine apply": ("apply(s, action)", 2000),
+    "engine legal_actions": ("legal_actions(s)", 200),
+    "engine score (provisional)": ("score(s, provisional=True)", 2000),
+    "ValidateAction protobuf, new snapshot":
+        ("Adjudicator().call('ValidateAction', pb.ValidateActionRequest.FromString(wire))", 400),
+    "ValidateAction protobuf, snapshot seen":
+        ("warm.call('ValidateAction', pb.ValidateActionRequest.FromString(wire))", 2000),
+    "ValidateAction JSON→JSON, new snapshot":
+        ("run('ValidateAction', body, adjudicator=Adjudicator())", 300),
+    "ValidateAction JSON→JSON, snapshot seen":
+        ("run('ValidateAction', body, adjudicator=warm)", 1000),
+}
+
+_SETUP = """
+import json, sys
+sys.path.insert(0, {root!r})
+from bench import scenarios
+from samba_adjudicator.engine import apply, legal_actions, score, validate
+from samba_adjudicator.service import convert, jsonio, pb
+from samba_adjudicator.service.actions import action_to_proto
+from samba_adjudicator.service.api import Adjudicator
+from samba_adjudicator.service.cli import run
+s = getattr(scenarios, {position!r})()
+action = scenarios.typical_action(s)
+request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
+                                   action=action_to_proto(action))
+wire = request.SerializeToString()
+body = json.dumps(jsonio.to_dict(request)).encode()
+warm = Adjudicator()
+for _ in range(3):  # warm-up: first calls fill the caches every later call finds
+    {call}
+for _ in range({n}):
+    {call}
+"""
+
+
+def count(source: Path, position: str, call: str, n: int) -> int:
+    """Instructions callgrind counts for the whole process running ``call`` ``n`` times."""
+    script = _SETUP.format(root=str(source), position=position, call=call, n=n)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+             str(source / ".venv" / "bin" / "python"), "-c", script],
+            capture_output=True, text=True, cwd=source,
+            env={**os.environ, "SAMBA_BUILD": os.environ.get("SAMBA_BUILD", "compiled"),
+                 "PYTHONHASHSEED": "0"})  # the same dict layouts in every run
+        if done.returncode != 0:
+            raise SystemExit(f"{call}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if not found:
+            raise SystemExit(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
+        return int(found.group(1))
+
+
+def per_call(source: Path, position: str, call: str, n: int) -> float:
+    return (count(source, position, call, 2 * n) - count(source, position, call, n)) / n
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--position", default="midgame", choices=("opening", "midgame", "late"))
+    p.add_argument("--source", type=Path, default=None,
+                   help="another checkout (with its .venv) to count beside this one")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply every n (default 1)")
+    args = p.parse_args(argv)
+    if subprocess.run(["valgrind", "--version"], capture_output=True).returncode != 0:
+        raise SystemExit("valgrind is needed (apt-get install valgrind)")
+    sources = [("this", ROOT)] + ([("other", args.source.resolve())] if args.source else [])
+    print(f"position {args.position}, SAMBA_BUILD={os.environ.get('SAMBA_BUILD', 'compiled')}, "
+          f"instructions per call (thousands) and × baseline")
+    head = f"{'call':42s}" + "".join(f"{name:>22s}" for name, _ in sources)
+    print(head + ("   this/other" if len(sources) > 1 else ""))
+    base: dict[str, float] = {}
+    for label, (call, n) in CALLS.items():
+        row = []
+        for name, src in sources:
+            k = per_call(src, args.position, call, max(1, round(n * args.scale)))
+            base.setdefault(name, k)
+            row.append(k / base[name])
+            print(f"{label:42s}" if name == "this" else "", end="")
+            print(f"{k / 1000:12.1f}k {k / base[name]:7.1f}×", end="", flush=True)
+        print(f"   {row[0] / row[1]:10.2f}" if len(row) > 1 else "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
