@@ -6,8 +6,9 @@ of the snapshot, computed where needed (engine.melds, engine.pile), never stored
 
 Every value is a frozen dataclass with its own ``__init__`` (``init=False``), written out
 rather than generated: mypyc compiles a written one, and the compiled build then builds a
-value 16 times faster than through the generated ``__init__``, which stays interpreted
-(1.8 µs against 0.11 µs for a four-field Meld; docs/performance.md#the-compiled-build). A
+value many times faster than through the generated ``__init__``, which stays interpreted
+(a four-field class called by keyword in a compiled loop: 1.8 µs against 0.11 µs;
+docs/performance.md#the-compiled-build). A
 field given by a default factory takes None for "not given". tests/test_model_init.py
 checks that each ``__init__`` takes the dataclass's fields, in order, with their defaults,
 and sets every one.
