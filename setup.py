@@ -34,8 +34,20 @@ ROOT = Path(__file__).resolve().parent
 
 # Every engine module but the package file and the build choice itself, and the service's
 # per-call modules: the required-field walk, proto3 JSON, conversion, loading.
-SERVICE_MODULES = ("required", "jsonio", "convert", "actions", "answers", "derived_fields",
-                   "decoding", "loading", "wire", "boundary", "api", "runtime")
+SERVICE_MODULES = (
+    "required",
+    "jsonio",
+    "convert",
+    "actions",
+    "answers",
+    "derived_fields",
+    "decoding",
+    "loading",
+    "wire",
+    "boundary",
+    "api",
+    "runtime",
+)
 PACKAGES = {"engine": "engine", "service": "service"}
 NOT_COMPILED = {"__init__.py", "build.py"}
 GROUP = "samba_adjudicator.engine._compiled.hot"
@@ -44,8 +56,11 @@ STAMP = "SOURCES.json"
 
 def hot_sources() -> dict[str, Path]:
     """Module name -> source file of every compiled module."""
-    sources = {f"samba_adjudicator.engine.{p.stem}": p
-               for p in sorted((ROOT / "engine").glob("*.py")) if p.name not in NOT_COMPILED}
+    sources = {
+        f"samba_adjudicator.engine.{p.stem}": p
+        for p in sorted((ROOT / "engine").glob("*.py"))
+        if p.name not in NOT_COMPILED
+    }
     for name in SERVICE_MODULES:
         sources[f"samba_adjudicator.service.{name}"] = ROOT / "service" / f"{name}.py"
     return sources
@@ -53,8 +68,10 @@ def hot_sources() -> dict[str, Path]:
 
 def source_hashes() -> dict[str, str]:
     """The stamp engine/build.py compares: relative path -> sha256 of the source."""
-    return {str(path.relative_to(ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in hot_sources().values()}
+    return {
+        str(path.relative_to(ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in hot_sources().values()
+    }
 
 
 def _staging_tree(build_dir: Path) -> list[str]:
@@ -62,8 +79,9 @@ def _staging_tree(build_dir: Path) -> list[str]:
     tree = build_dir / "src" / "samba_adjudicator"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(ROOT / "engine", tree / "engine", ignore=shutil.ignore_patterns("_compiled"))
-    shutil.copytree(ROOT / "service", tree / "service",
-                    ignore=shutil.ignore_patterns("_compiled", "playground"))
+    shutil.copytree(
+        ROOT / "service", tree / "service", ignore=shutil.ignore_patterns("_compiled", "playground")
+    )
     shutil.copytree(ROOT / "generated" / "samba", tree / "schema")
     return [str(tree / path.relative_to(ROOT)) for path in hot_sources().values()]
 
@@ -75,10 +93,16 @@ def compiled_extensions() -> list:
     build_dir = ROOT / "build" / "hot_paths"
     files = _staging_tree(build_dir)
     os.environ["MYPYPATH"] = str(build_dir / "src")
-    options = ["--explicit-package-bases", "--config-file", str(ROOT / "pyproject.toml"),
-               "--cache-dir", str(build_dir / "mypy_cache")]
-    extensions = mypycify(options + files, group_name=GROUP, opt_level="3",
-                          target_dir=str(build_dir / "c"))
+    options = [
+        "--explicit-package-bases",
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        "--cache-dir",
+        str(build_dir / "mypy_cache"),
+    ]
+    extensions = mypycify(
+        options + files, group_name=GROUP, opt_level="3", target_dir=str(build_dir / "c")
+    )
     for ext in extensions:
         package, _, module = ext.name.rpartition(".")
         if not package.endswith("._compiled"):
@@ -98,8 +122,9 @@ class BuildHotPaths(build_ext):
         except Exception as exc:  # a missing compiler surfaces as several error types
             if os.environ.get("SAMBA_COMPILE", "auto") != "auto":
                 raise
-            print(f"samba-adjudicator: not compiled ({exc}); the Python source runs",
-                  file=sys.stderr)
+            print(
+                f"samba-adjudicator: not compiled ({exc}); the Python source runs", file=sys.stderr
+            )
             return
         (self._target("engine") / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n")
 
@@ -119,8 +144,7 @@ def extensions_or_none() -> list:
     except Exception as exc:
         if mode != "auto":
             raise
-        print(f"samba-adjudicator: not compiled ({exc}); the Python source runs",
-              file=sys.stderr)
+        print(f"samba-adjudicator: not compiled ({exc}); the Python source runs", file=sys.stderr)
         return []
 
 

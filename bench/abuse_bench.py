@@ -25,22 +25,23 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import grpc  # noqa: E402
 import httpx  # noqa: E402
-
 from huge_positions import worst_requests  # noqa: E402
-from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service import pb  # noqa: E402
-from samba_adjudicator.service.cli import run  # noqa: E402
 from service_bench import Server  # noqa: E402
 from service_fixtures import REST, memory_mb  # noqa: E402
 
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
+from samba_adjudicator.service import pb  # noqa: E402
+from samba_adjudicator.service.cli import run  # noqa: E402
 
 
 def probe(server: Server, stop: threading.Event) -> dict[str, list[float]]:
     """Cheap calls one after another until ``stop``: latencies in ms per kind."""
     out: dict[str, list[float]] = {"rest": [], "grpc": []}
     base = f"http://127.0.0.1:{server.http_port}"
-    with httpx.Client(base_url=base, timeout=30) as http, \
-            grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+    with (
+        httpx.Client(base_url=base, timeout=30) as http,
+        grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch,
+    ):
         stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
         request = pb.GetRulesetRequest(profile="classic")
         while not stop.is_set():
@@ -66,9 +67,14 @@ def measure(route: str | None, body: bytes | None, duration: float) -> dict:
     try:
         stop = threading.Event()
         done: list[int] = []
-        loaders = [] if route is None else [
-            threading.Thread(target=hammer, args=(server, REST[route][1], body, stop, done))
-            for _ in range(2)]
+        loaders = (
+            []
+            if route is None
+            else [
+                threading.Thread(target=hammer, args=(server, REST[route][1], body, stop, done))
+                for _ in range(2)
+            ]
+        )
         for t in loaders:
             t.start()
         result: dict = {}
@@ -78,9 +84,13 @@ def measure(route: str | None, body: bytes | None, duration: float) -> dict:
         stop.set()
         for t in loaders + [prober]:
             t.join(120)
-        return {"route": route or "(quiet)", "latency": result,
-                "answered_per_s": len(done) / duration, "codes": sorted(set(done)),
-                "peak_rss_mb": memory_mb(server.proc.pid)}
+        return {
+            "route": route or "(quiet)",
+            "latency": result,
+            "answered_per_s": len(done) / duration,
+            "codes": sorted(set(done)),
+            "peak_rss_mb": memory_mb(server.proc.pid),
+        }
     finally:
         server.stop()
 
@@ -93,19 +103,25 @@ def _q(values: list[float], q: float) -> float:
 def table(rows: list[dict]) -> str:
     quiet = rows[0]["latency"]
     base = {k: (statistics.median(v), _q(v, 0.99)) for k, v in quiet.items()}
-    lines = ["| worst request of | answered/s | codes | REST /healthz p50, p99 (x quiet) | "
-             "gRPC GetRuleset p50, p99 (x quiet) | peak RSS MB |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| worst request of | answered/s | codes | REST /healthz p50, p99 (x quiet) | "
+        "gRPC GetRuleset p50, p99 (x quiet) | peak RSS MB |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in rows:
         cells = []
         for kind in ("rest", "grpc"):
             v = row["latency"][kind]
             p50, p99 = statistics.median(v), _q(v, 0.99)
-            cells.append(f"{p50:.2f} ms, {p99:.2f} ms ({p50 / base[kind][0]:.1f}x, "
-                         f"{p99 / base[kind][1]:.1f}x)")
-        lines.append(f"| {row['route']} | {row['answered_per_s']:.1f} | "
-                     f"{','.join(map(str, row['codes'])) or '-'} | {cells[0]} | {cells[1]} | "
-                     f"{row['peak_rss_mb']:.0f} |")
+            cells.append(
+                f"{p50:.2f} ms, {p99:.2f} ms ({p50 / base[kind][0]:.1f}x, "
+                f"{p99 / base[kind][1]:.1f}x)"
+            )
+        lines.append(
+            f"| {row['route']} | {row['answered_per_s']:.1f} | "
+            f"{','.join(map(str, row['codes'])) or '-'} | {cells[0]} | {cells[1]} | "
+            f"{row['peak_rss_mb']:.0f} |"
+        )
     return "\n".join(lines)
 
 

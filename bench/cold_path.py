@@ -45,12 +45,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import scenarios  # noqa: E402
 from samba_adjudicator import engine  # noqa: E402
 from samba_adjudicator.engine.model import Problem, Snapshot  # noqa: E402
-from samba_adjudicator.service import (  # noqa: E402
-    answers, convert, derived_fields, jsonio, pb, required, wire)
+from samba_adjudicator.service import answers, convert, derived_fields, jsonio, pb, required, wire  # noqa: E402
 from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
 from samba_adjudicator.service.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.loading import (  # noqa: E402
-    SNAPSHOT, SnapshotLoader, cache_key, json_cache_key, pin_version)
+    SNAPSHOT,
+    SnapshotLoader,
+    cache_key,
+    json_cache_key,
+    pin_version,
+)
 from samba_adjudicator.service.runtime import Runtime  # noqa: E402
 from samba_adjudicator.service.signing import Signer  # noqa: E402
 
@@ -83,8 +87,7 @@ def per_call_us(fn: Callable[[], Any], min_time: float, repeats: int) -> float:
     return timed_together([fn], min_time, repeats)[0]
 
 
-def timed_together(fns: list[Callable[[], Any]], min_time: float, repeats: int
-                   ) -> list[float]:
+def timed_together(fns: list[Callable[[], Any]], min_time: float, repeats: int) -> list[float]:
     """``per_call_us`` of each of ``fns``, measured in rounds (one sample of each per
     round), so that a slow moment of the machine touches them all alike."""
     batches = [_batch(fn, min_time) for fn in fns]
@@ -110,8 +113,9 @@ def _shared_stages() -> list[tuple[str, Stage]]:
         c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"])
 
     def action(c: dict[str, Any]) -> None:
-        c["action"] = loader._actions(c["snap"], ((c["msg"].action, "action"),),
-                                      c["problems"], True)[0]
+        c["action"] = loader._actions(
+            c["snap"], ((c["msg"].action, "action"),), c["problems"], True
+        )[0]
 
     def consistency(c: dict[str, Any]) -> None:
         assert not convert.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
@@ -130,16 +134,18 @@ def _shared_stages() -> list[tuple[str, Stage]]:
     def answer(c: dict[str, Any]) -> None:
         violations = c["violations"]
         c["response"] = pb.ValidateActionResponse(
-            legal=not violations,
-            violations=[answers.violation_to_proto(v) for v in violations])
+            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations]
+        )
 
-    return [("protobuf -> engine snapshot", to_engine),
-            ("action read (seat, meld ids)", action),
-            ("check_snapshot", consistency),
-            ("derived fields", derived),
-            ("cache put, version pin", bookkeeping),
-            ("engine validate", validate),
-            ("answer message", answer)]
+    return [
+        ("protobuf -> engine snapshot", to_engine),
+        ("action read (seat, meld ids)", action),
+        ("check_snapshot", consistency),
+        ("derived fields", derived),
+        ("cache put, version pin", bookkeeping),
+        ("engine validate", validate),
+        ("answer message", answer),
+    ]
 
 
 def json_stages(body: bytes) -> list[tuple[str, Stage]]:
@@ -161,12 +167,14 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
     def render(c: dict[str, Any]) -> None:
         jsonio.dumps_bytes(jsonio.to_dict(c["response"]))
 
-    return [("bytes -> JSON object (loads)", loads),
-            ("cache key (orjson text), lookup", key),
-            ("JSON -> protobuf (walk, fill)", to_protobuf),
-            ("required fields", required_fields),
-            *_shared_stages(),
-            ("render answer (JSON bytes)", render)]
+    return [
+        ("bytes -> JSON object (loads)", loads),
+        ("cache key (orjson text), lookup", key),
+        ("JSON -> protobuf (walk, fill)", to_protobuf),
+        ("required fields", required_fields),
+        *_shared_stages(),
+        ("render answer (JSON bytes)", render),
+    ]
 
 
 def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
@@ -188,31 +196,37 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     def render(c: dict[str, Any]) -> None:
         c["response"].SerializeToString(deterministic=True)
 
-    return [("find snapshot bytes, lookup", split),
-            ("protobuf parse", parse),
-            ("required fields", required_fields),
-            *_shared_stages(),
-            ("render answer (protobuf bytes)", render)]
+    return [
+        ("find snapshot bytes, lookup", split),
+        ("protobuf parse", parse),
+        ("required fields", required_fields),
+        *_shared_stages(),
+        ("render answer (protobuf bytes)", render),
+    ]
 
 
-def whole_path(runtime: Runtime, decode: Callable[[], Any],
-               render: Callable[[Any], Any]) -> Callable[[], None]:
+def whole_path(
+    runtime: Runtime, decode: Callable[[], Any], render: Callable[[Any], Any]
+) -> Callable[[], None]:
     """``Runtime.answer`` as a server runs it, the snapshot cache emptied first."""
+
     def call() -> None:
         runtime.adjudicator.snapshots.cache.clear()
         render(runtime.answer(METHOD, decode))
+
     return call
 
 
-def timed_stages(stages: list[tuple[str, Stage]], whole: Callable[[], None],
-                 min_time: float, repeats: int) -> dict[str, float]:
+def timed_stages(
+    stages: list[tuple[str, Stage]], whole: Callable[[], None], min_time: float, repeats: int
+) -> dict[str, float]:
     """Each stage's cost as the difference of the time of the stages up to it and up to
     the one before, every run from the request bytes: a stage meets the objects its
     predecessors made as the real path does (a freshly parsed message builds its
     sub-message wrappers on first access, whoever reads first pays)."""
     runs = []
     for k in range(len(stages)):
-        prefix = [fn for _, fn in stages[:k + 1]]
+        prefix = [fn for _, fn in stages[: k + 1]]
 
         def run(prefix: list[Stage] = prefix) -> None:
             c: dict[str, Any] = {"problems": []}
@@ -238,15 +252,15 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
     signer.sign(signed)
     canonical = convert.snapshot_to_proto(snap)
     return {
-        "signature verify (keys set)":
-            lambda: signer.verify(canonical, signed.signature),
+        "signature verify (keys set)": lambda: signer.verify(canonical, signed.signature),
         "service's rendering (for verify)": lambda: convert.snapshot_to_proto(snap),
         "new Adjudicator() (engine_bench's cold rows)": Adjudicator,
     }
 
 
-def measure(s: Snapshot, min_time: float, repeats: int
-            ) -> tuple[float, int, list[tuple[str, dict[str, float]]]]:
+def measure(
+    s: Snapshot, min_time: float, repeats: int
+) -> tuple[float, int, list[tuple[str, dict[str, float]]]]:
     action = scenarios.typical_action(s)
     request = Request(snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action))
     data = request.SerializeToString()
@@ -259,18 +273,34 @@ def measure(s: Snapshot, min_time: float, repeats: int
     runtime = Runtime(None, Adjudicator(), count_calls=False)
     decode = runtime.protobuf_decoder(METHOD)
     groups = [
-        ("JSON (REST)", timed_stages(
-            json_stages(body),
-            whole_path(runtime, runtime.json_decoder(METHOD, body),
-                       lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))),
-            min_time, repeats)),
-        ("protobuf (gRPC)", timed_stages(
-            protobuf_stages(data),
-            whole_path(runtime, lambda: decode(data),
-                       lambda r: r.SerializeToString(deterministic=True)),
-            min_time, repeats)),
-        ("either, when configured", {label: per_call_us(fn, min_time, repeats)
-                                     for label, fn in extra_stages(s).items()}),
+        (
+            "JSON (REST)",
+            timed_stages(
+                json_stages(body),
+                whole_path(
+                    runtime,
+                    runtime.json_decoder(METHOD, body),
+                    lambda r: jsonio.dumps_bytes(jsonio.to_dict(r)),
+                ),
+                min_time,
+                repeats,
+            ),
+        ),
+        (
+            "protobuf (gRPC)",
+            timed_stages(
+                protobuf_stages(data),
+                whole_path(
+                    runtime, lambda: decode(data), lambda r: r.SerializeToString(deterministic=True)
+                ),
+                min_time,
+                repeats,
+            ),
+        ),
+        (
+            "either, when configured",
+            {label: per_call_us(fn, min_time, repeats) for label, fn in extra_stages(s).items()},
+        ),
     ]
     return base, len(data), groups
 
@@ -284,14 +314,18 @@ def check_no_problems(s: Snapshot) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="shorter timings (about 15 s in all instead of 40)")
+    parser.add_argument(
+        "--quick", action="store_true", help="shorter timings (about 15 s in all instead of 40)"
+    )
     args = parser.parse_args(argv)
     min_time, repeats = (0.04, 5) if args.quick else (0.1, 9)
     from samba_adjudicator.service.server import tune_gc
 
-    positions = (("opening", scenarios.opening()), ("midgame", scenarios.midgame()),
-                 ("late", scenarios.late()))
+    positions = (
+        ("opening", scenarios.opening()),
+        ("midgame", scenarios.midgame()),
+        ("late", scenarios.late()),
+    )
     tune_gc()  # the collector as the server sets it up, the positions made (long-lived)
     results = []
     for name, s in positions:
@@ -303,8 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage (µs per call, × protobuf parse+serialize)':44}{head}")
     line = "".join(f"{base:10.1f} {1.0:6.1f}" for _, base, _, _ in results)
     print(f"{'baseline: protobuf parse+serialize':44}{line}")
-    print(f"{'request bytes (protobuf)':44}"
-          + "".join(f"{size:10d} {'':6}" for _, _, size, _ in results))
+    print(
+        f"{'request bytes (protobuf)':44}"
+        + "".join(f"{size:10d} {'':6}" for _, _, size, _ in results)
+    )
     for g, (title, stages) in enumerate(results[0][3]):
         print(f"\n{title}")
         for label in stages:

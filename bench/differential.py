@@ -30,20 +30,21 @@ import os
 import random
 import sys
 import time
-from pathlib import Path
-from types import ModuleType
 from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # builders.one_card_variants, shared with the tests
 
+from builders import one_card_variants  # noqa: E402
+
 from samba_adjudicator import engine as new_engine  # noqa: E402
 from samba_adjudicator.engine import model as nm  # noqa: E402
 from samba_adjudicator.engine.ruleset import SixPlayerLayout  # noqa: E402
-from builders import one_card_variants  # noqa: E402
 
 OLD_PACKAGE = "samba_differential_old_engine"
 VARIATION_SETS = ("", "+uruguayan", "+open", "+open+uruguayan")
@@ -54,7 +55,8 @@ SHORT_STOCK = {"decks": 1, "jokers": 2, "hand_size": 7}
 def load_old(folder: Path) -> ModuleType:
     """The engine package in ``folder`` imported as OLD_PACKAGE (relative imports only)."""
     spec = importlib.util.spec_from_file_location(
-        OLD_PACKAGE, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        OLD_PACKAGE, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
     if spec is None or spec.loader is None:
         raise SystemExit(f"no engine package in {folder}")
     module = importlib.util.module_from_spec(spec)
@@ -102,8 +104,13 @@ class Translator:
             return self.classes[type(value).__name__][value.name]
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             cls = self.classes[type(value).__name__]
-            return cls(**{f.name: self(getattr(value, f.name))
-                          for f in dataclasses.fields(value) if f.init})
+            return cls(
+                **{
+                    f.name: self(getattr(value, f.name))
+                    for f in dataclasses.fields(value)
+                    if f.init
+                }
+            )
         if isinstance(value, tuple):
             return tuple(self(v) for v in value)
         if isinstance(value, list):
@@ -119,15 +126,22 @@ def plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return (type(value).__name__, value.name)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__name__,
-                tuple((f.name, plain(getattr(value, f.name))) for f in dataclasses.fields(value)))
+        return (
+            type(value).__name__,
+            tuple((f.name, plain(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
     if isinstance(value, (tuple, list)):
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return sorted((str(k), plain(v)) for k, v in value.items())
     if isinstance(value, BaseException):
-        return ("raised", type(value).__name__, str(value),
-                plain(getattr(value, "problems", None)), getattr(value, "kind", None))
+        return (
+            "raised",
+            type(value).__name__,
+            str(value),
+            plain(getattr(value, "problems", None)),
+            getattr(value, "kind", None),
+        )
     return value
 
 
@@ -159,17 +173,22 @@ class Differ:
     def position(self, s: nm.Snapshot, rng: random.Random) -> list[nm.Action]:
         """Compare every call on ``s``; returns the new engine's legal actions."""
         e, o, old_s = new_engine, self.old, self.to_old(s)
-        legal = self.same("legal_actions", lambda: e.legal_actions(s),
-                          lambda: o.legal_actions(old_s))
+        legal = self.same(
+            "legal_actions", lambda: e.legal_actions(s), lambda: o.legal_actions(old_s)
+        )
         actions = legal[0] if isinstance(legal, tuple) else []
         other = rng.randrange(s.players)
-        self.same("legal_actions(seat)", lambda: e.legal_actions(s, other),
-                  lambda: o.legal_actions(old_s, other))
+        self.same(
+            "legal_actions(seat)",
+            lambda: e.legal_actions(s, other),
+            lambda: o.legal_actions(old_s, other),
+        )
         sampled = rng.sample(actions, min(len(actions), 12))
         for action in sampled + list(probes(s, rng)):
             self.action(s, old_s, action)
-        self.same("score", lambda: e.score(s, provisional=True),
-                  lambda: o.score(old_s, provisional=True))
+        self.same(
+            "score", lambda: e.score(s, provisional=True), lambda: o.score(old_s, provisional=True)
+        )
         self.same("check_snapshot", lambda: e.check_snapshot(s), lambda: o.check_snapshot(old_s))
         self.derived(s, old_s)
         self.meld_checks(s, old_s, rng)
@@ -179,31 +198,47 @@ class Differ:
     def action(self, s: nm.Snapshot, old_s: Any, action: nm.Action) -> None:
         e, o = new_engine, self.old
         old_action = self.to_old(action)
-        self.same(f"validate {action}", lambda: e.validate(s, action),
-                  lambda: o.validate(old_s, old_action))
-        self.same(f"apply {action}", lambda: e.apply(s, action),
-                  lambda: o.apply(old_s, old_action))
-        self.same(f"replay {action}", lambda: e.replay(s, [action, action]),
-                  lambda: o.replay(old_s, [old_action, old_action]))
+        self.same(
+            f"validate {action}",
+            lambda: e.validate(s, action),
+            lambda: o.validate(old_s, old_action),
+        )
+        self.same(f"apply {action}", lambda: e.apply(s, action), lambda: o.apply(old_s, old_action))
+        self.same(
+            f"replay {action}",
+            lambda: e.replay(s, [action, action]),
+            lambda: o.replay(old_s, [old_action, old_action]),
+        )
 
     def derived(self, s: nm.Snapshot, old_s: Any) -> None:
         from samba_adjudicator.engine import derived, vocabulary
+
         od = self.old_derived
-        self.same("pile_state", lambda: tuple(derived.pile_state(s)),
-                  lambda: tuple(od.pile_state(old_s)))
-        self.same("awaiting_seats", lambda: derived.awaiting_seats(s),
-                  lambda: od.awaiting_seats(old_s))
+        self.same(
+            "pile_state", lambda: tuple(derived.pile_state(s)), lambda: tuple(od.pile_state(old_s))
+        )
+        self.same(
+            "awaiting_seats", lambda: derived.awaiting_seats(s), lambda: od.awaiting_seats(old_s)
+        )
         for k, side in enumerate(s.sides):
             old_side = old_s.sides[k]
-            self.same("initial_meld_requirement",
-                      partial(derived.initial_meld_requirement, s.ruleset, side),
-                      partial(od.initial_meld_requirement, old_s.ruleset, old_side))
+            self.same(
+                "initial_meld_requirement",
+                partial(derived.initial_meld_requirement, s.ruleset, side),
+                partial(od.initial_meld_requirement, old_s.ruleset, old_side),
+            )
             for j, meld in enumerate(side.melds):
                 old_meld = old_side.melds[j]
-                self.same("meld_status", partial(vocabulary.meld_status, meld),
-                          self._old_meld_status(old_s.ruleset, old_meld))
-                self.same("meld_natural", partial(vocabulary.is_natural, meld.cards),
-                          self._old_meld_natural(old_meld))
+                self.same(
+                    "meld_status",
+                    partial(vocabulary.meld_status, meld),
+                    self._old_meld_status(old_s.ruleset, old_meld),
+                )
+                self.same(
+                    "meld_natural",
+                    partial(vocabulary.is_natural, meld.cards),
+                    self._old_meld_natural(old_meld),
+                )
 
     def _old_meld_status(self, ruleset: Any, meld: Any) -> Callable[[], Any]:
         """The other engine's meld status: engine.vocabulary's, or before it existed,
@@ -226,23 +261,34 @@ class Differ:
         if not hand:
             return
         cards = tuple(rng.sample(hand, rng.randint(1, min(5, len(hand)))))
-        self.same("check_meld content", lambda: e.check_meld(s.ruleset, cards),
-                  lambda: o.check_meld(old_s.ruleset, cards))
+        self.same(
+            "check_meld content",
+            lambda: e.check_meld(s.ruleset, cards),
+            lambda: o.check_meld(old_s.ruleset, cards),
+        )
         who = rng.randrange(s.players)
-        self.same("check_meld new", lambda: e.check_meld(s.ruleset, cards, s, who),
-                  lambda: o.check_meld(old_s.ruleset, cards, old_s, who))
+        self.same(
+            "check_meld new",
+            lambda: e.check_meld(s.ruleset, cards, s, who),
+            lambda: o.check_meld(old_s.ruleset, cards, old_s, who),
+        )
         for side in s.sides:
             for meld in side.melds:
-                self.same("check_meld onto",
-                          partial(e.check_meld, s.ruleset, cards, s, who, meld.id),
-                          partial(o.check_meld, old_s.ruleset, cards, old_s, who, meld.id))
+                self.same(
+                    "check_meld onto",
+                    partial(e.check_meld, s.ruleset, cards, s, who, meld.id),
+                    partial(o.check_meld, old_s.ruleset, cards, old_s, who, meld.id),
+                )
 
     def views(self, s: nm.Snapshot, rng: random.Random) -> None:
         """A seat's view (hidden hands and stock): validate and apply on it."""
         e, o = new_engine, self.old
         viewer = rng.choice([None, *range(s.players)])
-        view = self.same("player_view", lambda: e.player_view(s, viewer),
-                         lambda: o.player_view(self.to_old(s), viewer))
+        view = self.same(
+            "player_view",
+            lambda: e.player_view(s, viewer),
+            lambda: o.player_view(self.to_old(s), viewer),
+        )
         if not isinstance(view, nm.Snapshot):
             return
         old_view = self.to_old(view)
@@ -250,8 +296,11 @@ class Differ:
         draws = [nm.DrawStock(seat), nm.DrawStock(seat, cards=tuple(s.stock[:2]))]
         for action in draws + list(probes(s, rng))[:6]:
             self.action(view, old_view, action)
-        self.same("legal_actions(view)", lambda: e.legal_actions(view, viewer),
-                  lambda: o.legal_actions(old_view, viewer))
+        self.same(
+            "legal_actions(view)",
+            lambda: e.legal_actions(view, viewer),
+            lambda: o.legal_actions(old_view, viewer),
+        )
 
 
 def probes(s: nm.Snapshot, rng: random.Random) -> Iterator[nm.Action]:
@@ -279,8 +328,12 @@ def probes(s: nm.Snapshot, rng: random.Random) -> Iterator[nm.Action]:
     for mid in meld_ids:
         if some:
             yield nm.MeldCards(seat, additions=(nm.Addition(mid, some[:2]),))
-            yield nm.MeldCards(seat, additions=(nm.Addition(mid, some[:1], rng.choice(
-                (None, nm.RunEnd.LOW, nm.RunEnd.HIGH))),))
+            yield nm.MeldCards(
+                seat,
+                additions=(
+                    nm.Addition(mid, some[:1], rng.choice((None, nm.RunEnd.LOW, nm.RunEnd.HIGH))),
+                ),
+            )
         yield nm.TakePile(seat, meld_id=mid)
         yield nm.TakeTopCard(seat, mid)
         if hand:
@@ -289,14 +342,23 @@ def probes(s: nm.Snapshot, rng: random.Random) -> Iterator[nm.Action]:
     yield nm.Discard(s.players + 1, pack_card)
 
 
-def play_deal(differ: Differ, spec: str, overrides: dict[str, Any] | None, players: int,
-              seed: str, max_plies: int, rng: random.Random) -> int:
+def play_deal(
+    differ: Differ,
+    spec: str,
+    overrides: dict[str, Any] | None,
+    players: int,
+    seed: str,
+    max_plies: int,
+    rng: random.Random,
+) -> int:
     """One deal played at random through the new engine; returns the positions compared."""
     rules = new_engine.resolve(spec, overrides)
     old_rules = differ.old.resolve(spec, differ.to_old(overrides) if overrides else None)
-    s = differ.same(f"deal {spec} {players} {seed}",
-                    lambda: new_engine.deal(rules, players, seed, dealer=players - 1),
-                    lambda: differ.old.deal(old_rules, players, seed, dealer=players - 1))
+    s = differ.same(
+        f"deal {spec} {players} {seed}",
+        lambda: new_engine.deal(rules, players, seed, dealer=players - 1),
+        lambda: differ.old.deal(old_rules, players, seed, dealer=players - 1),
+    )
     positions = 0
     for _ in range(max_plies):
         positions += 1
@@ -348,41 +410,60 @@ def speed(differ: Differ) -> None:
     """The engine hot paths of `make bench` (bench/scenarios.py positions), old beside new,
     timed alternately in one process so a busy machine slows both alike."""
     from bench import scenarios
+
     e, o = new_engine, differ.old
     print(f"{'position / call':40} {'old µs':>9} {'new µs':>9} {'new/old':>8}")
-    for name, make in (("opening", scenarios.opening), ("midgame", scenarios.midgame),
-                       ("late (40+ cards)", scenarios.late)):
+    for name, make in (
+        ("opening", scenarios.opening),
+        ("midgame", scenarios.midgame),
+        ("late (40+ cards)", scenarios.late),
+    ):
         s = make()
         action = scenarios.typical_action(s)
         old_s, old_action = differ.to_old(s), differ.to_old(action)
-        calls = (("validate", partial(e.validate, s, action),
-                  partial(o.validate, old_s, old_action)),
-                 ("apply", partial(e.apply, s, action), partial(o.apply, old_s, old_action)),
-                 ("legal_actions", partial(e.legal_actions, s), partial(o.legal_actions, old_s)),
-                 ("score", partial(e.score, s, provisional=True),
-                  partial(o.score, old_s, provisional=True)))
+        calls = (
+            ("validate", partial(e.validate, s, action), partial(o.validate, old_s, old_action)),
+            ("apply", partial(e.apply, s, action), partial(o.apply, old_s, old_action)),
+            ("legal_actions", partial(e.legal_actions, s), partial(o.legal_actions, old_s)),
+            (
+                "score",
+                partial(e.score, s, provisional=True),
+                partial(o.score, old_s, provisional=True),
+            ),
+        )
         for call, new_call, old_call in calls:
             # alternate old and new; the least of each is the least disturbed
             old_us, new_us = float("inf"), float("inf")
             for _ in range(5):
                 old_us = min(old_us, timed(old_call, rounds=3))
                 new_us = min(new_us, timed(new_call, rounds=3))
-            print(f"{name + ' ' + call:40} {old_us:9.1f} {new_us:9.1f} {new_us / old_us:8.2f}",
-                  flush=True)
+            print(
+                f"{name + ' ' + call:40} {old_us:9.1f} {new_us:9.1f} {new_us / old_us:8.2f}",
+                flush=True,
+            )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--old", type=Path, required=True,
-                        help="the other engine's folder (e.g. /tmp/old-engine/engine)")
+    parser.add_argument(
+        "--old",
+        type=Path,
+        required=True,
+        help="the other engine's folder (e.g. /tmp/old-engine/engine)",
+    )
     parser.add_argument("--deals", type=int, default=3, help="deals per spec and player count")
     parser.add_argument("--plies", type=int, default=120, help="plies per deal at most")
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--every", type=int, default=1,
-                        help="play only every n-th profile, variation and player count "
-                             "(a shorter run; the offset moves with --seed)")
-    parser.add_argument("--speed", action="store_true",
-                        help="time the hot paths of both engines instead")
+    parser.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        help="play only every n-th profile, variation and player count "
+        "(a shorter run; the offset moves with --seed)",
+    )
+    parser.add_argument(
+        "--speed", action="store_true", help="time the hot paths of both engines instead"
+    )
     args = parser.parse_args()
     differ = Differ(load_old(args.old.resolve()))
     if args.speed:
@@ -395,14 +476,18 @@ def main() -> int:
         if (n + args.seed) % max(1, args.every):
             continue
         for k in range(args.deals):
-            positions += play_deal(differ, spec, overrides, players, f"diff-{k}", args.plies,
-                                   rng)
+            positions += play_deal(differ, spec, overrides, players, f"diff-{k}", args.plies, rng)
             deals += 1
-        print(f"{spec:28} {players}p {'short' if overrides == SHORT_STOCK else '':5} "
-              f"deals {deals:5} positions {positions:7} calls {differ.calls:9} "
-              f"differences {len(differ.differences)}", flush=True)
-    print(f"\n{deals} deals, {positions} positions, {differ.calls} calls compared, "
-          f"{len(differ.differences)} differences, {time.perf_counter() - started:.0f} s")
+        print(
+            f"{spec:28} {players}p {'short' if overrides == SHORT_STOCK else '':5} "
+            f"deals {deals:5} positions {positions:7} calls {differ.calls:9} "
+            f"differences {len(differ.differences)}",
+            flush=True,
+        )
+    print(
+        f"\n{deals} deals, {positions} positions, {differ.calls} calls compared, "
+        f"{len(differ.differences)} differences, {time.perf_counter() - started:.0f} s"
+    )
     for text in differ.differences[:10]:
         print(text)
     return 1 if differ.differences else 0

@@ -59,8 +59,9 @@ def figures(s) -> tuple[dict[str, float], float, int]:
     from samba_adjudicator.service.cli import run
 
     action = scenarios.typical_action(s)
-    request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                       action=action_to_proto(action))
+    request = pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action)
+    )
     wire = request.SerializeToString()
     body = json.dumps(jsonio.to_dict(request)).encode()
     n_legal = len(legal_actions(s)[0])
@@ -89,18 +90,22 @@ def figures(s) -> tuple[dict[str, float], float, int]:
         warm.call("ValidateAction", pb.ValidateActionRequest.FromString(wire))
 
     base = per_call_us(proto_roundtrip)
-    return {
-        "baseline: protobuf parse+serialize": base,
-        "baseline: json loads+dumps": per_call_us(json_roundtrip),
-        "engine validate": per_call_us(lambda: validate(s, action)),
-        "engine apply": per_call_us(lambda: apply(s, action)),
-        f"engine legal_actions ({n_legal} actions)": per_call_us(lambda: legal_actions(s)),
-        "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
-        "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
-        "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
-        "ValidateAction protobuf, new snapshot": per_call_us(proto_path_cold),
-        "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
-    }, base, len(wire)
+    return (
+        {
+            "baseline: protobuf parse+serialize": base,
+            "baseline: json loads+dumps": per_call_us(json_roundtrip),
+            "engine validate": per_call_us(lambda: validate(s, action)),
+            "engine apply": per_call_us(lambda: apply(s, action)),
+            f"engine legal_actions ({n_legal} actions)": per_call_us(lambda: legal_actions(s)),
+            "engine score (provisional)": per_call_us(lambda: score(s, provisional=True)),
+            "ValidateAction JSON→JSON, new snapshot": per_call_us(json_path_cold),
+            "ValidateAction JSON→JSON, snapshot seen": per_call_us(json_path_warm),
+            "ValidateAction protobuf, new snapshot": per_call_us(proto_path_cold),
+            "ValidateAction protobuf, snapshot seen": per_call_us(proto_path_warm),
+        },
+        base,
+        len(wire),
+    )
 
 
 def main() -> int:
@@ -108,8 +113,11 @@ def main() -> int:
 
     tune_gc()  # the collector as the server sets it up (service/server.py)
     rows = []
-    for name, make in (("opening", scenarios.opening), ("midgame", scenarios.midgame),
-                       ("late (40+ cards)", scenarios.late)):
+    for name, make in (
+        ("opening", scenarios.opening),
+        ("midgame", scenarios.midgame),
+        ("late (40+ cards)", scenarios.late),
+    ):
         s = make()
         measured, base, size = figures(s)
         hand = len(s.seats[s.turn.seat].hand)

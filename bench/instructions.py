@@ -29,20 +29,30 @@ ROOT = Path(__file__).resolve().parent.parent
 #: name -> (the statement one call runs (names from _SETUP), n): n large enough that its calls
 #: dwarf the variation of the start (imports, ~2 billion instructions).
 CALLS = {
-    "baseline: protobuf parse+serialize":
-        ("pb.ValidateActionRequest.FromString(wire).SerializeToString()", 4000),
+    "baseline: protobuf parse+serialize": (
+        "pb.ValidateActionRequest.FromString(wire).SerializeToString()",
+        4000,
+    ),
     "engine validate": ("validate(s, action)", 2000),
     "engine apply": ("apply(s, action)", 2000),
     "engine legal_actions": ("legal_actions(s)", 200),
     "engine score (provisional)": ("score(s, provisional=True)", 2000),
-    "ValidateAction protobuf, new snapshot":
-        ("Adjudicator().call('ValidateAction', pb.ValidateActionRequest.FromString(wire))", 400),
-    "ValidateAction protobuf, snapshot seen":
-        ("warm.call('ValidateAction', pb.ValidateActionRequest.FromString(wire))", 2000),
-    "ValidateAction JSON→JSON, new snapshot":
-        ("run('ValidateAction', body, adjudicator=Adjudicator())", 300),
-    "ValidateAction JSON→JSON, snapshot seen":
-        ("run('ValidateAction', body, adjudicator=warm)", 1000),
+    "ValidateAction protobuf, new snapshot": (
+        "Adjudicator().call('ValidateAction', pb.ValidateActionRequest.FromString(wire))",
+        400,
+    ),
+    "ValidateAction protobuf, snapshot seen": (
+        "warm.call('ValidateAction', pb.ValidateActionRequest.FromString(wire))",
+        2000,
+    ),
+    "ValidateAction JSON→JSON, new snapshot": (
+        "run('ValidateAction', body, adjudicator=Adjudicator())",
+        300,
+    ),
+    "ValidateAction JSON→JSON, snapshot seen": (
+        "run('ValidateAction', body, adjudicator=warm)",
+        1000,
+    ),
 }
 
 _SETUP = """
@@ -74,11 +84,23 @@ def count(source: Path, position: str, call: str, n: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         done = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-             str(source / ".venv" / "bin" / "python"), "-c", script],
-            capture_output=True, text=True, cwd=source,
-            env={**os.environ, "SAMBA_BUILD": os.environ.get("SAMBA_BUILD", "compiled"),
-                 "PYTHONHASHSEED": "0"})  # the same dict layouts in every run
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                str(source / ".venv" / "bin" / "python"),
+                "-c",
+                script,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=source,
+            env={
+                **os.environ,
+                "SAMBA_BUILD": os.environ.get("SAMBA_BUILD", "compiled"),
+                "PYTHONHASHSEED": "0",
+            },
+        )  # the same dict layouts in every run
         if done.returncode != 0:
             raise SystemExit(f"{call}: exit {done.returncode}\n{done.stderr[-2000:]}")
         found = re.search(r"Collected : (\d+)", done.stderr)
@@ -94,15 +116,21 @@ def per_call(source: Path, position: str, call: str, n: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--position", default="midgame", choices=("opening", "midgame", "late"))
-    p.add_argument("--source", type=Path, default=None,
-                   help="another checkout (with its .venv) to count beside this one")
+    p.add_argument(
+        "--source",
+        type=Path,
+        default=None,
+        help="another checkout (with its .venv) to count beside this one",
+    )
     p.add_argument("--scale", type=float, default=1.0, help="multiply every n (default 1)")
     args = p.parse_args(argv)
     if subprocess.run(["valgrind", "--version"], capture_output=True).returncode != 0:
         raise SystemExit("valgrind is needed (apt-get install valgrind)")
     sources = [("this", ROOT)] + ([("other", args.source.resolve())] if args.source else [])
-    print(f"position {args.position}, SAMBA_BUILD={os.environ.get('SAMBA_BUILD', 'compiled')}, "
-          f"instructions per call (thousands) and × baseline")
+    print(
+        f"position {args.position}, SAMBA_BUILD={os.environ.get('SAMBA_BUILD', 'compiled')}, "
+        f"instructions per call (thousands) and × baseline"
+    )
     head = f"{'call':42s}" + "".join(f"{name:>22s}" for name, _ in sources)
     print(head + ("   this/other" if len(sources) > 1 else ""))
     base: dict[str, float] = {}

@@ -34,11 +34,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import scenarios  # noqa: E402
 from bench.engine_bench import per_call_us  # noqa: E402
-from samba_adjudicator.engine import (apply, check_snapshot, deal, legal_actions,  # noqa: E402
-                                      resolve)
+from samba_adjudicator.engine import apply, check_snapshot, deal, legal_actions, resolve  # noqa: E402
 from samba_adjudicator.engine.cards import RED_THREES  # noqa: E402
-from samba_adjudicator.engine.model import (Action, Discard, DrawStock, GoOut,  # noqa: E402
-                                            MeldCards, Phase, Snapshot, TakePile)
+from samba_adjudicator.engine.model import (  # noqa: E402
+    Action,
+    Discard,
+    DrawStock,
+    GoOut,
+    MeldCards,
+    Phase,
+    Snapshot,
+    TakePile,
+)
 
 SIZES = (10, 20, 30, 42, 60, 80, 100, 125, 150)
 SEED = "legal-curve"
@@ -64,6 +71,7 @@ class Row:
 
 
 # -- positions ------------------------------------------------------------------------
+
 
 def _mover(s: Snapshot) -> tuple[int, bool]:
     seat = s.turn.seat
@@ -117,7 +125,8 @@ def played_positions(deals: int = DEALS) -> dict[tuple[int, bool], Snapshot]:
                 continue
             key = _mover(s)
             if s.turn.go_out is GoOut.NOT_ASKED and (
-                    key not in found or _melded(s) < _melded(found[key])):
+                key not in found or _melded(s) < _melded(found[key])
+            ):
                 found[key] = s
             s = _play(s, rng, opener)
     return found
@@ -143,19 +152,31 @@ def grow(s: Snapshot, size: int) -> Snapshot | None:
         source[:] = kept
     if len(hand) < size:
         return None
-    seats = tuple(replace(x, hand=tuple(hand if i == seat else others[i]),
-                          hand_count=len(hand if i == seat else others[i]))
-                  for i, x in enumerate(s.seats))
-    grown = replace(s, seats=seats, stock=tuple(stock), stock_count=len(stock),
-                    discard_pile=tuple(pile), signature="")
+    seats = tuple(
+        replace(
+            x,
+            hand=tuple(hand if i == seat else others[i]),
+            hand_count=len(hand if i == seat else others[i]),
+        )
+        for i, x in enumerate(s.seats)
+    )
+    grown = replace(
+        s,
+        seats=seats,
+        stock=tuple(stock),
+        stock_count=len(stock),
+        discard_pile=tuple(pile),
+        signature="",
+    )
     problems = check_snapshot(grown)
     if problems:
         raise AssertionError(f"grown position is inconsistent: {problems}")
     return grown
 
 
-def position(found: dict[tuple[int, bool], Snapshot], size: int, opened: bool
-             ) -> tuple[Snapshot | None, str]:
+def position(
+    found: dict[tuple[int, bool], Snapshot], size: int, opened: bool
+) -> tuple[Snapshot | None, str]:
     """The played position of that size, else one grown from the largest below it."""
     if (size, opened) in found:
         return found[(size, opened)], "played"
@@ -171,6 +192,7 @@ def position(found: dict[tuple[int, bool], Snapshot], size: int, opened: bool
 
 # -- measurement ----------------------------------------------------------------------
 
+
 def baseline(s: Snapshot, actions: list[Action]) -> Callable[[], object]:
     """protobuf parse+serialize of the position's ValidateActionRequest."""
     from samba_adjudicator.service import convert, pb
@@ -178,8 +200,9 @@ def baseline(s: Snapshot, actions: list[Action]) -> Callable[[], object]:
 
     melds = [a for a in actions if isinstance(a, MeldCards)]
     action = (melds or [a for a in actions if isinstance(a, Discard)] or actions)[0]
-    wire = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                    action=action_to_proto(action)).SerializeToString()
+    wire = pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action)
+    ).SerializeToString()
     return lambda: pb.ValidateActionRequest.FromString(wire).SerializeToString()
 
 
@@ -201,25 +224,27 @@ def rows(min_time: float, repeats: int, verbose: bool) -> list[Row]:
                 measure(row, s, min_time, repeats)
             out.append(row)
             if verbose:
-                print(f"  measured hand {size} {'opened' if opened else 'not opened'}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  measured hand {size} {'opened' if opened else 'not opened'}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return out
 
 
 def table(out: list[Row]) -> str:
-    lines = [f"{'hand':>4} {'side':10} {'actions':>8} {'µs/call':>10} {'× baseline':>11}"
-             f"  position"]
+    lines = [f"{'hand':>4} {'side':10} {'actions':>8} {'µs/call':>10} {'× baseline':>11}  position"]
     for r in out:
         side = "opened" if r.opened else "not opened"
         if not r.actions:
             lines.append(f"{r.hand:4} {side:10} {'-':>8} {'-':>10} {'-':>11}  {r.origin}")
             continue
         count = f"{r.actions}" + ("" if r.complete else "*")
-        lines.append(f"{r.hand:4} {side:10} {count:>8} {r.us:10.1f} {r.ratio:11.1f}"
-                     f"  {r.origin}")
+        lines.append(f"{r.hand:4} {side:10} {count:>8} {r.us:10.1f} {r.ratio:11.1f}  {r.origin}")
     if any(r.actions and not r.complete for r in out):
-        lines.append("* the list is marked incomplete (opening combinations cut at "
-                     "MAX_OPENING_CANDIDATES)")
+        lines.append(
+            "* the list is marked incomplete (opening combinations cut at MAX_OPENING_CANDIDATES)"
+        )
     return "\n".join(lines)
 
 
@@ -234,11 +259,24 @@ def main() -> int:
     min_time, repeats = (0.01, 1) if args.quick else (0.2, 5)
     out = rows(min_time, repeats, verbose=not args.json)
     if args.json:
-        print(json.dumps([{"hand": r.hand, "opened": r.opened, "position": r.origin,
-                           "actions": r.actions, "complete": r.complete,
-                           "us_per_call": round(r.us, 1),
-                           "baseline_us": round(r.baseline_us, 2),
-                           "ratio_to_baseline": round(r.ratio, 1)} for r in out], indent=1))
+        print(
+            json.dumps(
+                [
+                    {
+                        "hand": r.hand,
+                        "opened": r.opened,
+                        "position": r.origin,
+                        "actions": r.actions,
+                        "complete": r.complete,
+                        "us_per_call": round(r.us, 1),
+                        "baseline_us": round(r.baseline_us, 2),
+                        "ratio_to_baseline": round(r.ratio, 1),
+                    }
+                    for r in out
+                ],
+                indent=1,
+            )
+        )
     else:
         print(table(out))
     return 0

@@ -12,8 +12,7 @@ from __future__ import annotations
 import random
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve
-from samba_adjudicator.engine.model import (Discard, DrawStock, MeldCards, Phase, Snapshot,
-                                            TakePile)
+from samba_adjudicator.engine.model import Discard, DrawStock, MeldCards, Phase, Snapshot, TakePile
 
 
 def _step(s: Snapshot, rng: random.Random, prefer) -> Snapshot:

@@ -62,14 +62,17 @@ REST_ECHO = "/v1/bench:echo"
 
 # -- the request --------------------------------------------------------------------------
 
+
 def make_request() -> pb.ValidateActionRequest:
     s = midgame()
     action = typical_action(s)
-    return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                    action=action_to_proto(action))
+    return pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action)
+    )
 
 
 # -- tools --------------------------------------------------------------------------------
+
 
 def ensure_tools() -> bool:
     if shutil.which("h2load") and shutil.which("wrk"):
@@ -77,26 +80,51 @@ def ensure_tools() -> bool:
     if os.geteuid() == 0 and shutil.which("apt-get"):
         print("installing wrk and nghttp2-client with apt-get ...", file=sys.stderr)
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], env=env, check=False,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk", "nghttp2-client"], env=env,
-                       check=False, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["apt-get", "update", "-qq"], env=env, check=False, stdout=subprocess.DEVNULL
+        )
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "wrk", "nghttp2-client"],
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
     return bool(shutil.which("h2load") and shutil.which("wrk"))
 
 
 # -- the server ---------------------------------------------------------------------------
 
+
 class Server:
     def __init__(self, workers: int, *extra: str) -> None:
-        exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) \
-            or shutil.which("samba-adjudicator")
+        exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) or shutil.which(
+            "samba-adjudicator"
+        )
         cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.cli"]
         env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_LOG_LEVEL": "warning"}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
-            cmd + ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0",
-                   "--workers", str(workers), "--shutdown-grace-seconds", "2", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT, text=True)
+            cmd
+            + [
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--grpc-port",
+                "0",
+                "--http-port",
+                "0",
+                "--workers",
+                str(workers),
+                "--shutdown-grace-seconds",
+                "2",
+                *extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=ROOT,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("the server did not start")
@@ -125,15 +153,14 @@ def sanity(server: Server, request: pb.ValidateActionRequest) -> None:
         echo = ch.unary_unary(ECHO)(request.SerializeToString(), timeout=10)
         assert echo == request.SerializeToString()
     body = jsonio.dumps(jsonio.to_dict(request)).encode()
-    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_VALIDATE}", content=body,
-                   timeout=10)
+    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_VALIDATE}", content=body, timeout=10)
     assert r.status_code == 200 and r.json()["legal"], r.text
-    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_ECHO}", content=body,
-                   timeout=10)
+    r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_ECHO}", content=body, timeout=10)
     assert r.status_code == 200 and r.content == body
 
 
 # -- load generators ----------------------------------------------------------------------
+
 
 def _percentile(values: list[float], q: float) -> float:
     if not values:
@@ -143,22 +170,44 @@ def _percentile(values: list[float], q: float) -> float:
     return values[k]
 
 
-def h2load(port: int, path: str, payload: bytes, duration: float, conns: int, streams: int,
-           tmp: Path) -> dict:
+def h2load(
+    port: int, path: str, payload: bytes, duration: float, conns: int, streams: int, tmp: Path
+) -> dict:
     data = tmp / "grpc-body.bin"
     data.write_bytes(b"\x00" + struct.pack(">I", len(payload)) + payload)
     logf = tmp / "h2load.log"
     if logf.exists():
         logf.unlink()
-    cmd = ["h2load", "-D", str(int(duration)), "--warm-up-time", "1", "-c", str(conns),
-           "-m", str(streams), "-t", "1", "-d", str(data), "--log-file", str(logf),
-           "-H", "content-type: application/grpc", "-H", "te: trailers",
-           f"http://127.0.0.1:{port}{path}"]
+    cmd = [
+        "h2load",
+        "-D",
+        str(int(duration)),
+        "--warm-up-time",
+        "1",
+        "-c",
+        str(conns),
+        "-m",
+        str(streams),
+        "-t",
+        "1",
+        "-d",
+        str(data),
+        "--log-file",
+        str(logf),
+        "-H",
+        "content-type: application/grpc",
+        "-H",
+        "te: trailers",
+        f"http://127.0.0.1:{port}{path}",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
     m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
     rps = float(m.group(3)) if m else float("nan")
-    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
-                  r"(\d+) failed, (\d+) errored", out)
+    m = re.search(
+        r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+        r"(\d+) failed, (\d+) errored",
+        out,
+    )
     failed = int(m.group(5)) + int(m.group(6)) if m else -1
     lat = []
     if logf.exists():
@@ -166,8 +215,13 @@ def h2load(port: int, path: str, payload: bytes, duration: float, conns: int, st
             parts = line.split()
             if len(parts) >= 3 and parts[1] == "200":
                 lat.append(int(parts[2]) / 1e6)
-    return {"rps": rps, "p50": _percentile(lat, 0.50), "p99": _percentile(lat, 0.99),
-            "failed": failed, "tool": "h2load"}
+    return {
+        "rps": rps,
+        "p50": _percentile(lat, 0.50),
+        "p99": _percentile(lat, 0.99),
+        "failed": failed,
+        "tool": "h2load",
+    }
 
 
 _LUA = """wrk.method = "POST"
@@ -176,6 +230,7 @@ local f = io.open("{path}", "rb")
 wrk.body = f:read("*all")
 f:close()
 """
+
 
 #: One body per line, sent in turn: every call a position the server has not loaded yet
 #: (more bodies than its snapshot cache holds).
@@ -194,18 +249,27 @@ def wrk(port: int, path: str, payload: bytes, duration: float, conns: int, tmp: 
     script.write_text(_LUA.format(path=body))
     # a short warm-up run, then the measured one
     base = ["wrk", "-t", "1", "-c", str(conns), "--latency", "-s", str(script)]
-    subprocess.run(base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True,
-                   check=False)
-    out = subprocess.run(base + ["-d", f"{int(duration)}s", f"http://127.0.0.1:{port}{path}"],
-                         capture_output=True, text=True, check=False).stdout
+    subprocess.run(
+        base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True, check=False
+    )
+    out = subprocess.run(
+        base + ["-d", f"{int(duration)}s", f"http://127.0.0.1:{port}{path}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     m = re.search(r"Requests/sec:\s+([\d.]+)", out)
     rps = float(m.group(1)) if m else float("nan")
     p50 = re.search(r"\s50%\s+(\S+)", out)
     p99 = re.search(r"\s99%\s+(\S+)", out)
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {"rps": rps, "p50": _wrk_time(p50.group(1)) if p50 else float("nan"),
-            "p99": _wrk_time(p99.group(1)) if p99 else float("nan"),
-            "failed": int(bad.group(1)) if bad else 0, "tool": "wrk"}
+    return {
+        "rps": rps,
+        "p50": _wrk_time(p50.group(1)) if p50 else float("nan"),
+        "p99": _wrk_time(p99.group(1)) if p99 else float("nan"),
+        "failed": int(bad.group(1)) if bad else 0,
+        "tool": "wrk",
+    }
 
 
 def _asyncio_load(coro_factory, duration: float, concurrency: int) -> dict:
@@ -226,12 +290,19 @@ def _asyncio_load(coro_factory, duration: float, concurrency: int) -> dict:
                     lat.append(time.perf_counter() - t)
                 except Exception:  # noqa: BLE001
                     failed += 1
+
         start = time.perf_counter()
         await asyncio.gather(*(one() for _ in range(concurrency)))
         return time.perf_counter() - start
+
     elapsed = asyncio.run(main())
-    return {"rps": len(lat) / elapsed, "p50": _percentile(lat, .5), "p99": _percentile(lat, .99),
-            "failed": failed, "tool": "asyncio"}
+    return {
+        "rps": len(lat) / elapsed,
+        "p50": _percentile(lat, 0.5),
+        "p99": _percentile(lat, 0.99),
+        "failed": failed,
+        "tool": "asyncio",
+    }
 
 
 def grpc_asyncio(port: int, path: str, payload: bytes, duration: float, conc: int) -> dict:
@@ -243,7 +314,9 @@ def grpc_asyncio(port: int, path: str, payload: bytes, duration: float, conc: in
 
         async def call():
             await rpc(payload, timeout=30)
+
         return call
+
     return _asyncio_load(factory, duration, conc)
 
 
@@ -251,28 +324,36 @@ def rest_asyncio(port: int, path: str, payload: bytes, duration: float, conc: in
     import httpx
 
     async def factory():
-        client = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
-                                   limits=httpx.Limits(max_connections=conc))
+        client = httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", limits=httpx.Limits(max_connections=conc)
+        )
 
         async def call():
-            r = await client.post(path, content=payload,
-                                  headers={"content-type": "application/json"})
+            r = await client.post(
+                path, content=payload, headers={"content-type": "application/json"}
+            )
             if r.status_code != 200:
                 raise RuntimeError(r.status_code)
+
         return call
+
     return _asyncio_load(factory, duration, conc)
 
 
 # -- main ---------------------------------------------------------------------------------
+
 
 def run(args) -> list[dict]:
     request = make_request()
     binary = request.SerializeToString()
     text = jsonio.dumps(jsonio.to_dict(request)).encode()
     tools = ensure_tools() and not args.asyncio
-    print(f"request: mid-game ValidateAction, {len(binary)} bytes protobuf, {len(text)} bytes "
-          f"JSON; {os.cpu_count()} CPUs; {args.duration:g} s per scenario; load with "
-          f"{'h2load/wrk' if tools else 'asyncio clients'}", file=sys.stderr)
+    print(
+        f"request: mid-game ValidateAction, {len(binary)} bytes protobuf, {len(text)} bytes "
+        f"JSON; {os.cpu_count()} CPUs; {args.duration:g} s per scenario; load with "
+        f"{'h2load/wrk' if tools else 'asyncio clients'}",
+        file=sys.stderr,
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
@@ -285,34 +366,75 @@ def run(args) -> list[dict]:
             print(f"workers={workers}: the {server.build} build", file=sys.stderr)
             try:
                 sanity(server, request)
-                plans = [("grpc", VALIDATE, binary, "validate", server),
-                         ("grpc", ECHO, binary, "echo", server),
-                         ("rest", REST_VALIDATE, text, "validate", server),
-                         ("rest", REST_ECHO, text, "echo", server)]
+                plans = [
+                    ("grpc", VALIDATE, binary, "validate", server),
+                    ("grpc", ECHO, binary, "echo", server),
+                    ("rest", REST_VALIDATE, text, "validate", server),
+                    ("rest", REST_ECHO, text, "echo", server),
+                ]
                 if cold is not None:
                     sanity(cold, request)
-                    plans += [("grpc", VALIDATE, binary, "validate-new", cold),
-                              ("rest", REST_VALIDATE, text, "validate-new", cold)]
+                    plans += [
+                        ("grpc", VALIDATE, binary, "validate-new", cold),
+                        ("rest", REST_VALIDATE, text, "validate-new", cold),
+                    ]
                 # rounds interleave the scenarios, so a slow spell of the machine hits all
                 for _round, (transport, path, payload, call, target) in (
-                        (r, plan) for r in range(args.rounds) for plan in plans):
+                    (r, plan) for r in range(args.rounds) for plan in plans
+                ):
                     if transport == "grpc":
-                        res = (h2load(target.grpc_port, path, payload, args.duration,
-                                      args.connections, args.streams, tmp) if tools else
-                               grpc_asyncio(target.grpc_port, path, payload, args.duration,
-                                            args.connections * args.streams))
+                        res = (
+                            h2load(
+                                target.grpc_port,
+                                path,
+                                payload,
+                                args.duration,
+                                args.connections,
+                                args.streams,
+                                tmp,
+                            )
+                            if tools
+                            else grpc_asyncio(
+                                target.grpc_port,
+                                path,
+                                payload,
+                                args.duration,
+                                args.connections * args.streams,
+                            )
+                        )
                     else:
-                        res = (wrk(target.http_port, path, payload, args.duration,
-                                   args.connections * args.streams, tmp) if tools else
-                               rest_asyncio(target.http_port, path, payload, args.duration,
-                                            args.connections * args.streams))
-                    res.update(workers=workers, transport=transport, call=call,
-                               round=_round, build=target.build)
+                        res = (
+                            wrk(
+                                target.http_port,
+                                path,
+                                payload,
+                                args.duration,
+                                args.connections * args.streams,
+                                tmp,
+                            )
+                            if tools
+                            else rest_asyncio(
+                                target.http_port,
+                                path,
+                                payload,
+                                args.duration,
+                                args.connections * args.streams,
+                            )
+                        )
+                    res.update(
+                        workers=workers,
+                        transport=transport,
+                        call=call,
+                        round=_round,
+                        build=target.build,
+                    )
                     rows.append(res)
-                    print(f"  workers={workers} {transport:4} {res['call']:8} "
-                          f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
-                          f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}",
-                          file=sys.stderr)
+                    print(
+                        f"  workers={workers} {transport:4} {res['call']:8} "
+                        f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
+                        f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}",
+                        file=sys.stderr,
+                    )
             finally:
                 server.stop()
                 if cold is not None:
@@ -326,9 +448,11 @@ def _median_row(rows: list[dict]) -> dict:
 
 def table(rows: list[dict]) -> str:
     """Medians over the rounds; the ratio is the median of each round's own ratio."""
-    out = ["| workers | transport | call | req/s | p50 ms | p99 ms | "
-           "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "| workers | transport | call | req/s | p50 ms | p99 ms | "
+        "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     keys = []
     for r in rows:
         k = (r["workers"], r["transport"], r["call"])
@@ -336,32 +460,47 @@ def table(rows: list[dict]) -> str:
             keys.append(k)
     for k in keys:
         same = [r for r in rows if (r["workers"], r["transport"], r["call"]) == k]
-        echo = {r["round"]: r for r in rows if (r["workers"], r["transport"])
-                == k[:2] and r["call"] == "echo"}
+        echo = {
+            r["round"]: r
+            for r in rows
+            if (r["workers"], r["transport"]) == k[:2] and r["call"] == "echo"
+        }
         ratios = [r["rps"] / echo[r["round"]]["rps"] for r in same if r["round"] in echo]
         if not ratios:
             continue
         v, e = _median_row(same), _median_row(list(echo.values()))
         spread = ", ".join(f"{x:.2f}" for x in ratios)
-        out.append(f"| {k[0]} | {k[1]} | {k[2]} | "
-                   f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
-                   f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
-                   f"**{statistics.median(ratios):.2f}** ({spread}) |")
+        out.append(
+            f"| {k[0]} | {k[1]} | {k[2]} | "
+            f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
+            f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
+            f"**{statistics.median(ratios):.2f}** ({spread}) |"
+        )
     return "\n".join(out)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--duration", type=float, default=5.0, help="seconds per scenario")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="times each scenario runs, interleaved; the table shows medians")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="times each scenario runs, interleaved; the table shows medians",
+    )
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--connections", type=int, default=4, help="client connections")
-    p.add_argument("--streams", type=int, default=4,
-                   help="concurrent calls per gRPC connection (REST: connections*streams "
-                        "connections)")
-    p.add_argument("--asyncio", action="store_true",
-                   help="use the Python asyncio clients even when h2load/wrk are present")
+    p.add_argument(
+        "--streams",
+        type=int,
+        default=4,
+        help="concurrent calls per gRPC connection (REST: connections*streams connections)",
+    )
+    p.add_argument(
+        "--asyncio",
+        action="store_true",
+        help="use the Python asyncio clients even when h2load/wrk are present",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the raw rows as JSON")
     args = p.parse_args(argv)
     rows = run(args)

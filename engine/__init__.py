@@ -21,15 +21,30 @@ from . import build as _build
 __path__ = _build.search_path(__path__)
 
 from .cards import parse_card, sort_cards
-from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
-from .ruleset import PROFILES, Ruleset, RulesetError, resolve, profile_rulesets
 from .consistency import check_snapshot
 from .dealing import deal
 from .game import apply, check_meld, replay, validate
 from .legal import legal_actions
+from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
+from .ruleset import PROFILES, Ruleset, RulesetError, profile_rulesets, resolve
 from .scoring import score
 from .view import player_view
 
-__all__ = ["parse_card", "sort_cards", "PROFILES", "Ruleset", "RulesetError", "resolve",
-           "profile_rulesets", "check_snapshot", "deal", "apply", "check_meld", "replay",
-           "validate", "legal_actions", "score", "player_view"]
+__all__ = [
+    "parse_card",
+    "sort_cards",
+    "PROFILES",
+    "Ruleset",
+    "RulesetError",
+    "resolve",
+    "profile_rulesets",
+    "check_snapshot",
+    "deal",
+    "apply",
+    "check_meld",
+    "replay",
+    "validate",
+    "legal_actions",
+    "score",
+    "player_view",
+]

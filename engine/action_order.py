@@ -12,16 +12,32 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from .cards import ORDER, sort_cards
-from .model import (Action, AnswerGoOut, AskGoOut, Discard, DrawStock, MeldCards, SwapWild,
-                    TakePile, TakeTopCard)
+from .model import (
+    Action,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    DrawStock,
+    MeldCards,
+    SwapWild,
+    TakePile,
+    TakeTopCard,
+)
 
 #: An action's identity (``action_key``).
 ActionKey = tuple[object, ...]
 #: An action's place in a list (``sort_key``): its listing bytes, then its key for ties.
 SortKey = tuple[bytes, ActionKey]
 
-GROUP_ORDER: dict[type, int] = {DrawStock: 0, TakePile: 1, TakeTopCard: 1, SwapWild: 4,
-                                Discard: 5, AskGoOut: 6, AnswerGoOut: 6}
+GROUP_ORDER: dict[type, int] = {
+    DrawStock: 0,
+    TakePile: 1,
+    TakeTopCard: 1,
+    SwapWild: 4,
+    Discard: 5,
+    AskGoOut: 6,
+    AnswerGoOut: 6,
+}
 #: The listing bytes start with this many bytes: the group, then the card count (two).
 HEAD = 3
 
@@ -55,6 +71,7 @@ def single_meld_entry(seat: int, meld_key: bytes) -> tuple[ActionKey, bytes]:
 
 # -- equality and order -------------------------------------------------------------------
 
+
 def cards_key(cards: Iterable[str]) -> bytes:
     """The card multiset as its ORDER values ascending, one byte each (ORDER < 256):
     bytes compare like the tuple of those values, but faster."""
@@ -66,14 +83,23 @@ def action_key(a: Action) -> ActionKey:
     if isinstance(a, (DrawStock,)):
         return ("draw", a.seat, cards_key(a.cards))
     if isinstance(a, TakePile):
-        return ("take", a.seat, cards_key(a.hand_cards), a.meld_id or "",
-                tuple(sorted(cards_key(m) for m in a.new_melds)),
-                tuple(sorted((x.meld_id, cards_key(x.cards)) for x in a.additions)))
+        return (
+            "take",
+            a.seat,
+            cards_key(a.hand_cards),
+            a.meld_id or "",
+            tuple(sorted(cards_key(m) for m in a.new_melds)),
+            tuple(sorted((x.meld_id, cards_key(x.cards)) for x in a.additions)),
+        )
     if isinstance(a, TakeTopCard):
         return ("top", a.seat, a.meld_id)
     if isinstance(a, MeldCards):
-        return ("meld", a.seat, tuple(sorted(cards_key(m) for m in a.new_melds)),
-                tuple(sorted((x.meld_id, cards_key(x.cards)) for x in a.additions)))
+        return (
+            "meld",
+            a.seat,
+            tuple(sorted(cards_key(m) for m in a.new_melds)),
+            tuple(sorted((x.meld_id, cards_key(x.cards)) for x in a.additions)),
+        )
     if isinstance(a, SwapWild):
         return ("swap", a.seat, a.meld_id, a.natural, a.wild)
     if isinstance(a, Discard):
@@ -85,8 +111,11 @@ def action_key(a: Action) -> ActionKey:
 
 def _card_count(a: Action) -> int:
     if isinstance(a, TakePile):
-        return len(a.hand_cards) + sum(len(m) for m in a.new_melds) + sum(
-            len(x.cards) for x in a.additions)
+        return (
+            len(a.hand_cards)
+            + sum(len(m) for m in a.new_melds)
+            + sum(len(x.cards) for x in a.additions)
+        )
     if isinstance(a, MeldCards):
         return sum(len(m) for m in a.new_melds) + sum(len(x.cards) for x in a.additions)
     if isinstance(a, Discard):
@@ -127,10 +156,15 @@ def canonical(a: Action) -> Action:
     """The action with every card list in canonical order (how the list prints them:
     the service sorts only the page it returns, not the whole list)."""
     if isinstance(a, TakePile):
-        return replace(a, hand_cards=tuple(sort_cards(a.hand_cards)),
-                       new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds))
+        return replace(
+            a,
+            hand_cards=tuple(sort_cards(a.hand_cards)),
+            new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds),
+        )
     if isinstance(a, MeldCards):
-        return replace(a, new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds),
-                       additions=tuple(replace(x, cards=tuple(sort_cards(x.cards)))
-                                       for x in a.additions))
+        return replace(
+            a,
+            new_melds=tuple(tuple(sort_cards(m)) for m in a.new_melds),
+            additions=tuple(replace(x, cards=tuple(sort_cards(x.cards))) for x in a.additions),
+        )
     return a

@@ -60,8 +60,10 @@ def _compiled_state(engine_dir: Path) -> tuple[bool, str]:
     stale = _stale_sources(engine_dir.parent, stamp)
     if stale:
         shown = ", ".join(stale[:3]) + (", …" if len(stale) > 3 else "")
-        return False, (f"the compiled build is stale ({shown} changed since it was "
-                       "compiled; `make install` compiles again)")
+        return False, (
+            f"the compiled build is stale ({shown} changed since it was "
+            "compiled; `make install` compiles again)"
+        )
     return True, f"compiled with mypyc ({engine_dir / FOLDER})"
 
 

@@ -34,8 +34,21 @@ RED_THREES = frozenset(("3H", "3D"))
 BLACK_THREES = frozenset(("3S", "3C"))
 NATURALS = frozenset(c for c in ALL_CODES if RANK[c] in NATURAL_RANKS)
 
-_RANK_VALUE = {"A": 20, "2": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9": 10, "8": 10,
-               "7": 5, "6": 5, "5": 5, "4": 5, "3": 5}
+_RANK_VALUE = {
+    "A": 20,
+    "2": 20,
+    "K": 10,
+    "Q": 10,
+    "J": 10,
+    "10": 10,
+    "9": 10,
+    "8": 10,
+    "7": 5,
+    "6": 5,
+    "5": 5,
+    "4": 5,
+    "3": 5,
+}
 #: Point value of a card melded (plus) or left in hand (minus). Red 3s score only as
 #: bonuses, but a red 3 never sits in a meld; its in-hand penalty is a ruleset parameter.
 VALUE: dict[str, int] = {c: (50 if c == JOKER else _RANK_VALUE[RANK[c]]) for c in ALL_CODES}

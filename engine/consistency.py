@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import chain
 from collections.abc import Callable
+from itertools import chain
 
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
-from .model import (EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot)
+from .model import EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot
 from .ruleset import RedThreeReplacement
 from .violations import CODES
 
@@ -66,8 +66,11 @@ def _report_codes_and_copies(zones: Zones, limit: Counter[str], add: Add) -> Non
             seen[card] += 1
             if seen[card] > limit[card] and card not in reported:
                 reported.add(card)
-                add(f"{path}[{x}]", "TOO_MANY_COPIES",
-                    f"the pack holds {limit[card]} of {card}; this is one more")
+                add(
+                    f"{path}[{x}]",
+                    "TOO_MANY_COPIES",
+                    f"the pack holds {limit[card]} of {card}; this is one more",
+                )
 
 
 def check_snapshot(snapshot: Snapshot) -> list[Problem]:
@@ -94,16 +97,22 @@ def _seats_and_sides(snapshot: Snapshot, add: Add) -> None:
     rules = snapshot.ruleset
     n = len(snapshot.seats)
     if n not in rules.players_allowed:
-        add("seats", "UNSUPPORTED_PLAYER_COUNT",
+        add(
+            "seats",
+            "UNSUPPORTED_PLAYER_COUNT",
             f"{rules.profile} is played by {', '.join(map(str, rules.players_allowed))} "
-            f"players, not {n}")
+            f"players, not {n}",
+        )
     t = rules.sides_for(n) if n > 0 else 0
     for i, seat in enumerate(snapshot.seats):
         if seat.seat != i:
             add(f"seats[{i}].seat", "OUT_OF_RANGE", f"seats[{i}].seat must be {i}")
         if t and seat.side != i % t:
-            add(f"seats[{i}].side", "DERIVED_FIELD_DISAGREES",
-                f"seat {i} is on side {i % t} (seat mod {t}), not {seat.side}")
+            add(
+                f"seats[{i}].side",
+                "DERIVED_FIELD_DISAGREES",
+                f"seat {i} is on side {i % t} (seat mod {t}), not {seat.side}",
+            )
     if len(snapshot.sides) != t:
         add("sides", "OUT_OF_RANGE", f"{n} players form {t} sides, not {len(snapshot.sides)}")
     for k, side in enumerate(snapshot.sides):
@@ -111,8 +120,11 @@ def _seats_and_sides(snapshot: Snapshot, add: Add) -> None:
             add(f"sides[{k}].side", "OUT_OF_RANGE", f"sides[{k}].side must be {k}")
         expected = tuple(s for s in range(n) if t and s % t == k)
         if tuple(side.seats) != expected:
-            add(f"sides[{k}].seats", "DERIVED_FIELD_DISAGREES",
-                f"side {k} is seats {list(expected)}, not {list(side.seats)}")
+            add(
+                f"sides[{k}].seats",
+                "DERIVED_FIELD_DISAGREES",
+                f"side {k} is seats {list(expected)}, not {list(side.seats)}",
+            )
 
 
 def _zones(snapshot: Snapshot) -> Zones:
@@ -149,8 +161,7 @@ def _card_codes(snapshot: Snapshot, add: Add) -> int:
             continue
         for x, card in enumerate(seat.dealt):
             if card not in ORDER:
-                add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE",
-                    f"{card!r} is not a card code")
+                add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE", f"{card!r} is not a card code")
     return listed
 
 
@@ -176,25 +187,33 @@ def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
         if not _is_int(seat.hand_count) or seat.hand_count < 0:
             add(f"seats[{i}].handCount", "OUT_OF_RANGE", "handCount must not be negative")
         elif seat.hand and seat.hand_count != len(seat.hand):
-            add(f"seats[{i}].handCount", "DERIVED_FIELD_DISAGREES",
-                f"the hand lists {len(seat.hand)} cards, handCount says {seat.hand_count}")
+            add(
+                f"seats[{i}].handCount",
+                "DERIVED_FIELD_DISAGREES",
+                f"the hand lists {len(seat.hand)} cards, handCount says {seat.hand_count}",
+            )
         elif not seat.hand:
             hidden += seat.hand_count
     stock_hidden = False
     if not _is_int(snapshot.stock_count) or snapshot.stock_count < 0:
         add("stockCount", "OUT_OF_RANGE", "stockCount must not be negative")
     elif snapshot.stock and snapshot.stock_count != len(snapshot.stock):
-        add("stockCount", "DERIVED_FIELD_DISAGREES",
-            f"the stock lists {len(snapshot.stock)} cards, stockCount says "
-            f"{snapshot.stock_count}")
+        add(
+            "stockCount",
+            "DERIVED_FIELD_DISAGREES",
+            f"the stock lists {len(snapshot.stock)} cards, stockCount says {snapshot.stock_count}",
+        )
     elif not snapshot.stock:
         hidden += snapshot.stock_count
         stock_hidden = snapshot.stock_count > 0
     total = listed + hidden
     if total != rules.pack_size:
-        add("stockCount" if stock_hidden else "", "ZONES_DO_NOT_ADD_UP",
+        add(
+            "stockCount" if stock_hidden else "",
+            "ZONES_DO_NOT_ADD_UP",
             f"the cards listed plus the hidden counts make {total}, the pack holds "
-            f"{rules.pack_size}")
+            f"{rules.pack_size}",
+        )
 
 
 def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
@@ -205,12 +224,18 @@ def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
             _check_meld(snapshot, k, j, meld, ids, add)
         for x, card in enumerate(side.red_threes):
             if card in ORDER and card not in RED_THREES:
-                add(f"sides[{k}].redThrees[{x}]", "OUT_OF_RANGE",
-                    f"{card} is not a red 3 (3H or 3D)")
+                add(
+                    f"sides[{k}].redThrees[{x}]",
+                    "OUT_OF_RANGE",
+                    f"{card} is not a red 3 (3H or 3D)",
+                )
         for x, penalty in enumerate(side.penalties):
             if penalty.code not in CODES:
-                add(f"sides[{k}].penalties[{x}].code", "OUT_OF_RANGE",
-                    f"unknown penalty code {penalty.code!r}")
+                add(
+                    f"sides[{k}].penalties[{x}].code",
+                    "OUT_OF_RANGE",
+                    f"unknown penalty code {penalty.code!r}",
+                )
 
 
 def _seat_fields(snapshot: Snapshot, add: Add) -> None:
@@ -219,11 +244,17 @@ def _seat_fields(snapshot: Snapshot, add: Add) -> None:
     for i, seat in enumerate(snapshot.seats):
         owed = seat.red_three_replacements_owed
         if not _is_int(owed) or owed < 0:
-            add(f"seats[{i}].redThreeReplacementsOwed", "OUT_OF_RANGE",
-                "redThreeReplacementsOwed must not be negative")
+            add(
+                f"seats[{i}].redThreeReplacementsOwed",
+                "OUT_OF_RANGE",
+                "redThreeReplacementsOwed must not be negative",
+            )
         elif owed > 0 and rules.red_threes is not RedThreeReplacement.REPLACE_AT_FIRST_TURN:
-            add(f"seats[{i}].redThreeReplacementsOwed", "OUT_OF_RANGE",
-                "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN")
+            add(
+                f"seats[{i}].redThreeReplacementsOwed",
+                "OUT_OF_RANGE",
+                "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN",
+            )
 
 
 def _deal_fields(snapshot: Snapshot, add: Add) -> None:
@@ -257,19 +288,22 @@ def _turn_flags(snapshot: Snapshot, add: Add) -> None:
     n = len(snapshot.seats)
     seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
     if turn.phase is Phase.DRAW:
-        for name, flag in (("meldedThisTurn", turn.melded_this_turn),
-                           ("tookPile", turn.took_pile),
-                           ("addedToPartnerMelds", turn.added_to_partner_melds)):
+        for name, flag in (
+            ("meldedThisTurn", turn.melded_this_turn),
+            ("tookPile", turn.took_pile),
+            ("addedToPartnerMelds", turn.added_to_partner_melds),
+        ):
             if flag:
-                add(f"turn.{name}", "PHASE_INCONSISTENT",
-                    f"{name} cannot be set in the DRAW phase")
+                add(f"turn.{name}", "PHASE_INCONSISTENT", f"{name} cannot be set in the DRAW phase")
     if turn.go_out is not GoOut.NOT_ASKED:
         if turn.phase is Phase.DRAW:
-            add("turn.goOut", "PHASE_INCONSISTENT",
-                "the go-out question is asked only in the PLAY phase")
+            add(
+                "turn.goOut",
+                "PHASE_INCONSISTENT",
+                "the go-out question is asked only in the PLAY phase",
+            )
         elif seat_ok and _has_no_partner(snapshot, turn.seat):
-            add("turn.goOut", "PHASE_INCONSISTENT",
-                f"seat {turn.seat} has no partner to ask")
+            add("turn.goOut", "PHASE_INCONSISTENT", f"seat {turn.seat} has no partner to ask")
 
 
 def _result(snapshot: Snapshot, add: Add) -> None:
@@ -288,8 +322,7 @@ def _has_no_partner(snapshot: Snapshot, seat: int) -> bool:
     return not any(s != seat and s % t == seat % t for s in range(len(snapshot.seats)))
 
 
-def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add: Add
-                ) -> None:
+def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add: Add) -> None:
     rules = snapshot.ruleset
     path = f"sides[{k}].melds[{j}]"
     mid = meld.id
@@ -309,15 +342,20 @@ def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], a
         return  # reported as UNKNOWN_CARD_CODE
     kind, ordered, violations = melds.check_new(rules, cards, f"{path}.cards")
     if violations:
-        add(f"{path}.cards", "NOT_A_LEGAL_MELD",
-            "; ".join(v.message for v in violations))
-    elif kind is MeldKind.RUN and cards != ordered and cards not in (
-            melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH)):
-        add(f"{path}.cards", "NOT_A_LEGAL_MELD",
-            f"a run is stored low to high: {' '.join(ordered)}")
+        add(f"{path}.cards", "NOT_A_LEGAL_MELD", "; ".join(v.message for v in violations))
+    elif (
+        kind is MeldKind.RUN
+        and cards != ordered
+        and cards not in (melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH))
+    ):
+        add(
+            f"{path}.cards", "NOT_A_LEGAL_MELD", f"a run is stored low to high: {' '.join(ordered)}"
+        )
     # a legal meld's kind is the one check_new inferred: not inferred a second time
     inferred = kind if kind is not None else melds.infer_kind(cards) if cards else None
     if inferred is not None and meld.kind is not inferred:
-        add(f"{path}.kind", "DERIVED_FIELD_DISAGREES",
-            f"these cards form a {inferred.value}, not "
-            f"{getattr(meld.kind, 'value', meld.kind)}")
+        add(
+            f"{path}.kind",
+            "DERIVED_FIELD_DISAGREES",
+            f"these cards form a {inferred.value}, not {getattr(meld.kind, 'value', meld.kind)}",
+        )

@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from .cards import RANK, RED_THREES, WILD, pack_list
-from .model import (InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn)
+from .model import InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn
 from .ruleset import RedThreeReplacement, Ruleset, UpcardRule
 
 SHUFFLE_VERSION = "samba-deal/v1"
@@ -61,8 +61,10 @@ BURIED: dict[UpcardRule, Callable[[str], bool]] = {
 
 # -- the shuffle ---------------------------------------------------------------------------
 
-def shuffle_key(ruleset_version: str, players: int, dealer: int, deal_number: int,
-                seed: str) -> bytes:
+
+def shuffle_key(
+    ruleset_version: str, players: int, dealer: int, deal_number: int, seed: str
+) -> bytes:
     text = f"{SHUFFLE_VERSION}|{ruleset_version}|{players}|{dealer}|{deal_number}|{seed}"
     return hashlib.sha256(text.encode("utf-8")).digest()
 
@@ -73,7 +75,7 @@ def _words(key: bytes) -> Iterator[int]:
     while True:
         digest = hashlib.sha256(key + block.to_bytes(8, "big")).digest()
         for k in range(0, 32, 4):
-            yield int.from_bytes(digest[k:k + 4], "big")
+            yield int.from_bytes(digest[k : k + 4], "big")
         block += 1
 
 
@@ -96,41 +98,70 @@ def shuffled(cards: Sequence[str], key: bytes) -> list[str]:
     return a
 
 
-def shuffled_pack(ruleset: Ruleset, players: int, dealer: int, deal_number: int,
-                  seed: str) -> list[str]:
+def shuffled_pack(
+    ruleset: Ruleset, players: int, dealer: int, deal_number: int, seed: str
+) -> list[str]:
     key = shuffle_key(ruleset.version, players, dealer, deal_number, seed)
     return shuffled(pack_list(ruleset.decks, ruleset.jokers), key)
 
 
 # -- validation ----------------------------------------------------------------------------
 
-def _problems(ruleset: Ruleset, players: object, seed: object, dealer: object,
-              deal_number: object, match_scores: Sequence[object]) -> list[Problem]:
+
+def _problems(
+    ruleset: Ruleset,
+    players: object,
+    seed: object,
+    dealer: object,
+    deal_number: object,
+    match_scores: Sequence[object],
+) -> list[Problem]:
     out: list[Problem] = []
     allowed = ruleset.players_allowed
     players_ok = isinstance(players, int) and not isinstance(players, bool) and players in allowed
     if not players_ok:
-        out.append(Problem("players", "UNSUPPORTED_PLAYER_COUNT",
-                           f"{ruleset.profile} is played by "
-                           f"{', '.join(str(n) for n in allowed)} players, not {players!r}"))
+        out.append(
+            Problem(
+                "players",
+                "UNSUPPORTED_PLAYER_COUNT",
+                f"{ruleset.profile} is played by "
+                f"{', '.join(str(n) for n in allowed)} players, not {players!r}",
+            )
+        )
     if not isinstance(seed, str) or seed == "":
         out.append(Problem("seed", "REQUIRED", "seed is a required non-empty string"))
     elif len(seed.encode("utf-8")) > MAX_SEED_BYTES:
-        out.append(Problem("seed", "OUT_OF_RANGE",
-                           f"seed is at most {MAX_SEED_BYTES} bytes of UTF-8"))
+        out.append(
+            Problem("seed", "OUT_OF_RANGE", f"seed is at most {MAX_SEED_BYTES} bytes of UTF-8")
+        )
     n = players if isinstance(players, int) and not isinstance(players, bool) else 0
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < max(n, 1):
-        out.append(Problem("dealer", "OUT_OF_RANGE",
-                           f"dealer must be a seat 0..{max(n, 1) - 1}, not {dealer!r}"))
+        out.append(
+            Problem(
+                "dealer",
+                "OUT_OF_RANGE",
+                f"dealer must be a seat 0..{max(n, 1) - 1}, not {dealer!r}",
+            )
+        )
     if not isinstance(deal_number, int) or isinstance(deal_number, bool) or deal_number < 0:
-        out.append(Problem("dealNumber", "OUT_OF_RANGE",
-                           f"dealNumber must be 1 or more (0 means 1), not {deal_number!r}"))
+        out.append(
+            Problem(
+                "dealNumber",
+                "OUT_OF_RANGE",
+                f"dealNumber must be 1 or more (0 means 1), not {deal_number!r}",
+            )
+        )
     if players_ok:
         sides = ruleset.sides_for(n)
         if len(match_scores) not in (0, sides):
-            out.append(Problem("matchScores", "OUT_OF_RANGE",
-                               f"matchScores lists one score per side ({sides} sides) or none, "
-                               f"not {len(match_scores)}"))
+            out.append(
+                Problem(
+                    "matchScores",
+                    "OUT_OF_RANGE",
+                    f"matchScores lists one score per side ({sides} sides) or none, "
+                    f"not {len(match_scores)}",
+                )
+            )
     for i, s in enumerate(match_scores):
         if not isinstance(s, int) or isinstance(s, bool):
             out.append(Problem(f"matchScores[{i}]", "OUT_OF_RANGE", "a score is an integer"))
@@ -138,6 +169,7 @@ def _problems(ruleset: Ruleset, players: object, seed: object, dealer: object,
 
 
 # -- the deal ------------------------------------------------------------------------------
+
 
 class _Deck:
     """The shuffled pack, dealt from its front."""
@@ -147,16 +179,23 @@ class _Deck:
         self.pos = 0
 
     def take(self, count: int) -> list[str]:
-        got = self.cards[self.pos:self.pos + count]
+        got = self.cards[self.pos : self.pos + count]
         self.pos += len(got)
         return got
 
     def rest(self) -> tuple[str, ...]:
-        return tuple(self.cards[self.pos:])
+        return tuple(self.cards[self.pos :])
 
 
-def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number: int = 1,
-         match_scores: Sequence[int] = (), ruleset_ref: RulesetRef | None = None) -> Snapshot:
+def deal(
+    ruleset: Ruleset,
+    players: int,
+    seed: str,
+    dealer: int = 0,
+    deal_number: int = 1,
+    match_scores: Sequence[int] = (),
+    ruleset_ref: RulesetRef | None = None,
+) -> Snapshot:
     """Deal a new deal (module docstring). ``deal_number`` 0 means "omitted", i.e. 1.
 
     Raises InvalidInput listing every problem of the request.
@@ -170,9 +209,15 @@ def deal(ruleset: Ruleset, players: int, seed: str, dealer: int = 0, deal_number
     return deal_pack(ruleset, players, pack, dealer, deal_number, match_scores, ruleset_ref)
 
 
-def deal_pack(ruleset: Ruleset, players: int, pack: Sequence[str], dealer: int = 0,
-              deal_number: int = 1, match_scores: Sequence[int] = (),
-              ruleset_ref: RulesetRef | None = None) -> Snapshot:
+def deal_pack(
+    ruleset: Ruleset,
+    players: int,
+    pack: Sequence[str],
+    dealer: int = 0,
+    deal_number: int = 1,
+    match_scores: Sequence[int] = (),
+    ruleset_ref: RulesetRef | None = None,
+) -> Snapshot:
     """Deal ``pack`` in its order, top card first: one card at a time from the dealer's left,
     then the upcard(s), then dealt red 3s laid out; the rest is the stock.
 
@@ -193,18 +238,41 @@ def deal_pack(ruleset: Ruleset, players: int, pack: Sequence[str], dealer: int =
     for s in order:
         owed[s] = _lay_dealt_red_threes(ruleset, deck, hands[s], red_threes[s % sides_n])
     stock = deck.rest()
-    seats = tuple(Seat(seat=s, side=s % sides_n, hand=tuple(hands[s]),
-                       hand_count=len(hands[s]), has_melded=False, dealt=tuple(hands[s]),
-                       red_three_replacements_owed=owed[s])
-                  for s in range(players))
-    sides = tuple(Side(side=t, seats=tuple(s for s in range(players) if s % sides_n == t),
-                       match_score=scores[t], red_threes=tuple(red_threes[t]))
-                  for t in range(sides_n))
-    return Snapshot(ruleset=ruleset, deal_number=deal_number, dealer=dealer, seats=seats,
-                    sides=sides, stock=stock, stock_count=len(stock),
-                    discard_pile=tuple(discard),
-                    turn=Turn(seat=(dealer + 1) % players, phase=Phase.DRAW), ply=0,
-                    result=None, ruleset_ref=ruleset_ref or RulesetRef())
+    seats = tuple(
+        Seat(
+            seat=s,
+            side=s % sides_n,
+            hand=tuple(hands[s]),
+            hand_count=len(hands[s]),
+            has_melded=False,
+            dealt=tuple(hands[s]),
+            red_three_replacements_owed=owed[s],
+        )
+        for s in range(players)
+    )
+    sides = tuple(
+        Side(
+            side=t,
+            seats=tuple(s for s in range(players) if s % sides_n == t),
+            match_score=scores[t],
+            red_threes=tuple(red_threes[t]),
+        )
+        for t in range(sides_n)
+    )
+    return Snapshot(
+        ruleset=ruleset,
+        deal_number=deal_number,
+        dealer=dealer,
+        seats=seats,
+        sides=sides,
+        stock=stock,
+        stock_count=len(stock),
+        discard_pile=tuple(discard),
+        turn=Turn(seat=(dealer + 1) % players, phase=Phase.DRAW),
+        ply=0,
+        result=None,
+        ruleset_ref=ruleset_ref or RulesetRef(),
+    )
 
 
 def _upcards(ruleset: Ruleset, deck: _Deck) -> list[str]:
@@ -219,8 +287,9 @@ def _upcards(ruleset: Ruleset, deck: _Deck) -> list[str]:
     return discard
 
 
-def _lay_dealt_red_threes(ruleset: Ruleset, deck: _Deck, hand: list[str],
-                          red_threes: list[str]) -> int:
+def _lay_dealt_red_threes(
+    ruleset: Ruleset, deck: _Deck, hand: list[str], red_threes: list[str]
+) -> int:
     """The seat lays out its dealt red 3s onto its side's; returns the replacements owed
     (REPLACE_AT_FIRST_TURN), or draws them now, again while they are red 3s."""
     while True:

@@ -25,9 +25,12 @@ class PileState(NamedTuple):
 def pile_state(snapshot: Snapshot) -> PileState:
     """The discard pile's top card, size, blocked flag and the sides it is frozen for."""
     rules = snapshot.ruleset
-    return PileState(top=pile.top_card(snapshot), size=len(snapshot.discard_pile),
-                     blocked=pile.is_blocked(rules, snapshot),
-                     frozen_for_sides=pile.frozen_for_sides(snapshot))
+    return PileState(
+        top=pile.top_card(snapshot),
+        size=len(snapshot.discard_pile),
+        blocked=pile.is_blocked(rules, snapshot),
+        frozen_for_sides=pile.frozen_for_sides(snapshot),
+    )
 
 
 def awaiting_seats(snapshot: Snapshot) -> tuple[int, ...]:

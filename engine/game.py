@@ -20,10 +20,31 @@ from .cards import RANK, WILD, pack_counts
 from .deadline import checkpoint
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
-from .model import (Action, AnswerGoOut, AskGoOut, Discard, DrawStock, EndReason, Event,
-                    GoOut, InvalidInput, MeldCards, MeldKind, Outcome, Penalty, Phase,
-                    Problem, Result, ScoreReport, Snapshot, SwapWild, TakePile, TakeTopCard,
-                    Turn, Violation)
+from .model import (
+    Action,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    DrawStock,
+    EndReason,
+    Event,
+    GoOut,
+    InvalidInput,
+    MeldCards,
+    MeldKind,
+    Outcome,
+    Penalty,
+    Phase,
+    Problem,
+    Result,
+    ScoreReport,
+    Snapshot,
+    SwapWild,
+    TakePile,
+    TakeTopCard,
+    Turn,
+    Violation,
+)
 from .scoring import score as score_deal
 from .table_rules import hand_floor_violations, initial_meld_violations
 from .takes import take_pile, take_top_card
@@ -34,9 +55,15 @@ from .work import Refused, Work
 __all__ = ["validate", "apply", "replay", "check_meld", "ReplayStep"]
 
 ACTION_FIELD: dict[type, str] = {
-    DrawStock: "drawStock", TakePile: "takePile", TakeTopCard: "takeTopCard",
-    MeldCards: "meld", SwapWild: "swapWild", Discard: "discard", AskGoOut: "askGoOut",
-    AnswerGoOut: "answerGoOut"}
+    DrawStock: "drawStock",
+    TakePile: "takePile",
+    TakeTopCard: "takeTopCard",
+    MeldCards: "meld",
+    SwapWild: "swapWild",
+    Discard: "discard",
+    AskGoOut: "askGoOut",
+    AnswerGoOut: "answerGoOut",
+}
 DRAW_ACTIONS = (DrawStock, TakePile, TakeTopCard)
 
 #: One step of ``replay``: (legal, violations, events).
@@ -44,6 +71,7 @@ ReplayStep = tuple[bool, tuple[Violation, ...], tuple[Event, ...]]
 
 
 # -- public API ---------------------------------------------------------------------------
+
 
 def validate(snapshot: Snapshot, action: Action) -> list[Violation]:
     """Why ``action`` is illegal in ``snapshot`` (empty when legal)."""
@@ -61,8 +89,9 @@ def apply(snapshot: Snapshot, action: Action) -> Outcome:
     return Outcome(True, (), new, tuple(work.events), score)
 
 
-def replay(snapshot: Snapshot, actions: Sequence[Action]
-           ) -> tuple[list[ReplayStep], Snapshot, int | None, ScoreReport | None]:
+def replay(
+    snapshot: Snapshot, actions: Sequence[Action]
+) -> tuple[list[ReplayStep], Snapshot, int | None, ScoreReport | None]:
     """Apply ``actions`` in order, stopping at the first illegal one (docs/api.md#methods):
     each step's answer, the last legal snapshot, the index of the illegal action (None
     when all were legal) and the score when the deal ended."""
@@ -73,8 +102,13 @@ def replay(snapshot: Snapshot, actions: Sequence[Action]
         try:
             outcome = apply(current, action)
         except InvalidInput as bad:
-            raise InvalidInput([replace(p, field=p.field.replace("action", f"actions[{index}]", 1))
-                                for p in bad.problems], bad.kind) from None
+            raise InvalidInput(
+                [
+                    replace(p, field=p.field.replace("action", f"actions[{index}]", 1))
+                    for p in bad.problems
+                ],
+                bad.kind,
+            ) from None
         results.append((outcome.legal, outcome.violations, outcome.events))
         if not outcome.legal:
             return results, current, index, None
@@ -89,24 +123,34 @@ def _refusal(snapshot: Snapshot, action: Action, violations: list[Violation]) ->
         return Outcome(False, tuple(violations), snapshot)
     side = snapshot.seats[action.seat].side
     extra = tuple(Penalty(v.code, v.penalty_points) for v in penalised)
-    sides = tuple(replace(s, penalties=s.penalties + extra) if s.side == side else s
-                  for s in snapshot.sides)
-    events = tuple(Event("PENALTY_ASSESSED", action.seat, side, points=p.points)
-                   for p in extra)
-    return Outcome(False, tuple(violations), replace(snapshot, sides=sides, signature=""),
-                   events)
+    sides = tuple(
+        replace(s, penalties=s.penalties + extra) if s.side == side else s for s in snapshot.sides
+    )
+    events = tuple(Event("PENALTY_ASSESSED", action.seat, side, points=p.points) for p in extra)
+    return Outcome(False, tuple(violations), replace(snapshot, sides=sides, signature=""), events)
 
 
 # -- dispatch -----------------------------------------------------------------------------
 
+
 def _play(s: Snapshot, action: Action, validate_only: bool) -> tuple[list[Violation], Work]:
     if not 0 <= action.seat < s.players:
-        raise InvalidInput([Problem("action.seat", "OUT_OF_RANGE",
-                                    f"seat {action.seat} does not exist at this table")])
+        raise InvalidInput(
+            [
+                Problem(
+                    "action.seat",
+                    "OUT_OF_RANGE",
+                    f"seat {action.seat} does not exist at this table",
+                )
+            ]
+        )
     work = Work(s, action.seat)
     if action.expected_ply is not None and action.expected_ply != s.ply:
-        return [violation("STALE_SNAPSHOT", "action.expectedPly", expected=action.expected_ply,
-                          actual=s.ply)], work
+        return [
+            violation(
+                "STALE_SNAPSHOT", "action.expectedPly", expected=action.expected_ply, actual=s.ply
+            )
+        ], work
     if s.turn.phase is Phase.OVER:
         return [violation("DEAL_OVER", "action")], work
     problems = _turn_violations(s, action)
@@ -150,8 +194,11 @@ def _turn_violations(s: Snapshot, action: Action) -> list[Violation]:
         whose = turn.seat if turn.go_out is not GoOut.ASKED else "partner"
         out = [violation("NOT_YOUR_TURN", "action.seat", turn=whose, seat=action.seat)]
         if action.seat != turn.seat:
-            out += penalties.out_of_turn(s.ruleset, isinstance(action, DRAW_ACTIONS),
-                                         isinstance(action, (MeldCards, SwapWild)))
+            out += penalties.out_of_turn(
+                s.ruleset,
+                isinstance(action, DRAW_ACTIONS),
+                isinstance(action, (MeldCards, SwapWild)),
+            )
         return out
     wanted = Phase.DRAW if isinstance(action, DRAW_ACTIONS) else Phase.PLAY
     if turn.phase is not wanted:
@@ -167,20 +214,35 @@ def _refuse(violations: list[Violation]) -> None:
 
 # -- the draw -----------------------------------------------------------------------------
 
+
 def _draw_stock(work: Work, action: DrawStock, validate_only: bool) -> None:
     s = work.base
     if s.stock_hidden:
         if not action.cards and not validate_only:
-            raise InvalidInput([Problem("action.drawStock.cards", "REQUIRED",
-                                        "the stock is hidden: list the cards drawn")],
-                               "HIDDEN_INFORMATION_REQUIRED")
+            raise InvalidInput(
+                [
+                    Problem(
+                        "action.drawStock.cards",
+                        "REQUIRED",
+                        "the stock is hidden: list the cards drawn",
+                    )
+                ],
+                "HIDDEN_INFORMATION_REQUIRED",
+            )
         work.hidden_draws = list(action.cards) if action.cards else None
         if work.hidden_draws is None:
             work.turn = replace(work.turn, phase=Phase.PLAY)
             return
     elif action.cards:
-        raise InvalidInput([Problem("action.drawStock.cards", "OUT_OF_RANGE",
-                                    "the stock is listed: the service draws from it")])
+        raise InvalidInput(
+            [
+                Problem(
+                    "action.drawStock.cards",
+                    "OUT_OF_RANGE",
+                    "the stock is listed: the service draws from it",
+                )
+            ]
+        )
     if s.stock_count == 0:
         work.turn = replace(work.turn, phase=Phase.OVER)
         work.result = Result(EndReason.STOCK_EXHAUSTED)
@@ -196,8 +258,15 @@ def _draw(work: Work, action: DrawStock) -> None:
     work.draw_for(s.ruleset.table_size(work.players).draw_count)
     drawn = tuple(work.hands[work.seat][before:])
     if work.hidden_draws:
-        raise InvalidInput([Problem("action.drawStock.cards", "OUT_OF_RANGE",
-                                    "more cards than the draw takes from the stock")])
+        raise InvalidInput(
+            [
+                Problem(
+                    "action.drawStock.cards",
+                    "OUT_OF_RANGE",
+                    "more cards than the draw takes from the stock",
+                )
+            ]
+        )
     if s.seats[work.seat].hand_hidden:
         work.hidden_drawn[work.seat] += len(drawn)
         work.hands[work.seat] = []
@@ -205,9 +274,14 @@ def _draw(work: Work, action: DrawStock) -> None:
         _check_hidden_copies(s, action.cards)
     work.events.append(Event("CARDS_DRAWN", work.seat, work.side, cards=drawn))
     t = work.turn  # replace(t, phase=Phase.PLAY), built directly (hot path)
-    work.turn = Turn(seat=t.seat, phase=Phase.PLAY, took_pile=t.took_pile,
-                     melded_this_turn=t.melded_this_turn,
-                     added_to_partner_melds=t.added_to_partner_melds, go_out=t.go_out)
+    work.turn = Turn(
+        seat=t.seat,
+        phase=Phase.PLAY,
+        took_pile=t.took_pile,
+        melded_this_turn=t.melded_this_turn,
+        added_to_partner_melds=t.added_to_partner_melds,
+        go_out=t.go_out,
+    )
 
 
 def _check_hidden_copies(s: Snapshot, cards: Sequence[str]) -> None:
@@ -223,25 +297,43 @@ def _check_hidden_copies(s: Snapshot, cards: Sequence[str]) -> None:
     listed.update(cards)
     over = listed - pack_counts(s.ruleset.decks, s.ruleset.jokers)
     if over:
-        raise InvalidInput([Problem("action.drawStock.cards", "TOO_MANY_COPIES",
-                                    f"more copies than the pack holds: {sorted(over)}")])
+        raise InvalidInput(
+            [
+                Problem(
+                    "action.drawStock.cards",
+                    "TOO_MANY_COPIES",
+                    f"more copies than the pack holds: {sorted(over)}",
+                )
+            ]
+        )
 
 
 # -- melding ------------------------------------------------------------------------------
+
 
 def _meld(work: Work, action: MeldCards) -> None:
     field = "action.meld"
     if not action.new_melds and not action.additions:
         raise InvalidInput([Problem(field, "REQUIRED", "a meld action lays at least one meld")])
     rules = work.base.ruleset
-    work.take_from_hand([c for m in action.new_melds for c in m]
-                        + [c for a in action.additions for c in a.cards], field)
+    work.take_from_hand(
+        [c for m in action.new_melds for c in m] + [c for a in action.additions for c in a.cards],
+        field,
+    )
     counted = lay_melds(work, action.new_melds, action.additions, field)
     _refuse(initial_meld_violations(rules, work.base.sides[work.side], counted, field))
     work.mark_melded()
-    _refuse(hand_floor_violations(rules, work.players, work.side_melds,
-                                  len(work.hands[work.seat]), work.turn.go_out, field,
-                                  allow_empty=True))
+    _refuse(
+        hand_floor_violations(
+            rules,
+            work.players,
+            work.side_melds,
+            len(work.hands[work.seat]),
+            work.turn.go_out,
+            field,
+            allow_empty=True,
+        )
+    )
     finish_if_out(work)
 
 
@@ -249,8 +341,15 @@ def _swap_wild(work: Work, action: SwapWild) -> None:
     """docs/rules.md#wild-swap: a natural from the hand replaces the wild it stands for."""
     field = "action.swapWild"
     if not work.base.ruleset.wild_swap:
-        raise Refused([violation("WILD_SWAP_NOT_ALLOWED", field,
-                                 reason="this ruleset does not allow swapping a wild")])
+        raise Refused(
+            [
+                violation(
+                    "WILD_SWAP_NOT_ALLOWED",
+                    field,
+                    reason="this ruleset does not allow swapping a wild",
+                )
+            ]
+        )
     j = work.own_meld(action.meld_id, f"{field}.meldId")
     meld = work.side_melds[j]
     _check_swap(action, meld.kind, meld.cards, meld.id, field)
@@ -259,28 +358,51 @@ def _swap_wild(work: Work, action: SwapWild) -> None:
     cards[cards.index(action.wild)] = action.natural
     work.side_melds[j] = replace(meld, cards=tuple(cards))
     work.hands[work.seat].append(action.wild)
-    work.events.append(Event("WILD_SWAPPED", work.seat, work.side, meld.id,
-                             (action.natural, action.wild)))
+    work.events.append(
+        Event("WILD_SWAPPED", work.seat, work.side, meld.id, (action.natural, action.wild))
+    )
     if meld.laid_by in work.partners:
         work.turn = replace(work.turn, added_to_partner_melds=True)
     work.mark_melded()
 
 
-def _check_swap(action: SwapWild, kind: MeldKind, cards: tuple[str, ...], meld_id: str,
-                field: str) -> None:
+def _check_swap(
+    action: SwapWild, kind: MeldKind, cards: tuple[str, ...], meld_id: str, field: str
+) -> None:
     if kind is not MeldKind.GROUP or len(cards) >= SEVEN:
-        raise Refused([violation("WILD_SWAP_NOT_ALLOWED", f"{field}.meldId",
-                                 reason="only a wild in an incomplete group may be swapped")])
+        raise Refused(
+            [
+                violation(
+                    "WILD_SWAP_NOT_ALLOWED",
+                    f"{field}.meldId",
+                    reason="only a wild in an incomplete group may be swapped",
+                )
+            ]
+        )
     if action.wild not in WILD or action.wild not in cards:
-        raise Refused([violation("WILD_SWAP_MISMATCH", f"{field}.wild",
-                                 reason=f"meld {meld_id} holds no {action.wild}")])
+        raise Refused(
+            [
+                violation(
+                    "WILD_SWAP_MISMATCH",
+                    f"{field}.wild",
+                    reason=f"meld {meld_id} holds no {action.wild}",
+                )
+            ]
+        )
     if action.natural in WILD or RANK[action.natural] != M.group_rank(cards):
-        raise Refused([violation("WILD_SWAP_MISMATCH", f"{field}.natural",
-                                 reason=f"{action.natural} is not the natural the wild "
-                                        f"stands for")])
+        raise Refused(
+            [
+                violation(
+                    "WILD_SWAP_MISMATCH",
+                    f"{field}.natural",
+                    reason=f"{action.natural} is not the natural the wild stands for",
+                )
+            ]
+        )
 
 
 # -- the discard and the question ---------------------------------------------------------
+
 
 def _discard(work: Work, action: Discard) -> None:
     work.take_from_hand((action.card,), "action.discard.card")
@@ -308,5 +430,6 @@ def _ask(work: Work) -> None:
 
 def _answer(work: Work, action: AnswerGoOut) -> None:
     work.turn = replace(work.turn, go_out=GoOut.GRANTED if action.allow else GoOut.DENIED)
-    work.events.append(Event("PERMISSION_ANSWERED", work.seat, work.side,
-                             points=1 if action.allow else 0))
+    work.events.append(
+        Event("PERMISSION_ANSWERED", work.seat, work.side, points=1 if action.allow else 0)
+    )

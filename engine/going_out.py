@@ -18,14 +18,19 @@ from .work import Work
 
 #: (kind, points) by (formed from the dealt hand or during play) × (with the partner's
 #: melds or alone) (docs/rules.md#spanish).
-SPANISH_PREMIUMS = (("DEALT_HAND", 1000), ("DEALT_HAND_WITH_PARTNER", 500),
-                    ("DURING_PLAY", 500), ("DURING_PLAY_WITH_PARTNER", 200))
+SPANISH_PREMIUMS = (
+    ("DEALT_HAND", 1000),
+    ("DEALT_HAND_WITH_PARTNER", 500),
+    ("DURING_PLAY", 500),
+    ("DURING_PLAY_WITH_PARTNER", 200),
+)
 
 
 def may_go_out(work: Work) -> bool:
     """No partner's "no" this turn, and the side meets the going-out requirement."""
-    return (work.turn.go_out is not GoOut.DENIED
-            and meets_go_out_requirement(work.base.ruleset, work.players, work.side_melds))
+    return work.turn.go_out is not GoOut.DENIED and meets_go_out_requirement(
+        work.base.ruleset, work.players, work.side_melds
+    )
 
 
 def finish_if_out(work: Work) -> None:
@@ -38,8 +43,9 @@ def finish_if_out(work: Work) -> None:
     fold_melded(work)
     work.turn = replace(work.turn, phase=Phase.OVER)
     work.result = Result(EndReason.WENT_OUT, work.seat, concealed, premium)
-    work.events.append(Event("WENT_OUT", work.seat, work.side,
-                             points=work.base.ruleset.go_out_bonus))
+    work.events.append(
+        Event("WENT_OUT", work.seat, work.side, points=work.base.ruleset.go_out_bonus)
+    )
     work.events.append(Event("DEAL_ENDED", work.seat, work.side))
 
 
@@ -47,8 +53,9 @@ def spanish_premium(work: Work) -> Premium | None:
     """Going out concealed with a seven-card meld formed in the hand (docs/rules.md#spanish)."""
     if not work.base.ruleset.concealed_premiums:
         return None
-    sevens = [m for m in work.side_melds
-              if m.laid_by == work.seat and (is_canasta(m) or is_samba(m))]
+    sevens = [
+        m for m in work.side_melds if m.laid_by == work.seat and (is_canasta(m) or is_samba(m))
+    ]
     if not sevens:
         return None
     dealt = Counter(work.base.seats[work.seat].dealt)
@@ -70,8 +77,7 @@ def assess_asked_penalty(work: Work) -> None:
     penalty = penalties.asked_and_did_not_go_out(work.base.ruleset, work.turn.go_out)
     if penalty is not None:
         work.penalties[work.side].append(penalty)
-        work.events.append(Event("PENALTY_ASSESSED", work.seat, work.side,
-                                 points=penalty.points))
+        work.events.append(Event("PENALTY_ASSESSED", work.seat, work.side, points=penalty.points))
 
 
 def end_turn(work: Work) -> None:

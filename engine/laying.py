@@ -10,16 +10,16 @@ from dataclasses import replace
 
 from . import melds as M
 from .cards import BLACK_THREES, points
-from .model import (Addition, GoOut, InvalidInput, MeldCheck, MeldKind, Problem, Snapshot,
-                    Violation)
+from .model import Addition, GoOut, InvalidInput, MeldCheck, MeldKind, Problem, Snapshot, Violation
 from .ruleset import GroupsPerRank, Ruleset
 from .table_rules import black_three_violations, side_wild_limit_violations
 from .vocabulary import is_natural, status
 from .work import Refused, Work
 
 
-def lay_melds(work: Work, new_melds: Sequence[Sequence[str]], additions: Sequence[Addition],
-              field: str) -> int:
+def lay_melds(
+    work: Work, new_melds: Sequence[Sequence[str]], additions: Sequence[Addition], field: str
+) -> int:
     """Lay new melds and additions for the side; returns their card points
     (docs/rules.md#initial-meld).
 
@@ -41,9 +41,14 @@ def lay_melds(work: Work, new_melds: Sequence[Sequence[str]], additions: Sequenc
     if rules.side_wild_limit:
         problems += side_wild_limit_violations(rules, work.side_melds, field)
     if black_three_fields:
-        problems += black_three_violations(rules, work.players, work.side_melds,
-                                           len(work.hands[work.seat]), work.turn.go_out,
-                                           black_three_fields)
+        problems += black_three_violations(
+            rules,
+            work.players,
+            work.side_melds,
+            len(work.hands[work.seat]),
+            work.turn.go_out,
+            black_three_fields,
+        )
     if problems:
         raise Refused(problems)
     return counted
@@ -59,8 +64,9 @@ def _merge_target(work: Work, cards: Sequence[str]) -> int | None:
     return work.group_of_rank(rank)
 
 
-def _lay_new(work: Work, cards: Sequence[str], field: str, black_three_fields: list[str]
-             ) -> tuple[int, list[Violation]]:
+def _lay_new(
+    work: Work, cards: Sequence[str], field: str, black_three_fields: list[str]
+) -> tuple[int, list[Violation]]:
     rules = work.base.ruleset
     target = _merge_target(work, cards)
     if target is not None:
@@ -78,8 +84,9 @@ def _lay_new(work: Work, cards: Sequence[str], field: str, black_three_fields: l
     return points(ordered), []
 
 
-def _lay_addition(work: Work, add: Addition, field: str, black_three_fields: list[str]
-                  ) -> tuple[int, list[Violation]]:
+def _lay_addition(
+    work: Work, add: Addition, field: str, black_three_fields: list[str]
+) -> tuple[int, list[Violation]]:
     try:
         j = work.own_meld(add.meld_id, f"{field}.meldId")
     except Refused as refused:
@@ -94,8 +101,13 @@ def _lay_addition(work: Work, add: Addition, field: str, black_three_fields: lis
     return points(add.cards), []
 
 
-def check_meld(ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot | None = None,
-               seat: int | None = None, meld_id: str | None = None) -> MeldCheck:
+def check_meld(
+    ruleset: Ruleset,
+    cards: Sequence[str],
+    snapshot: Snapshot | None = None,
+    seat: int | None = None,
+    meld_id: str | None = None,
+) -> MeldCheck:
     """CheckMeld (docs/api.md#methods): content alone, or whether ``seat`` may lay ``cards``
     (as a new meld, or onto ``meld_id``) for its side now. "Now" judges the table and the
     side's rules (uruguayan limit, one group per rank, closed melds, black 3s only when
@@ -107,13 +119,21 @@ def check_meld(ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot | None
             raise InvalidInput([Problem("snapshot", "REQUIRED", "meldId needs a snapshot")])
         return M.check_meld_content(ruleset, cards)
     if seat is None or not 0 <= seat < snapshot.players:
-        raise InvalidInput([Problem("seat", "REQUIRED" if seat is None else "OUT_OF_RANGE",
-                                    "a snapshot needs the seat that would lay the meld")])
+        raise InvalidInput(
+            [
+                Problem(
+                    "seat",
+                    "REQUIRED" if seat is None else "OUT_OF_RANGE",
+                    "a snapshot needs the seat that would lay the meld",
+                )
+            ]
+        )
     return _check_meld_now(ruleset, cards, snapshot, seat, meld_id)
 
 
-def _check_meld_now(ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot, seat: int,
-                    meld_id: str | None) -> MeldCheck:
+def _check_meld_now(
+    ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot, seat: int, meld_id: str | None
+) -> MeldCheck:
     work = Work(snapshot, seat)
     # The hand's cards are not judged, its size is: black 3s are laid only by a seat left
     # with at most one card, as ValidateAction judges them.
@@ -125,11 +145,23 @@ def _check_meld_now(ruleset: Ruleset, cards: Sequence[str], snapshot: Snapshot, 
     try:
         lay_melds(work, new, adds, "cards")
     except Refused as refused:
-        fixed = [replace(v, field=v.field.replace("cards.newMelds[0]", "cards")
-                         .replace("cards.additions[0]", "cards")) for v in refused.violations]
+        fixed = [
+            replace(
+                v,
+                field=v.field.replace("cards.newMelds[0]", "cards").replace(
+                    "cards.additions[0]", "cards"
+                ),
+            )
+            for v in refused.violations
+        ]
         return MeldCheck(False, None, None, False, 0, tuple(fixed))
     meld = next(m for m in reversed(work.side_melds) if (m.id == meld_id if meld_id else True))
     if meld_id is None and ruleset.groups_per_rank is GroupsPerRank.ONE:
         meld = max(work.side_melds, key=lambda m: Counter(m.cards) >= Counter(cards))
-    return MeldCheck(True, meld.kind, status(meld.kind, len(meld.cards)), is_natural(meld.cards),
-                     points(meld.cards))
+    return MeldCheck(
+        True,
+        meld.kind,
+        status(meld.kind, len(meld.cards)),
+        is_natural(meld.cards),
+        points(meld.cards),
+    )

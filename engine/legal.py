@@ -22,12 +22,36 @@ from .action_order import HEAD, ActionKey, entry
 from .cards import BLACK_THREES, RANK, WILD, points
 from .deadline import checkpoint
 from .game import validate
-from .model import (Action, Addition, AnswerGoOut, Discard, DrawStock, GoOut, InvalidInput,
-                    AskGoOut, MeldCards, MeldKind, Phase, Problem, Side, Snapshot, SwapWild,
-                    TakePile, TakeTopCard)
-from .shapes import (CHECK_EVERY, MAX_OPENING_CANDIDATES, MAX_OPENING_MELDS, addition_shapes,
-                     group_batches, new_meld_shapes, opening_combos, other_shapes,
-                     submultisets)
+from .model import (
+    Action,
+    Addition,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    DrawStock,
+    GoOut,
+    InvalidInput,
+    MeldCards,
+    MeldKind,
+    Phase,
+    Problem,
+    Side,
+    Snapshot,
+    SwapWild,
+    TakePile,
+    TakeTopCard,
+)
+from .shapes import (
+    CHECK_EVERY,
+    MAX_OPENING_CANDIDATES,
+    MAX_OPENING_MELDS,
+    addition_shapes,
+    group_batches,
+    new_meld_shapes,
+    opening_combos,
+    other_shapes,
+    submultisets,
+)
 from .table_rules import initial_requirement
 from .vocabulary import SEVEN
 
@@ -85,10 +109,17 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
         return [], [], True
     if s.seats[seat].hand_hidden:
         # The list depends on that hand: a view of another seat cannot answer it.
-        raise InvalidInput([Problem(f"snapshot.seats[{seat}].hand", "REQUIRED",
-                                    f"seat {seat}'s hand is hidden in this snapshot; its "
-                                    f"legal actions depend on it")],
-                           "HIDDEN_INFORMATION_REQUIRED")
+        raise InvalidInput(
+            [
+                Problem(
+                    f"snapshot.seats[{seat}].hand",
+                    "REQUIRED",
+                    f"seat {seat}'s hand is hidden in this snapshot; its "
+                    f"legal actions depend on it",
+                )
+            ],
+            "HIDDEN_INFORMATION_REQUIRED",
+        )
     sure: list[Listed] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
@@ -98,7 +129,7 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
     legal: list[Action] = []
     for start in range(0, len(candidates), CHECK_EVERY):
         checkpoint()  # a huge hand has tens of thousands of candidates
-        legal += [a for a in candidates[start:start + CHECK_EVERY] if quick.legal(a)]
+        legal += [a for a in candidates[start : start + CHECK_EVERY] if quick.legal(a)]
     return sure, legal, complete
 
 
@@ -139,8 +170,7 @@ class _QuickCheck:
             return True
         if isinstance(a, MeldCards) and len(a.new_melds) + len(a.additions) == 1:
             cards = a.new_melds[0] if a.new_melds else a.additions[0].cards
-            if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES
-                                                             for c in cards):
+            if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES for c in cards):
                 if a.new_melds and not self.merge_groups:
                     return self._new_meld_ok(cards)
                 if a.additions:
@@ -169,6 +199,7 @@ class _QuickCheck:
 
 
 # -- candidates ---------------------------------------------------------------------------
+
 
 def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
     rules = s.ruleset
@@ -221,8 +252,9 @@ def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[L
     return out, complete, sure
 
 
-def _opened_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
-                       out: list[Action], sure: list[Listed]) -> None:
+def _opened_candidates(
+    s: Snapshot, seat: int, hand: Counter[str], side: Side, out: list[Action], sure: list[Listed]
+) -> None:
     """Single melds, additions and swaps of an opened side."""
     # Checked groups that leave two cards are legal as they stand when no side-level
     # rule is in play (see _QuickCheck); they skip the check, and their listing bytes
@@ -253,13 +285,17 @@ def _swap_candidates(seat: int, hand: Counter[str], side: Side) -> list[Action]:
         if meld.kind is MeldKind.GROUP and len(meld.cards) < SEVEN:
             rank = M.group_rank(meld.cards)
             for wild in {c for c in meld.cards if c in WILD}:
-                out.extend(SwapWild(seat, meld.id, nat, wild) for nat in hand
-                           if nat not in WILD and RANK[nat] == rank)
+                out.extend(
+                    SwapWild(seat, meld.id, nat, wild)
+                    for nat in hand
+                    if nat not in WILD and RANK[nat] == rank
+                )
     return out
 
 
-def _opening_candidates(s: Snapshot, seat: int, hand: Counter[str], side: Side,
-                        out: list[Action]) -> bool:
+def _opening_candidates(
+    s: Snapshot, seat: int, hand: Counter[str], side: Side, out: list[Action]
+) -> bool:
     """New melds, alone or combined, worth the side's initial meld; returns complete."""
     new_melds = list(new_meld_shapes(s, hand, side))
     need = initial_requirement(s.ruleset, side)
@@ -293,5 +329,5 @@ def _single_meld_builder(seat: int) -> Callable[[tuple[str, ...]], MeldCards]:
         action = object.__new__(MeldCards)
         object.__setattr__(action, "__dict__", fields)
         return action
-    return build
 
+    return build

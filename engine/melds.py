@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from . import penalties
-
-from .cards import (BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, WILD,
-                    points)
+from .cards import BLACK_THREES, RANK, RED_THREES, RUN_INDEX, RUN_ORDER, SUIT, WILD, points
 from .model import Meld, MeldCheck, MeldKind, RunEnd, Violation
 from .ruleset import Ruleset, WildRule
 from .violations import violation
@@ -55,14 +53,21 @@ def wild_count(cards: Sequence[str]) -> int:
 
 # -- groups -------------------------------------------------------------------------------
 
-def group_wild_violations(rules: Ruleset, naturals: int, wilds: int, field: str
-                          ) -> list[Violation]:
+
+def group_wild_violations(rules: Ruleset, naturals: int, wilds: int, field: str) -> list[Violation]:
     out = penalties.three_wilds_in_canasta(rules, wilds, naturals + wilds >= SEVEN, field)
     if wilds > rules.group_max_wilds:
         out.append(violation("TOO_MANY_WILDS", field, max=rules.group_max_wilds))
     elif wilds and not WILD_RULES[rules.group_wild_rule](naturals, wilds):
-        out.append(violation("WILD_RULE_BROKEN", field, naturals=naturals, wilds=wilds,
-                             rule=rules.group_wild_rule.value))
+        out.append(
+            violation(
+                "WILD_RULE_BROKEN",
+                field,
+                naturals=naturals,
+                wilds=wilds,
+                rule=rules.group_wild_rule.value,
+            )
+        )
     return out
 
 
@@ -74,6 +79,7 @@ def _check_group(rules: Ruleset, cards: Sequence[str], field: str) -> list[Viola
 
 
 # -- runs ---------------------------------------------------------------------------------
+
 
 def order_run(cards: Sequence[str], wild_at: RunEnd | None = None) -> tuple[str, ...] | None:
     """The run's cards low to high, the wild (``open``) placed at the rank it stands for.
@@ -120,8 +126,9 @@ def run_start(cards: Sequence[str]) -> int:
     raise ValueError("a run holds naturals")
 
 
-def _check_run(rules: Ruleset, cards: Sequence[str], field: str,
-               wild_at: RunEnd | None = None) -> tuple[tuple[str, ...] | None, list[Violation]]:
+def _check_run(
+    rules: Ruleset, cards: Sequence[str], field: str, wild_at: RunEnd | None = None
+) -> tuple[tuple[str, ...] | None, list[Violation]]:
     if not rules.runs_allowed:
         return None, [violation("RUNS_NOT_ALLOWED", field)]
     wilds = wild_count(cards)
@@ -137,8 +144,10 @@ def _check_run(rules: Ruleset, cards: Sequence[str], field: str,
 
 # -- whole melds --------------------------------------------------------------------------
 
-def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
-              ) -> tuple[MeldKind | None, tuple[str, ...], list[Violation]]:
+
+def check_new(
+    rules: Ruleset, cards: Sequence[str], field: str = ""
+) -> tuple[MeldKind | None, tuple[str, ...], list[Violation]]:
     """Judge ``cards`` as a new meld by content (no side or going-out context).
 
     Returns the kind, the cards in table order, and the violations (empty when legal).
@@ -146,15 +155,19 @@ def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
     """
     cards = tuple(cards)
     if not RED_THREES.isdisjoint(cards) or (
-            not BLACK_THREES.isdisjoint(cards) and not BLACK_THREES.issuperset(cards)):
+        not BLACK_THREES.isdisjoint(cards) and not BLACK_THREES.issuperset(cards)
+    ):
         return None, cards, [violation("THREES_NOT_MELDABLE", field)]
     if len(cards) < 3:
         return None, cards, [violation("MELD_TOO_SHORT", field)]
     kind = infer_kind(cards)
     if kind is MeldKind.BLACK_THREES:
         if len(cards) > rules.black_three_group_max:
-            return None, cards, [violation("BLACK_THREE_GROUP_TOO_LARGE", field,
-                                           max=rules.black_three_group_max)]
+            return (
+                None,
+                cards,
+                [violation("BLACK_THREE_GROUP_TOO_LARGE", field, max=rules.black_three_group_max)],
+            )
         return kind, cards, []
     if kind is MeldKind.WILD_GROUP:
         if not rules.wild_only_groups:
@@ -169,8 +182,9 @@ def check_new(rules: Ruleset, cards: Sequence[str], field: str = ""
     return (kind if not problems else None), cards, problems
 
 
-def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = "",
-                 end: RunEnd | None = None) -> tuple[tuple[str, ...], list[Violation]]:
+def check_extend(
+    rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = "", end: RunEnd | None = None
+) -> tuple[tuple[str, ...], list[Violation]]:
     """Judge adding ``cards`` to ``meld`` by content; returns the meld's new cards (its old
     ones when refused)."""
     cards = tuple(cards)
@@ -193,8 +207,9 @@ def check_extend(rules: Ruleset, meld: Meld, cards: Sequence[str], field: str = 
     return (meld.cards + cards if not problems else meld.cards), problems
 
 
-def _extend_black_threes(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
-                         ) -> list[Violation]:
+def _extend_black_threes(
+    rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
+) -> list[Violation]:
     if not BLACK_THREES.issuperset(cards):
         return [violation("THREES_NOT_MELDABLE", field)]
     if len(meld.cards) + len(cards) > rules.black_three_group_max:
@@ -210,17 +225,18 @@ def _extend_wild_group(meld: Meld, cards: tuple[str, ...], field: str) -> list[V
     return []
 
 
-def _extend_group(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
-                  ) -> list[Violation]:
+def _extend_group(
+    rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str
+) -> list[Violation]:
     problems = []
-    if (not WILD.isdisjoint(cards) and not rules.wild_onto_canasta
-            and len(meld.cards) >= SEVEN):
+    if not WILD.isdisjoint(cards) and not rules.wild_onto_canasta and len(meld.cards) >= SEVEN:
         problems.append(violation("WILD_ONTO_CANASTA_NOT_ALLOWED", field))
     return problems + _check_group(rules, meld.cards + cards, field)
 
 
-def _extend_run(rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str,
-                end: RunEnd | None) -> tuple[tuple[str, ...], list[Violation]]:
+def _extend_run(
+    rules: Ruleset, meld: Meld, cards: tuple[str, ...], field: str, end: RunEnd | None
+) -> tuple[tuple[str, ...], list[Violation]]:
     wilds_added = wild_count(cards)
     if wilds_added and (not rules.runs_allow_wilds or wilds_added + wild_count(meld.cards) > 1):
         return meld.cards, [violation("WILD_IN_RUN_NOT_ALLOWED", field)]
@@ -281,15 +297,28 @@ def check_meld_content(rules: Ruleset, cards: Sequence[str]) -> MeldCheck:
     if problems:
         return MeldCheck(False, None, None, False, 0, tuple(problems))
     note = BLACK_THREES_NOTE if kind is MeldKind.BLACK_THREES else ""
-    return MeldCheck(True, kind, status(kind, len(ordered)), is_natural(ordered),
-                     points(ordered), note=note)
+    return MeldCheck(
+        True, kind, status(kind, len(ordered)), is_natural(ordered), points(ordered), note=note
+    )
 
 
 #: CheckMeld's note on black 3s judged by content alone: the going-out context decides.
-BLACK_THREES_NOTE = ("a black-3 group is laid only by a player going out: afterwards the "
-                     "player holds at most one card and the side may go out")
+BLACK_THREES_NOTE = (
+    "a black-3 group is laid only by a player going out: afterwards the "
+    "player holds at most one card and the side may go out"
+)
 
 
-__all__ = ["WILD_RULES", "infer_kind", "check_new", "check_extend", "order_run", "run_start",
-           "group_rank", "wild_count", "group_wild_violations", "check_meld_content",
-           "BLACK_THREES_NOTE"]
+__all__ = [
+    "WILD_RULES",
+    "infer_kind",
+    "check_new",
+    "check_extend",
+    "order_run",
+    "run_start",
+    "group_rank",
+    "wild_count",
+    "group_wild_violations",
+    "check_meld_content",
+    "BLACK_THREES_NOTE",
+]

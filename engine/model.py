@@ -16,10 +16,10 @@ and sets every one.
 
 from __future__ import annotations
 
-import enum
 import dataclasses
-from dataclasses import dataclass
+import enum
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from .ruleset import Ruleset
 
@@ -99,9 +99,16 @@ class Seat:
     dealt: tuple[str, ...] = ()
     red_three_replacements_owed: int = 0
 
-    def __init__(self, seat: int, side: int, hand: tuple[str, ...], hand_count: int,
-                 has_melded: bool = False, dealt: tuple[str, ...] = (),
-                 red_three_replacements_owed: int = 0) -> None:
+    def __init__(
+        self,
+        seat: int,
+        side: int,
+        hand: tuple[str, ...],
+        hand_count: int,
+        has_melded: bool = False,
+        dealt: tuple[str, ...] = (),
+        red_three_replacements_owed: int = 0,
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "side", side)
         object.__setattr__(self, "hand", hand)
@@ -124,9 +131,15 @@ class Side:
     red_threes: tuple[str, ...] = ()
     penalties: tuple[Penalty, ...] = ()
 
-    def __init__(self, side: int, seats: tuple[int, ...], match_score: int = 0,
-                 melds: tuple[Meld, ...] = (), red_threes: tuple[str, ...] = (),
-                 penalties: tuple[Penalty, ...] = ()) -> None:
+    def __init__(
+        self,
+        side: int,
+        seats: tuple[int, ...],
+        match_score: int = 0,
+        melds: tuple[Meld, ...] = (),
+        red_threes: tuple[str, ...] = (),
+        penalties: tuple[Penalty, ...] = (),
+    ) -> None:
         object.__setattr__(self, "side", side)
         object.__setattr__(self, "seats", seats)
         object.__setattr__(self, "match_score", match_score)
@@ -150,9 +163,15 @@ class Turn:
     added_to_partner_melds: bool = False
     go_out: GoOut = GoOut.NOT_ASKED
 
-    def __init__(self, seat: int, phase: Phase, took_pile: bool = False,
-                 melded_this_turn: bool = False, added_to_partner_melds: bool = False,
-                 go_out: GoOut = GoOut.NOT_ASKED) -> None:
+    def __init__(
+        self,
+        seat: int,
+        phase: Phase,
+        took_pile: bool = False,
+        melded_this_turn: bool = False,
+        added_to_partner_melds: bool = False,
+        go_out: GoOut = GoOut.NOT_ASKED,
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "phase", phase)
         object.__setattr__(self, "took_pile", took_pile)
@@ -178,8 +197,13 @@ class Result:
     concealed: bool = False
     premium: Premium | None = None
 
-    def __init__(self, reason: EndReason, seat: int | None = None, concealed: bool = False,
-                 premium: Premium | None = None) -> None:
+    def __init__(
+        self,
+        reason: EndReason,
+        seat: int | None = None,
+        concealed: bool = False,
+        premium: Premium | None = None,
+    ) -> None:
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "concealed", concealed)
@@ -191,12 +215,17 @@ class RulesetRef:
     """What the client asked for, echoed back: profile spec, overrides and pinned version."""
 
     profile: str = "classic"
-    overrides: Mapping[str, object] = dataclasses.field(default_factory=dict, hash=False,
-                                                        compare=False)
+    overrides: Mapping[str, object] = dataclasses.field(
+        default_factory=dict, hash=False, compare=False
+    )
     version: str = ""
 
-    def __init__(self, profile: str = "classic", overrides: Mapping[str, object] | None = None,
-                 version: str = "") -> None:
+    def __init__(
+        self,
+        profile: str = "classic",
+        overrides: Mapping[str, object] | None = None,
+        version: str = "",
+    ) -> None:
         object.__setattr__(self, "profile", profile)
         object.__setattr__(self, "overrides", {} if overrides is None else overrides)
         object.__setattr__(self, "version", version)
@@ -218,11 +247,22 @@ class Snapshot:
     ruleset_ref: RulesetRef = dataclasses.field(default_factory=RulesetRef, compare=False)
     signature: str = dataclasses.field(default="", compare=False)
 
-    def __init__(self, ruleset: Ruleset, deal_number: int, dealer: int, seats: tuple[Seat, ...],
-                 sides: tuple[Side, ...], stock: tuple[str, ...], stock_count: int,
-                 discard_pile: tuple[str, ...], turn: Turn, ply: int = 0,
-                 result: Result | None = None, ruleset_ref: RulesetRef | None = None,
-                 signature: str = "") -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        deal_number: int,
+        dealer: int,
+        seats: tuple[Seat, ...],
+        sides: tuple[Side, ...],
+        stock: tuple[str, ...],
+        stock_count: int,
+        discard_pile: tuple[str, ...],
+        turn: Turn,
+        ply: int = 0,
+        result: Result | None = None,
+        ruleset_ref: RulesetRef | None = None,
+        signature: str = "",
+    ) -> None:
         object.__setattr__(self, "ruleset", ruleset)
         object.__setattr__(self, "deal_number", deal_number)
         object.__setattr__(self, "dealer", dealer)
@@ -234,8 +274,9 @@ class Snapshot:
         object.__setattr__(self, "turn", turn)
         object.__setattr__(self, "ply", ply)
         object.__setattr__(self, "result", result)
-        object.__setattr__(self, "ruleset_ref",
-                           RulesetRef() if ruleset_ref is None else ruleset_ref)
+        object.__setattr__(
+            self, "ruleset_ref", RulesetRef() if ruleset_ref is None else ruleset_ref
+        )
         object.__setattr__(self, "signature", signature)
 
     @property
@@ -267,6 +308,7 @@ class Snapshot:
 
 # -- actions ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, init=False)
 class Addition:
     meld_id: str
@@ -285,8 +327,9 @@ class DrawStock:
     cards: tuple[str, ...] = ()  # only with a hidden stock: the chance outcome
     expected_ply: int | None = None
 
-    def __init__(self, seat: int, cards: tuple[str, ...] = (),
-                 expected_ply: int | None = None) -> None:
+    def __init__(
+        self, seat: int, cards: tuple[str, ...] = (), expected_ply: int | None = None
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "cards", cards)
         object.__setattr__(self, "expected_ply", expected_ply)
@@ -301,9 +344,15 @@ class TakePile:
     additions: tuple[Addition, ...] = ()
     expected_ply: int | None = None
 
-    def __init__(self, seat: int, hand_cards: tuple[str, ...] = (), meld_id: str | None = None,
-                 new_melds: tuple[tuple[str, ...], ...] = (), additions: tuple[Addition, ...] = (),
-                 expected_ply: int | None = None) -> None:
+    def __init__(
+        self,
+        seat: int,
+        hand_cards: tuple[str, ...] = (),
+        meld_id: str | None = None,
+        new_melds: tuple[tuple[str, ...], ...] = (),
+        additions: tuple[Addition, ...] = (),
+        expected_ply: int | None = None,
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "hand_cards", hand_cards)
         object.__setattr__(self, "meld_id", meld_id)
@@ -331,8 +380,13 @@ class MeldCards:
     additions: tuple[Addition, ...] = ()
     expected_ply: int | None = None
 
-    def __init__(self, seat: int, new_melds: tuple[tuple[str, ...], ...] = (),
-                 additions: tuple[Addition, ...] = (), expected_ply: int | None = None) -> None:
+    def __init__(
+        self,
+        seat: int,
+        new_melds: tuple[tuple[str, ...], ...] = (),
+        additions: tuple[Addition, ...] = (),
+        expected_ply: int | None = None,
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "new_melds", new_melds)
         object.__setattr__(self, "additions", additions)
@@ -347,8 +401,9 @@ class SwapWild:
     wild: str
     expected_ply: int | None = None
 
-    def __init__(self, seat: int, meld_id: str, natural: str, wild: str,
-                 expected_ply: int | None = None) -> None:
+    def __init__(
+        self, seat: int, meld_id: str, natural: str, wild: str, expected_ply: int | None = None
+    ) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "meld_id", meld_id)
         object.__setattr__(self, "natural", natural)
@@ -390,11 +445,13 @@ class AnswerGoOut:
         object.__setattr__(self, "expected_ply", expected_ply)
 
 
-Action = (DrawStock | TakePile | TakeTopCard | MeldCards | SwapWild | Discard | AskGoOut
-          | AnswerGoOut)
+Action = (
+    DrawStock | TakePile | TakeTopCard | MeldCards | SwapWild | Discard | AskGoOut | AnswerGoOut
+)
 
 
 # -- answers ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, init=False)
 class Violation:
@@ -407,8 +464,15 @@ class Violation:
     details: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
     penalty_points: int = 0
 
-    def __init__(self, code: str, message: str, rule: str, field: str = "",
-                 details: Mapping[str, str] | None = None, penalty_points: int = 0) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        rule: str,
+        field: str = "",
+        details: Mapping[str, str] | None = None,
+        penalty_points: int = 0,
+    ) -> None:
         object.__setattr__(self, "code", code)
         object.__setattr__(self, "message", message)
         object.__setattr__(self, "rule", rule)
@@ -426,8 +490,15 @@ class Event:
     cards: tuple[str, ...] = ()
     points: int = 0
 
-    def __init__(self, type: str, seat: int | None = None, side: int | None = None,
-                 meld_id: str = "", cards: tuple[str, ...] = (), points: int = 0) -> None:
+    def __init__(
+        self,
+        type: str,
+        seat: int | None = None,
+        side: int | None = None,
+        meld_id: str = "",
+        cards: tuple[str, ...] = (),
+        points: int = 0,
+    ) -> None:
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "side", side)
@@ -456,12 +527,26 @@ class SideScore:
     deal_total: int = 0
     match_total: int = 0
 
-    def __init__(self, side: int, meld_points: int = 0, natural_canastas: int = 0,
-                 mixed_canastas: int = 0, sambas: int = 0, bolivias: int = 0,
-                 canasta_bonus: int = 0, samba_bonus: int = 0, bolivia_bonus: int = 0,
-                 red_threes: int = 0, red_three_points: int = 0, going_out_bonus: int = 0,
-                 concealed_bonus: int = 0, hand_penalty: int = 0, penalty_points: int = 0,
-                 deal_total: int = 0, match_total: int = 0) -> None:
+    def __init__(
+        self,
+        side: int,
+        meld_points: int = 0,
+        natural_canastas: int = 0,
+        mixed_canastas: int = 0,
+        sambas: int = 0,
+        bolivias: int = 0,
+        canasta_bonus: int = 0,
+        samba_bonus: int = 0,
+        bolivia_bonus: int = 0,
+        red_threes: int = 0,
+        red_three_points: int = 0,
+        going_out_bonus: int = 0,
+        concealed_bonus: int = 0,
+        hand_penalty: int = 0,
+        penalty_points: int = 0,
+        deal_total: int = 0,
+        match_total: int = 0,
+    ) -> None:
         object.__setattr__(self, "side", side)
         object.__setattr__(self, "meld_points", meld_points)
         object.__setattr__(self, "natural_canastas", natural_canastas)
@@ -489,8 +574,14 @@ class ScoreReport:
     draw: bool
     provisional: bool
 
-    def __init__(self, sides: tuple[SideScore, ...], match_over: bool, winner_side: int | None,
-                 draw: bool, provisional: bool) -> None:
+    def __init__(
+        self,
+        sides: tuple[SideScore, ...],
+        match_over: bool,
+        winner_side: int | None,
+        draw: bool,
+        provisional: bool,
+    ) -> None:
         object.__setattr__(self, "sides", sides)
         object.__setattr__(self, "match_over", match_over)
         object.__setattr__(self, "winner_side", winner_side)
@@ -508,8 +599,14 @@ class Outcome:
     events: tuple[Event, ...] = ()
     score: ScoreReport | None = None
 
-    def __init__(self, legal: bool, violations: tuple[Violation, ...], snapshot: Snapshot,
-                 events: tuple[Event, ...] = (), score: ScoreReport | None = None) -> None:
+    def __init__(
+        self,
+        legal: bool,
+        violations: tuple[Violation, ...],
+        snapshot: Snapshot,
+        events: tuple[Event, ...] = (),
+        score: ScoreReport | None = None,
+    ) -> None:
         object.__setattr__(self, "legal", legal)
         object.__setattr__(self, "violations", violations)
         object.__setattr__(self, "snapshot", snapshot)
@@ -527,9 +624,16 @@ class MeldCheck:
     violations: tuple[Violation, ...] = ()
     note: str = ""  # a condition the content check cannot judge (black 3s: going out)
 
-    def __init__(self, valid: bool, kind: MeldKind | None, status: MeldStatus | None,
-                 natural: bool, points: int, violations: tuple[Violation, ...] = (),
-                 note: str = "") -> None:
+    def __init__(
+        self,
+        valid: bool,
+        kind: MeldKind | None,
+        status: MeldStatus | None,
+        natural: bool,
+        points: int,
+        violations: tuple[Violation, ...] = (),
+        note: str = "",
+    ) -> None:
         object.__setattr__(self, "valid", valid)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "status", status)
@@ -540,6 +644,7 @@ class MeldCheck:
 
 
 # -- bad input ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, init=False)
 class Problem:

@@ -20,8 +20,7 @@ def enabled(rules: Ruleset) -> bool:
     return rules.penalties_enabled
 
 
-def penalty_violations(rules: Ruleset, code: str, field: str, **details: object
-                       ) -> list[Violation]:
+def penalty_violations(rules: Ruleset, code: str, field: str, **details: object) -> list[Violation]:
     """The penalty ``code`` as a one-violation list when the ruleset has penalties."""
     if not rules.penalties_enabled:
         return []
@@ -39,16 +38,17 @@ def out_of_turn(rules: Ruleset, draws: bool, exposes_cards: bool) -> list[Violat
 
 def went_out_after_refusal(rules: Ruleset, field: str) -> list[Violation]:
     """Emptying the hand after the partner said no (only a penalty of some points)."""
-    return [v for v in penalty_violations(rules, "WENT_OUT_AFTER_REFUSAL", field)
-            if v.penalty_points]
+    return [
+        v for v in penalty_violations(rules, "WENT_OUT_AFTER_REFUSAL", field) if v.penalty_points
+    ]
 
 
-def three_wilds_in_canasta(rules: Ruleset, wilds: int, complete: bool, field: str
-                           ) -> list[Violation]:
+def three_wilds_in_canasta(
+    rules: Ruleset, wilds: int, complete: bool, field: str
+) -> list[Violation]:
     if wilds < PENALISED_CANASTA_WILDS or not complete:
         return []
-    return penalty_violations(rules, "THREE_WILDS_IN_CANASTA", field,
-                              points=rules.penalty_points)
+    return penalty_violations(rules, "THREE_WILDS_IN_CANASTA", field, points=rules.penalty_points)
 
 
 def asked_and_did_not_go_out(rules: Ruleset, go_out: GoOut) -> Penalty | None:

@@ -12,11 +12,11 @@ import enum
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from .ruleset_checks import check_parameters
-from typing import Any
-from collections.abc import Mapping
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
 #: (revision 2: variations in any order, CheckMeld on black 3s alone, the stranded discard).
@@ -209,7 +209,8 @@ class Ruleset:
 
 
 PARAMETER_NAMES: tuple[str, ...] = tuple(
-    f.name for f in fields(Ruleset) if f.name not in ("profile", "version"))
+    f.name for f in fields(Ruleset) if f.name not in ("profile", "version")
+)
 #: Overrides that apply to every table size at once (a set field replaces the profile's value).
 TABLE_PARAMETERS = ("hand_size", "draw_count", "target_score", "go_out_canastas")
 
@@ -225,83 +226,149 @@ def _bands(*rows: tuple[int, int]) -> tuple[InitialMeldBand, ...]:
 PAGAT_BANDS = _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 150))
 
 _CLASSIC = dict(
-    decks=3, jokers=6,
+    decks=3,
+    jokers=6,
     table_sizes=_tables((2, 15, 2, 10000, 2), (4, 15, 2, 10000, 2), (6, 13, 2, 10000, 2)),
     six_player_layout=SixPlayerLayout.THREE_PAIRS,
     upcard_buried_if=UpcardRule.BURY_WILD_OR_RED_THREE,
-    runs_allowed=True, group_max_wilds=2, group_wild_rule=WildRule.MORE_NATURALS,
-    wild_only_groups=False, wild_onto_canasta=True, groups_per_rank=GroupsPerRank.MANY,
-    wild_swap=True, freeze=FreezeModel.PILE_HOLDS_WILD_OR_BLACK3,
-    take_natural_pair=True, take_natural_plus_wild=False,
-    take_by_extending_meld=ExtendTake.ANY_OWN_MELD, take_top_card_to_run=False,
-    pair_take_merges=False, blocked_top=BlockedTop.WILD_OR_BLACK_THREE,
+    runs_allowed=True,
+    group_max_wilds=2,
+    group_wild_rule=WildRule.MORE_NATURALS,
+    wild_only_groups=False,
+    wild_onto_canasta=True,
+    groups_per_rank=GroupsPerRank.MANY,
+    wild_swap=True,
+    freeze=FreezeModel.PILE_HOLDS_WILD_OR_BLACK3,
+    take_natural_pair=True,
+    take_natural_plus_wild=False,
+    take_by_extending_meld=ExtendTake.ANY_OWN_MELD,
+    take_top_card_to_run=False,
+    pair_take_merges=False,
+    blocked_top=BlockedTop.WILD_OR_BLACK_THREE,
     initial_meld=_bands((INT32_MIN, 50), (1500, 90), (7000, 150)),
-    red_threes=RedThreeReplacement.REPLACE_NOW, red_three_value=100, red_three_all_value=1000,
+    red_threes=RedThreeReplacement.REPLACE_NOW,
+    red_three_value=100,
+    red_three_all_value=1000,
     red_three_positive_if=RedThreePositiveIf.INITIAL_MELD,
     red_three_penalty=RedThreePenalty.PER_CARD,
-    black_three_group_max=4, black_three_in_hand=-5, red_three_in_hand=-500,
-    go_out_sambas=0, go_out_bonus=100, concealed_bonus=200, concealed_premiums=False,
-    samba_bonus=1500, open_samba_bonus=1000, runs_allow_wilds=False, side_wild_limit=0,
-    natural_canasta_bonus=500, mixed_canasta_bonus=300, bolivia_bonus=2500,
-    max_deals=0, ask_partner=True, penalties_enabled=False, penalty_points=-100,
+    black_three_group_max=4,
+    black_three_in_hand=-5,
+    red_three_in_hand=-500,
+    go_out_sambas=0,
+    go_out_bonus=100,
+    concealed_bonus=200,
+    concealed_premiums=False,
+    samba_bonus=1500,
+    open_samba_bonus=1000,
+    runs_allow_wilds=False,
+    side_wild_limit=0,
+    natural_canasta_bonus=500,
+    mixed_canasta_bonus=300,
+    bolivia_bonus=2500,
+    max_deals=0,
+    ask_partner=True,
+    penalties_enabled=False,
+    penalty_points=-100,
 )
 
-_PAGAT = {**_CLASSIC,
-          "table_sizes": _tables((2, 15, 2, 10000, 2), (3, 15, 2, 10000, 2), (4, 15, 2, 10000, 2)),
-          "upcard_buried_if": UpcardRule.BURY_NOTHING,
-          "group_wild_rule": WildRule.TWICE_NATURALS, "wild_swap": False,
-          "freeze": FreezeModel.NEVER, "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
-          "take_top_card_to_run": True, "blocked_top": BlockedTop.WILD_OR_ANY_THREE,
-          "initial_meld": PAGAT_BANDS,
-          "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
-          "red_three_penalty": RedThreePenalty.MIRROR, "black_three_group_max": 6,
-          "go_out_bonus": 200, "concealed_bonus": 0, "max_deals": 60}
+_PAGAT = {
+    **_CLASSIC,
+    "table_sizes": _tables((2, 15, 2, 10000, 2), (3, 15, 2, 10000, 2), (4, 15, 2, 10000, 2)),
+    "upcard_buried_if": UpcardRule.BURY_NOTHING,
+    "group_wild_rule": WildRule.TWICE_NATURALS,
+    "wild_swap": False,
+    "freeze": FreezeModel.NEVER,
+    "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
+    "take_top_card_to_run": True,
+    "blocked_top": BlockedTop.WILD_OR_ANY_THREE,
+    "initial_meld": PAGAT_BANDS,
+    "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
+    "red_three_penalty": RedThreePenalty.MIRROR,
+    "black_three_group_max": 6,
+    "go_out_bonus": 200,
+    "concealed_bonus": 0,
+    "max_deals": 60,
+}
 
-_SPANISH = {**_CLASSIC,
-            "table_sizes": _tables(*((n, 15, 2, 10000, 2) for n in (2, 3, 4, 5, 6))),
-            "upcard_buried_if": UpcardRule.BURY_WILD_OR_ANY_THREE,
-            "group_wild_rule": WildRule.ONE_UNTIL_SEVEN, "wild_swap": False,
-            "freeze": FreezeModel.NEVER, "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
-            "initial_meld": PAGAT_BANDS,
-            "red_threes": RedThreeReplacement.REPLACE_AT_FIRST_TURN,
-            "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
-            "black_three_group_max": 6, "go_out_bonus": 200, "concealed_bonus": 0,
-            "concealed_premiums": True, "penalties_enabled": True}
+_SPANISH = {
+    **_CLASSIC,
+    "table_sizes": _tables(*((n, 15, 2, 10000, 2) for n in (2, 3, 4, 5, 6))),
+    "upcard_buried_if": UpcardRule.BURY_WILD_OR_ANY_THREE,
+    "group_wild_rule": WildRule.ONE_UNTIL_SEVEN,
+    "wild_swap": False,
+    "freeze": FreezeModel.NEVER,
+    "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
+    "initial_meld": PAGAT_BANDS,
+    "red_threes": RedThreeReplacement.REPLACE_AT_FIRST_TURN,
+    "red_three_positive_if": RedThreePositiveIf.TWO_CANASTAS,
+    "black_three_group_max": 6,
+    "go_out_bonus": 200,
+    "concealed_bonus": 0,
+    "concealed_premiums": True,
+    "penalties_enabled": True,
+}
 
-_CANASTA = {**_CLASSIC,
-            "decks": 2, "jokers": 4,
-            "table_sizes": _tables((2, 15, 2, 5000, 2), (3, 13, 2, 7500, 1), (4, 11, 1, 5000, 1)),
-            "runs_allowed": False, "group_max_wilds": 3, "wild_onto_canasta": True,
-            "groups_per_rank": GroupsPerRank.ONE, "wild_swap": False,
-            "freeze": FreezeModel.CANASTA, "take_natural_plus_wild": True,
-            "take_by_extending_meld": ExtendTake.NOT_ALLOWED, "pair_take_merges": True,
-            "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120)),
-            "red_three_all_value": 800, "red_three_positive_if": RedThreePositiveIf.ANY_MELD,
-            "red_three_penalty": RedThreePenalty.MIRROR, "concealed_bonus": 100,
-            "samba_bonus": 0, "open_samba_bonus": 0, "bolivia_bonus": 0}
+_CANASTA = {
+    **_CLASSIC,
+    "decks": 2,
+    "jokers": 4,
+    "table_sizes": _tables((2, 15, 2, 5000, 2), (3, 13, 2, 7500, 1), (4, 11, 1, 5000, 1)),
+    "runs_allowed": False,
+    "group_max_wilds": 3,
+    "wild_onto_canasta": True,
+    "groups_per_rank": GroupsPerRank.ONE,
+    "wild_swap": False,
+    "freeze": FreezeModel.CANASTA,
+    "take_natural_plus_wild": True,
+    "take_by_extending_meld": ExtendTake.NOT_ALLOWED,
+    "pair_take_merges": True,
+    "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120)),
+    "red_three_all_value": 800,
+    "red_three_positive_if": RedThreePositiveIf.ANY_MELD,
+    "red_three_penalty": RedThreePenalty.MIRROR,
+    "concealed_bonus": 100,
+    "samba_bonus": 0,
+    "open_samba_bonus": 0,
+    "bolivia_bonus": 0,
+}
 
-_BOLIVIA = {**_PAGAT,
-            "table_sizes": _tables((4, 15, 2, 15000, 2)),
-            "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE, "wild_only_groups": True,
-            "freeze": FreezeModel.CANASTA, "take_top_card_to_run": False,
-            "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
-            "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
-            "go_out_sambas": 1, "black_three_in_hand": -100, "max_deals": 0}
+_BOLIVIA = {
+    **_PAGAT,
+    "table_sizes": _tables((4, 15, 2, 15000, 2)),
+    "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE,
+    "wild_only_groups": True,
+    "freeze": FreezeModel.CANASTA,
+    "take_top_card_to_run": False,
+    "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
+    "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
+    "go_out_sambas": 1,
+    "black_three_in_hand": -100,
+    "max_deals": 0,
+}
 
-_OFFICIAL = {**_PAGAT,
-             "table_sizes": _tables((4, 15, 2, 10000, 2)),
-             "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE,
-             "group_wild_rule": WildRule.MIN_TWO_NATURALS, "wild_onto_canasta": False,
-             "groups_per_rank": GroupsPerRank.MANY_MAY_MERGE,
-             "freeze": FreezeModel.CANASTA, "take_top_card_to_run": False,
-             "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
-             "pair_take_merges": True, "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
-             "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 160)),
-             "max_deals": 0}
+_OFFICIAL = {
+    **_PAGAT,
+    "table_sizes": _tables((4, 15, 2, 10000, 2)),
+    "upcard_buried_if": UpcardRule.BURY_WILD_OR_RED_THREE,
+    "group_wild_rule": WildRule.MIN_TWO_NATURALS,
+    "wild_onto_canasta": False,
+    "groups_per_rank": GroupsPerRank.MANY_MAY_MERGE,
+    "freeze": FreezeModel.CANASTA,
+    "take_top_card_to_run": False,
+    "take_by_extending_meld": ExtendTake.OWN_MELD_UNDER_SEVEN,
+    "pair_take_merges": True,
+    "blocked_top": BlockedTop.WILD_OR_BLACK_THREE,
+    "initial_meld": _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 160)),
+    "max_deals": 0,
+}
 
 PROFILES: dict[str, dict[str, Any]] = {
-    "classic": _CLASSIC, "pagat": _PAGAT, "spanish": _SPANISH,
-    "canasta": _CANASTA, "bolivia": _BOLIVIA, "official": _OFFICIAL,
+    "classic": _CLASSIC,
+    "pagat": _PAGAT,
+    "spanish": _SPANISH,
+    "canasta": _CANASTA,
+    "bolivia": _BOLIVIA,
+    "official": _OFFICIAL,
 }
 PROFILE_DESCRIPTIONS = {
     "classic": "Seed 004 'How to Play' (English, Spanish and Italian texts): the default.",
@@ -357,8 +424,9 @@ def _apply_overrides(params: dict[str, Any], overrides: Mapping[str, Any]) -> No
         params["table_sizes"] = tuple(replace(t, **table_overrides) for t in params["table_sizes"])
 
 
-def resolve(spec: str = "classic", overrides: Mapping[str, Any] | None = None,
-            path: str = "ruleset") -> Ruleset:
+def resolve(
+    spec: str = "classic", overrides: Mapping[str, Any] | None = None, path: str = "ruleset"
+) -> Ruleset:
     """Resolve ``profile[+variation...]`` plus typed overrides into a Ruleset.
 
     Raises RulesetError listing every problem (unknown profile, unknown or repeated
@@ -395,32 +463,50 @@ def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Rules
     return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
 
 
-def _spec_problems(base: str, variations: list[str], path: str
-                   ) -> tuple[list[tuple[str, str, str]], list[str]]:
+def _spec_problems(
+    base: str, variations: list[str], path: str
+) -> tuple[list[tuple[str, str, str]], list[str]]:
     """Problems of ``profile+variation…``, and the variations named (once each)."""
     problems: list[tuple[str, str, str]] = []
     if base not in PROFILES:
-        problems.append((f"{path}.profile", "UNKNOWN_PROFILE",
-                         f"unknown profile {base!r}; known: {', '.join(PROFILES)}"))
+        problems.append(
+            (
+                f"{path}.profile",
+                "UNKNOWN_PROFILE",
+                f"unknown profile {base!r}; known: {', '.join(PROFILES)}",
+            )
+        )
     seen: list[str] = []
     for v in variations:
         if v not in VARIATIONS:
-            problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
-                             f"unknown variation {v!r}; known: {', '.join(VARIATIONS)}"))
+            problems.append(
+                (
+                    f"{path}.profile",
+                    "UNKNOWN_VARIATION",
+                    f"unknown variation {v!r}; known: {', '.join(VARIATIONS)}",
+                )
+            )
         elif v in seen:
             problems.append((f"{path}.profile", "UNKNOWN_VARIATION", f"variation {v!r} repeated"))
         else:
             seen.append(v)
     if seen and base in PROFILES and base not in SAMBA_PROFILES:
-        problems.append((f"{path}.profile", "UNKNOWN_VARIATION",
-                         f"variations apply to samba profiles only, not {base}"))
+        problems.append(
+            (
+                f"{path}.profile",
+                "UNKNOWN_VARIATION",
+                f"variations apply to samba profiles only, not {base}",
+            )
+        )
     return problems, seen
 
 
 def _unknown_parameters(overrides: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
-    return [(f"{path}.overrides.{name}", "UNKNOWN_PARAMETER",
-             f"unknown ruleset parameter {name!r}")
-            for name in overrides if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS]
+    return [
+        (f"{path}.overrides.{name}", "UNKNOWN_PARAMETER", f"unknown ruleset parameter {name!r}")
+        for name in overrides
+        if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS
+    ]
 
 
 def profile_rulesets() -> list[Ruleset]:

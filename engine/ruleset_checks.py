@@ -21,18 +21,22 @@ def _valid_target(score: int) -> bool:
 
 #: Parameters with bounds, checked in this order: (name, lowest, highest or None, text).
 _BOUNDS: tuple[tuple[str, int, int | None, str], ...] = (
-    ("decks", 1, 4, "decks must be 1 to 4"), ("jokers", 0, 16, "jokers must be 0 to 16"))
+    ("decks", 1, 4, "decks must be 1 to 4"),
+    ("jokers", 0, 16, "jokers must be 0 to 16"),
+)
 _MINIMUMS: tuple[tuple[str, int, int | None, str], ...] = (
     ("group_max_wilds", 0, None, "must not be negative"),
     ("black_three_group_max", 3, None, "must be at least 3"),
     ("side_wild_limit", 0, None, "must not be negative (0 means no limit)"),
-    ("max_deals", 0, None, "must not be negative (0 means no limit)"))
+    ("max_deals", 0, None, "must not be negative (0 means no limit)"),
+)
 
 Bad = Callable[[str, str], None]
 
 
-def check_parameters(params: Mapping[str, Any], path: str,
-                     overrides: Mapping[str, Any] | None = None) -> list[tuple[str, str, str]]:
+def check_parameters(
+    params: Mapping[str, Any], path: str, overrides: Mapping[str, Any] | None = None
+) -> list[tuple[str, str, str]]:
     """Parameter values that would make the game unplayable."""
     out = []
 
@@ -50,8 +54,9 @@ def check_parameters(params: Mapping[str, Any], path: str,
     return out
 
 
-def _check_bounds(params: Mapping[str, Any], bounds: tuple[tuple[str, int, int | None, str], ...],
-                  bad: Bad) -> None:
+def _check_bounds(
+    params: Mapping[str, Any], bounds: tuple[tuple[str, int, int | None, str], ...], bad: Bad
+) -> None:
     for name, lowest, highest, text in bounds:
         if params[name] < lowest or (highest is not None and params[name] > highest):
             bad(name, text)

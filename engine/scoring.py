@@ -24,8 +24,18 @@ from collections.abc import Callable, Iterable
 
 from . import vocabulary
 from .cards import BLACK_THREES, RED_THREES, VALUE
-from .model import (EndReason, InvalidInput, Meld, Phase, Problem, Result,
-                    ScoreReport, Side, SideScore, Snapshot)
+from .model import (
+    EndReason,
+    InvalidInput,
+    Meld,
+    Phase,
+    Problem,
+    Result,
+    ScoreReport,
+    Side,
+    SideScore,
+    Snapshot,
+)
 from .ruleset import RedThreePenalty, RedThreePositiveIf, Ruleset
 
 
@@ -91,38 +101,66 @@ def side_score(snapshot: Snapshot, side: Side, result: Result | None) -> SideSco
     natural_canastas, mixed_canastas = _natural_and_not(side.melds, vocabulary.is_canasta)
     natural_sambas, open_sambas = _natural_and_not(side.melds, vocabulary.is_samba)
     bolivias = sum(1 for m in side.melds if vocabulary.is_bolivia(m))
-    canasta_bonus = (natural_canastas * rules.natural_canasta_bonus
-                     + mixed_canastas * rules.mixed_canasta_bonus)
+    canasta_bonus = (
+        natural_canastas * rules.natural_canasta_bonus + mixed_canastas * rules.mixed_canasta_bonus
+    )
     samba_bonus = natural_sambas * rules.samba_bonus + open_sambas * rules.open_samba_bonus
     bolivia_bonus = bolivias * rules.bolivia_bonus
     red_points = red_three_points(rules, side)
 
     going_out = concealed = 0
-    if (result is not None and result.reason is EndReason.WENT_OUT
-            and result.seat is not None and result.seat in side.seats):
+    if (
+        result is not None
+        and result.reason is EndReason.WENT_OUT
+        and result.seat is not None
+        and result.seat in side.seats
+    ):
         going_out = rules.go_out_bonus
         if result.concealed:
             concealed += rules.concealed_bonus
         if result.premium is not None:
             concealed += result.premium.points
-    in_hand = sum(hand_penalty(rules, snapshot.seats[s].hand) for s in side.seats
-                  if 0 <= s < len(snapshot.seats))
+    in_hand = sum(
+        hand_penalty(rules, snapshot.seats[s].hand)
+        for s in side.seats
+        if 0 <= s < len(snapshot.seats)
+    )
     penalties = sum(p.points for p in side.penalties)
-    total = (meld_points + canasta_bonus + samba_bonus + bolivia_bonus + red_points
-             + going_out + concealed + in_hand + penalties)
-    return SideScore(side=side.side, meld_points=meld_points,
-                     natural_canastas=natural_canastas, mixed_canastas=mixed_canastas,
-                     sambas=natural_sambas + open_sambas, bolivias=bolivias,
-                     canasta_bonus=canasta_bonus, samba_bonus=samba_bonus,
-                     bolivia_bonus=bolivia_bonus, red_threes=len(side.red_threes),
-                     red_three_points=red_points, going_out_bonus=going_out,
-                     concealed_bonus=concealed, hand_penalty=in_hand,
-                     penalty_points=penalties, deal_total=total,
-                     match_total=side.match_score + total)
+    total = (
+        meld_points
+        + canasta_bonus
+        + samba_bonus
+        + bolivia_bonus
+        + red_points
+        + going_out
+        + concealed
+        + in_hand
+        + penalties
+    )
+    return SideScore(
+        side=side.side,
+        meld_points=meld_points,
+        natural_canastas=natural_canastas,
+        mixed_canastas=mixed_canastas,
+        sambas=natural_sambas + open_sambas,
+        bolivias=bolivias,
+        canasta_bonus=canasta_bonus,
+        samba_bonus=samba_bonus,
+        bolivia_bonus=bolivia_bonus,
+        red_threes=len(side.red_threes),
+        red_three_points=red_points,
+        going_out_bonus=going_out,
+        concealed_bonus=concealed,
+        hand_penalty=in_hand,
+        penalty_points=penalties,
+        deal_total=total,
+        match_total=side.match_score + total,
+    )
 
 
-def match_outcome(ruleset: Ruleset, players: int, deal_number: int,
-                  totals: list[int]) -> tuple[bool, int | None, bool]:
+def match_outcome(
+    ruleset: Ruleset, players: int, deal_number: int, totals: list[int]
+) -> tuple[bool, int | None, bool]:
     """(match_over, winner_side, draw) after a deal with these match totals
     (docs/rules.md#match-end)."""
     allowed = players in ruleset.players_allowed
@@ -149,19 +187,32 @@ def score(snapshot: Snapshot, provisional: bool = False) -> ScoreReport:
     """
     over = snapshot.turn.phase is Phase.OVER and snapshot.result is not None
     if not provisional and not over:
-        raise InvalidInput([Problem(
-            "snapshot.turn.phase", "PHASE_INCONSISTENT",
-            "a final score needs a finished deal (phase OVER with a result); "
-            "ask with provisional: true to score an unfinished deal")])
-    hidden = [Problem(f"snapshot.seats[{i}].hand", "HIDDEN_INFORMATION_REQUIRED",
-                      f"scoring needs seat {i}'s hand, which is hidden")
-              for i, seat in enumerate(snapshot.seats) if seat.hand_hidden]
+        raise InvalidInput(
+            [
+                Problem(
+                    "snapshot.turn.phase",
+                    "PHASE_INCONSISTENT",
+                    "a final score needs a finished deal (phase OVER with a result); "
+                    "ask with provisional: true to score an unfinished deal",
+                )
+            ]
+        )
+    hidden = [
+        Problem(
+            f"snapshot.seats[{i}].hand",
+            "HIDDEN_INFORMATION_REQUIRED",
+            f"scoring needs seat {i}'s hand, which is hidden",
+        )
+        for i, seat in enumerate(snapshot.seats)
+        if seat.hand_hidden
+    ]
     if hidden:
         raise InvalidInput(hidden, kind="HIDDEN_INFORMATION_REQUIRED")
     result = snapshot.result if over else Result(reason=EndReason.STOCK_EXHAUSTED)
     sides = tuple(side_score(snapshot, side, result) for side in snapshot.sides)
-    match_over, winner, draw = match_outcome(snapshot.ruleset, snapshot.players,
-                                             snapshot.deal_number,
-                                             [s.match_total for s in sides])
-    return ScoreReport(sides=sides, match_over=match_over, winner_side=winner, draw=draw,
-                       provisional=not over)
+    match_over, winner, draw = match_outcome(
+        snapshot.ruleset, snapshot.players, snapshot.deal_number, [s.match_total for s in sides]
+    )
+    return ScoreReport(
+        sides=sides, match_over=match_over, winner_side=winner, draw=draw, provisional=not over
+    )

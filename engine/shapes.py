@@ -15,8 +15,8 @@ from itertools import accumulate, combinations
 from . import melds as M
 from . import penalties
 from .action_order import cards_key, listing_head
-from .deadline import checkpoint
 from .cards import BLACK_THREES, ORDER, RANK, RUN_INDEX, RUN_ORDER, SUIT, WILD, points
+from .deadline import checkpoint
 from .model import Meld, MeldKind, Side, Snapshot
 from .ruleset import GroupsPerRank, Ruleset
 from .vocabulary import SEVEN
@@ -32,9 +32,13 @@ CHECK_EVERY = 512
 Fitting = list[tuple[tuple[str, ...], bytes, bytes, bool]]
 
 
-def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
-                    shapes: list[tuple[str, ...]] | None = None
-                    ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
+def opening_combos(
+    s: Snapshot,
+    seat: int,
+    hand: Counter[str],
+    need: int,
+    shapes: list[tuple[str, ...]] | None = None,
+) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
     """Minimal sets of new melds from ``hand`` worth ``need`` points together.
 
     The combinations of 1..MAX_OPENING_MELDS shapes (worth most first) are examined in
@@ -58,17 +62,23 @@ def opening_combos(s: Snapshot, seat: int, hand: Counter[str], need: int,
             if head and short <= 0:
                 pass  # the head alone is worth enough: no combination here is minimal
             else:
-                _minimal_in_block(shapes, worth, hand, head, start, min(block, room), short,
-                                  found)
+                _minimal_in_block(shapes, worth, hand, head, start, min(block, room), short, found)
             room -= block
             if room < 0:
                 return found, False
     return found, True
 
 
-def _minimal_in_block(shapes: list[tuple[str, ...]], worth: list[int], hand: Counter[str],
-                      head: tuple[int, ...], start: int, count: int, short: int,
-                      found: list[tuple[tuple[str, ...], ...]]) -> None:
+def _minimal_in_block(
+    shapes: list[tuple[str, ...]],
+    worth: list[int],
+    hand: Counter[str],
+    head: tuple[int, ...],
+    start: int,
+    count: int,
+    short: int,
+    found: list[tuple[tuple[str, ...], ...]],
+) -> None:
     """Append the combinations ``head + (k,)``, ``k`` in ``start..start+count-1``, whose
     last shape covers ``short`` and whose cards the hand holds."""
     for k in range(start, start + count):
@@ -95,7 +105,7 @@ def _by_worth(shapes: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], lis
     keys: list[tuple[int, list[int]]] = []
     for start in range(0, len(shapes), CHECK_EVERY):
         checkpoint()
-        chunk = shapes[start:start + CHECK_EVERY]
+        chunk = shapes[start : start + CHECK_EVERY]
         values = [points(m) for m in chunk]
         worths += values
         keys += [(-w, [ORDER[c] for c in m]) for w, m in zip(values, chunk, strict=True)]
@@ -112,8 +122,9 @@ def new_meld_shapes(s: Snapshot, hand: Counter[str], side: Side) -> Iterator[tup
     yield from other_shapes(s, hand)
 
 
-def group_batches(s: Snapshot, hand: Counter[str], side: Side
-                  ) -> Iterator[tuple[tuple[str, ...], bytes, Fitting]]:
+def group_batches(
+    s: Snapshot, hand: Counter[str], side: Side
+) -> Iterator[tuple[tuple[str, ...], bytes, Fitting]]:
     """Groups of one natural rank plus wilds, batched by their naturals: for each
     ``(nat, nat_key, fitting)``, every ``(wilds, head, above, checked)`` of ``fitting``
     is the group ``nat + wilds``, whose listing order as a single new meld
@@ -144,8 +155,10 @@ class _GroupFits:
     def __init__(self, rules: Ruleset, wilds: Counter[str]):
         self.rule = M.WILD_RULES[rules.group_wild_rule]
         self.penalised = penalties.enabled(rules)  # three wilds carry a penalty: validate
-        self.choices = [(wl, cards_key(wl)) for wl in submultisets(
-            wilds, 0, min(rules.group_max_wilds, sum(wilds.values())))]
+        self.choices = [
+            (wl, cards_key(wl))
+            for wl in submultisets(wilds, 0, min(rules.group_max_wilds, sum(wilds.values())))
+        ]
         self.wild_orders = sorted(ORDER[c] for c in wilds)
         self.made: dict[tuple[int, int, bool], Fitting] = {}
 
@@ -169,8 +182,7 @@ class _GroupFits:
                 continue
             cut = bisect_left(wild_key, lowest)
             checked = not merging and not (self.penalised and len(wl) >= 3)
-            out.append((wl, listing_head(2, n + len(wl)) + wild_key[:cut], wild_key[cut:],
-                        checked))
+            out.append((wl, listing_head(2, n + len(wl)) + wild_key[:cut], wild_key[cut:], checked))
         return out
 
 
@@ -203,7 +215,7 @@ def run_shapes(hand: Counter[str], allow_wild: bool) -> Iterator[tuple[str, ...]
                 window = [RUN_ORDER[i] + suit for i in range(lo, hi)]
                 if not missing:
                     yield tuple(window)
-                for p in (missing or range(lo, hi)):
+                for p in missing or range(lo, hi):
                     rest = tuple(c for i, c in enumerate(window, lo) if i != p)
                     for w in wild_codes:
                         yield rest + (w,)
@@ -224,8 +236,9 @@ def addition_shapes(s: Snapshot, hand: Counter[str], meld: Meld) -> Iterator[tup
         yield from submultisets(blacks, 1, sum(blacks.values()))
 
 
-def _group_additions(rules: Ruleset, hand: Counter[str], wilds: Counter[str], meld: Meld
-                     ) -> Iterator[tuple[str, ...]]:
+def _group_additions(
+    rules: Ruleset, hand: Counter[str], wilds: Counter[str], meld: Meld
+) -> Iterator[tuple[str, ...]]:
     rank = M.group_rank(meld.cards)
     nats = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
     room = max(0, rules.group_max_wilds - M.wild_count(meld.cards))
@@ -247,7 +260,7 @@ def _run_additions(rules: Ruleset, hand: Counter[str], meld: Meld) -> Iterator[t
             yield tuple(codes)
         if len(missing) <= (1 if wild_codes else 0):
             # the wild may stand for the missing rank, or for any held one
-            for stand_in in (missing or codes):
+            for stand_in in missing or codes:
                 for w in wild_codes:
                     yield tuple(c for c in codes if c != stand_in) + (w,)
     for w in wild_codes:
@@ -264,8 +277,7 @@ def _run_extensions(meld: Meld) -> Iterator[list[str]]:
         for above in range(0, room + 1 - below):
             if below + above == 0 or start - below < 0 or end + above >= len(RUN_ORDER):
                 continue
-            positions = list(range(start - below, start)) + list(range(end + 1,
-                                                                       end + above + 1))
+            positions = list(range(start - below, start)) + list(range(end + 1, end + above + 1))
             yield [RUN_ORDER[i] + suit for i in positions]
 
 
@@ -276,6 +288,7 @@ def submultisets(counts: Counter[str], low: int, high: int) -> list[tuple[str, .
     over ``high`` is dropped at once."""
     parts: list[tuple[str, ...]] = [()]
     for c in sorted(counts, key=ORDER.__getitem__, reverse=True):
-        parts = [(c,) * k + rest for k in range(counts[c] + 1) for rest in parts
-                 if k + len(rest) <= high]
+        parts = [
+            (c,) * k + rest for k in range(counts[c] + 1) for rest in parts if k + len(rest) <= high
+        ]
     return [p for p in parts if len(p) >= low]

@@ -24,12 +24,12 @@ def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]
     """docs/rules.md#going-out: the side holds ``go_out_canastas`` complete melds, ``go_out_sambas``
     of them sambas (bolivia: at least one escalera)."""
     total, sambas = seven_card_melds(melds)
-    return (total >= rules.table_size(players).go_out_canastas
-            and sambas >= rules.go_out_sambas)
+    return total >= rules.table_size(players).go_out_canastas and sambas >= rules.go_out_sambas
 
 
-def go_out_requirement_violations(rules: Ruleset, players: int, melds: Iterable[Meld],
-                                  field: str) -> list[Violation]:
+def go_out_requirement_violations(
+    rules: Ruleset, players: int, melds: Iterable[Meld], field: str
+) -> list[Violation]:
     melds = tuple(melds)
     if meets_go_out_requirement(rules, players, melds):
         return []
@@ -37,12 +37,25 @@ def go_out_requirement_violations(rules: Ruleset, players: int, melds: Iterable[
     required = f"{rules.table_size(players).go_out_canastas} canastas/sambas"
     if rules.go_out_sambas:
         required += f", {rules.go_out_sambas} of them sambas"
-    return [violation("GO_OUT_REQUIREMENT_NOT_MET", field, required=required,
-                      actual=f"{total} ({sambas} sambas)")]
+    return [
+        violation(
+            "GO_OUT_REQUIREMENT_NOT_MET",
+            field,
+            required=required,
+            actual=f"{total} ({sambas} sambas)",
+        )
+    ]
 
 
-def hand_floor_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
-                          go_out: GoOut, field: str, allow_empty: bool) -> list[Violation]:
+def hand_floor_violations(
+    rules: Ruleset,
+    players: int,
+    melds: Iterable[Meld],
+    left: int,
+    go_out: GoOut,
+    field: str,
+    allow_empty: bool,
+) -> list[Violation]:
     """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the
     side may go out; none left (``allow_empty``) only by going out."""
     if left >= HAND_FLOOR:
@@ -66,8 +79,9 @@ def side_group_wilds(melds: Iterable[Meld]) -> int:
     return sum(1 for m in melds if m.kind is MeldKind.GROUP for c in m.cards if c in WILD)
 
 
-def side_wild_limit_violations(rules: Ruleset, melds: Iterable[Meld], field: str
-                               ) -> list[Violation]:
+def side_wild_limit_violations(
+    rules: Ruleset, melds: Iterable[Meld], field: str
+) -> list[Violation]:
     """docs/rules.md#uruguayan: the side's groups hold at most ``side_wild_limit``
     wilds together (0: no limit)."""
     if not rules.side_wild_limit:
@@ -78,8 +92,9 @@ def side_wild_limit_violations(rules: Ruleset, melds: Iterable[Meld], field: str
     return [violation("SIDE_WILD_LIMIT", field, wilds=wilds, max=rules.side_wild_limit)]
 
 
-def black_three_violations(rules: Ruleset, players: int, melds: Iterable[Meld], left: int,
-                           go_out: GoOut, fields: list[str]) -> list[Violation]:
+def black_three_violations(
+    rules: Ruleset, players: int, melds: Iterable[Meld], left: int, go_out: GoOut, fields: list[str]
+) -> list[Violation]:
     """docs/rules.md#black-three-groups: laid (at ``fields``) only by a player going out, who
     keeps at most one card while the side may go out."""
     if not fields:
@@ -95,8 +110,9 @@ def initial_requirement(rules: Ruleset, side: Side) -> int:
     return rules.initial_meld_requirement(side.match_score)
 
 
-def initial_meld_violations(rules: Ruleset, side: Side, counted: int, field: str
-                            ) -> list[Violation]:
+def initial_meld_violations(
+    rules: Ruleset, side: Side, counted: int, field: str
+) -> list[Violation]:
     """docs/rules.md#initial-meld: a side that had not opened lays at least its requirement."""
     if side.opened:
         return []

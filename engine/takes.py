@@ -12,8 +12,7 @@ from . import pile as P
 from .cards import RANK, RED_THREES, WILD, points
 from .going_out import finish_if_out
 from .laying import lay_melds
-from .model import (Event, InvalidInput, MeldKind, Phase, Problem, TakePile, TakeTopCard,
-                    Violation)
+from .model import Event, InvalidInput, MeldKind, Phase, Problem, TakePile, TakeTopCard, Violation
 from .ruleset import ExtendTake, GroupsPerRank, Ruleset
 from .table_rules import hand_floor_violations, initial_meld_violations, side_wild_limit_violations
 from .violations import violation
@@ -31,8 +30,9 @@ def pair_take_joins_group(rules: Ruleset) -> bool:
 def take_pile(work: Work, action: TakePile) -> None:
     field = "action.takePile"
     if bool(action.hand_cards) == bool(action.meld_id):
-        raise InvalidInput([Problem(field, "REQUIRED",
-                                    "takePile needs handCards or meldId, not both")])
+        raise InvalidInput(
+            [Problem(field, "REQUIRED", "takePile needs handCards or meldId, not both")]
+        )
     s, rules = work.base, work.base.ruleset
     top = _takeable_top(work, field)
     _draw_owed_replacements(work)
@@ -43,15 +43,25 @@ def take_pile(work: Work, action: TakePile) -> None:
         counted = _take_with_hand_cards(work, action, top, frozen, field)
     # Melds laid inside the take use hand cards only; the pile reaches the hand first so
     # the black-3 and floor checks see the whole hand (docs/rules.md#discard-pile).
-    work.take_from_hand([c for m in action.new_melds for c in m]
-                        + [c for a in action.additions for c in a.cards], field)
+    work.take_from_hand(
+        [c for m in action.new_melds for c in m] + [c for a in action.additions for c in a.cards],
+        field,
+    )
     _pile_to_hand(work)
     counted += lay_melds(work, action.new_melds, action.additions, field)
     _refuse(initial_meld_violations(rules, s.sides[work.side], counted, field))
     work.turn = replace(work.turn, phase=Phase.PLAY, took_pile=True, melded_this_turn=True)
-    _refuse(hand_floor_violations(rules, work.players, work.side_melds,
-                                  len(work.hands[work.seat]), work.turn.go_out, field,
-                                  allow_empty=True))
+    _refuse(
+        hand_floor_violations(
+            rules,
+            work.players,
+            work.side_melds,
+            len(work.hands[work.seat]),
+            work.turn.go_out,
+            field,
+            allow_empty=True,
+        )
+    )
     finish_if_out(work)
 
 
@@ -72,9 +82,16 @@ def _takeable_top(work: Work, field: str) -> str:
 
 def _require_stock_for_owed(work: Work) -> None:
     if work.base.stock_hidden and work.owed[work.seat]:
-        raise InvalidInput([Problem("snapshot.stock", "REQUIRED",
-                                    "red-3 replacements owed are drawn from the hidden stock")],
-                           "HIDDEN_INFORMATION_REQUIRED")
+        raise InvalidInput(
+            [
+                Problem(
+                    "snapshot.stock",
+                    "REQUIRED",
+                    "red-3 replacements owed are drawn from the hidden stock",
+                )
+            ],
+            "HIDDEN_INFORMATION_REQUIRED",
+        )
 
 
 def _draw_owed_replacements(work: Work) -> None:
@@ -87,8 +104,9 @@ def _pile_to_hand(work: Work) -> None:
     are laid out."""
     rest = work.pile[:-1]
     work.pile = []
-    work.events.append(Event("PILE_TAKEN", work.seat, work.side,
-                             cards=tuple(work.base.discard_pile)))
+    work.events.append(
+        Event("PILE_TAKEN", work.seat, work.side, cards=tuple(work.base.discard_pile))
+    )
     for c in rest:
         if c in RED_THREES:
             work.lay_red_three(c)
@@ -105,14 +123,20 @@ def _take_by_extending(work: Work, meld_id: str, top: str, frozen: bool, field: 
     its points do not count toward the initial meld."""
     rules = work.base.ruleset
     if rules.take_by_extending_meld is ExtendTake.NOT_ALLOWED:
-        raise Refused([violation("TAKE_METHOD_NOT_ALLOWED", f"{field}.meldId",
-                                 method="taking the pile by extending a meld")])
+        raise Refused(
+            [
+                violation(
+                    "TAKE_METHOD_NOT_ALLOWED",
+                    f"{field}.meldId",
+                    method="taking the pile by extending a meld",
+                )
+            ]
+        )
     j = work.own_meld(meld_id, f"{field}.meldId")
     if frozen:
         raise Refused([violation("PILE_FROZEN", field)])
     meld = work.side_melds[j]
-    if (rules.take_by_extending_meld is ExtendTake.OWN_MELD_UNDER_SEVEN
-            and len(meld.cards) >= SEVEN):
+    if rules.take_by_extending_meld is ExtendTake.OWN_MELD_UNDER_SEVEN and len(meld.cards) >= SEVEN:
         _refuse(_misfit(f"{field}.meldId", top, meld.id))
     combined, errs = M.check_extend(rules, meld, (top,), f"{field}.meldId")
     if errs:
@@ -121,16 +145,24 @@ def _take_by_extending(work: Work, meld_id: str, top: str, frozen: bool, field: 
     return 0
 
 
-def _check_take_cards(rules: Ruleset, rank: str, cards: tuple[str, ...], frozen: bool,
-                      field: str) -> None:
+def _check_take_cards(
+    rules: Ruleset, rank: str, cards: tuple[str, ...], frozen: bool, field: str
+) -> None:
     """The natural pair (or, unfrozen where allowed, natural plus wild) of ``rank``."""
     if any(c not in WILD and RANK[c] != rank for c in cards):
         raise Refused([violation("MIXED_RANKS", field)])
     naturals = sum(1 for c in cards if c not in WILD)
     if naturals >= 2:
         if not rules.take_natural_pair:
-            raise Refused([violation("TAKE_METHOD_NOT_ALLOWED", field,
-                                     method="taking the pile with a natural pair")])
+            raise Refused(
+                [
+                    violation(
+                        "TAKE_METHOD_NOT_ALLOWED",
+                        field,
+                        method="taking the pile with a natural pair",
+                    )
+                ]
+            )
         return
     if not (naturals == 1 and len(cards) >= 2 and rules.take_natural_plus_wild):
         raise Refused([violation("TAKE_NEEDS_NATURAL_PAIR", field, rank=rank)])
@@ -138,8 +170,7 @@ def _check_take_cards(rules: Ruleset, rank: str, cards: tuple[str, ...], frozen:
         raise Refused([violation("PILE_FROZEN", field)])
 
 
-def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool,
-                          field: str) -> int:
+def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool, field: str) -> int:
     """The hand cards and the top card form a group, new or joining the side's."""
     rules = work.base.ruleset
     cards_field = f"{field}.handCards"
@@ -165,8 +196,9 @@ def take_top_card(work: Work, action: TakeTopCard) -> None:
     rules = work.base.ruleset
     field = "action.takeTopCard"
     if not rules.take_top_card_to_run:
-        raise Refused([violation("TAKE_METHOD_NOT_ALLOWED", field,
-                                 method="taking only the top card")])
+        raise Refused(
+            [violation("TAKE_METHOD_NOT_ALLOWED", field, method="taking only the top card")]
+        )
     top = _takeable_top(work, field)
     j = work.own_meld(action.meld_id, f"{field}.meldId")
     meld = work.side_melds[j]
@@ -182,6 +214,14 @@ def take_top_card(work: Work, action: TakeTopCard) -> None:
     work.extend_meld(j, combined, (top,))
     work.turn = replace(work.turn, phase=Phase.PLAY, took_pile=True, melded_this_turn=True)
     # The top card is melded at once, so the hand floor applies (docs/rules.md#hand-floor).
-    _refuse(hand_floor_violations(rules, work.players, work.side_melds,
-                                  len(work.hands[work.seat]), work.turn.go_out, field,
-                                  allow_empty=False))
+    _refuse(
+        hand_floor_violations(
+            rules,
+            work.players,
+            work.side_melds,
+            len(work.hands[work.seat]),
+            work.turn.go_out,
+            field,
+            allow_empty=False,
+        )
+    )

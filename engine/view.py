@@ -23,11 +23,18 @@ def player_view(snapshot: Snapshot, seat: int | None) -> Snapshot:
 
     Raises InvalidInput (``seat`` OUT_OF_RANGE) for a seat the snapshot does not have.
     """
-    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
-                             or not 0 <= seat < len(snapshot.seats)):
-        raise InvalidInput([Problem("seat", "OUT_OF_RANGE",
-                                    f"seat must be 0..{len(snapshot.seats) - 1}, "
-                                    f"not {seat!r}")])
+    if seat is not None and (
+        not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(snapshot.seats)
+    ):
+        raise InvalidInput(
+            [
+                Problem(
+                    "seat",
+                    "OUT_OF_RANGE",
+                    f"seat must be 0..{len(snapshot.seats) - 1}, not {seat!r}",
+                )
+            ]
+        )
     seats = tuple(s if i == seat else _hide(s) for i, s in enumerate(snapshot.seats))
     stock_count = len(snapshot.stock) if snapshot.stock else snapshot.stock_count
     return replace(snapshot, seats=seats, stock=(), stock_count=stock_count, signature="")

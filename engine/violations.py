@@ -16,72 +16,105 @@ CODES: dict[str, tuple[str, str]] = {
     "NOT_YOUR_TURN": (RULE + "turn", "it is seat {turn}'s turn, not seat {seat}'s"),
     "WRONG_PHASE": (RULE + "turn", "{action} is not allowed in the {phase} phase"),
     "DEAL_OVER": (RULE + "turn", "the deal is over"),
-    "STALE_SNAPSHOT": (RULE + "turn",
-                       "expectedPly {expected} does not match the snapshot's ply {actual}"),
+    "STALE_SNAPSHOT": (
+        RULE + "turn",
+        "expectedPly {expected} does not match the snapshot's ply {actual}",
+    ),
     # hand
-    "CARDS_NOT_IN_HAND": (RULE + "atomic-melds",
-                          "the hand does not hold {cards}"),
+    "CARDS_NOT_IN_HAND": (RULE + "atomic-melds", "the hand does not hold {cards}"),
     # pile
     "PILE_EMPTY": (RULE + "discard-pile", "the discard pile is empty"),
     "PILE_BLOCKED": (RULE + "blocked-top", "{top} on top blocks the pile"),
-    "PILE_FROZEN": (RULE + "freeze",
-                    "the pile is frozen: only a natural pair of the top card's rank takes it"),
-    "TAKE_NEEDS_NATURAL_PAIR": (RULE + "take-with-pair",
-                                "taking the pile needs two natural {rank}s from the hand"),
+    "PILE_FROZEN": (
+        RULE + "freeze",
+        "the pile is frozen: only a natural pair of the top card's rank takes it",
+    ),
+    "TAKE_NEEDS_NATURAL_PAIR": (
+        RULE + "take-with-pair",
+        "taking the pile needs two natural {rank}s from the hand",
+    ),
     "TAKE_METHOD_NOT_ALLOWED": (RULE + "discard-pile", "{method} is not allowed by this ruleset"),
-    "TOP_CARD_DOES_NOT_FIT": (RULE + "take-by-extending",
-                              "the top card {top} does not fit meld {meld}"),
+    "TOP_CARD_DOES_NOT_FIT": (
+        RULE + "take-by-extending",
+        "the top card {top} does not fit meld {meld}",
+    ),
     # meld shape
     "MELD_TOO_SHORT": (RULE + "groups", "a meld needs at least three cards"),
     "MIXED_RANKS": (RULE + "groups", "a group holds naturals of one rank only"),
-    "NOT_A_RUN": (RULE + "runs",
-                  "a run is naturals of one suit in unbroken order, 4 low to ace high, "
-                  "no duplicates"),
+    "NOT_A_RUN": (
+        RULE + "runs",
+        "a run is naturals of one suit in unbroken order, 4 low to ace high, no duplicates",
+    ),
     "RUN_TOO_LONG": (RULE + "runs", "a run never exceeds seven cards"),
     "RUNS_NOT_ALLOWED": (RULE + "runs", "this ruleset has no runs"),
-    "WILD_IN_RUN_NOT_ALLOWED": (RULE + "runs",
-                                "runs hold no wild cards (at most one with runs_allow_wilds)"),
-    "WILD_RULE_BROKEN": (RULE + "wild-rules",
-                         "{naturals} naturals and {wilds} wilds break the {rule} rule"),
+    "WILD_IN_RUN_NOT_ALLOWED": (
+        RULE + "runs",
+        "runs hold no wild cards (at most one with runs_allow_wilds)",
+    ),
+    "WILD_RULE_BROKEN": (
+        RULE + "wild-rules",
+        "{naturals} naturals and {wilds} wilds break the {rule} rule",
+    ),
     "TOO_MANY_WILDS": (RULE + "wild-rules", "a group holds at most {max} wilds"),
     "WILD_ONLY_GROUP_NOT_ALLOWED": (RULE + "bolivia", "groups of wild cards only are not allowed"),
-    "THREES_NOT_MELDABLE": (RULE + "cards",
-                            "red 3s are never melded; black 3s only in a black-3 group"),
-    "BLACK_THREES_ONLY_WHEN_GOING_OUT": (RULE + "black-three-groups",
-                                         "a black-3 group may be melded only when going out"),
-    "BLACK_THREE_GROUP_TOO_LARGE": (RULE + "black-three-groups",
-                                    "a black-3 group holds at most {max} cards"),
+    "THREES_NOT_MELDABLE": (
+        RULE + "cards",
+        "red 3s are never melded; black 3s only in a black-3 group",
+    ),
+    "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
+        RULE + "black-three-groups",
+        "a black-3 group may be melded only when going out",
+    ),
+    "BLACK_THREE_GROUP_TOO_LARGE": (
+        RULE + "black-three-groups",
+        "a black-3 group holds at most {max} cards",
+    ),
     # meld target
     "NOT_OWN_MELD": (RULE + "where-melds-go", "meld {meld} belongs to another side"),
     "MELD_CLOSED": (RULE + "where-melds-go", "meld {meld} is closed"),
-    "WILD_ONTO_CANASTA_NOT_ALLOWED": (RULE + "official",
-                                      "no wild may be added to a completed canasta"),
-    "SIDE_WILD_LIMIT": (RULE + "uruguayan",
-                        "the side's groups would hold {wilds} wilds; the limit is {max}"),
+    "WILD_ONTO_CANASTA_NOT_ALLOWED": (
+        RULE + "official",
+        "no wild may be added to a completed canasta",
+    ),
+    "SIDE_WILD_LIMIT": (
+        RULE + "uruguayan",
+        "the side's groups would hold {wilds} wilds; the limit is {max}",
+    ),
     "WILD_SWAP_NOT_ALLOWED": (RULE + "wild-swap", "{reason}"),
     "WILD_SWAP_MISMATCH": (RULE + "wild-swap", "{reason}"),
     # opening and floor
-    "INITIAL_MELD_TOO_LOW": (RULE + "initial-meld",
-                             "the initial meld needs {required} points; this counts {actual}"),
-    "HAND_FLOOR": (RULE + "hand-floor",
-                   "a player whose side cannot go out must keep at least two cards after "
-                   "melding"),
+    "INITIAL_MELD_TOO_LOW": (
+        RULE + "initial-meld",
+        "the initial meld needs {required} points; this counts {actual}",
+    ),
+    "HAND_FLOOR": (
+        RULE + "hand-floor",
+        "a player whose side cannot go out must keep at least two cards after melding",
+    ),
     # going out and permission
-    "GO_OUT_REQUIREMENT_NOT_MET": (RULE + "going-out",
-                                   "going out needs {required}; the side has {actual}"),
-    "GO_OUT_REFUSED_BY_PARTNER": (RULE + "may-i-go-out",
-                                  "the partner said no: the player may not go out this turn"),
+    "GO_OUT_REQUIREMENT_NOT_MET": (
+        RULE + "going-out",
+        "going out needs {required}; the side has {actual}",
+    ),
+    "GO_OUT_REFUSED_BY_PARTNER": (
+        RULE + "may-i-go-out",
+        "the partner said no: the player may not go out this turn",
+    ),
     "NO_PARTNER": (RULE + "may-i-go-out", "there is no partner to ask"),
     "ALREADY_ASKED": (RULE + "may-i-go-out", "the question was already asked this turn"),
-    "ASK_AFTER_MELDING": (RULE + "may-i-go-out",
-                          "the question is asked before the first meld of the turn"),
+    "ASK_AFTER_MELDING": (
+        RULE + "may-i-go-out",
+        "the question is asked before the first meld of the turn",
+    ),
     "NOTHING_TO_ANSWER": (RULE + "may-i-go-out", "no question is open"),
     "NOT_A_PARTNER": (RULE + "may-i-go-out", "seat {seat} is not the asker's partner"),
     # spanish penalties (docs/rules.md#spanish-penalties)
     "RED_THREE_IN_HAND": (RULE + "spanish-penalties", "a red 3 in hand at the end costs {points}"),
     "ASKED_AND_DID_NOT_GO_OUT": (RULE + "spanish-penalties", "asked to go out and did not"),
-    "WENT_OUT_AFTER_REFUSAL": (RULE + "spanish-penalties",
-                               "tried to go out after the partner said no"),
+    "WENT_OUT_AFTER_REFUSAL": (
+        RULE + "spanish-penalties",
+        "tried to go out after the partner said no",
+    ),
     "OUT_OF_TURN_DRAW": (RULE + "spanish-penalties", "took cards out of turn"),
     "CARDS_EXPOSED_OUT_OF_TURN": (RULE + "spanish-penalties", "exposed cards out of turn"),
     "THREE_WILDS_IN_CANASTA": (RULE + "spanish-penalties", "three wilds in a canasta"),
@@ -96,5 +129,11 @@ class _Defaults(dict[str, str]):
 def violation(code: str, field: str = "", penalty: int = 0, **details: object) -> Violation:
     rule, template = CODES[code]
     text = {k: str(v) for k, v in details.items()}
-    return Violation(code=code, message=template.format_map(_Defaults(text)), rule=rule,
-                     field=field, details=text, penalty_points=penalty)
+    return Violation(
+        code=code,
+        message=template.format_map(_Defaults(text)),
+        rule=rule,
+        field=field,
+        details=text,
+        penalty_points=penalty,
+    )

@@ -15,8 +15,11 @@ from .model import Meld, MeldKind, MeldStatus
 #: Cards that complete a meld; the most a run or a wild-only group holds.
 SEVEN = 7
 
-_COMPLETE_STATUS = {MeldKind.GROUP: MeldStatus.CANASTA, MeldKind.RUN: MeldStatus.SAMBA,
-                    MeldKind.WILD_GROUP: MeldStatus.CLOSED}
+_COMPLETE_STATUS = {
+    MeldKind.GROUP: MeldStatus.CANASTA,
+    MeldKind.RUN: MeldStatus.SAMBA,
+    MeldKind.WILD_GROUP: MeldStatus.CLOSED,
+}
 
 
 def is_natural(cards: Sequence[str]) -> bool:

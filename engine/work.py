@@ -12,8 +12,20 @@ from dataclasses import fields, replace
 
 from . import melds as M
 from .cards import RED_THREES, points
-from .model import (Event, InvalidInput, Meld, MeldKind, Penalty, Problem, Result, Seat, Side,
-                    Snapshot, Turn, Violation)
+from .model import (
+    Event,
+    InvalidInput,
+    Meld,
+    MeldKind,
+    Penalty,
+    Problem,
+    Result,
+    Seat,
+    Side,
+    Snapshot,
+    Turn,
+    Violation,
+)
 from .ruleset import RedThreeReplacement
 from .violations import violation
 from .vocabulary import SEVEN
@@ -25,20 +37,40 @@ def _require_plain_fields(cls: type, names: tuple[str, ...]) -> None:
     dataclasses.replace (several times slower); this keeps them equal to ``replace`` should
     a field ever be added."""
     declared = fields(cls)
-    if (tuple(f.name for f in declared) != names or not all(f.init for f in declared)
-            or hasattr(cls, "__post_init__")):
+    if (
+        tuple(f.name for f in declared) != names
+        or not all(f.init for f in declared)
+        or hasattr(cls, "__post_init__")
+    ):
         raise ImportError(f"engine.work builds {cls.__name__} field by field; update it")
 
 
-_require_plain_fields(Turn, ("seat", "phase", "took_pile", "melded_this_turn",
-                             "added_to_partner_melds", "go_out"))
-_require_plain_fields(Seat, ("seat", "side", "hand", "hand_count", "has_melded", "dealt",
-                             "red_three_replacements_owed"))
-_require_plain_fields(Side, ("side", "seats", "match_score", "melds", "red_threes",
-                             "penalties"))
-_require_plain_fields(Snapshot, ("ruleset", "deal_number", "dealer", "seats", "sides", "stock",
-                                 "stock_count", "discard_pile", "turn", "ply", "result",
-                                 "ruleset_ref", "signature"))
+_require_plain_fields(
+    Turn, ("seat", "phase", "took_pile", "melded_this_turn", "added_to_partner_melds", "go_out")
+)
+_require_plain_fields(
+    Seat,
+    ("seat", "side", "hand", "hand_count", "has_melded", "dealt", "red_three_replacements_owed"),
+)
+_require_plain_fields(Side, ("side", "seats", "match_score", "melds", "red_threes", "penalties"))
+_require_plain_fields(
+    Snapshot,
+    (
+        "ruleset",
+        "deal_number",
+        "dealer",
+        "seats",
+        "sides",
+        "stock",
+        "stock_count",
+        "discard_pile",
+        "turn",
+        "ply",
+        "result",
+        "ruleset_ref",
+        "signature",
+    ),
+)
 
 
 class Refused(Exception):
@@ -117,8 +149,15 @@ class Work:
         self.stock_count -= 1
         if self.hidden_draws is not None:
             if not self.hidden_draws:
-                raise InvalidInput([Problem("action.drawStock.cards", "OUT_OF_RANGE",
-                                            "fewer cards than the draw takes from the stock")])
+                raise InvalidInput(
+                    [
+                        Problem(
+                            "action.drawStock.cards",
+                            "OUT_OF_RANGE",
+                            "fewer cards than the draw takes from the stock",
+                        )
+                    ]
+                )
             return self.hidden_draws.pop(0)
         return self.stock.pop(0)
 
@@ -154,9 +193,16 @@ class Work:
         """Remove ``cards`` (a multiset) from the hand, or refuse CARDS_NOT_IN_HAND."""
         hand = self.hands[self.seat]
         if self.base.seats[self.seat].hand_hidden:
-            raise InvalidInput([Problem(f"snapshot.seats[{self.seat}].hand", "REQUIRED",
-                                        "the acting seat's hand is hidden")],
-                               "HIDDEN_INFORMATION_REQUIRED")
+            raise InvalidInput(
+                [
+                    Problem(
+                        f"snapshot.seats[{self.seat}].hand",
+                        "REQUIRED",
+                        "the acting seat's hand is hidden",
+                    )
+                ],
+                "HIDDEN_INFORMATION_REQUIRED",
+            )
         # Removing from a copy fails exactly when some card is listed more often than the
         # hand holds it; only then are the (costlier) multisets built to name the missing.
         rest = hand.copy()
@@ -165,8 +211,9 @@ class Work:
                 rest.remove(c)
         except ValueError:
             missing = Counter(cards) - Counter(hand)
-            raise Refused([violation("CARDS_NOT_IN_HAND", field,
-                                     cards=" ".join(sorted(missing.elements())))]) from None
+            raise Refused(
+                [violation("CARDS_NOT_IN_HAND", field, cards=" ".join(sorted(missing.elements())))]
+            ) from None
         hand[:] = rest
 
     # -- melds ------------------------------------------------------------------------
@@ -183,33 +230,41 @@ class Work:
         j = next((k for k, m in enumerate(self.side_melds) if m.id == meld_id), None)
         if j is None:
             if self.base.find_meld(meld_id) is None:
-                raise InvalidInput([Problem(field, "UNKNOWN_MELD_ID",
-                                            f"no meld {meld_id!r} in the snapshot")])
+                raise InvalidInput(
+                    [Problem(field, "UNKNOWN_MELD_ID", f"no meld {meld_id!r} in the snapshot")]
+                )
             raise Refused([violation("NOT_OWN_MELD", field, meld=meld_id)])
         return j
 
     def group_of_rank(self, rank: str) -> int | None:
         """Index of the side's first group of ``rank``, if any."""
-        return next((j for j, m in enumerate(self.side_melds)
-                     if m.kind is MeldKind.GROUP and M.group_rank(m.cards) == rank), None)
+        return next(
+            (
+                j
+                for j, m in enumerate(self.side_melds)
+                if m.kind is MeldKind.GROUP and M.group_rank(m.cards) == rank
+            ),
+            None,
+        )
 
     def create_meld(self, kind: MeldKind, cards: tuple[str, ...]) -> Meld:
         meld = Meld(self.new_id(), cards, self.seat, kind)
         self.side_melds.append(meld)
-        self.events.append(Event("MELD_CREATED", self.seat, self.side, meld.id, cards,
-                                 points(cards)))
+        self.events.append(
+            Event("MELD_CREATED", self.seat, self.side, meld.id, cards, points(cards))
+        )
         self.completion_event(meld, 0)
         return meld
 
-    def extend_meld(self, index: int, combined: tuple[str, ...], cards: tuple[str, ...]
-                    ) -> None:
+    def extend_meld(self, index: int, combined: tuple[str, ...], cards: tuple[str, ...]) -> None:
         """The side's meld ``index`` now holds ``combined``, ``cards`` added: its events,
         and the turn notes a partner's meld grew (spanish premiums)."""
         before = self.side_melds[index]
         after = replace(before, cards=combined)
         self.side_melds[index] = after
-        self.events.append(Event("MELD_EXTENDED", self.seat, self.side, after.id, cards,
-                                 points(cards)))
+        self.events.append(
+            Event("MELD_EXTENDED", self.seat, self.side, after.id, cards, points(cards))
+        )
         self.completion_event(after, len(before.cards))
         if before.laid_by in self.partners:
             self.turn = replace(self.turn, added_to_partner_melds=True)
@@ -222,29 +277,56 @@ class Work:
     # -- the turn ---------------------------------------------------------------------
     def mark_melded(self) -> None:
         t = self.turn  # replace(t, melded_this_turn=True), built directly (hot path)
-        self.turn = Turn(seat=t.seat, phase=t.phase, took_pile=t.took_pile,
-                         melded_this_turn=True, added_to_partner_melds=t.added_to_partner_melds,
-                         go_out=t.go_out)
+        self.turn = Turn(
+            seat=t.seat,
+            phase=t.phase,
+            took_pile=t.took_pile,
+            melded_this_turn=True,
+            added_to_partner_melds=t.added_to_partner_melds,
+            go_out=t.go_out,
+        )
 
     def freeze(self) -> Snapshot:
         # Constructors rather than dataclasses.replace: the same values (every field is
         # passed; see _require_plain_fields), at a fraction of the cost.
         s = self.base
         seats = tuple(
-            Seat(seat=seat.seat, side=seat.side,
-                 hand=tuple(self.hands[i]) if not seat.hand_hidden else (),
-                 hand_count=(seat.hand_count + self.hidden_drawn[i]) if seat.hand_hidden
-                 else len(self.hands[i]),
-                 has_melded=self.has_melded[i], dealt=seat.dealt,
-                 red_three_replacements_owed=self.owed[i])
-            for i, seat in enumerate(s.seats))
-        sides = tuple(Side(side=side.side, seats=side.seats, match_score=side.match_score,
-                           melds=tuple(self.melds[i]), red_threes=tuple(self.red_threes[i]),
-                           penalties=tuple(self.penalties[i]))
-                      for i, side in enumerate(s.sides))
-        return Snapshot(ruleset=s.ruleset, deal_number=s.deal_number, dealer=s.dealer,
-                        seats=seats, sides=sides,
-                        stock=tuple(self.stock) if not s.stock_hidden else (),
-                        stock_count=self.stock_count, discard_pile=tuple(self.pile),
-                        turn=self.turn, ply=s.ply + 1, result=self.result,
-                        ruleset_ref=s.ruleset_ref, signature="")
+            Seat(
+                seat=seat.seat,
+                side=seat.side,
+                hand=tuple(self.hands[i]) if not seat.hand_hidden else (),
+                hand_count=(seat.hand_count + self.hidden_drawn[i])
+                if seat.hand_hidden
+                else len(self.hands[i]),
+                has_melded=self.has_melded[i],
+                dealt=seat.dealt,
+                red_three_replacements_owed=self.owed[i],
+            )
+            for i, seat in enumerate(s.seats)
+        )
+        sides = tuple(
+            Side(
+                side=side.side,
+                seats=side.seats,
+                match_score=side.match_score,
+                melds=tuple(self.melds[i]),
+                red_threes=tuple(self.red_threes[i]),
+                penalties=tuple(self.penalties[i]),
+            )
+            for i, side in enumerate(s.sides)
+        )
+        return Snapshot(
+            ruleset=s.ruleset,
+            deal_number=s.deal_number,
+            dealer=s.dealer,
+            seats=seats,
+            sides=sides,
+            stock=tuple(self.stock) if not s.stock_hidden else (),
+            stock_count=self.stock_count,
+            discard_pile=tuple(self.pile),
+            turn=self.turn,
+            ply=s.ply + 1,
+            result=self.result,
+            ruleset_ref=s.ruleset_ref,
+            signature="",
+        )

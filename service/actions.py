@@ -38,8 +38,11 @@ class _Reader:
 
     def meld_id(self, meld_id: str, path: str | None = None) -> str:
         if self.meld_ids is not None and meld_id and meld_id not in self.meld_ids:
-            self.problems.append(Problem(path or f"{self.path}.meldId", "UNKNOWN_MELD_ID",
-                                         f"no meld has id {meld_id!r}"))
+            self.problems.append(
+                Problem(
+                    path or f"{self.path}.meldId", "UNKNOWN_MELD_ID", f"no meld has id {meld_id!r}"
+                )
+            )
         return meld_id
 
     def new_melds(self, items: Sequence[Any]) -> tuple[tuple[str, ...], ...]:
@@ -51,16 +54,22 @@ class _Reader:
             ap = f"additions[{i}]"
             self.meld_id(a.meld_id, f"{self.path}.{ap}.meldId")
             end = m.RunEnd[pb.Addition.End.Name(a.end)] if a.end else None
-            out.append(m.Addition(meld_id=a.meld_id, cards=self.cards(a.cards, f"{ap}.cards"),
-                                  end=end))
+            out.append(
+                m.Addition(meld_id=a.meld_id, cards=self.cards(a.cards, f"{ap}.cards"), end=end)
+            )
         return tuple(out)
 
 
-def _take_pile_action(body: pb.TakePile, r: _Reader, seat: int, ply: int | None
-                      ) -> m.TakePile:
+def _take_pile_action(body: pb.TakePile, r: _Reader, seat: int, ply: int | None) -> m.TakePile:
     meld_id = r.meld_id(body.meld_id)  # problems in the order of the fields
-    return m.TakePile(seat, r.cards(body.hand_cards, "handCards"), meld_id or None,
-                      r.new_melds(body.new_melds), r.additions(body.additions), ply)
+    return m.TakePile(
+        seat,
+        r.cards(body.hand_cards, "handCards"),
+        meld_id or None,
+        r.new_melds(body.new_melds),
+        r.additions(body.additions),
+        ply,
+    )
 
 
 #: Action kind (oneof member) -> reader(body, reader, seat, expected ply).
@@ -68,25 +77,32 @@ _READERS: dict[str, Callable[[Any, _Reader, int, int | None], m.Action]] = {
     "draw_stock": lambda b, r, seat, ply: m.DrawStock(seat, r.cards(b.cards, "cards"), ply),
     "take_pile": _take_pile_action,
     "take_top_card": lambda b, r, seat, ply: m.TakeTopCard(seat, r.meld_id(b.meld_id), ply),
-    "meld": lambda b, r, seat, ply: m.MeldCards(seat, r.new_melds(b.new_melds),
-                                                r.additions(b.additions), ply),
+    "meld": lambda b, r, seat, ply: m.MeldCards(
+        seat, r.new_melds(b.new_melds), r.additions(b.additions), ply
+    ),
     "swap_wild": lambda b, r, seat, ply: m.SwapWild(
-        seat, r.meld_id(b.meld_id), r.card(b.natural, "natural"), r.card(b.wild, "wild"), ply),
+        seat, r.meld_id(b.meld_id), r.card(b.natural, "natural"), r.card(b.wild, "wild"), ply
+    ),
     "discard": lambda b, r, seat, ply: m.Discard(seat, r.card(b.card, "card"), ply),
     "ask_go_out": lambda b, r, seat, ply: m.AskGoOut(seat, ply),
     "answer_go_out": lambda b, r, seat, ply: m.AnswerGoOut(seat, b.allow, ply),
 }
 
 
-def action_from_proto(msg: pb.Action, path: str, problems: Problems,
-                      players: int | None = None, known_meld_ids: set[str] | None = None
-                      ) -> m.Action | None:
+def action_from_proto(
+    msg: pb.Action,
+    path: str,
+    problems: Problems,
+    players: int | None = None,
+    known_meld_ids: set[str] | None = None,
+) -> m.Action | None:
     """The engine action; bad cards, an unknown seat (``players`` given) or an unknown meld
     id (``known_meld_ids`` given) are appended to ``problems``. None without a kind."""
     seat = msg.seat if msg.HasField("seat") else 0
     if players is not None and msg.HasField("seat") and not 0 <= seat < players:
-        problems.append(Problem(f"{path}.seat", "OUT_OF_RANGE",
-                                f"seat must be 0..{players - 1}, not {seat}"))
+        problems.append(
+            Problem(f"{path}.seat", "OUT_OF_RANGE", f"seat must be 0..{players - 1}, not {seat}")
+        )
     expected = msg.expected_ply if msg.HasField("expected_ply") else None
     kind = msg.WhichOneof("kind")
     if kind is None:
@@ -125,8 +141,9 @@ def _draw_stock(msg: pb.Action, action: m.DrawStock) -> None:
 
 
 def _swap_wild(msg: pb.Action, action: m.SwapWild) -> None:
-    msg.swap_wild.CopyFrom(pb.SwapWild(meld_id=action.meld_id, natural=action.natural,
-                                       wild=action.wild))
+    msg.swap_wild.CopyFrom(
+        pb.SwapWild(meld_id=action.meld_id, natural=action.natural, wild=action.wild)
+    )
 
 
 def _answer_go_out(msg: pb.Action, action: m.AnswerGoOut) -> None:

@@ -11,8 +11,13 @@ from .convert import json_path
 
 
 def violation_to_proto(v: m.Violation) -> pb.Violation:
-    msg = pb.Violation(code=v.code, message=v.message, rule=v.rule, field=json_path(v.field),
-                       penalty_points=v.penalty_points)
+    msg = pb.Violation(
+        code=v.code,
+        message=v.message,
+        rule=v.rule,
+        field=json_path(v.field),
+        penalty_points=v.penalty_points,
+    )
     for k, val in (v.details or {}).items():
         msg.details[str(k)] = str(val)
     return msg
@@ -21,13 +26,20 @@ def violation_to_proto(v: m.Violation) -> pb.Violation:
 def event_to_proto(e: m.Event) -> pb.Event:
     known = pb.Event.Type.keys()  # an EnumTypeWrapper has no `in`
     kind = pb.Event.Type.Value(e.type) if e.type in known else pb.Event.TYPE_UNSPECIFIED
-    return pb.Event(type=kind, seat=e.seat or 0, side=e.side or 0, meld_id=e.meld_id or "",
-                    cards=list(e.cards), points=e.points)
+    return pb.Event(
+        type=kind,
+        seat=e.seat or 0,
+        side=e.side or 0,
+        meld_id=e.meld_id or "",
+        cards=list(e.cards),
+        points=e.points,
+    )
 
 
 def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
-    msg = pb.ScoreDealResponse(match_over=report.match_over, draw=report.draw,
-                               provisional=report.provisional)
+    msg = pb.ScoreDealResponse(
+        match_over=report.match_over, draw=report.draw, provisional=report.provisional
+    )
     for s in report.sides:
         msg.sides.add(**dataclasses.asdict(s))
     if report.winner_side is not None:
@@ -38,9 +50,18 @@ def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
 def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
     return pb.CheckMeldResponse(
         valid=check.valid,
-        kind=(pb.Meld.Kind.Value(check.kind.name) if check.kind is not None
-              else pb.Meld.KIND_UNSPECIFIED),
-        status=(pb.Meld.Status.Value(check.status.name) if check.status is not None
-                else pb.Meld.STATUS_UNSPECIFIED),
-        natural=check.natural, points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations], note=check.note)
+        kind=(
+            pb.Meld.Kind.Value(check.kind.name)
+            if check.kind is not None
+            else pb.Meld.KIND_UNSPECIFIED
+        ),
+        status=(
+            pb.Meld.Status.Value(check.status.name)
+            if check.status is not None
+            else pb.Meld.STATUS_UNSPECIFIED
+        ),
+        natural=check.natural,
+        points=check.points,
+        violations=[violation_to_proto(v) for v in check.violations],
+        note=check.note,
+    )

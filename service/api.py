@@ -31,8 +31,8 @@ from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 from . import answers, convert, jsonio, page_tokens, pb, required
 from .actions import action_to_proto
 from .errors import ApiError, Problems, invalid_argument, too_many_items
-from .lru import Lru
 from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
+from .lru import Lru
 from .signing import Signer
 
 MAX_REPLAY_ACTIONS = 2000
@@ -43,8 +43,7 @@ MAX_PAGE_SIZE = 1000
 LISTS_KEPT = 16
 # JSON requests are refused before their actions are read one by one (a megabyte holds
 # forty thousand of them)
-jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal",
-                                                                MAX_REPLAY_ACTIONS)}
+jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
 
@@ -54,8 +53,9 @@ def _handler(fn: Handler) -> Handler:
     transport did not parse, because it was loaded before, is left out)."""
 
     @functools.wraps(fn)
-    def wrapper(self: Adjudicator, request: Message, problems=None,
-                source: SnapshotSource | None = None) -> Message:
+    def wrapper(
+        self: Adjudicator, request: Message, problems=None, source: SnapshotSource | None = None
+    ) -> Message:
         skip = (SNAPSHOT,) if source is not None and source.loaded is not None else ()
         problems = required.with_required(request, problems or (), skip=skip)
         return fn(self, request, problems, source)
@@ -66,21 +66,27 @@ def _handler(fn: Handler) -> Handler:
 class Adjudicator:
     """Every RPC as a method taking the request message and returning the response."""
 
-    def __init__(self, signer: Signer | None = None, *,
-                 max_replay_actions: int = MAX_REPLAY_ACTIONS,
-                 cache_size: int = SNAPSHOT_CACHE_SIZE,
-                 page_token_key: bytes | None = None) -> None:
+    def __init__(
+        self,
+        signer: Signer | None = None,
+        *,
+        max_replay_actions: int = MAX_REPLAY_ACTIONS,
+        cache_size: int = SNAPSHOT_CACHE_SIZE,
+        page_token_key: bytes | None = None,
+    ) -> None:
         self.signer = signer
         self.page_tokens = page_tokens.PageTokens(
-            page_token_key or page_tokens.key_from("", signer))
+            page_token_key or page_tokens.key_from("", signer)
+        )
         # ListLegalActions lists by page binding (the request without its page fields)
         self._listed = Lru(LISTS_KEPT)
         self.max_replay_actions = max_replay_actions
         self.snapshots = SnapshotLoader(signer, cache_size)
 
     # -- entry point -----------------------------------------------------------------------
-    def call(self, method: str, request: Message, problems=(),
-             source: SnapshotSource | None = None) -> Message:
+    def call(
+        self, method: str, request: Message, problems=(), source: SnapshotSource | None = None
+    ) -> Message:
         """Dispatch ``method`` (RPC name). ``source``: how the transport received the
         request's snapshot (None: the snapshot, if any, is in ``request``)."""
         try:
@@ -94,8 +100,7 @@ class Adjudicator:
         return handler(self, request, problems, source)
 
     @staticmethod
-    def _ruleset(msg: pb.RulesetRef, problems: Problems
-                 ) -> tuple[er.Ruleset, RulesetRef]:
+    def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:
         """A request's ``ruleset`` (resolved, or every problem raised; its version pin
         checked) and the reference as given."""
         rules, ref = convert.ruleset_ref_from_proto(msg, "ruleset", problems)
@@ -107,17 +112,25 @@ class Adjudicator:
     @staticmethod
     def _seat(seat: int, snap, field: str) -> None:
         if not 0 <= seat < len(snap.seats):
-            raise invalid_argument([Problem(field, "OUT_OF_RANGE",
-                                            f"{field} must be a seat 0..{len(snap.seats) - 1}, "
-                                            f"not {seat}")])
+            raise invalid_argument(
+                [
+                    Problem(
+                        field,
+                        "OUT_OF_RANGE",
+                        f"{field} must be a seat 0..{len(snap.seats) - 1}, not {seat}",
+                    )
+                ]
+            )
 
     # -- RPCs ------------------------------------------------------------------------------
     @_handler
-    def list_rulesets(self, req: pb.ListRulesetsRequest, problems, source
-                      ) -> pb.ListRulesetsResponse:
+    def list_rulesets(
+        self, req: pb.ListRulesetsRequest, problems, source
+    ) -> pb.ListRulesetsResponse:
         convert.raise_if(problems)
         return pb.ListRulesetsResponse(
-            rulesets=[convert.ruleset_to_proto(r) for r in engine.profile_rulesets()])
+            rulesets=[convert.ruleset_to_proto(r) for r in engine.profile_rulesets()]
+        )
 
     @_handler
     def get_ruleset(self, req: pb.GetRulesetRequest, problems, source) -> pb.Ruleset:
@@ -125,61 +138,74 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise ApiError("NOT_FOUND", "UNKNOWN_PROFILE",
-                           "; ".join(p.description for p in e.problems)) from None
+            raise ApiError(
+                "NOT_FOUND", "UNKNOWN_PROFILE", "; ".join(p.description for p in e.problems)
+            ) from None
         return convert.ruleset_to_proto(rules)
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
         rules, ref = self._ruleset(req.ruleset, problems)
-        snap = engine.deal(rules, req.players, req.seed, req.dealer, req.deal_number,
-                           tuple(req.match_scores), ref)
+        snap = engine.deal(
+            rules, req.players, req.seed, req.dealer, req.deal_number, tuple(req.match_scores), ref
+        )
         return pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
 
     @_handler
-    def check_meld(self, req: pb.CheckMeldRequest, problems, source
-                   ) -> pb.CheckMeldResponse:
+    def check_meld(self, req: pb.CheckMeldRequest, problems, source) -> pb.CheckMeldResponse:
         cards = convert.cards(req.cards, "cards", problems)
         if req.HasField("snapshot") or (source is not None and source.loaded is not None):
             snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
-                raise invalid_argument([Problem("meldId", "UNKNOWN_MELD_ID",
-                                                f"no meld has id {req.meld_id!r}")])
+                raise invalid_argument(
+                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {req.meld_id!r}")]
+                )
             check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
         else:
             if req.meld_id:
-                problems.append(Problem("snapshot", "REQUIRED",
-                                        "adding to a meld (meldId) needs the snapshot"))
+                problems.append(
+                    Problem("snapshot", "REQUIRED", "adding to a meld (meldId) needs the snapshot")
+                )
             check = engine.check_meld(self._ruleset(req.ruleset, problems)[0], cards)
         return answers.meld_check_to_proto(check)
 
     @_handler
-    def validate_action(self, req: pb.ValidateActionRequest, problems, source
-                        ) -> pb.ValidateActionResponse:
-        snap, (action,) = self.snapshots.load(req.snapshot, problems, source=source,
-                                         actions=((req.action, "action"),))
+    def validate_action(
+        self, req: pb.ValidateActionRequest, problems, source
+    ) -> pb.ValidateActionResponse:
+        snap, (action,) = self.snapshots.load(
+            req.snapshot, problems, source=source, actions=((req.action, "action"),)
+        )
         violations = engine.validate(snap, action)
         return pb.ValidateActionResponse(
-            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations])
+            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations]
+        )
 
     @_handler
-    def apply_action(self, req: pb.ApplyActionRequest, problems, source
-                     ) -> pb.ApplyActionResponse:
-        snap, (action,) = self.snapshots.load(req.snapshot, problems, source=source,
-                                         actions=((req.action, "action"),), allow_view=False)
+    def apply_action(self, req: pb.ApplyActionRequest, problems, source) -> pb.ApplyActionResponse:
+        snap, (action,) = self.snapshots.load(
+            req.snapshot,
+            problems,
+            source=source,
+            actions=((req.action, "action"),),
+            allow_view=False,
+        )
         out = engine.apply(snap, action)
         resp = pb.ApplyActionResponse(
-            legal=out.legal, violations=[answers.violation_to_proto(v) for v in out.violations],
+            legal=out.legal,
+            violations=[answers.violation_to_proto(v) for v in out.violations],
             snapshot=self.snapshots.render(out.snapshot, remember=True),
-            events=[answers.event_to_proto(e) for e in out.events])
+            events=[answers.event_to_proto(e) for e in out.events],
+        )
         if out.score is not None:
             resp.score.CopyFrom(answers.score_to_proto(out.score))
         return resp
 
     @_handler
-    def list_legal_actions(self, req: pb.ListLegalActionsRequest, problems, source
-                           ) -> pb.ListLegalActionsResponse:
+    def list_legal_actions(
+        self, req: pb.ListLegalActionsRequest, problems, source
+    ) -> pb.ListLegalActionsResponse:
         if req.page_size < 0:
             problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
         snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
@@ -205,7 +231,8 @@ class Adjudicator:
             actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
             total_size=total,
             next_page_token=self.page_tokens.issue(end, binding) if end < total else "",
-            complete=complete)
+            complete=complete,
+        )
 
     def _page_binding(self, req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
         """Binds a page token to the request without its page fields, and to the served
@@ -217,8 +244,9 @@ class Adjudicator:
         copy.ClearField("page_size")
         copy.ClearField("page_token")
         copy.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
-        return self.page_tokens.binding(copy.SerializeToString(deterministic=True),
-                                        snap.ruleset.version)
+        return self.page_tokens.binding(
+            copy.SerializeToString(deterministic=True), snap.ruleset.version
+        )
 
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
@@ -226,8 +254,9 @@ class Adjudicator:
         return answers.score_to_proto(engine.score(snap, req.provisional))
 
     @_handler
-    def get_player_view(self, req: pb.GetPlayerViewRequest, problems, source
-                        ) -> pb.GetPlayerViewResponse:
+    def get_player_view(
+        self, req: pb.GetPlayerViewRequest, problems, source
+    ) -> pb.GetPlayerViewResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
@@ -241,20 +270,26 @@ class Adjudicator:
     @_handler
     def replay_deal(self, req: pb.ReplayDealRequest, problems, source) -> pb.ReplayDealResponse:
         if len(req.actions) > self.max_replay_actions:
-            raise too_many_items("ReplayDeal", "actions", self.max_replay_actions,
-                                 len(req.actions))
+            raise too_many_items("ReplayDeal", "actions", self.max_replay_actions, len(req.actions))
         snap, actions = self.snapshots.load(
-            req.snapshot, problems, allow_view=False, check_meld_ids=False, source=source,
-            actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)))
+            req.snapshot,
+            problems,
+            allow_view=False,
+            check_meld_ids=False,
+            source=source,
+            actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)),
+        )
         results, last, first_illegal, score = engine.replay(snap, actions)
         resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
-                legal=legal, violations=[answers.violation_to_proto(v) for v in violations],
-                events=[answers.event_to_proto(e) for e in events])
+                legal=legal,
+                violations=[answers.violation_to_proto(v) for v in violations],
+                events=[answers.event_to_proto(e) for e in events],
+            )
             for v in item.violations:  # paths relative to this request: actions[i]…
                 if v.field == "action" or v.field.startswith(("action.", "action[")):
-                    v.field = f"actions[{i}]" + v.field[len("action"):]
+                    v.field = f"actions[{i}]" + v.field[len("action") :]
         if first_illegal is not None:
             resp.first_illegal_index = first_illegal
         if score is not None:
@@ -279,13 +314,17 @@ METHODS: dict[str, tuple[type[Message], Handler]] = {
 
 #: The methods whose answer's snapshot is remembered as loaded (SnapshotLoader.remember).
 REMEMBERS = frozenset({"Deal", "ApplyAction", "ReplayDeal"})
-_TAKES_SNAPSHOT = frozenset(name for name, (request_type, _) in METHODS.items()
-                            if "snapshot" in request_type.DESCRIPTOR.fields_by_name)
+_TAKES_SNAPSHOT = frozenset(
+    name
+    for name, (request_type, _) in METHODS.items()
+    if "snapshot" in request_type.DESCRIPTOR.fields_by_name
+)
 
 
 def response_type(method: str) -> type:
     """The response message class of ``method`` (from the service descriptor)."""
     from google.protobuf import symbol_database
+
     out = pb.SERVICE.methods_by_name[method].output_type
     return symbol_database.Default().GetSymbol(out.full_name)
 

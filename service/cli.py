@@ -18,6 +18,7 @@ EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
 def _commands() -> dict[str, str]:
     from .api import METHODS, kebab
+
     return {kebab(name): name for name in METHODS}
 
 
@@ -25,14 +26,20 @@ def _parser(commands: dict[str, str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="samba-adjudicator",
         description="Stateless Samba rules adjudicator. Each method reads one JSON request "
-                    "(proto3 JSON of samba.v1.<Method>Request) and prints the REST answer.")
+        "(proto3 JSON of samba.v1.<Method>Request) and prints the REST answer.",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("serve", help="start the gRPC and REST servers (see `serve --help`)",
-                   add_help=False)
+    sub.add_parser(
+        "serve", help="start the gRPC and REST servers (see `serve --help`)", add_help=False
+    )
     for cmd, method in commands.items():
         s = sub.add_parser(cmd, help=f"{method}: request JSON on stdin, answer on stdout")
-        s.add_argument("--input", "-i", metavar="FILE",
-                       help="read the request from FILE instead of stdin ('-': stdin)")
+        s.add_argument(
+            "--input",
+            "-i",
+            metavar="FILE",
+            help="read the request from FILE instead of stdin ('-': stdin)",
+        )
     return p
 
 
@@ -43,8 +50,9 @@ def _read(path: str | None) -> bytes:
         return f.read()
 
 
-def run(method: str, data: bytes, adjudicator=None, request_id: str | None = None
-        ) -> tuple[int, dict]:
+def run(
+    method: str, data: bytes, adjudicator=None, request_id: str | None = None
+) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics."""
     from .errors import ApiError, internal_error, new_request_id, rest_body
@@ -57,9 +65,12 @@ def run(method: str, data: bytes, adjudicator=None, request_id: str | None = Non
             from . import page_tokens
             from .api import Adjudicator
             from .signing import Signer
+
             signer = Signer.from_env()
-            adjudicator = Adjudicator(signer=signer, page_token_key=page_tokens.key_from(
-                os.environ.get(page_tokens.ENV, ""), signer))
+            adjudicator = Adjudicator(
+                signer=signer,
+                page_token_key=page_tokens.key_from(os.environ.get(page_tokens.ENV, ""), signer),
+            )
         runtime = Runtime(None, adjudicator, count_calls=False)
         response = runtime.answer(method, runtime.json_decoder(method, data))
     except ApiError as e:
@@ -74,9 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
         from .server import serve_main  # lazily: the servers pull in grpc and FastAPI
+
         return serve_main(argv[1:]) or 0
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         commands = _commands()
     except Exception as e:  # noqa: BLE001 - e.g. generated code missing: no traceback
@@ -93,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"samba-adjudicator: cannot read {args.input}: {e.strerror}", file=sys.stderr)
         return EXIT_ERROR
     from .jsonio import dumps
+
     status, body = run(commands[args.command], data)
     sys.stdout.write(dumps(body) + "\n")
     sys.stdout.flush()

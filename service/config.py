@@ -15,8 +15,8 @@ import argparse
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -72,45 +72,86 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
     p = argparse.ArgumentParser(
         prog=prog,
         description="Serve samba.v1.Adjudicator over gRPC and REST (one process, or "
-                    "--workers processes sharing the ports). Every flag has a SAMBA_* "
-                    "environment twin; the flag wins.")
+        "--workers processes sharing the ports). Every flag has a SAMBA_* "
+        "environment twin; the flag wins.",
+    )
     d = Settings()
-    p.add_argument("--host", help=f"address to bind (SAMBA_HOST; default {d.host}; "
-                                   "0.0.0.0 in the container)")
-    p.add_argument("--grpc-port", type=int, metavar="N",
-                   help=f"gRPC port, 0 = any free port (SAMBA_GRPC_PORT; default {d.grpc_port})")
-    p.add_argument("--http-port", type=int, metavar="N",
-                   help=f"REST/ops port, 0 = any free port (SAMBA_HTTP_PORT; default "
-                        f"{d.http_port})")
-    p.add_argument("--workers", type=int, metavar="N",
-                   help=f"server processes sharing the ports (SAMBA_WORKERS; default "
-                        f"{d.workers})")
-    p.add_argument("--max-message-bytes", type=int, metavar="N",
-                   help=f"largest request accepted (SAMBA_MAX_MESSAGE_BYTES; default "
-                        f"{d.max_message_bytes})")
-    p.add_argument("--log-level", choices=LOG_LEVELS,
-                   help=f"SAMBA_LOG_LEVEL; default {d.log_level}; debug logs every request")
-    p.add_argument("--shutdown-grace-seconds", type=float, metavar="S",
-                   help=f"time in-flight calls get to finish after SIGTERM "
-                        f"(SAMBA_SHUTDOWN_GRACE_SECONDS; default {d.shutdown_grace_seconds:g})")
-    p.add_argument("--snapshot-cache-size", type=int, metavar="N",
-                   help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
-                        f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})")
-    p.add_argument("--max-connections", type=int, metavar="N",
-                   help=f"open connections each server (gRPC, REST) keeps; past it idle or "
-                        f"half-sent REST connections are closed first (SAMBA_MAX_CONNECTIONS; "
-                        f"default {d.max_connections})")
-    p.add_argument("--read-timeout-seconds", type=float, metavar="S",
-                   help=f"a REST request must arrive whole, and a gRPC connection finish its "
-                        f"handshake, within S seconds (SAMBA_READ_TIMEOUT_SECONDS; default "
-                        f"{d.read_timeout_seconds:g})")
-    p.add_argument("--idle-timeout-seconds", type=float, metavar="S",
-                   help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
-                        f"default {d.idle_timeout_seconds:g}; above the load balancer's)")
-    p.add_argument("--cors-origins", metavar="ORIGINS",
-                   help="comma-separated browser origins (https://game.example) allowed to "
-                        "call the REST gateway, '*' for any; preflights answered, "
-                        "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)")
+    p.add_argument(
+        "--host", help=f"address to bind (SAMBA_HOST; default {d.host}; 0.0.0.0 in the container)"
+    )
+    p.add_argument(
+        "--grpc-port",
+        type=int,
+        metavar="N",
+        help=f"gRPC port, 0 = any free port (SAMBA_GRPC_PORT; default {d.grpc_port})",
+    )
+    p.add_argument(
+        "--http-port",
+        type=int,
+        metavar="N",
+        help=f"REST/ops port, 0 = any free port (SAMBA_HTTP_PORT; default {d.http_port})",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help=f"server processes sharing the ports (SAMBA_WORKERS; default {d.workers})",
+    )
+    p.add_argument(
+        "--max-message-bytes",
+        type=int,
+        metavar="N",
+        help=f"largest request accepted (SAMBA_MAX_MESSAGE_BYTES; default {d.max_message_bytes})",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        help=f"SAMBA_LOG_LEVEL; default {d.log_level}; debug logs every request",
+    )
+    p.add_argument(
+        "--shutdown-grace-seconds",
+        type=float,
+        metavar="S",
+        help=f"time in-flight calls get to finish after SIGTERM "
+        f"(SAMBA_SHUTDOWN_GRACE_SECONDS; default {d.shutdown_grace_seconds:g})",
+    )
+    p.add_argument(
+        "--snapshot-cache-size",
+        type=int,
+        metavar="N",
+        help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
+        f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help=f"open connections each server (gRPC, REST) keeps; past it idle or "
+        f"half-sent REST connections are closed first (SAMBA_MAX_CONNECTIONS; "
+        f"default {d.max_connections})",
+    )
+    p.add_argument(
+        "--read-timeout-seconds",
+        type=float,
+        metavar="S",
+        help=f"a REST request must arrive whole, and a gRPC connection finish its "
+        f"handshake, within S seconds (SAMBA_READ_TIMEOUT_SECONDS; default "
+        f"{d.read_timeout_seconds:g})",
+    )
+    p.add_argument(
+        "--idle-timeout-seconds",
+        type=float,
+        metavar="S",
+        help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
+        f"default {d.idle_timeout_seconds:g}; above the load balancer's)",
+    )
+    p.add_argument(
+        "--cors-origins",
+        metavar="ORIGINS",
+        help="comma-separated browser origins (https://game.example) allowed to "
+        "call the REST gateway, '*' for any; preflights answered, "
+        "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)",
+    )
     return p
 
 
@@ -129,8 +170,7 @@ def _env(name: str, conv, environ) -> object | None:
         raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
 
 
-def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
-         ) -> Settings:
+def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
     environ = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)
@@ -162,21 +202,24 @@ def _validate_ports(s: Settings) -> None:
     for name, env in (("grpc_port", "SAMBA_GRPC_PORT"), ("http_port", "SAMBA_HTTP_PORT")):
         port = getattr(s, name)
         if not 0 <= port <= 65535:
-            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0..65535, "
-                              f"not {port}")
+            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0..65535, not {port}")
     if s.grpc_port and s.grpc_port == s.http_port:
         raise ConfigError("--grpc-port and --http-port must differ")
 
 
 def _validate_connections(s: Settings) -> None:
     if not 8 <= s.max_connections <= 1_000_000:
-        raise ConfigError("--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, "
-                          f"not {s.max_connections}")
-    for name, env in (("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
-                      ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS")):
+        raise ConfigError(
+            f"--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, not {s.max_connections}"
+        )
+    for name, env in (
+        ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
+        ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS"),
+    ):
         if not 0.1 <= getattr(s, name) <= 86400:
-            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, "
-                              f"not {getattr(s, name)}")
+            raise ConfigError(
+                f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, not {getattr(s, name)}"
+            )
 
 
 def validate(s: Settings) -> None:
@@ -184,19 +227,26 @@ def validate(s: Settings) -> None:
     if not 1 <= s.workers <= 256:
         raise ConfigError(f"--workers (SAMBA_WORKERS) must be 1..256, not {s.workers}")
     if not 1024 <= s.max_message_bytes <= 256 * 1024 * 1024:
-        raise ConfigError("--max-message-bytes (SAMBA_MAX_MESSAGE_BYTES) must be "
-                          f"1024..268435456, not {s.max_message_bytes}")
+        raise ConfigError(
+            "--max-message-bytes (SAMBA_MAX_MESSAGE_BYTES) must be "
+            f"1024..268435456, not {s.max_message_bytes}"
+        )
     if s.log_level.lower() not in LOG_LEVELS:
-        raise ConfigError(f"--log-level (SAMBA_LOG_LEVEL) must be one of "
-                          f"{', '.join(LOG_LEVELS)}, not {s.log_level!r}")
+        raise ConfigError(
+            f"--log-level (SAMBA_LOG_LEVEL) must be one of "
+            f"{', '.join(LOG_LEVELS)}, not {s.log_level!r}"
+        )
     if s.shutdown_grace_seconds < 0:
-        raise ConfigError("--shutdown-grace-seconds (SAMBA_SHUTDOWN_GRACE_SECONDS) must be "
-                          ">= 0")
+        raise ConfigError("--shutdown-grace-seconds (SAMBA_SHUTDOWN_GRACE_SECONDS) must be >= 0")
     if not 0 <= s.snapshot_cache_size <= 1_000_000:
-        raise ConfigError("--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
-                          f"0..1000000, not {s.snapshot_cache_size}")
+        raise ConfigError(
+            "--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
+            f"0..1000000, not {s.snapshot_cache_size}"
+        )
     _validate_connections(s)
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
-            raise ConfigError(f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
-                              "origin: scheme://host[:port] without a path, or *")
+            raise ConfigError(
+                f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
+                "origin: scheme://host[:port] without a path, or *"
+            )

@@ -18,8 +18,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Any
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -74,12 +74,18 @@ def raise_if(problems: Problems, kind: str = "INVALID_REQUEST") -> None:
 
 # -- cards --------------------------------------------------------------------------------
 
+
 def card(text: str, path: str, problems: Problems) -> str | None:
     code = parse_card(text)
     if code is None:
-        problems.append(Problem(path, "UNKNOWN_CARD_CODE",
-                                f"{text!r} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
-                                f" or T, then suit S H D C; or JK)"))
+        problems.append(
+            Problem(
+                path,
+                "UNKNOWN_CARD_CODE",
+                f"{text!r} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
+                f" or T, then suit S H D C; or JK)",
+            )
+        )
     return code
 
 
@@ -102,6 +108,7 @@ def cards(texts: Iterable[str], path: str, problems: Problems) -> tuple[str, ...
 
 
 # -- generic enum / dataclass helpers -----------------------------------------------------
+
 
 def _enum_name(f, number: int) -> str | None:
     v = f.enum_type.values_by_number.get(number)
@@ -131,8 +138,7 @@ def _set(msg: Message, name: str, value: Any) -> None:
 _ROW_TYPES = {"TableSize": er.TableSize, "InitialMeldBand": er.InitialMeldBand}
 
 
-def overrides_from_proto(msg: pb.RulesetOverrides, path: str,
-                         problems: Problems) -> dict[str, Any]:
+def overrides_from_proto(msg: pb.RulesetOverrides, path: str, problems: Problems) -> dict[str, Any]:
     """The engine's overrides dict: only the fields set (lists: non-empty)."""
     out: dict[str, Any] = {}
     if not msg.ListFields():  # the common case: no override, nothing to look at
@@ -143,15 +149,17 @@ def overrides_from_proto(msg: pb.RulesetOverrides, path: str,
             rows = getattr(msg, f.name)
             if rows:
                 cls = _ROW_TYPES[f.message_type.name]
-                out[f.name] = tuple(cls(**{g.name: getattr(r, g.name)
-                                           for g in r.DESCRIPTOR.fields}) for r in rows)
+                out[f.name] = tuple(
+                    cls(**{g.name: getattr(r, g.name) for g in r.DESCRIPTOR.fields}) for r in rows
+                )
         elif msg.HasField(f.name):
             value = getattr(msg, f.name)
             if f.enum_type is not None:
                 name = _enum_name(f, value)
                 if name is None:
-                    problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                            f"{fpath} must name a {f.enum_type.name}"))
+                    problems.append(
+                        Problem(fpath, "OUT_OF_RANGE", f"{fpath} must name a {f.enum_type.name}")
+                    )
                     continue
                 value = getattr(er, f.enum_type.name)[name]
             out[f.name] = value
@@ -165,8 +173,9 @@ def overrides_to_proto(overrides: dict[str, Any]) -> pb.RulesetOverrides:
     return msg
 
 
-def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: Problems
-                           ) -> tuple[er.Ruleset | None, m.RulesetRef]:
+def ruleset_ref_from_proto(
+    msg: pb.RulesetRef, path: str, problems: Problems
+) -> tuple[er.Ruleset | None, m.RulesetRef]:
     """Resolve a RulesetRef; problems (unknown profile, parameter, …) are appended.
 
     The version pin is *not* checked here (it is FAILED_PRECONDITION, not invalid input):
@@ -182,8 +191,7 @@ def ruleset_ref_from_proto(msg: pb.RulesetRef, path: str, problems: Problems
     try:
         rules = er.resolve(profile, overrides, path=path)
     except er.RulesetError as e:
-        problems.extend(Problem(json_path(p.field), p.reason, p.description)
-                        for p in e.problems)
+        problems.extend(Problem(json_path(p.field), p.reason, p.description) for p in e.problems)
         return None, ref
     # Answers name the variations in their documented order, however the request put them.
     if rules.profile == profile:
@@ -207,8 +215,9 @@ def ruleset_description(profile: str) -> str:
 
 
 def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
-    msg = pb.Ruleset(profile=rules.profile, version=rules.version,
-                     description=ruleset_description(rules.profile))
+    msg = pb.Ruleset(
+        profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
+    )
     for f in dataclasses.fields(rules):
         if f.name not in ("profile", "version"):
             _set(msg, f.name, getattr(rules, f.name))
@@ -217,19 +226,25 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
 
+
 def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
     from samba_adjudicator.engine import derived
+
     infer: Callable[[Sequence[str]], m.MeldKind] | None = getattr(derived, "meld_kind", None)
     if infer is None:
         from samba_adjudicator.engine.melds import infer_kind
+
         infer = infer_kind
     return infer(cards_)
 
 
 def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
     """Protobuf enum number -> the engine member of the same name (the names both have)."""
-    return {v.number: engine_enum[v.name] for v in values.DESCRIPTOR.values
-            if v.name in engine_enum.__members__}
+    return {
+        v.number: engine_enum[v.name]
+        for v in values.DESCRIPTOR.values
+        if v.name in engine_enum.__members__
+    }
 
 
 _MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
@@ -248,13 +263,22 @@ def _meld_kind_of(number: int) -> m.MeldKind | None:
 def _turn_from_proto(t: pb.Turn) -> m.Turn:
     """Unset phase and go-out read as DRAW and NOT_ASKED (the required-field check reports
     a missing phase); a number the schema does not define raises as ``Name`` does."""
-    phase = (_PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase \
-        else m.Phase.DRAW
-    go_out = (_GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)]) \
-        if t.go_out else m.GoOut.NOT_ASKED
-    return m.Turn(seat=t.seat if t.HasField("seat") else 0, phase=phase,
-                  took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
-                  added_to_partner_melds=t.added_to_partner_melds, go_out=go_out)
+    phase = (
+        (_PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase else m.Phase.DRAW
+    )
+    go_out = (
+        (_GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)])
+        if t.go_out
+        else m.GoOut.NOT_ASKED
+    )
+    return m.Turn(
+        seat=t.seat if t.HasField("seat") else 0,
+        phase=phase,
+        took_pile=t.took_pile,
+        melded_this_turn=t.melded_this_turn,
+        added_to_partner_melds=t.added_to_partner_melds,
+        go_out=go_out,
+    )
 
 
 def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side:
@@ -267,8 +291,11 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
         if md.kind:
             kind = _meld_kind_of(md.kind)
             if kind is None:
-                problems.append(Problem(f"{kp}.melds[{j}].kind", "OUT_OF_RANGE",
-                                        f"{md.kind} is not a meld kind"))
+                problems.append(
+                    Problem(
+                        f"{kp}.melds[{j}].kind", "OUT_OF_RANGE", f"{md.kind} is not a meld kind"
+                    )
+                )
                 continue
         elif len(problems) == before:
             kind = _meld_kind(mcards)
@@ -276,13 +303,16 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
             continue
         melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
     return m.Side(
-        side=sd.side or k, seats=tuple(sd.seats), match_score=sd.match_score,
-        melds=tuple(melds), red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
-        penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties))
+        side=sd.side or k,
+        seats=tuple(sd.seats),
+        match_score=sd.match_score,
+        melds=tuple(melds),
+        red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
+        penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties),
+    )
 
 
-def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems
-                        ) -> m.Snapshot | None:
+def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
 
     Never raises and never judges consistency (``service.loading`` does that). Fields
@@ -293,17 +323,24 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems
     seats = []
     for i, s in enumerate(msg.seats):
         raw = tuple(s.hand)
-        hand = raw if _CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand",
-                                                         problems)
+        hand = raw if _CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand", problems)
         dealt = tuple(s.dealt)
         if not _CODES.issuperset(dealt):
             dealt = cards(dealt, f"{path}.seats[{i}].dealt", problems)
-        seats.append(m.Seat(
-            seat=s.seat or i, side=s.side, hand=hand,
-            hand_count=s.hand_count or len(raw), has_melded=s.has_melded, dealt=dealt,
-            red_three_replacements_owed=s.red_three_replacements_owed))
-    sides = [_side_from_proto(sd, f"{path}.sides[{k}]", k, problems)
-             for k, sd in enumerate(msg.sides)]
+        seats.append(
+            m.Seat(
+                seat=s.seat or i,
+                side=s.side,
+                hand=hand,
+                hand_count=s.hand_count or len(raw),
+                has_melded=s.has_melded,
+                dealt=dealt,
+                red_three_replacements_owed=s.red_three_replacements_owed,
+            )
+        )
+    sides = [
+        _side_from_proto(sd, f"{path}.sides[{k}]", k, problems) for k, sd in enumerate(msg.sides)
+    ]
     stock = cards(msg.stock, f"{path}.stock", problems)
     discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
     turn = _turn_from_proto(msg.turn)
@@ -312,62 +349,102 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems
         r = msg.result
         premium = m.Premium(r.premium.kind, r.premium.points) if r.HasField("premium") else None
         result = m.Result(
-            reason=m.EndReason[pb.Result.Reason.Name(r.reason)] if r.reason
+            reason=m.EndReason[pb.Result.Reason.Name(r.reason)]
+            if r.reason
             else m.EndReason.STOCK_EXHAUSTED,
-            seat=r.seat if r.HasField("seat") else None, concealed=r.concealed,
-            premium=premium)
+            seat=r.seat if r.HasField("seat") else None,
+            concealed=r.concealed,
+            premium=premium,
+        )
     if rules is None:
         return None
     return m.Snapshot(
-        ruleset=rules, deal_number=msg.deal_number, dealer=msg.dealer, seats=tuple(seats),
-        sides=tuple(sides), stock=stock,
+        ruleset=rules,
+        deal_number=msg.deal_number,
+        dealer=msg.dealer,
+        seats=tuple(seats),
+        sides=tuple(sides),
+        stock=stock,
         stock_count=msg.stock_count if (msg.stock_count or not msg.stock) else len(msg.stock),
-        discard_pile=discard, turn=turn, ply=msg.ply, result=result, ruleset_ref=ref,
-        signature=msg.signature)
+        discard_pile=discard,
+        turn=turn,
+        ply=msg.ply,
+        result=result,
+        ruleset_ref=ref,
+        signature=msg.signature,
+    )
 
 
 # -- snapshots: engine -> proto -----------------------------------------------------------
 
+
 def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
-    return pb.Meld(id=meld.id, cards=list(meld.cards), laid_by=meld.laid_by,
-                   kind=pb.Meld.Kind.Value(meld.kind.name),
-                   status=pb.Meld.Status.Value(vocabulary.meld_status(meld).name),
-                   natural=vocabulary.is_natural(meld.cards))
+    return pb.Meld(
+        id=meld.id,
+        cards=list(meld.cards),
+        laid_by=meld.laid_by,
+        kind=pb.Meld.Kind.Value(meld.kind.name),
+        status=pb.Meld.Status.Value(vocabulary.meld_status(meld).name),
+        natural=vocabulary.is_natural(meld.cards),
+    )
 
 
 def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:
     """Every field filled, output-only ones included; ``signature`` left empty (the API
     signs)."""
     from samba_adjudicator.engine import derived
+
     rules = snap.ruleset
-    msg = pb.Snapshot(ruleset=ruleset_ref_to_proto(snap.ruleset_ref),
-                      deal_number=snap.deal_number, dealer=snap.dealer, ply=snap.ply,
-                      stock=list(snap.stock),
-                      stock_count=len(snap.stock) if snap.stock else snap.stock_count,
-                      stock_hidden=snap.stock_hidden, discard_pile=list(snap.discard_pile))
+    msg = pb.Snapshot(
+        ruleset=ruleset_ref_to_proto(snap.ruleset_ref),
+        deal_number=snap.deal_number,
+        dealer=snap.dealer,
+        ply=snap.ply,
+        stock=list(snap.stock),
+        stock_count=len(snap.stock) if snap.stock else snap.stock_count,
+        stock_hidden=snap.stock_hidden,
+        discard_pile=list(snap.discard_pile),
+    )
     for s in snap.seats:
-        msg.seats.add(seat=s.seat, side=s.side, hand=list(s.hand),
-                      hand_count=len(s.hand) if s.hand else s.hand_count,
-                      hand_hidden=s.hand_hidden, has_melded=s.has_melded, dealt=list(s.dealt),
-                      red_three_replacements_owed=s.red_three_replacements_owed)
+        msg.seats.add(
+            seat=s.seat,
+            side=s.side,
+            hand=list(s.hand),
+            hand_count=len(s.hand) if s.hand else s.hand_count,
+            hand_hidden=s.hand_hidden,
+            has_melded=s.has_melded,
+            dealt=list(s.dealt),
+            red_three_replacements_owed=s.red_three_replacements_owed,
+        )
     for sd in snap.sides:
-        side = msg.sides.add(side=sd.side, seats=list(sd.seats), match_score=sd.match_score,
-                             opened=sd.opened,
-                             initial_meld_requirement=derived.initial_meld_requirement(rules, sd),
-                             red_threes=list(sd.red_threes))
+        side = msg.sides.add(
+            side=sd.side,
+            seats=list(sd.seats),
+            match_score=sd.match_score,
+            opened=sd.opened,
+            initial_meld_requirement=derived.initial_meld_requirement(rules, sd),
+            red_threes=list(sd.red_threes),
+        )
         for meld in sd.melds:
             side.melds.append(meld_to_proto(rules, meld))
         for p in sd.penalties:
             side.penalties.add(code=p.code, points=p.points)
     top, count, blocked, frozen = derived.pile_state(snap)
-    msg.pile.CopyFrom(pb.Pile(top=top or "", count=count, blocked=blocked,
-                              frozen_for_sides=list(frozen)))
+    msg.pile.CopyFrom(
+        pb.Pile(top=top or "", count=count, blocked=blocked, frozen_for_sides=list(frozen))
+    )
     t = snap.turn
-    msg.turn.CopyFrom(pb.Turn(seat=t.seat, phase=pb.Turn.Phase.Value(t.phase.name),
-                              took_pile=t.took_pile, melded_this_turn=t.melded_this_turn,
-                              added_to_partner_melds=t.added_to_partner_melds,
-                              go_out=pb.Turn.GoOut.Value(t.go_out.name),
-                              awaiting_seats=list(derived.awaiting_seats(snap))))
+    msg.turn.CopyFrom(
+        pb.Turn(
+            seat=t.seat,
+            phase=pb.Turn.Phase.Value(t.phase.name),
+            took_pile=t.took_pile,
+            melded_this_turn=t.melded_this_turn,
+            added_to_partner_melds=t.added_to_partner_melds,
+            go_out=pb.Turn.GoOut.Value(t.go_out.name),
+            awaiting_seats=list(derived.awaiting_seats(snap)),
+        )
+    )
     if snap.result is not None:
         r = snap.result
         res = pb.Result(reason=pb.Result.Reason.Value(r.reason.name), concealed=r.concealed)

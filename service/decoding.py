@@ -37,14 +37,23 @@ class ProtobufDecoder:
             return self._decode(data)
         except (DecodeError, RuntimeError, ValueError) as e:
             raise errors.invalid_argument(
-                [Problem("", "MALFORMED_MESSAGE",
-                         f"the request is not a valid "
-                         f"{self.request_type.DESCRIPTOR.full_name} message: {e}")]) from None
+                [
+                    Problem(
+                        "",
+                        "MALFORMED_MESSAGE",
+                        f"the request is not a valid "
+                        f"{self.request_type.DESCRIPTOR.full_name} message: {e}",
+                    )
+                ]
+            ) from None
 
     def _decode(self, data: bytes) -> Decoded:
         parse = self.request_type.FromString
-        split = (wire.split_field(data, self.snapshot_number)
-                 if self.snapshot_number is not None else None)
+        split = (
+            wire.split_field(data, self.snapshot_number)
+            if self.snapshot_number is not None
+            else None
+        )
         if split is None:
             return parse(data), [], None
         snapshot_bytes, rest = split
@@ -55,14 +64,15 @@ class ProtobufDecoder:
         return parse(rest), [], SnapshotSource(key, loaded)
 
 
-def decode_json(text: str | bytes, request_type: type[Message], loader: SnapshotLoader
-                ) -> Decoded:
+def decode_json(text: str | bytes, request_type: type[Message], loader: SnapshotLoader) -> Decoded:
     """``jsonio.decode`` plus the request snapshot's source (keyed by its compact JSON)."""
     data = jsonio.loads(text)
     snapshot = data.get(SNAPSHOT) if isinstance(data, dict) else None
-    key = (json_cache_key(snapshot)
-           if isinstance(snapshot, dict) and SNAPSHOT in request_type.DESCRIPTOR.fields_by_name
-           else None)
+    key = (
+        json_cache_key(snapshot)
+        if isinstance(snapshot, dict) and SNAPSHOT in request_type.DESCRIPTOR.fields_by_name
+        else None
+    )
     if key is None:
         return (*jsonio.decode_dict(data, request_type), None)
     loaded = loader.loaded(key)

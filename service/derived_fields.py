@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from samba_adjudicator.engine import derived
+from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import parse_card
 from samba_adjudicator.engine.model import Problem
 
 from . import pb
 
-
 #: Engine meld status -> its protobuf number (``pb.Meld.Status.Value``, made once).
 _STATUS_NUMBERS: dict[m.MeldStatus, int] = {
-    status: pb.Meld.Status.Value(status.name) for status in m.MeldStatus}
+    status: pb.Meld.Status.Value(status.name) for status in m.MeldStatus
+}
 
 
 class _Disagreements:
@@ -31,8 +30,9 @@ class _Disagreements:
 
     def add(self, field: str, given: Any, actual: Any) -> None:
         where = f"{self.path}.{field}"
-        self.problems.append(Problem(where, "DERIVED_FIELD_DISAGREES",
-                                     f"{where} is {actual!r}, not {given!r}"))
+        self.problems.append(
+            Problem(where, "DERIVED_FIELD_DISAGREES", f"{where} is {actual!r}, not {given!r}")
+        )
 
 
 def disagreements(msg: pb.Snapshot, snap: m.Snapshot, path: str) -> list[Problem]:
@@ -56,8 +56,7 @@ def disagreements(msg: pb.Snapshot, snap: m.Snapshot, path: str) -> list[Problem
     return out.problems
 
 
-def _side(out: _Disagreements, path: str, side: pb.Side, engine_side: m.Side,
-          rules: Any) -> None:
+def _side(out: _Disagreements, path: str, side: pb.Side, engine_side: m.Side, rules: Any) -> None:
     if side.opened and not engine_side.opened:
         out.add(f"{path}.opened", True, False)
     need = derived.initial_meld_requirement(rules, engine_side)

@@ -43,7 +43,7 @@ def is_output_only(f: _d.FieldDescriptor) -> bool:
 
 @cache
 def is_map(f: _d.FieldDescriptor) -> bool:
-    return (f.type == F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry)
+    return f.type == F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry
 
 
 @cache

@@ -10,8 +10,8 @@ the one shape of a field problem, from JSON parsing to the engine). Transports r
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from collections.abc import Iterable, MutableSequence
+from dataclasses import dataclass, field
 
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -56,7 +56,7 @@ MAX_TEXT = 200
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 #: A collector of problems: a plain list, or a ProblemList. Code that appends to one is
@@ -118,8 +118,9 @@ class ApiError(Exception):
         return self.code == "INVALID_ARGUMENT"
 
 
-def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST",
-                     message: str | None = None) -> ApiError:
+def invalid_argument(
+    problems: Iterable[Problem], reason: str = "INVALID_REQUEST", message: str | None = None
+) -> ApiError:
     """An INVALID_ARGUMENT error listing ``problems``: at most MAX_LISTED_PROBLEMS of them in
     at most MAX_LISTED_BYTES, each text clipped to MAX_TEXT characters; the answer counts
     the others."""
@@ -151,8 +152,11 @@ def summary(problems: list[Problem], omitted: int = 0) -> str:
 
 
 def too_many_items(method: str, field: str, limit: int, count: int) -> ApiError:
-    return ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
-                    f"{method} takes at most {limit} {field}, not {count}")
+    return ApiError(
+        "RESOURCE_EXHAUSTED",
+        "REQUEST_TOO_LARGE",
+        f"{method} takes at most {limit} {field}, not {count}",
+    )
 
 
 def internal_error() -> ApiError:
@@ -166,6 +170,7 @@ def new_request_id() -> str:
 
 
 # -- rendering ----------------------------------------------------------------------------
+
 
 def error_info(err: ApiError, request_id: str) -> error_details_pb2.ErrorInfo:
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN)
@@ -197,6 +202,7 @@ def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
 
 def _detail_dict(msg) -> dict:
     from .jsonio import to_dict
+
     body = {"@type": "type.googleapis.com/" + msg.DESCRIPTOR.full_name}
     body.update(to_dict(msg))
     return body
@@ -208,5 +214,11 @@ def rest_body(err: ApiError, request_id: str) -> dict:
     br = bad_request(err)
     if br is not None:
         details.append(_detail_dict(br))
-    return {"error": {"code": err.http_status, "status": err.code, "message": err.message,
-                      "details": details}}
+    return {
+        "error": {
+            "code": err.http_status,
+            "status": err.code,
+            "message": err.message,
+            "details": details,
+        }
+    }

@@ -62,13 +62,19 @@ def route_examples() -> dict[str, dict]:
     out: dict[str, dict] = {}
     for method, body in _requests(adjudicator).items():
         broken = {**body, TYPO_FIELD: []}
-        out[method] = {"request": body, "response": _answer(adjudicator, method, body),
-                       "error": _answer(adjudicator, method, broken)}
-    out["ListRulesets"] = {"request": None,
-                           "response": _answer(adjudicator, "ListRulesets", {}),
-                           "error": None}
-    out["GetRuleset"] = {"request": {"profile": "classic+open"},
-                         "response": _answer(adjudicator, "GetRuleset",
-                                             {"profile": "classic+open"}),
-                         "error": _answer(adjudicator, "GetRuleset", {"profile": "chess"})}
+        out[method] = {
+            "request": body,
+            "response": _answer(adjudicator, method, body),
+            "error": _answer(adjudicator, method, broken),
+        }
+    out["ListRulesets"] = {
+        "request": None,
+        "response": _answer(adjudicator, "ListRulesets", {}),
+        "error": None,
+    }
+    out["GetRuleset"] = {
+        "request": {"profile": "classic+open"},
+        "response": _answer(adjudicator, "GetRuleset", {"profile": "classic+open"}),
+        "error": _answer(adjudicator, "GetRuleset", {"profile": "chess"}),
+    }
     return out

@@ -66,8 +66,9 @@ def _deadline(context) -> float | None:
     return time.monotonic() + remaining
 
 
-class _Status(collections.namedtuple("_Status", ("code", "details", "trailing_metadata")),
-              grpc.Status):
+class _Status(
+    collections.namedtuple("_Status", ("code", "details", "trailing_metadata")), grpc.Status
+):
     pass
 
 
@@ -75,16 +76,26 @@ def _status(err: ApiError, request_id: str) -> grpc.Status:
     """The rich status, with ``x-request-id`` beside ``grpc-status-details-bin`` (aborting
     replaces the trailing metadata set earlier)."""
     status = rpc_status.to_status(errors.grpc_status(err, request_id))
-    return _Status(status.code, status.details,
-                   tuple(status.trailing_metadata) + (("x-request-id", request_id),))
+    return _Status(
+        status.code,
+        status.details,
+        tuple(status.trailing_metadata) + (("x-request-id", request_id),),
+    )
 
 
-def _call(runtime: Runtime, method: str, decode: ProtobufDecoder, data: bytes,
-          request_id: str, deadline: float | None) -> tuple[bytes | None, grpc.Status | None]:
+def _call(
+    runtime: Runtime,
+    method: str,
+    decode: ProtobufDecoder,
+    data: bytes,
+    request_id: str,
+    deadline: float | None,
+) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status)."""
     try:
-        response = runtime.invoke(method, lambda: decode(data), transport="grpc",
-                                  request_id=request_id, deadline=deadline)
+        response = runtime.invoke(
+            method, lambda: decode(data), transport="grpc", request_id=request_id, deadline=deadline
+        )
     except ApiError as e:
         return None, _status(e, request_id)
     # deterministic: map entries (violation details) sorted, the same bytes on every replica
@@ -92,12 +103,16 @@ def _call(runtime: Runtime, method: str, decode: ProtobufDecoder, data: bytes,
 
 
 def _generic_handlers(make, echo) -> list:
-    handlers = {name: grpc.unary_unary_rpc_method_handler(make(name))
-                for name in pb.SERVICE.methods_by_name}
+    handlers = {
+        name: grpc.unary_unary_rpc_method_handler(make(name)) for name in pb.SERVICE.methods_by_name
+    }
     out = [grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)]
     if echo is not None:
-        out.append(grpc.method_handlers_generic_handler(
-            BENCH_SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(echo)}))
+        out.append(
+            grpc.method_handlers_generic_handler(
+                BENCH_SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
+            )
+        )
     return out
 
 
@@ -130,7 +145,8 @@ def _handler(runtime: Runtime, method: str, pool):
         deadline = _deadline(context)
         if runtime.offloaded(method, len(data)):
             out, status = await asyncio.get_running_loop().run_in_executor(
-                pool, _call, runtime, method, decode, data, request_id, deadline)
+                pool, _call, runtime, method, decode, data, request_id, deadline
+            )
         else:
             out, status = _call(runtime, method, decode, data, request_id, deadline)
         if status is not None:
@@ -152,8 +168,9 @@ class GrpcServer:
         self.runtime = runtime
         self.settings = settings
         self.loop = asyncio.new_event_loop()
-        self._pool = futures.ThreadPoolExecutor(max_workers=settings.grpc_threads or 4,
-                                                thread_name_prefix="grpc-offload")
+        self._pool = futures.ThreadPoolExecutor(
+            max_workers=settings.grpc_threads or 4, thread_name_prefix="grpc-offload"
+        )
         self._thread = threading.Thread(target=self._run, name="grpc-aio", daemon=True)
         self._started = threading.Event()
         self._error: BaseException | None = None
@@ -170,16 +187,21 @@ class GrpcServer:
         self.server = grpc.aio.server(options=_options(self.settings))
         echo = _echo if self.settings.bench_echo else None
         self.server.add_generic_rpc_handlers(
-            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool), echo))
+            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool), echo)
+        )
         self.health = health.aio.HealthServicer()
         for name in HEALTH_SERVICES:
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
-            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), self.server)
-        port = self.server.add_insecure_port(
-            _address(self.settings.host, self.settings.grpc_port))
+            (
+                SERVICE_NAME,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            self.server,
+        )
+        port = self.server.add_insecure_port(_address(self.settings.host, self.settings.grpc_port))
         if not port:
             raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.grpc_port}")
         await self.server.start()
@@ -191,17 +213,20 @@ class GrpcServer:
         return self.port
 
     def set_serving(self, serving: bool) -> None:
-        status = (health_pb2.HealthCheckResponse.SERVING if serving
-                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
 
         async def _set():
             for name in HEALTH_SERVICES:
                 await self.health.set(name, status)
+
         asyncio.run_coroutine_threadsafe(_set(), self.loop).result()
 
     def drain(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(),
-                                         self.loop).result()
+        asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop).result()
 
     def stop(self, grace: float) -> threading.Event:
         done = threading.Event()
@@ -211,6 +236,7 @@ class GrpcServer:
                 await self.server.stop(grace)
             finally:
                 done.set()
+
         asyncio.run_coroutine_threadsafe(_stop(), self.loop)
         return done
 

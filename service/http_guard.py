@@ -39,20 +39,31 @@ def raw_error(err: ApiError) -> bytes:
     connection (for refusals made before any request reached the app)."""
     rid = new_request_id()
     body = jsonio.dumps_bytes(rest_body(err, rid))
-    head = (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
-            b"connection: close\r\nx-request-id: %s\r\nx-samba-version: %s\r\n\r\n"
-            % (err.http_status, _REASONS[err.http_status], len(body), rid.encode("ascii"),
-               VERSION_HEADER.encode("latin-1")))
+    head = (
+        b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+        b"connection: close\r\nx-request-id: %s\r\nx-samba-version: %s\r\n\r\n"
+        % (
+            err.http_status,
+            _REASONS[err.http_status],
+            len(body),
+            rid.encode("ascii"),
+            VERSION_HEADER.encode("latin-1"),
+        )
+    )
     return head + body
 
 
 def _malformed(message: str) -> ApiError:
-    return invalid_argument([Problem("", "MALFORMED_HTTP",
-                                     f"the HTTP request is malformed: {message}")])
+    return invalid_argument(
+        [Problem("", "MALFORMED_HTTP", f"the HTTP request is malformed: {message}")]
+    )
 
 
-_TOO_MANY = ApiError("UNAVAILABLE", "TOO_MANY_CONNECTIONS",
-                     "the server has as many connections as it takes; retry shortly")
+_TOO_MANY = ApiError(
+    "UNAVAILABLE",
+    "TOO_MANY_CONNECTIONS",
+    "the server has as many connections as it takes; retry shortly",
+)
 
 
 class ConnectionGuard:
@@ -87,6 +98,7 @@ def protocol_class(guard: ConnectionGuard) -> type:
 
     class Protocol(GuardedProtocol):
         pass
+
     Protocol.guard = guard
     return Protocol
 

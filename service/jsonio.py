@@ -40,16 +40,22 @@ from .required import with_required
 
 MALFORMED_JSON = "MALFORMED_JSON"
 _INT_RANGES = {
-    F.TYPE_INT32: (-(2**31), 2**31 - 1), F.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    F.TYPE_SFIXED32: (-(2**31), 2**31 - 1), F.TYPE_UINT32: (0, 2**32 - 1),
-    F.TYPE_FIXED32: (0, 2**32 - 1), F.TYPE_INT64: (-(2**63), 2**63 - 1),
-    F.TYPE_SINT64: (-(2**63), 2**63 - 1), F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
-    F.TYPE_UINT64: (0, 2**64 - 1), F.TYPE_FIXED64: (0, 2**64 - 1),
+    F.TYPE_INT32: (-(2**31), 2**31 - 1),
+    F.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    F.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    F.TYPE_UINT32: (0, 2**32 - 1),
+    F.TYPE_FIXED32: (0, 2**32 - 1),
+    F.TYPE_INT64: (-(2**63), 2**63 - 1),
+    F.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    F.TYPE_UINT64: (0, 2**64 - 1),
+    F.TYPE_FIXED64: (0, 2**64 - 1),
 }
 _BAD = object()
 
 
 # -- parsing ------------------------------------------------------------------------------
+
 
 def parse_request(text: str | bytes, message_type: type[Message]) -> Message:
     """Parse a JSON request into ``message_type``, or raise InvalidInput with every problem."""
@@ -92,10 +98,12 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise InvalidInput(
-            [Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")]) from None
+            [Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")]
+        ) from None
     except RecursionError:
         raise InvalidInput(
-            [Problem("", MALFORMED_JSON, "the request is nested too deeply")]) from None
+            [Problem("", MALFORMED_JSON, "the request is nested too deeply")]
+        ) from None
     return data
 
 
@@ -153,15 +161,14 @@ def _decode_dict(data: dict, message_type: type[Message]) -> tuple[Message, Prob
     return msg, problems
 
 
-def _decode_dict_in_two_passes(data: dict, message_type: type[Message]
-                               ) -> tuple[Message, Problems]:
+def _decode_dict_in_two_passes(data: dict, message_type: type[Message]) -> tuple[Message, Problems]:
     problems: Problems = ProblemList()
     clean = _walk_message(data, message_type.DESCRIPTOR, "", problems)
     msg = message_type()
     try:
         _fill(msg, clean)
     except (TypeError, ValueError, KeyError):  # not expected once the walk is clean:
-        msg = message_type()                   # let json_format have the last word
+        msg = message_type()  # let json_format have the last word
         try:
             json_format.ParseDict(clean, msg)
         except json_format.ParseError as e:
@@ -214,11 +221,13 @@ def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
     return f.enum_type.values_by_name[value].number if isinstance(value, str) else value
 
 
-
 def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: Problems) -> Any:
     if not isinstance(obj, dict):
-        problems.append(Problem(path, "OUT_OF_RANGE",
-                                f"{path or 'request'} must be a JSON object ({desc.name})"))
+        problems.append(
+            Problem(
+                path, "OUT_OF_RANGE", f"{path or 'request'} must be a JSON object ({desc.name})"
+            )
+        )
         return _BAD
     fields = _walk_plan(desc)
     out: dict[str, Any] = {}
@@ -267,10 +276,14 @@ def _into_plan(desc: _d.Descriptor) -> dict[str, tuple]:
         plan = {}
         for key, (f, json_name, oneof) in _walk_plan(desc).items():
             setter, extra = _setter(f)
-            plain = ((int, *extra) if setter is _int_into
-                     else (extra, None, None) if setter is _typed_into else None)
-            plan[key] = (f, f.name, json_name, oneof, setter, extra, f.name != json_name,
-                         plain)
+            plain = (
+                (int, *extra)
+                if setter is _int_into
+                else (extra, None, None)
+                if setter is _typed_into
+                else None
+            )
+            plan[key] = (f, f.name, json_name, oneof, setter, extra, f.name != json_name, plain)
         _INTO_PLANS[desc] = plan
     return plan
 
@@ -293,8 +306,7 @@ def _setter(f: _d.FieldDescriptor) -> tuple[Setter, Any]:
     return _scalar_into, None
 
 
-def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
-               problems: Problems) -> None:
+def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str, problems: Problems) -> None:
     """``_fill(msg, _walk_message(obj, desc, path, problems))`` in one pass (``obj`` is a
     dict)."""
     plan = _into_plan(desc)
@@ -315,48 +327,71 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str,
             continue
         if oneof is not None and not _choose(oneof, chosen, path, json_name, problems):
             continue
-        if plain is not None and type(value) is plain[0] \
-                and (plain[1] is None or plain[1] <= value <= plain[2]):
+        if (
+            plain is not None
+            and type(value) is plain[0]
+            and (plain[1] is None or plain[1] <= value <= plain[2])
+        ):
             setattr(msg, name, value)  # an int in range, a bool, a string
         else:
             setter(value, msg, f, extra, path, json_name, problems)
 
 
 def _unknown_field(path: str, key: Any, desc: _d.Descriptor, problems: Problems) -> None:
-    problems.append(Problem(join(path, str(key)), "UNKNOWN_FIELD",
-                            f"unknown field {key!r} in {desc.full_name}"))
+    problems.append(
+        Problem(join(path, str(key)), "UNKNOWN_FIELD", f"unknown field {key!r} in {desc.full_name}")
+    )
 
 
-def _given_twice(path: str, json_name: str, first: str, key: str,
-                 problems: Problems) -> None:
+def _given_twice(path: str, json_name: str, first: str, key: str, problems: Problems) -> None:
     fpath = join(path, json_name)
-    problems.append(Problem(fpath, "OUT_OF_RANGE",
-                            f"{fpath} given twice (as {first!r} and {key!r})"))
+    problems.append(
+        Problem(fpath, "OUT_OF_RANGE", f"{fpath} given twice (as {first!r} and {key!r})")
+    )
 
 
-def _choose(oneof: str, chosen: dict[str, str], path: str, json_name: str,
-            problems: Problems) -> bool:
+def _choose(
+    oneof: str, chosen: dict[str, str], path: str, json_name: str, problems: Problems
+) -> bool:
     """Whether this member of a real oneof is the first one given (else a problem)."""
     if oneof in chosen:
         fpath = join(path, json_name)
-        problems.append(Problem(fpath, "OUT_OF_RANGE",
-                                f"{join(path, chosen[oneof])} and {fpath} are "
-                                f"alternatives; give only one"))
+        problems.append(
+            Problem(
+                fpath,
+                "OUT_OF_RANGE",
+                f"{join(path, chosen[oneof])} and {fpath} are alternatives; give only one",
+            )
+        )
         return False
     chosen[oneof] = json_name
     return True
 
 
-def _int_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-              json_name: str, problems: Problems) -> None:
+def _int_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     if type(value) is int and extra[0] <= value <= extra[1]:
         setattr(msg, f.name, value)
     else:
         _scalar_into(value, msg, f, extra, path, json_name, problems)
 
 
-def _enum_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-               json_name: str, problems: Problems) -> None:
+def _enum_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     number = extra.get(value) if type(value) is str else None
     if number is not None:
         setattr(msg, f.name, number)
@@ -364,8 +399,15 @@ def _enum_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path
         _scalar_into(value, msg, f, extra, path, json_name, problems)
 
 
-def _typed_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                json_name: str, problems: Problems) -> None:
+def _typed_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     """A bool or string field (``extra``: its Python type)."""
     if type(value) is extra:
         setattr(msg, f.name, value)
@@ -373,8 +415,15 @@ def _typed_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, pat
         _scalar_into(value, msg, f, extra, path, json_name, problems)
 
 
-def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                 json_name: str, problems: Problems) -> None:
+def _scalar_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     """A scalar the inline checks did not take: the walk's own check, then ``_fill``'s
     setting."""
     value = _walk_scalar(value, f, join(path, json_name), problems)
@@ -382,11 +431,17 @@ def _scalar_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, pa
         setattr(msg, f.name, _enum_number(f, value) if f.type == F.TYPE_ENUM else value)
 
 
-def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-               json_name: str, problems: Problems) -> None:
+def _list_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     """A list of scalars (of strings, such as cards, without a look at each item)."""
-    if f.type == F.TYPE_STRING and type(value) is list and _ONLY_STR.issuperset(
-            map(type, value)):
+    if f.type == F.TYPE_STRING and type(value) is list and _ONLY_STR.issuperset(map(type, value)):
         getattr(msg, f.name).extend(value)  # card lists: the bulk of a snapshot
         return
     items = _walk_list(value, f, join(path, json_name), problems)
@@ -394,15 +449,29 @@ def _list_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path
         _fill_list(getattr(msg, f.name), f, items)
 
 
-def _map_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-              json_name: str, problems: Problems) -> None:
+def _map_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     entries = _walk_map(value, f, join(path, json_name), problems)
     if entries is not _BAD:
         _fill_map(getattr(msg, f.name), f, entries)
 
 
-def _message_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                  json_name: str, problems: Problems) -> None:
+def _message_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     path = join(path, json_name)
     if not isinstance(value, dict):
         _walk_message(value, f.message_type, path, problems)  # reports it
@@ -412,8 +481,15 @@ def _message_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, p
     _walk_into(value, sub, f.message_type, path, problems)
 
 
-def _messages_into(value: Any, msg: Message, f: _d.FieldDescriptor, extra: Any, path: str,
-                   json_name: str, problems: Problems) -> None:
+def _messages_into(
+    value: Any,
+    msg: Message,
+    f: _d.FieldDescriptor,
+    extra: Any,
+    path: str,
+    json_name: str,
+    problems: Problems,
+) -> None:
     path = join(path, json_name)
     if not isinstance(value, list):
         problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
@@ -520,8 +596,7 @@ def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     enum = f.enum_type
     if isinstance(value, str) and value in enum.values_by_name:
         return value
-    if isinstance(value, int) and not isinstance(value, bool) \
-            and value in enum.values_by_number:
+    if isinstance(value, int) and not isinstance(value, bool) and value in enum.values_by_number:
         return value
     known = ", ".join(v.name for v in enum.values if v.number != 0)
     return _Refused(f"{value!r} is not a value of {enum.name}; known: {known}")
@@ -563,8 +638,12 @@ def _unsupported(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
 
 #: Scalar field type -> check(value, field, path): the value to keep, or _Refused.
 _SCALARS: dict[int, Callable[[Any, _d.FieldDescriptor, str], Any]] = {
-    F.TYPE_ENUM: _enum_value, F.TYPE_BOOL: _boolean, F.TYPE_STRING: _string,
-    F.TYPE_DOUBLE: _number, F.TYPE_FLOAT: _number, F.TYPE_BYTES: _base64,
+    F.TYPE_ENUM: _enum_value,
+    F.TYPE_BOOL: _boolean,
+    F.TYPE_STRING: _string,
+    F.TYPE_DOUBLE: _number,
+    F.TYPE_FLOAT: _number,
+    F.TYPE_BYTES: _base64,
     **dict.fromkeys(_INT_RANGES, _integer),
 }
 
@@ -592,12 +671,14 @@ def _as_int(value: Any) -> int | None:
 
 # -- output -------------------------------------------------------------------------------
 
+
 def to_dict(msg: Message) -> dict:
     """The proto3 JSON of an answer: lowerCamelCase, every field without presence printed,
     keys in schema order (json_format prints set fields first, defaults after), map keys
     sorted."""
-    return _ordered(json_format.MessageToDict(msg, always_print_fields_with_no_presence=True),
-                    msg.DESCRIPTOR)
+    return _ordered(
+        json_format.MessageToDict(msg, always_print_fields_with_no_presence=True), msg.DESCRIPTOR
+    )
 
 
 def _ordered(d: Any, desc: _d.Descriptor) -> Any:

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 log = logging.getLogger("samba.server")
 
+
 def _addrinfo(host: str, port: int):
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     return infos[0]
@@ -18,13 +19,16 @@ class PortUnavailable(OSError):
     """A port the server was told to use cannot be bound: said in one line, naming it."""
 
     def __init__(self, what: str, flag: str, host: str, port: int, error: OSError) -> None:
-        super().__init__(f"the {what} port {port} on {host} is not available "
-                         f"({error.strerror or error}); choose another with {flag} N "
-                         f"(or SAMBA_{flag[2:].upper().replace('-', '_')})")
+        super().__init__(
+            f"the {what} port {port} on {host} is not available "
+            f"({error.strerror or error}); choose another with {flag} N "
+            f"(or SAMBA_{flag[2:].upper().replace('-', '_')})"
+        )
 
 
-def open_socket(host: str, port: int, reuseport: bool, what: str = "HTTP",
-            flag: str = "--http-port") -> socket.socket:
+def open_socket(
+    host: str, port: int, reuseport: bool, what: str = "HTTP", flag: str = "--http-port"
+) -> socket.socket:
     family, type_, proto, _, addr = _addrinfo(host, port)
     sock = socket.socket(family, type_, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -44,8 +48,13 @@ def check_grpc_port(settings) -> None:
     """Bind the gRPC port once ourselves first: gRPC's own failure is a traceback and a
     C-core log line that do not say which flag to change."""
     if settings.grpc_port:
-        open_socket(settings.host, settings.grpc_port, reuseport=settings.workers > 1,
-                what="gRPC", flag="--grpc-port").close()
+        open_socket(
+            settings.host,
+            settings.grpc_port,
+            reuseport=settings.workers > 1,
+            what="gRPC",
+            flag="--grpc-port",
+        ).close()
 
 
 def bind_http(settings) -> socket.socket:
@@ -65,6 +74,7 @@ def fit_connections(settings):
     both servers' connections and FD_HEADROOM would not fit: a process out of descriptors
     can no longer accept a health probe."""
     import resource
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or hard > soft:
         target = 1_048_576 if hard == resource.RLIM_INFINITY else hard
@@ -75,7 +85,9 @@ def fit_connections(settings):
             pass
     room = (soft - FD_HEADROOM) // 2
     if settings.max_connections > room:
-        log.warning("fewer connections than asked: the open-files limit is too low",
-                    extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}})
+        log.warning(
+            "fewer connections than asked: the open-files limit is too low",
+            extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}},
+        )
         settings = replace(settings, max_connections=max(room, 8))
     return settings

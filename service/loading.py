@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Iterable
 
 import orjson
 
@@ -93,8 +93,7 @@ class SnapshotSource:
 class SnapshotLoader:
     """The pipeline and its cache; one per Adjudicator."""
 
-    def __init__(self, signer: Signer | None = None,
-                 cache_size: int = SNAPSHOT_CACHE_SIZE) -> None:
+    def __init__(self, signer: Signer | None = None, cache_size: int = SNAPSHOT_CACHE_SIZE) -> None:
         self.signer = signer
         self.cache = Lru(cache_size)
 
@@ -107,10 +106,15 @@ class SnapshotLoader:
         key = cache_key("pb", msg.SerializeToString(deterministic=True))
         return SnapshotSource(key, self.cache.get(key))
 
-    def load(self, msg: pb.Snapshot, problems: Problems,
-             source: SnapshotSource | None = None,
-             actions: Iterable[tuple[pb.Action, str]] = (), check_meld_ids: bool = True,
-             allow_view: bool = True) -> tuple[Snapshot, list[Action]]:
+    def load(
+        self,
+        msg: pb.Snapshot,
+        problems: Problems,
+        source: SnapshotSource | None = None,
+        actions: Iterable[tuple[pb.Action, str]] = (),
+        check_meld_ids: bool = True,
+        allow_view: bool = True,
+    ) -> tuple[Snapshot, list[Action]]:
         """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
         every problem (``problems``: those already found in the request, reported first).
 
@@ -124,8 +128,9 @@ class SnapshotLoader:
             snap = convert.snapshot_from_proto(msg, SNAPSHOT, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
-            raise InvalidInput(problems or [Problem(SNAPSHOT, "REQUIRED",
-                                                    f"{SNAPSHOT} is required")])
+            raise InvalidInput(
+                problems or [Problem(SNAPSHOT, "REQUIRED", f"{SNAPSHOT} is required")]
+            )
         if fresh:
             self._trust(msg, snap)
             if source is not None:
@@ -136,8 +141,12 @@ class SnapshotLoader:
         return snap, converted
 
     @staticmethod
-    def _actions(snap: Snapshot | None, actions: Iterable[tuple[pb.Action, str]],
-                 problems: Problems, check_meld_ids: bool) -> list[Action]:
+    def _actions(
+        snap: Snapshot | None,
+        actions: Iterable[tuple[pb.Action, str]],
+        problems: Problems,
+        check_meld_ids: bool,
+    ) -> list[Action]:
         players = len(snap.seats) if snap is not None else None
         ids = meld_ids(snap) if (snap is not None and check_meld_ids) else None
         out = []
@@ -153,8 +162,9 @@ class SnapshotLoader:
         costs no consistency check, and its sender learns nothing about what is wrong with
         it."""
         if self.signer is not None:
-            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature,
-                               f"{SNAPSHOT}.signature")
+            self.signer.verify(
+                convert.snapshot_to_proto(snap), msg.signature, f"{SNAPSHOT}.signature"
+            )
         problems = convert.prefixed(engine.check_snapshot(snap), SNAPSHOT)
         convert.raise_if(problems or derived_fields.disagreements(msg, snap, SNAPSHOT))
 
@@ -198,14 +208,22 @@ def load_snapshot(msg: pb.Snapshot) -> Snapshot:
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
     """A request may pin the ruleset version it expects: FAILED_PRECONDITION on mismatch."""
     if pinned and pinned != rules.version:
-        raise ApiError("FAILED_PRECONDITION", "RULESET_VERSION_MISMATCH",
-                       f"{field} pins ruleset version {pinned!r}; this service "
-                       f"adjudicates {rules.profile} at version {rules.version!r}")
+        raise ApiError(
+            "FAILED_PRECONDITION",
+            "RULESET_VERSION_MISMATCH",
+            f"{field} pins ruleset version {pinned!r}; this service "
+            f"adjudicates {rules.profile} at version {rules.version!r}",
+        )
 
 
 def _view_refused(snap: Snapshot) -> ApiError:
-    hidden = [Problem(f"{SNAPSHOT}.seats[{i}].hand", "SNAPSHOT_IS_VIEW",
-                      f"seat {i}'s hand is hidden: a player's view cannot be "
-                      f"applied, replayed or scored")
-              for i, s in enumerate(snap.seats) if s.hand_hidden]
+    hidden = [
+        Problem(
+            f"{SNAPSHOT}.seats[{i}].hand",
+            "SNAPSHOT_IS_VIEW",
+            f"seat {i}'s hand is hidden: a player's view cannot be applied, replayed or scored",
+        )
+        for i, s in enumerate(snap.seats)
+        if s.hand_hidden
+    ]
     return invalid_argument(hidden, reason="SNAPSHOT_IS_VIEW")

@@ -7,18 +7,22 @@ import logging
 import sys
 from datetime import UTC, datetime
 
-_STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message",
-                                                                           "asctime"}
+_STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
 
     def format(self, record: logging.LogRecord) -> str:
-        out = {"ts": datetime.fromtimestamp(record.created, UTC)
-               .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-               "level": record.levelname.lower(), "logger": record.name,
-               "message": record.getMessage(), "pid": record.process}
+        out = {
+            "ts": datetime.fromtimestamp(record.created, UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            "pid": record.process,
+        }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
             out.update(fields)

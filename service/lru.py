@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
 from collections.abc import Hashable
+from typing import Any
 
 
 class Lru:

@@ -30,8 +30,23 @@ import threading
 from typing import Any
 
 OUTCOMES = ("ok", "legal", "illegal", "invalid_argument", "error")
-_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
-            10.0, 30.0)
+_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+)
 
 
 class Metrics:
@@ -42,26 +57,45 @@ class Metrics:
 
         kw: dict[str, Any] = {} if registry is None else {"registry": registry}
         self.requests = Counter(
-            "samba_requests_total", "Adjudicator calls answered, by outcome.",
-            ["method", "transport", "outcome", "profile"], **kw)
+            "samba_requests_total",
+            "Adjudicator calls answered, by outcome.",
+            ["method", "transport", "outcome", "profile"],
+            **kw,
+        )
         self.duration = Histogram(
             "samba_request_duration_seconds",
             "Time to answer an Adjudicator call (parsing included).",
-            ["method", "transport"], buckets=_BUCKETS, **kw)
+            ["method", "transport"],
+            buckets=_BUCKETS,
+            **kw,
+        )
         self.violations = Counter(
-            "samba_violations_total", "Rule violations reported in answers, by code.",
-            ["code"], **kw)
+            "samba_violations_total",
+            "Rule violations reported in answers, by code.",
+            ["code"],
+            **kw,
+        )
         self.errors = Counter(
-            "samba_errors_total", "Non-OK answers, by canonical status code.",
-            ["method", "transport", "code"], **kw)
+            "samba_errors_total",
+            "Non-OK answers, by canonical status code.",
+            ["method", "transport", "code"],
+            **kw,
+        )
         self.in_flight = Gauge(
-            "samba_requests_in_flight", "Adjudicator calls being answered now.",
-            ["transport"], multiprocess_mode="livesum", **kw)
+            "samba_requests_in_flight",
+            "Adjudicator calls being answered now.",
+            ["transport"],
+            multiprocess_mode="livesum",
+            **kw,
+        )
         self.build_info = Gauge(
-            "samba_build_info", "Always 1; labels carry the package version, the ruleset "
-            "revision and the build (compiled or pure).", ["version", "ruleset_revision",
-                                                           "build"],
-            multiprocess_mode="max", **kw)
+            "samba_build_info",
+            "Always 1; labels carry the package version, the ruleset "
+            "revision and the build (compiled or pure).",
+            ["version", "ruleset_revision", "build"],
+            multiprocess_mode="max",
+            **kw,
+        )
 
 
 _lock = threading.Lock()
@@ -80,15 +114,23 @@ def get() -> Metrics:
 
 def multiprocess_dir() -> str | None:
     # prometheus_client also reads the lower-case name (its older spelling)
-    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
-        "prometheus_multiproc_dir") or None  # noqa: SIM112
+    return (
+        os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        or os.environ.get("prometheus_multiproc_dir")  # noqa: SIM112
+        or None
+    )
 
 
 def exposition() -> tuple[bytes, str]:
     """The ``/metrics`` body and its content type (summed over workers in multi-process
     mode)."""
-    from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry,
-                                   generate_latest, multiprocess)
+    from prometheus_client import (
+        CONTENT_TYPE_LATEST,
+        REGISTRY,
+        CollectorRegistry,
+        generate_latest,
+        multiprocess,
+    )
 
     get()
     if multiprocess_dir():

@@ -39,6 +39,7 @@ def key_from(spec: str, signer=None) -> bytes:
     """The key of the module docstring from a ``SAMBA_PAGE_TOKEN_KEY`` value (may be empty)
     and the snapshot signer (may be None). ValueError for a malformed value."""
     from .signing import decode_key
+
     if spec and spec.strip():
         raw = decode_key(spec)
         if len(raw) < 16:
@@ -59,8 +60,7 @@ class PageTokens:
         """The keyed digest a token carries: ``request_bytes`` is the deterministic encoding
         of the request with its page fields cleared and the snapshot as the service
         re-encodes it."""
-        mac = hmac.new(self._key, ruleset_version.encode() + b"\0" + request_bytes,
-                       hashlib.sha256)
+        mac = hmac.new(self._key, ruleset_version.encode() + b"\0" + request_bytes, hashlib.sha256)
         return mac.hexdigest()[:32]
 
     @staticmethod
@@ -78,16 +78,27 @@ class PageTokens:
             offset, bound = data["o"], data["d"]
         except (binascii.Error, ValueError, TypeError, KeyError):
             raise mismatch() from None
-        if not isinstance(bound, str) or not bound.isascii() \
-                or not hmac.compare_digest(bound, binding) \
-                or not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        if (
+            not isinstance(bound, str)
+            or not bound.isascii()
+            or not hmac.compare_digest(bound, binding)
+            or not isinstance(offset, int)
+            or isinstance(offset, bool)
+            or offset < 0
+        ):
             raise mismatch()
         return offset
 
 
 def mismatch() -> ApiError:
     return invalid_argument(
-        [Problem("pageToken", "OUT_OF_RANGE",
-                 "pageToken does not belong to this request (reuse it only with the same "
-                 "snapshot and seat)")],
-        reason="PAGE_TOKEN_MISMATCH")
+        [
+            Problem(
+                "pageToken",
+                "OUT_OF_RANGE",
+                "pageToken does not belong to this request (reuse it only with the same "
+                "snapshot and seat)",
+            )
+        ],
+        reason="PAGE_TOKEN_MISMATCH",
+    )

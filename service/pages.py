@@ -38,16 +38,21 @@ PLAYGROUND_FILES = {
     "playground.css": "text/css",
 }
 
+
 def html_page(title: str, head: str, body: str) -> str:
     """A page of the gateway: its assets come from /docs-assets/, never from another site."""
-    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>{title} - Samba adjudicator</title>\n"
-            f'<link rel="icon" type="image/png" href="/docs-assets/favicon.png">\n'
-            f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{title} - Samba adjudicator</title>\n"
+        f'<link rel="icon" type="image/png" href="/docs-assets/favicon.png">\n'
+        f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
-SWAGGER_HTML = html_page("API docs", '<link rel="stylesheet" href="/docs-assets/swagger-ui.css">',
-"""\
+SWAGGER_HTML = html_page(
+    "API docs",
+    '<link rel="stylesheet" href="/docs-assets/swagger-ui.css">',
+    """\
 <div id="swagger-ui"></div>
 <script src="/docs-assets/swagger-ui-bundle.js"></script>
 <script>
@@ -62,15 +67,20 @@ window.ui = SwaggerUIBundle({
   presets: [SwaggerUIBundle.presets.apis],
   layout: "BaseLayout"
 });
-</script>""")
+</script>""",
+)
 
-REDOC_HTML = html_page("API reference", "<style>body { margin: 0; padding: 0; }</style>", """\
+REDOC_HTML = html_page(
+    "API reference",
+    "<style>body { margin: 0; padding: 0; }</style>",
+    """\
 <div id="redoc"></div>
 <script src="/docs-assets/redoc.standalone.js"></script>
 <script>
 Redoc.init("/openapi.json", {hideDownloadButton: false, expandResponses: "200"},
            document.getElementById("redoc"));
-</script>""")
+</script>""",
+)
 
 
 #: URLs of other sites that a bundle would fetch by itself, and the local file served instead
@@ -119,12 +129,18 @@ def reference_pages() -> list[str]:
 @functools.cache
 def reference_html(name: str) -> str:
     text = (_docs_dir() / name).read_text(encoding="utf-8")
-    body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"],
-                             extension_configs={"toc": {"slugify": github_slug}})
+    body = markdown.markdown(
+        text,
+        extensions=["tables", "fenced_code", "toc"],
+        extension_configs={"toc": {"slugify": github_slug}},
+    )
     # a heading right after its explicit anchor (<a id="turn">) keeps one id, the anchor's
     explicit = set(re.findall(r'<a id="([^"]+)"></a>', body))
-    body = re.sub(r'<(h[1-6]) id="([^"]+)">',
-                  lambda m: f"<{m.group(1)}>" if m.group(2) in explicit else m.group(0), body)
+    body = re.sub(
+        r'<(h[1-6]) id="([^"]+)">',
+        lambda m: f"<{m.group(1)}>" if m.group(2) in explicit else m.group(0),
+        body,
+    )
     return html_page(html.escape(name), REFERENCE_STYLE, REFERENCE_NAV + "\n" + body)
 
 
@@ -153,18 +169,25 @@ def router() -> APIRouter:
         return HTMLResponse(_read(PLAYGROUND_PACKAGE, "playground/index.html"))
 
     for name in reference_pages():
+
         async def reference(name: str = name) -> HTMLResponse:
             return HTMLResponse(reference_html(name))
-        pages.add_api_route(f"/reference/{name}", reference, methods=["GET"],
-                            include_in_schema=False)
+
+        pages.add_api_route(
+            f"/reference/{name}", reference, methods=["GET"], include_in_schema=False
+        )
 
     def add_files(prefix: str, files: dict[str, str], package: str, folder: str) -> None:
         for name, media_type in files.items():
+
             async def serve(name: str = name, media_type: str = media_type) -> Response:
-                return Response(_read(package, folder + name), media_type=media_type,
-                                headers={"cache-control": cache})
-            pages.add_api_route(f"{prefix}/{name}", serve, methods=["GET"],
-                                include_in_schema=False)
+                return Response(
+                    _read(package, folder + name),
+                    media_type=media_type,
+                    headers={"cache-control": cache},
+                )
+
+            pages.add_api_route(f"{prefix}/{name}", serve, methods=["GET"], include_in_schema=False)
 
     add_files("/docs-assets", DOC_ASSETS, DOC_ASSETS_PACKAGE, "static/")
     add_files("/playground", PLAYGROUND_FILES, PLAYGROUND_PACKAGE, "playground/")

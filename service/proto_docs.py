@@ -39,8 +39,11 @@ class _FileComments:
     """The leading comments of one file's elements, by full name (SourceCodeInfo paths)."""
 
     def __init__(self, file: descriptor_pb2.FileDescriptorProto, out: dict[str, str]) -> None:
-        self.leading = {tuple(loc.path): loc.leading_comments
-                        for loc in file.source_code_info.location if loc.leading_comments.strip()}
+        self.leading = {
+            tuple(loc.path): loc.leading_comments
+            for loc in file.source_code_info.location
+            if loc.leading_comments.strip()
+        }
         self.out = out
         prefix = f"{file.package}." if file.package else ""
         for i, desc in enumerate(file.message_type):

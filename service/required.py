@@ -20,8 +20,7 @@ from .descriptors import F, is_map, is_required, join, real_oneofs
 from .errors import ProblemList
 
 
-def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
-                     ) -> list[Problem]:
+def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -> list[Problem]:
     """Every REQUIRED field left unset in ``msg`` and its set sub-messages, with JSON paths.
 
     Set means: a repeated field non-empty, a field with presence present, any other scalar
@@ -34,8 +33,7 @@ def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()
     return out
 
 
-def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]
-                     ) -> None:
+def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]) -> None:
     desc = msg.DESCRIPTOR
     plan = _PLANS.get(desc)
     if plan is None:
@@ -44,9 +42,13 @@ def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[P
     for name, json_name, test, default in required:
         if name in skip:
             continue
-        missing = (not len(getattr(msg, name)) if test == _REPEATED
-                   else not msg.HasField(name) if test == _PRESENCE
-                   else getattr(msg, name) == default)
+        missing = (
+            not len(getattr(msg, name))
+            if test == _REPEATED
+            else not msg.HasField(name)
+            if test == _PRESENCE
+            else getattr(msg, name) == default
+        )
         if missing:
             fpath = join(path, json_name)
             out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
@@ -59,8 +61,9 @@ def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[P
             out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
 
 
-def _collect_below(msg: Message, name: str, path: str, json_name: str, repeated: bool,
-                   out: list[Problem]) -> None:
+def _collect_below(
+    msg: Message, name: str, path: str, json_name: str, repeated: bool, out: list[Problem]
+) -> None:
     """The missing fields of the message(s) in field ``name``, when set."""
     if repeated:
         items = getattr(msg, name)
@@ -83,15 +86,21 @@ def _required_plan(desc: _d.Descriptor):
     walking as (name, json name, repeated), real oneofs as (name, their members' json
     names))."""
     required = tuple(
-        (f.name, f.json_name,
-         _REPEATED if f.is_repeated else _PRESENCE if f.has_presence else _VALUE,
-         None if f.is_repeated or f.has_presence else f.default_value)
-        for f in desc.fields if is_required(f))
-    walk = tuple((f.name, f.json_name, f.is_repeated) for f in desc.fields
-                 if f.type == F.TYPE_MESSAGE and not is_map(f)
-                 and _needs_required_walk(f.message_type))
-    oneofs = tuple((o.name, ", ".join(f.json_name for f in o.fields))
-                   for o in real_oneofs(desc))
+        (
+            f.name,
+            f.json_name,
+            _REPEATED if f.is_repeated else _PRESENCE if f.has_presence else _VALUE,
+            None if f.is_repeated or f.has_presence else f.default_value,
+        )
+        for f in desc.fields
+        if is_required(f)
+    )
+    walk = tuple(
+        (f.name, f.json_name, f.is_repeated)
+        for f in desc.fields
+        if f.type == F.TYPE_MESSAGE and not is_map(f) and _needs_required_walk(f.message_type)
+    )
+    oneofs = tuple((o.name, ", ".join(f.json_name for f in o.fields)) for o in real_oneofs(desc))
     return required, walk, oneofs
 
 
@@ -104,14 +113,14 @@ def _needs_required_walk(desc: _d.Descriptor, _seen: frozenset = frozenset()) ->
     if real_oneofs(desc) or any(is_required(f) for f in desc.fields):
         return True
     seen = _seen | {desc}
-    return any(_needs_required_walk(f.message_type, seen) for f in desc.fields
-               if f.type == F.TYPE_MESSAGE)
+    return any(
+        _needs_required_walk(f.message_type, seen) for f in desc.fields if f.type == F.TYPE_MESSAGE
+    )
 
 
-
-
-def with_required(msg: Message, problems: Iterable[Problem], skip: tuple[str, ...] = ()
-                  ) -> list[Problem]:
+def with_required(
+    msg: Message, problems: Iterable[Problem], skip: tuple[str, ...] = ()
+) -> list[Problem]:
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""
     out = ProblemList(problems)
@@ -126,5 +135,9 @@ def _covers(reported: str, path: str) -> bool:
     """A problem at ``reported`` already explains a missing field at ``path``."""
     if reported == path or not reported:
         return True
-    return path.startswith(reported + ".") or path.startswith(reported + "[") \
-        or reported.startswith(path + ".") or reported.startswith(path + "[")
+    return (
+        path.startswith(reported + ".")
+        or path.startswith(reported + "[")
+        or reported.startswith(path + ".")
+        or reported.startswith(path + "[")
+    )

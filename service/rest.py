@@ -30,8 +30,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import ClientDisconnect
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
@@ -47,45 +47,80 @@ JSON = "application/json"
 #: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (
     ("ListRulesets", "get", "/v1/rulesets", "rulesets", "Every served profile, resolved."),
-    ("GetRuleset", "get", "/v1/rulesets/{profile}", "rulesets",
-     "One profile (with +-joined variations), resolved."),
+    (
+        "GetRuleset",
+        "get",
+        "/v1/rulesets/{profile}",
+        "rulesets",
+        "One profile (with +-joined variations), resolved.",
+    ),
     ("Deal", "post", "/v1/deals:deal", "deals", "Shuffle and deal a new deal."),
     ("ScoreDeal", "post", "/v1/deals:score", "deals", "Score a (finished or provisional) deal."),
-    ("GetPlayerView", "post", "/v1/deals:view", "deals",
-     "The snapshot as one seat (or a spectator) may see it."),
-    ("ReplayDeal", "post", "/v1/deals:replay", "deals",
-     "Apply actions in order, stopping at the first illegal one."),
+    (
+        "GetPlayerView",
+        "post",
+        "/v1/deals:view",
+        "deals",
+        "The snapshot as one seat (or a spectator) may see it.",
+    ),
+    (
+        "ReplayDeal",
+        "post",
+        "/v1/deals:replay",
+        "deals",
+        "Apply actions in order, stopping at the first illegal one.",
+    ),
     ("CheckMeld", "post", "/v1/melds:check", "melds", "Judge a meld."),
     ("ValidateAction", "post", "/v1/actions:validate", "actions", "Is an action legal now?"),
     ("ApplyAction", "post", "/v1/actions:apply", "actions", "Apply an action."),
-    ("ListLegalActions", "post", "/v1/actions:list", "actions",
-     "Every legal atomic action, paged."),
+    (
+        "ListLegalActions",
+        "post",
+        "/v1/actions:list",
+        "actions",
+        "Every legal atomic action, paged.",
+    ),
 )
 BENCH_ECHO_PATH = "/v1/bench:echo"
 
 
 def _json(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(jsonio.dumps_bytes(body), status_code=status, media_type=JSON,
-                    headers=headers)
+    return Response(jsonio.dumps_bytes(body), status_code=status, media_type=JSON, headers=headers)
 
 
 def error_response(err: ApiError, request_id: str, headers: dict | None = None) -> Response:
     return _json(rest_body(err, request_id), err.http_status, headers)
 
 
-def _plain_error(http: int, status: str, reason: str, message: str, request_id: str,
-                 headers: dict | None = None) -> Response:
+def _plain_error(
+    http: int, status: str, reason: str, message: str, request_id: str, headers: dict | None = None
+) -> Response:
     """Errors with no canonical mapping of their own (405)."""
-    body = {"error": {"code": http, "status": status, "message": message, "details": [
-        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
-         "domain": "samba.v1", "metadata": {"requestId": request_id}}]}}
+    body = {
+        "error": {
+            "code": http,
+            "status": status,
+            "message": message,
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": reason,
+                    "domain": "samba.v1",
+                    "metadata": {"requestId": request_id},
+                }
+            ],
+        }
+    }
     return _json(body, http, headers)
 
 
 def too_large(limit: int, size: int | None = None) -> ApiError:
     what = f"{size} bytes" if size is not None else f"over {limit} bytes"
-    return ApiError("RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE",
-                    f"the request is {what}; the limit is {limit} bytes (do not retry)")
+    return ApiError(
+        "RESOURCE_EXHAUSTED",
+        "REQUEST_TOO_LARGE",
+        f"the request is {what}; the limit is {limit} bytes (do not retry)",
+    )
 
 
 def _rid(request: Request) -> str:
@@ -114,8 +149,11 @@ class SambaMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                headers = [h for h in message.get("headers", ())
-                           if h[0] not in (b"x-request-id", b"x-samba-version")]
+                headers = [
+                    h
+                    for h in message.get("headers", ())
+                    if h[0] not in (b"x-request-id", b"x-samba-version")
+                ]
                 if self.state.draining and (b"connection", b"close") not in headers:
                     headers.append((b"connection", b"close"))  # clients reconnect elsewhere
                 message = {**message, "headers": headers + extra}
@@ -158,9 +196,11 @@ async def read_body(request: Request, limit: int) -> bytes:
                 raise too_large(limit)
             chunks.append(chunk)
     except ClientDisconnect:  # nobody to answer: counted and logged, without a traceback
-        raise ApiError("CANCELLED", "CLIENT_DISCONNECTED",
-                       "the client closed the connection before its request arrived whole"
-                       ) from None
+        raise ApiError(
+            "CANCELLED",
+            "CLIENT_DISCONNECTED",
+            "the client closed the connection before its request arrived whole",
+        ) from None
     return b"".join(chunks)
 
 
@@ -173,9 +213,16 @@ def _deadline(request: Request) -> float | None:
     except ValueError:
         seconds = float("nan")
     if not math.isfinite(seconds) or seconds <= 0:
-        raise invalid_argument([Problem(
-            "x-server-timeout", "OUT_OF_RANGE",
-            f"the x-server-timeout header must be a positive number of seconds, not {raw!r}")])
+        raise invalid_argument(
+            [
+                Problem(
+                    "x-server-timeout",
+                    "OUT_OF_RANGE",
+                    "the x-server-timeout header must be a positive number of seconds, "
+                    f"not {raw!r}",
+                )
+            ]
+        )
     return time.monotonic() + seconds
 
 
@@ -188,18 +235,19 @@ class _Calls:
 
     def answer(self, method: str, decode, rid: str, deadline: float | None) -> Response:
         try:
-            response = self.runtime.invoke(method, decode, transport="rest", request_id=rid,
-                                           deadline=deadline)
+            response = self.runtime.invoke(
+                method, decode, transport="rest", request_id=rid, deadline=deadline
+            )
         except ApiError as e:
             return error_response(e, rid)
         body = jsonio.to_dict(response)
         if method in REMEMBERS and "snapshot" in body:
-            self.runtime.adjudicator.snapshots.remember_json(response.snapshot,
-                                                             body["snapshot"])
+            self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return _json(body)
 
-    async def run(self, method: str, decode, rid: str, deadline: float | None,
-                  size: int = 0) -> Response:
+    async def run(
+        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+    ) -> Response:
         if self.runtime.state.draining:
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
@@ -216,10 +264,13 @@ class _Calls:
                 body = await read_body(request, self.limit)
             except ApiError as e:
                 self.runtime.reject(method, "rest", rid, e)
-                return error_response(e, rid, {"connection": "close"}
-                                      if e.code == "RESOURCE_EXHAUSTED" else None)
-            return await self.run(method, self.runtime.json_decoder(method, body), rid,
-                                  deadline, len(body))
+                return error_response(
+                    e, rid, {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
+                )
+            return await self.run(
+                method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
+            )
+
         endpoint.__name__ = method
         return endpoint
 
@@ -238,14 +289,21 @@ class _Calls:
         return await self.run(method, lambda: (message, [], None), rid, deadline)
 
     def routers(self) -> list[APIRouter]:
-        routers = {tag: APIRouter(tags=[tag])
-                   for tag in ("rulesets", "deals", "melds", "actions")}
-        special: dict[str, Callable[..., Any]] = {"ListRulesets": self.list_rulesets,
-                                                  "GetRuleset": self.get_ruleset}
+        routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
+        special: dict[str, Callable[..., Any]] = {
+            "ListRulesets": self.list_rulesets,
+            "GetRuleset": self.get_ruleset,
+        }
         for rpc, verb, path, tag, summary in ROUTES:
             fn = special.get(rpc) or self.post_endpoint(rpc)
-            routers[tag].add_api_route(path, fn, methods=[verb.upper()], operation_id=rpc,
-                                       summary=summary, response_class=Response)
+            routers[tag].add_api_route(
+                path,
+                fn,
+                methods=[verb.upper()],
+                operation_id=rpc,
+                summary=summary,
+                response_class=Response,
+            )
         return list(routers.values())
 
 
@@ -260,8 +318,7 @@ def _operations(runtime: Runtime) -> APIRouter:
     @ops.get("/readyz")
     async def readyz() -> Response:
         serving = runtime.state.serving
-        return _json({"status": "SERVING" if serving else "NOT_SERVING"},
-                     200 if serving else 503)
+        return _json({"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503)
 
     @ops.get("/metrics")
     async def metrics_endpoint() -> Response:
@@ -278,11 +335,14 @@ def _operations(runtime: Runtime) -> APIRouter:
 @functools.lru_cache(maxsize=1)
 def _openapi_document() -> dict:
     return openapi.build(
-        ROUTES, title="Samba adjudicator", version=VERSION,
+        ROUTES,
+        title="Samba adjudicator",
+        version=VERSION,
         description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
-                    "Schemas and descriptions come from the protobuf schema; every "
-                    "example is a real request and the service's answer to it.",
-        examples=examples.route_examples())
+        "Schemas and descriptions come from the protobuf schema; every "
+        "example is a real request and the service's answer to it.",
+        examples=examples.route_examples(),
+    )
 
 
 def openapi_document() -> dict:
@@ -292,21 +352,37 @@ def openapi_document() -> dict:
 
 # -- every error as JSON -------------------------------------------------------------------
 
-_HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-               413: "RESOURCE_EXHAUSTED", 504: "DEADLINE_EXCEEDED", 503: "UNAVAILABLE"}
+_HTTP_CODES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    413: "RESOURCE_EXHAUSTED",
+    504: "DEADLINE_EXCEEDED",
+    503: "UNAVAILABLE",
+}
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
     rid = _rid(request)
     if exc.status_code == 404:
-        return error_response(ApiError("NOT_FOUND", "ROUTE_NOT_FOUND",
-                                       f"no route {request.method} {request.url.path}"), rid)
+        return error_response(
+            ApiError(
+                "NOT_FOUND", "ROUTE_NOT_FOUND", f"no route {request.method} {request.url.path}"
+            ),
+            rid,
+        )
     if exc.status_code == 405:
         headers = dict(exc.headers or {})
         allow = headers.get("Allow") or headers.get("allow") or ""
-        return _plain_error(405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED",
-                            f"{request.method} is not allowed on {request.url.path}"
-                            + (f"; use {allow}" if allow else ""), rid, headers)
+        return _plain_error(
+            405,
+            "UNIMPLEMENTED",
+            "METHOD_NOT_ALLOWED",
+            f"{request.method} is not allowed on {request.url.path}"
+            + (f"; use {allow}" if allow else ""),
+            rid,
+            headers,
+        )
     code = _HTTP_CODES.get(exc.status_code, "INTERNAL")
     if code == "INVALID_ARGUMENT":
         err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
@@ -329,8 +405,9 @@ async def _api_error(request: Request, exc: ApiError) -> Response:
 
 def create_app(runtime: Runtime, settings) -> FastAPI:
     limit = int(settings.max_message_bytes)
-    app = FastAPI(title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None,
-                  openapi_url=None)
+    app = FastAPI(
+        title="Samba adjudicator", version=VERSION, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.state.runtime = runtime
     for router in _Calls(runtime, limit).routers():
         app.include_router(router)
@@ -339,9 +416,11 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     app.openapi = openapi_document  # type: ignore[method-assign]
 
     if settings.bench_echo:
+
         async def echo(request: Request) -> Response:
             body = await read_body(request, limit)
             return Response(body, media_type=JSON)
+
         app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
 
     # Starlette types every handler as taking Exception; each gets its own class.
@@ -353,10 +432,14 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     if settings.cors_origins:
         # Outermost, so that every answer (a 413 or a 500 included) carries the CORS headers
         # a page needs to read it.
-        app.add_middleware(JsonCORSMiddleware, allow_origins=list(settings.cors_origins),
-                           allow_methods=["GET", "POST"],
-                           allow_headers=["content-type", "x-request-id", "x-server-timeout"],
-                           expose_headers=["x-request-id", "x-samba-version"], max_age=600)
+        app.add_middleware(
+            JsonCORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["content-type", "x-request-id", "x-server-timeout"],
+            expose_headers=["x-request-id", "x-samba-version"],
+            max_age=600,
+        )
     return app
 
 
@@ -368,6 +451,12 @@ class JsonCORSMiddleware(CORSMiddleware):
         if response.status_code < 400:
             return response
         rid = request_id_from(request_headers.get("x-request-id"))
-        return error_response(ApiError("PERMISSION_DENIED", "CORS_PREFLIGHT_REFUSED",
-                                       f"CORS preflight refused: {bytes(response.body).decode()}"),
-                              rid, {"x-request-id": rid, "x-samba-version": VERSION_HEADER})
+        return error_response(
+            ApiError(
+                "PERMISSION_DENIED",
+                "CORS_PREFLIGHT_REFUSED",
+                f"CORS preflight refused: {bytes(response.body).decode()}",
+            ),
+            rid,
+            {"x-request-id": rid, "x-samba-version": VERSION_HEADER},
+        )

@@ -17,11 +17,10 @@ import logging
 import re
 import threading
 import time
-from importlib import metadata
-
-from dataclasses import dataclass, field
-from typing import Any
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -68,13 +67,19 @@ def request_id_from(value: str | None) -> str:
 
 
 def deadline_exceeded(method: str) -> ApiError:
-    return ApiError("DEADLINE_EXCEEDED", "DEADLINE_EXCEEDED",
-                    f"the deadline of the {method} call passed before it was answered")
+    return ApiError(
+        "DEADLINE_EXCEEDED",
+        "DEADLINE_EXCEEDED",
+        f"the deadline of the {method} call passed before it was answered",
+    )
 
 
 def shutting_down() -> ApiError:
-    return ApiError("UNAVAILABLE", "SHUTTING_DOWN",
-                    "the server is shutting down; retry the call (another replica answers)")
+    return ApiError(
+        "UNAVAILABLE",
+        "SHUTTING_DOWN",
+        "the server is shutting down; retry the call (another replica answers)",
+    )
 
 
 class State:
@@ -115,8 +120,9 @@ def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
     if source is not None and source.loaded is not None:  # the message has no snapshot
         return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
     ref = None
-    if request.DESCRIPTOR.fields_by_name.get("snapshot") is not None \
-            and request.HasField("snapshot"):
+    if request.DESCRIPTOR.fields_by_name.get("snapshot") is not None and request.HasField(
+        "snapshot"
+    ):
         ref = request.snapshot.ruleset if request.snapshot.HasField("ruleset") else None
     elif request.DESCRIPTOR.fields_by_name.get("ruleset") is not None:
         ref = request.ruleset if request.HasField("ruleset") else None
@@ -149,17 +155,26 @@ class Runtime:
     ``answer`` is the error boundary every transport and the CLI go through; ``invoke``
     (the servers) adds the accounting: metrics and one log line per call."""
 
-    def __init__(self, settings, adjudicator: Adjudicator | None = None,
-                 state: State | None = None, *, count_calls: bool = True) -> None:
+    def __init__(
+        self,
+        settings,
+        adjudicator: Adjudicator | None = None,
+        state: State | None = None,
+        *,
+        count_calls: bool = True,
+    ) -> None:
         if adjudicator is None:
             from . import page_tokens
             from .signing import Signer
+
             signer = Signer.from_env()
             adjudicator = Adjudicator(
                 signer=signer,
                 cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE),
                 page_token_key=page_tokens.key_from(
-                    getattr(settings, "page_token_key", ""), signer))
+                    getattr(settings, "page_token_key", ""), signer
+                ),
+            )
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()
@@ -169,8 +184,9 @@ class Runtime:
         self._children: dict[tuple, Any] = {}
         self.metrics = _metrics.get() if count_calls else None
         if self.metrics is not None:
-            self.metrics.build_info.labels(version=VERSION, ruleset_revision=RULES_REVISION,
-                                           build=BUILD.name).set(1)
+            self.metrics.build_info.labels(
+                version=VERSION, ruleset_revision=RULES_REVISION, build=BUILD.name
+            ).set(1)
 
     def offloaded(self, method: str, size: int = 0) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
@@ -183,8 +199,9 @@ class Runtime:
         """gRPC: request bytes -> Decoded (``service.decoding``)."""
         decoder = self._decoders.get(method)
         if decoder is None:
-            decoder = self._decoders[method] = ProtobufDecoder(METHODS[method][0],
-                                                               self.adjudicator.snapshots)
+            decoder = self._decoders[method] = ProtobufDecoder(
+                METHODS[method][0], self.adjudicator.snapshots
+            )
         return decoder
 
     def json_decoder(self, method: str, body: bytes) -> Callable[[], Decoded]:
@@ -193,8 +210,13 @@ class Runtime:
         return lambda: decode_json(body, request_type, self.adjudicator.snapshots)
 
     # -- answering -------------------------------------------------------------------------
-    def answer(self, method: str, decode: Callable[[], Decoded],
-               deadline: float | None = None, call: CallRecord | None = None) -> Message:
+    def answer(
+        self,
+        method: str,
+        decode: Callable[[], Decoded],
+        deadline: float | None = None,
+        call: CallRecord | None = None,
+    ) -> Message:
         """The error boundary: decode the request, adjudicate it and return the response,
         or raise ApiError (``service.boundary``), never anything else. ``deadline``
         (``time.monotonic()`` value): passed before or after the engine ran, the answer is
@@ -212,18 +234,23 @@ class Runtime:
             _check_deadline(method, deadline)
             return response
         except Interrupted:  # by the deadline, or by the end of a drain (engine.deadline)
-            raise (shutting_down() if self.state.draining
-                   else deadline_exceeded(method)) from None
+            raise (shutting_down() if self.state.draining else deadline_exceeded(method)) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
-    def call(self, method: str, request: Message, problems: Problems | None = None
-             ) -> Message:
+    def call(self, method: str, request: Message, problems: Problems | None = None) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
         return self.answer(method, lambda: (request, list(problems or ()), None))
 
-    def invoke(self, method: str, decode: Callable[[], Decoded], *, transport: str,
-               request_id: str, deadline: float | None = None) -> Message:
+    def invoke(
+        self,
+        method: str,
+        decode: Callable[[], Decoded],
+        *,
+        transport: str,
+        request_id: str,
+        deadline: float | None = None,
+    ) -> Message:
         """``answer`` one call of a server, counted in ``service.metrics`` and logged (one
         JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
         runs inside the accounting, so parse failures are counted and timed as well."""
@@ -250,8 +277,9 @@ class Runtime:
             # cycle keeps the request (a megabyte, parsed) alive until a full collection
             call.error = None
 
-    def _count(self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord,
-               elapsed: float) -> None:
+    def _count(
+        self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord, elapsed: float
+    ) -> None:
         if call.error is not None:
             self._child(m.errors, method, transport, call.error.code).inc()
         self._child(m.requests, method, transport, call.outcome, call.profile).inc()
@@ -272,8 +300,7 @@ class Runtime:
         assert m is not None, "only servers reject calls"
         outcome = "invalid_argument" if err.is_invalid_argument else "error"
         m.errors.labels(method=method, transport=transport, code=err.code).inc()
-        m.requests.labels(method=method, transport=transport, outcome=outcome,
-                          profile="none").inc()
+        m.requests.labels(method=method, transport=transport, outcome=outcome, profile="none").inc()
         self._log(method, transport, outcome, 0.0, request_id, err)
 
     def _sleep(self) -> None:
@@ -284,8 +311,14 @@ class Runtime:
             time.sleep(min(left, 0.02))
 
     @staticmethod
-    def _log(method: str, transport: str, outcome: str, elapsed: float, request_id: str,
-             err: ApiError | None) -> None:
+    def _log(
+        method: str,
+        transport: str,
+        outcome: str,
+        elapsed: float,
+        request_id: str,
+        err: ApiError | None,
+    ) -> None:
         if err is None:
             level = logging.DEBUG
         elif err.code in ("INTERNAL", "UNKNOWN", "DATA_LOSS"):
@@ -294,9 +327,13 @@ class Runtime:
             level = logging.WARNING
         if not log.isEnabledFor(level):
             return
-        line = {"method": method, "transport": transport,
-                "outcome": outcome, "durationMs": round(elapsed * 1000, 3),
-                "requestId": request_id}
+        line = {
+            "method": method,
+            "transport": transport,
+            "outcome": outcome,
+            "durationMs": round(elapsed * 1000, 3),
+            "requestId": request_id,
+        }
         if err is not None:
             line.update(code=err.code, reason=err.reason, message=err.message)
         log.log(level, "request", extra={"fields": line})

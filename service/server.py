@@ -73,27 +73,32 @@ class Worker:
 
     def __init__(self, settings) -> None:
         settings = fit_connections(settings)
+        import uvicorn
+
         from .grpc_server import make_server
         from .http_guard import ConnectionGuard, protocol_class
         from .rest import create_app
         from .runtime import Runtime, State
-
-        import uvicorn
 
         self.settings = settings
         self.state = State()
         self.runtime = Runtime(settings, state=self.state)
         self.grpc = make_server(self.runtime, settings)
         self.app = create_app(self.runtime, settings)
-        self.connections = ConnectionGuard(settings.max_connections,
-                                           settings.read_timeout_seconds)
+        self.connections = ConnectionGuard(settings.max_connections, settings.read_timeout_seconds)
         self.uv_config = uvicorn.Config(
-            self.app, log_config=None, access_log=False, lifespan="off",
+            self.app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
             # the drain happens before uvicorn is told to stop (shutdown()): by then only
             # idle connections are left to close
-            timeout_graceful_shutdown=1, server_header=False, backlog=2048,
+            timeout_graceful_shutdown=1,
+            server_header=False,
+            backlog=2048,
             timeout_keep_alive=settings.idle_timeout_seconds,
-            http=protocol_class(self.connections))
+            http=protocol_class(self.connections),
+        )
         self.uvicorn = uvicorn.Server(self.uv_config)
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
@@ -112,8 +117,9 @@ class Worker:
         grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
         http_port = self.http_port = sock.getsockname()[1]
-        self._uv_thread = threading.Thread(target=self._run_uvicorn, args=(sock,),
-                                           name="rest", daemon=True)
+        self._uv_thread = threading.Thread(
+            target=self._run_uvicorn, args=(sock,), name="rest", daemon=True
+        )
         self._uv_thread.start()
         deadline = time.monotonic() + 30
         while not self.uvicorn.started:
@@ -158,8 +164,16 @@ class Worker:
         if self._uv_thread is not None:
             self._uv_thread.join(max(limit - time.monotonic(), 0))
             ok = ok and not self._uv_thread.is_alive()
-        log.info("stopped", extra={"fields": {"clean": ok, "callsStopped": stopped,
-                                              "seconds": round(time.monotonic() - started, 3)}})
+        log.info(
+            "stopped",
+            extra={
+                "fields": {
+                    "clean": ok,
+                    "callsStopped": stopped,
+                    "seconds": round(time.monotonic() - started, 3),
+                }
+            },
+        )
         return ok
 
 
@@ -208,8 +222,16 @@ def tune_gc() -> None:
 def run_single(settings) -> int:
     worker = Worker(settings)
     grpc_port, http_port = worker.start()
-    _announce({"event": "listening", "host": settings.host, "grpcPort": grpc_port,
-               "httpPort": http_port, "workers": 1, "pid": os.getpid()})
+    _announce(
+        {
+            "event": "listening",
+            "host": settings.host,
+            "grpcPort": grpc_port,
+            "httpPort": http_port,
+            "workers": 1,
+            "pid": os.getpid(),
+        }
+    )
     sig = _wait_for_signal()
     log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
     worker.shutdown()
@@ -233,12 +255,12 @@ def _worker_entry(settings, index: int, queue) -> None:
 
 # -- supervisor (workers > 1) -------------------------------------------------------------
 
+
 def _prepare_metrics_dir(default_temp: bool) -> str | None:
     """Create/empty PROMETHEUS_MULTIPROC_DIR; make a temporary one when asked. Returns the
     directory to delete at exit (one we created), else None."""
     # prometheus_client also reads the lower-case name (its older spelling)
-    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get(
-        "prometheus_multiproc_dir")  # noqa: SIM112
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir")  # noqa: SIM112
     created = None
     if not path:
         if not default_temp:
@@ -272,8 +294,12 @@ class _Supervisor:
         self.stopping.set()
 
     def spawn(self, index: int) -> None:
-        p = self.ctx.Process(target=_worker_entry, args=(self.settings, index, self.queue),
-                             name=f"samba-worker-{index}", daemon=False)
+        p = self.ctx.Process(
+            target=_worker_entry,
+            args=(self.settings, index, self.queue),
+            name=f"samba-worker-{index}",
+            daemon=False,
+        )
         p.start()
         self.procs[index] = p
 
@@ -291,7 +317,8 @@ class _Supervisor:
                 kind, index, _pid, info = self.queue.get(timeout=0.2)
             except Exception:  # queue.Empty
                 if time.monotonic() > deadline or any(
-                        not p.is_alive() for p in self.procs.values()):
+                    not p.is_alive() for p in self.procs.values()
+                ):
                     self._fail("workers did not start")
                 continue
             if kind == "ready":
@@ -309,8 +336,10 @@ class _Supervisor:
                 if p.is_alive():
                     continue
                 metrics.mark_process_dead(p.pid)
-                log.error("worker exited; replacing it",
-                          extra={"fields": {"worker": index, "exitCode": p.exitcode}})
+                log.error(
+                    "worker exited; replacing it",
+                    extra={"fields": {"worker": index, "exitCode": p.exitcode}},
+                )
                 now = time.monotonic()
                 restarts = [t for t in restarts if now - t < 60] + [now]
                 if len(restarts) > 5 * self.settings.workers:
@@ -321,8 +350,10 @@ class _Supervisor:
     def stop(self) -> None:
         """Forward the shutdown to every worker; kill those past the grace period."""
         if self.received:
-            log.info("signal received", extra={"fields": {
-                "signal": signal.Signals(self.received[0]).name}})
+            log.info(
+                "signal received",
+                extra={"fields": {"signal": signal.Signals(self.received[0]).name}},
+            )
         for p in self.procs.values():
             if p.is_alive():
                 os.kill(p.pid, signal.SIGTERM)
@@ -335,8 +366,7 @@ class _Supervisor:
 
         p.join(max(limit - time.monotonic(), 0.1))
         if p.is_alive():
-            log.error("worker did not stop in time; killing it",
-                      extra={"fields": {"pid": p.pid}})
+            log.error("worker did not stop in time; killing it", extra={"fields": {"pid": p.pid}})
             p.kill()
             p.join(5)
             self.status = 1
@@ -349,8 +379,9 @@ def run_supervisor(settings) -> int:
     import multiprocessing
 
     try:
-        g = open_socket(settings.host, settings.grpc_port, reuseport=True, what="gRPC",
-                    flag="--grpc-port")
+        g = open_socket(
+            settings.host, settings.grpc_port, reuseport=True, what="gRPC", flag="--grpc-port"
+        )
         h = open_socket(settings.host, settings.http_port, reuseport=True)
     except PortUnavailable as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
@@ -367,9 +398,16 @@ def run_supervisor(settings) -> int:
         supervisor.spawn(i)
     supervisor.wait_ready()
     if supervisor.status == 0 and not supervisor.stopping.is_set():
-        _announce({"event": "listening", "host": settings.host,
-                   "grpcPort": settings.grpc_port, "httpPort": settings.http_port,
-                   "workers": settings.workers, "pid": os.getpid()})
+        _announce(
+            {
+                "event": "listening",
+                "host": settings.host,
+                "grpcPort": settings.grpc_port,
+                "httpPort": settings.http_port,
+                "workers": settings.workers,
+                "pid": os.getpid(),
+            }
+        )
     supervisor.watch()
     supervisor.stop()
     for s in reserved:
@@ -388,8 +426,8 @@ def serve_main(argv: list[str] | None = None) -> int:
     try:
         from . import page_tokens
         from .signing import Signer
-        key = page_tokens.key_from(settings.page_token_key,
-                                   Signer.parse(settings.snapshot_keys))
+
+        key = page_tokens.key_from(settings.page_token_key, Signer.parse(settings.snapshot_keys))
     except ValueError as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 2

@@ -65,8 +65,9 @@ class Signer:
             key_id, sep, secret = part.partition(":")
             key_id = key_id.strip()
             if not sep or not _KEY_ID.fullmatch(key_id):
-                raise ValueError(f"{ENV}: expected id:base64 with id [A-Za-z0-9_-]{{1,64}}, "
-                                 f"got {key_id!r}")
+                raise ValueError(
+                    f"{ENV}: expected id:base64 with id [A-Za-z0-9_-]{{1,64}}, got {key_id!r}"
+                )
             if any(k == key_id for k, _ in keys):
                 raise ValueError(f"{ENV}: key id {key_id!r} repeated")
             try:
@@ -106,15 +107,24 @@ class Signer:
     def check_present(self, signature: str, field: str = "snapshot.signature") -> None:
         """Cheap checks before the snapshot is even parsed: present, well-formed, known key."""
         if not signature:
-            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_MISSING",
-                           f"{field} is required: snapshots must come from this service")
+            raise ApiError(
+                "PERMISSION_DENIED",
+                "SNAPSHOT_SIGNATURE_MISSING",
+                f"{field} is required: snapshots must come from this service",
+            )
         parts = signature.split(".")
         if len(parts) != 3 or parts[0] != VERSION or not parts[1] or not parts[2]:
-            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_INVALID",
-                           f"{field} is not a valid signature")
+            raise ApiError(
+                "PERMISSION_DENIED",
+                "SNAPSHOT_SIGNATURE_INVALID",
+                f"{field} is not a valid signature",
+            )
         if not any(k == parts[1] for k, _ in self.keys):
-            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_KEY_UNKNOWN",
-                           f"{field} was made with key {parts[1]!r}, which is not configured")
+            raise ApiError(
+                "PERMISSION_DENIED",
+                "SNAPSHOT_KEY_UNKNOWN",
+                f"{field} was made with key {parts[1]!r}, which is not configured",
+            )
 
     def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
         """Raise PERMISSION_DENIED unless ``signature`` signs ``canonical`` (pb.Snapshot)."""
@@ -123,5 +133,8 @@ class Signer:
         secret = dict(self.keys)[key_id]
         expected = _b64url(self._mac(secret, canonical))
         if not hmac.compare_digest(expected.encode(), mac.encode()):
-            raise ApiError("PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_INVALID",
-                           f"{field} does not match the snapshot")
+            raise ApiError(
+                "PERMISSION_DENIED",
+                "SNAPSHOT_SIGNATURE_INVALID",
+                f"{field} does not match the snapshot",
+            )

@@ -22,13 +22,24 @@ the stock yourself (``fill_stock`` is then ignored). ``ruleset`` may be a profil
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from samba_adjudicator.engine.cards import ORDER, pack_counts, sort_cards
 from samba_adjudicator.engine.melds import infer_kind, order_run
-from samba_adjudicator.engine.model import (GoOut, Meld, MeldKind, Penalty, Phase, Result,
-                                            RulesetRef, Seat, Side, Snapshot, Turn)
+from samba_adjudicator.engine.model import (
+    GoOut,
+    Meld,
+    MeldKind,
+    Penalty,
+    Phase,
+    Result,
+    RulesetRef,
+    Seat,
+    Side,
+    Snapshot,
+    Turn,
+)
 from samba_adjudicator.engine.ruleset import Ruleset, resolve
 
 CardsLike = str | Sequence[str]
@@ -45,8 +56,7 @@ def cards(spec: CardsLike | None) -> tuple[str, ...]:
     return out
 
 
-def ruleset_of(ruleset: str | Ruleset, overrides: Mapping[str, object] | None = None
-               ) -> Ruleset:
+def ruleset_of(ruleset: str | Ruleset, overrides: Mapping[str, object] | None = None) -> Ruleset:
     return ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset, overrides or {})
 
 
@@ -62,25 +72,34 @@ def make_meld(spec, meld_id: str, laid_by: int) -> Meld:
     return Meld(id=meld_id, cards=cs, laid_by=laid_by, kind=kind)
 
 
-def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # noqa: C901
-                  overrides: Mapping[str, object] | None = None,
-                  hands: Mapping[int, CardsLike] | None = None,
-                  hand_counts: Mapping[int, int] | None = None,
-                  melds: Mapping[int, Iterable] | None = None,
-                  red_threes: Mapping[int, CardsLike] | None = None,
-                  penalties: Mapping[int, Iterable[tuple[str, int]]] | None = None,
-                  match_scores: Sequence[int] | None = None,
-                  has_melded: Iterable[int] = (),
-                  dealt: Mapping[int, CardsLike] | None = None,
-                  owed: Mapping[int, int] | None = None,
-                  discard: CardsLike = (),
-                  stock: CardsLike | None = None,
-                  fill_stock: bool = True,
-                  turn_seat: int = 0, phase: Phase = Phase.PLAY,
-                  go_out: GoOut = GoOut.NOT_ASKED, took_pile: bool = False,
-                  melded_this_turn: bool = False, added_to_partner_melds: bool = False,
-                  result: Result | None = None, dealer: int | None = None,
-                  deal_number: int = 1, ply: int = 0) -> Snapshot:
+def make_snapshot(  # noqa: C901
+    ruleset: str | Ruleset = "classic",
+    players: int = 4,
+    *,
+    overrides: Mapping[str, object] | None = None,
+    hands: Mapping[int, CardsLike] | None = None,
+    hand_counts: Mapping[int, int] | None = None,
+    melds: Mapping[int, Iterable] | None = None,
+    red_threes: Mapping[int, CardsLike] | None = None,
+    penalties: Mapping[int, Iterable[tuple[str, int]]] | None = None,
+    match_scores: Sequence[int] | None = None,
+    has_melded: Iterable[int] = (),
+    dealt: Mapping[int, CardsLike] | None = None,
+    owed: Mapping[int, int] | None = None,
+    discard: CardsLike = (),
+    stock: CardsLike | None = None,
+    fill_stock: bool = True,
+    turn_seat: int = 0,
+    phase: Phase = Phase.PLAY,
+    go_out: GoOut = GoOut.NOT_ASKED,
+    took_pile: bool = False,
+    melded_this_turn: bool = False,
+    added_to_partner_melds: bool = False,
+    result: Result | None = None,
+    dealer: int | None = None,
+    deal_number: int = 1,
+    ply: int = 0,
+) -> Snapshot:
     """A snapshot from the parts a test cares about (module docstring).
 
     ``hand_counts`` hides a seat's hand: the seat gets ``hand=()`` and that count (those
@@ -105,9 +124,17 @@ def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # no
         count = len(hand)
         if s in hand_counts:
             hand, count = (), hand_counts[s]
-        seats.append(Seat(seat=s, side=s % t, hand=hand, hand_count=count,
-                          has_melded=s in has_melded, dealt=cards(dealt.get(s)),
-                          red_three_replacements_owed=owed.get(s, 0)))
+        seats.append(
+            Seat(
+                seat=s,
+                side=s % t,
+                hand=hand,
+                hand_count=count,
+                has_melded=s in has_melded,
+                dealt=cards(dealt.get(s)),
+                red_three_replacements_owed=owed.get(s, 0),
+            )
+        )
 
     next_id = 1
     sides = []
@@ -117,9 +144,16 @@ def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # no
         for spec in melds.get(k, ()):
             side_melds.append(make_meld(spec, f"m{next_id}", side_seats[0]))
             next_id += 1
-        sides.append(Side(side=k, seats=side_seats, match_score=scores[k],
-                          melds=tuple(side_melds), red_threes=cards(red_threes.get(k)),
-                          penalties=tuple(Penalty(c, p) for c, p in penalties.get(k, ()))))
+        sides.append(
+            Side(
+                side=k,
+                seats=side_seats,
+                match_score=scores[k],
+                melds=tuple(side_melds),
+                red_threes=cards(red_threes.get(k)),
+                penalties=tuple(Penalty(c, p) for c, p in penalties.get(k, ())),
+            )
+        )
 
     pile = cards(discard)
     if stock is not None:
@@ -140,19 +174,31 @@ def make_snapshot(ruleset: str | Ruleset = "classic", players: int = 4, *,  # no
             left[c] -= k
         stock_cards = tuple(sort_cards(left.elements()))
         hidden = sum(hand_counts.values())
-        stock_cards = stock_cards[:len(stock_cards) - hidden] if hidden else stock_cards
+        stock_cards = stock_cards[: len(stock_cards) - hidden] if hidden else stock_cards
     else:
         stock_cards = ()
 
-    return Snapshot(ruleset=rules, deal_number=deal_number,
-                    dealer=(turn_seat - 1) % players if dealer is None else dealer,
-                    seats=tuple(seats), sides=tuple(sides), stock=stock_cards,
-                    stock_count=len(stock_cards), discard_pile=pile,
-                    turn=Turn(seat=turn_seat, phase=phase, took_pile=took_pile,
-                              melded_this_turn=melded_this_turn,
-                              added_to_partner_melds=added_to_partner_melds, go_out=go_out),
-                    ply=ply, result=result,
-                    ruleset_ref=RulesetRef(profile=rules.profile))
+    return Snapshot(
+        ruleset=rules,
+        deal_number=deal_number,
+        dealer=(turn_seat - 1) % players if dealer is None else dealer,
+        seats=tuple(seats),
+        sides=tuple(sides),
+        stock=stock_cards,
+        stock_count=len(stock_cards),
+        discard_pile=pile,
+        turn=Turn(
+            seat=turn_seat,
+            phase=phase,
+            took_pile=took_pile,
+            melded_this_turn=melded_this_turn,
+            added_to_partner_melds=added_to_partner_melds,
+            go_out=go_out,
+        ),
+        ply=ply,
+        result=result,
+        ruleset_ref=RulesetRef(profile=rules.profile),
+    )
 
 
 def over(snapshot: Snapshot, result: Result) -> Snapshot:
@@ -184,8 +230,7 @@ def one_card_variants(s: Snapshot) -> list[Snapshot]:
     hand = s.seats[seat].hand
     if s.turn.phase is not Phase.PLAY or s.turn.go_out is GoOut.ASKED or len(hand) < 2:
         return []
-    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x
-                  for x in s.seats)
+    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x for x in s.seats)
     stock = s.stock + hand[1:]
     one = replace(s, seats=seats, stock=stock, stock_count=len(stock))
     out = [one]

@@ -14,8 +14,14 @@ from samba_adjudicator.engine.model import Phase
 from samba_adjudicator.service import convert, jsonio
 from samba_adjudicator.service.actions import action_to_proto
 
-SPECS = (("classic", 4), ("classic", 2), ("pagat", 4), ("spanish", 3), ("bolivia", 4),
-         ("classic+open", 4))
+SPECS = (
+    ("classic", 4),
+    ("classic", 2),
+    ("pagat", 4),
+    ("spanish", 3),
+    ("bolivia", 4),
+    ("classic+open", 4),
+)
 MAX_PLIES = 40
 
 
@@ -33,15 +39,24 @@ def positions(draw) -> tuple[dict, dict | None]:
             break
         s = apply(s, actions[draw(st.integers(0, len(actions) - 1))]).snapshot
     actions, _ = legal_actions(s) if s.turn.phase is not Phase.OVER else ([], True)
-    action = (jsonio.to_dict(action_to_proto(canonical(
-        actions[draw(st.integers(0, len(actions) - 1))]))) if actions else None)
+    action = (
+        jsonio.to_dict(action_to_proto(canonical(actions[draw(st.integers(0, len(actions) - 1))])))
+        if actions
+        else None
+    )
     return jsonio.to_dict(convert.snapshot_to_proto(s)), action
 
 
 _ODD_VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-2**70, 2**70), st.sampled_from([1e400, -0.0, 0.5]),
-    st.text(max_size=12), st.sampled_from(["JK", "2C", "10H", "ZZ", "7\u2665", "", "PLAY"]),
-    st.lists(st.sampled_from(["AS", "3H", "JK", "XX"]), max_size=5), st.just({}))
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([1e400, -0.0, 0.5]),
+    st.text(max_size=12),
+    st.sampled_from(["JK", "2C", "10H", "ZZ", "7\u2665", "", "PLAY"]),
+    st.lists(st.sampled_from(["AS", "3H", "JK", "XX"]), max_size=5),
+    st.just({}),
+)
 
 
 def _paths(value, prefix=()):
@@ -76,8 +91,7 @@ def mutated(draw, value):
         elif kind == "duplicate" and isinstance(parent, list):
             parent.insert(last, copy.deepcopy(parent[last]))
         elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(["bogus", "hand_count", "stockCount"]))] = \
-                draw(_ODD_VALUES)
+            parent[draw(st.sampled_from(["bogus", "hand_count", "stockCount"]))] = draw(_ODD_VALUES)
     return out
 
 
@@ -97,8 +111,15 @@ def _request(method: str, snapshot: dict, action: dict | None) -> dict:
     return {"snapshot": snapshot, "pageSize": 5}
 
 
-SNAPSHOT_METHODS = ("ValidateAction", "ApplyAction", "ReplayDeal", "ScoreDeal", "CheckMeld",
-                    "GetPlayerView", "ListLegalActions")
+SNAPSHOT_METHODS = (
+    "ValidateAction",
+    "ApplyAction",
+    "ReplayDeal",
+    "ScoreDeal",
+    "CheckMeld",
+    "GetPlayerView",
+    "ListLegalActions",
+)
 
 
 @st.composite

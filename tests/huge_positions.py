@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from builders import make_snapshot, pack_counts, ruleset_of
+
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import convert, jsonio
 
@@ -15,9 +16,16 @@ def huge_hand(size: int = 149) -> dict:
     ``size`` cards: tens of thousands of legal actions."""
     left = pack_counts(ruleset_of("classic").decks, ruleset_of("classic").jokers)
     hand = [c for c in sorted(left.elements()) if c not in _ELSEWHERE][:size]
-    snap = make_snapshot("classic", 4, hands={0: " ".join(hand), 1: "4D", 2: "4S", 3: "4C"},
-                         discard="9C", turn_seat=0, phase=m.Phase.PLAY, took_pile=False,
-                         has_melded=[0])
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={0: " ".join(hand), 1: "4D", 2: "4S", 3: "4C"},
+        discard="9C",
+        turn_seat=0,
+        phase=m.Phase.PLAY,
+        took_pile=False,
+        has_melded=[0],
+    )
     return jsonio.to_dict(convert.snapshot_to_proto(snap))
 
 
@@ -42,6 +50,8 @@ def worst_requests(snapshot: dict) -> dict[str, dict]:
         "ListLegalActions": {"snapshot": bad},
         "ScoreDeal": {"snapshot": bad, "provisional": True},
         "GetPlayerView": {"snapshot": bad, "seat": 0},
-        "ReplayDeal": {"snapshot": bad_codes(snapshot, 100_000),
-                       "actions": [{"seat": 0, "discard": {"card": "ZZ"}}] * 2000},
+        "ReplayDeal": {
+            "snapshot": bad_codes(snapshot, 100_000),
+            "actions": [{"seat": 0, "discard": {"card": "ZZ"}}] * 2000,
+        },
     }

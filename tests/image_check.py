@@ -43,8 +43,13 @@ IMAGE = "localhost/samba-adjudicator:image-test"
 WHEELHOUSE = ".wheelhouse"
 #: What the builder stage installs with pip: its tools, the project's build backend and
 #: every runtime dependency (pyproject.toml).
-BUILD_REQUIREMENTS = ["setuptools>=68", "wheel", "grpcio-tools>=1.66,<2",
-                      "googleapis-common-protos>=1.63,<2", "mypy>=1.11"]
+BUILD_REQUIREMENTS = [
+    "setuptools>=68",
+    "wheel",
+    "grpcio-tools>=1.66,<2",
+    "googleapis-common-protos>=1.63,<2",
+    "mypy>=1.11",
+]
 PODMAN = ["podman", "--runtime", "runc"]
 LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=4096:4096"]
 
@@ -60,8 +65,10 @@ def ensure_tools() -> None:
         return
     if os.geteuid() != 0:
         sys.exit(f"image-test needs {', '.join(missing)} (apt-get install as root)")
-    sh(["apt-get", "install", "-y", "-q", "podman", "runc", "mmdebstrap"],
-       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    sh(
+        ["apt-get", "install", "-y", "-q", "podman", "runc", "mmdebstrap"],
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 def ensure_base(name: str, extra_packages: str = "") -> None:
@@ -70,19 +77,37 @@ def ensure_base(name: str, extra_packages: str = "") -> None:
         return
     with tempfile.TemporaryDirectory(prefix="samba-base-") as tmp:
         tar = os.path.join(tmp, "rootfs.tar")
-        sh(["mmdebstrap", "--variant=minbase",
-            "--include=python3,python3-venv,python3-pip,passwd,ca-certificates"
-            + extra_packages,
-            "--customize-hook=chroot \"$1\" python3 -m venv /opt/python",
-            "--customize-hook=chroot \"$1\" sh -c 'rm -rf /var/lib/apt/lists/* "
-            "/var/cache/apt/*'", "bookworm", tar])
-        sh(PODMAN + ["import", "--change",
-                     "ENV PATH=/opt/python/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                     "/usr/bin:/sbin:/bin", "--change", 'CMD ["python"]', tar, name])
+        sh(
+            [
+                "mmdebstrap",
+                "--variant=minbase",
+                "--include=python3,python3-venv,python3-pip,passwd,ca-certificates"
+                + extra_packages,
+                '--customize-hook=chroot "$1" python3 -m venv /opt/python',
+                '--customize-hook=chroot "$1" sh -c \'rm -rf /var/lib/apt/lists/* '
+                "/var/cache/apt/*'",
+                "bookworm",
+                tar,
+            ]
+        )
+        sh(
+            PODMAN
+            + [
+                "import",
+                "--change",
+                "ENV PATH=/opt/python/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                "/usr/bin:/sbin:/bin",
+                "--change",
+                'CMD ["python"]',
+                tar,
+                name,
+            ]
+        )
 
 
 def runtime_requirements() -> list[str]:
     import tomllib
+
     with open(ROOT / "pyproject.toml", "rb") as f:
         return tomllib.load(f)["project"]["dependencies"]
 
@@ -90,14 +115,39 @@ def runtime_requirements() -> list[str]:
 def ensure_wheelhouse() -> None:
     folder = ROOT / WHEELHOUSE
     folder.mkdir(exist_ok=True)
-    sh([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "-d",
-        str(folder), *BUILD_REQUIREMENTS, *runtime_requirements()])
+    sh(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--only-binary=:all:",
+            "-d",
+            str(folder),
+            *BUILD_REQUIREMENTS,
+            *runtime_requirements(),
+        ]
+    )
 
 
 def build() -> None:
-    sh(PODMAN + ["build", *LIMITS, "--build-arg", f"PYTHON_IMAGE={BASE}",
-                 "--build-arg", f"BUILDER_IMAGE={BUILDER_BASE}",
-                 "--build-arg", f"WHEELHOUSE={WHEELHOUSE}", "-t", IMAGE, str(ROOT)])
+    sh(
+        PODMAN
+        + [
+            "build",
+            *LIMITS,
+            "--build-arg",
+            f"PYTHON_IMAGE={BASE}",
+            "--build-arg",
+            f"BUILDER_IMAGE={BUILDER_BASE}",
+            "--build-arg",
+            f"WHEELHOUSE={WHEELHOUSE}",
+            "-t",
+            IMAGE,
+            str(ROOT),
+        ]
+    )
 
 
 def free_port() -> int:
@@ -109,10 +159,29 @@ def free_port() -> int:
 def serve_and_call() -> None:
     grpc_port, http_port = free_port(), free_port()
     name = f"samba-image-test-{os.getpid()}"
-    sh(PODMAN + ["run", "-d", "--name", name, "--read-only", *LIMITS, "--network", "host",
-                 "-e", "SAMBA_HOST=127.0.0.1", "-e", f"SAMBA_GRPC_PORT={grpc_port}",
-                 "-e", f"SAMBA_HTTP_PORT={http_port}",
-                 "-e", "SAMBA_SHUTDOWN_GRACE_SECONDS=2", IMAGE], stdout=subprocess.DEVNULL)
+    sh(
+        PODMAN
+        + [
+            "run",
+            "-d",
+            "--name",
+            name,
+            "--read-only",
+            *LIMITS,
+            "--network",
+            "host",
+            "-e",
+            "SAMBA_HOST=127.0.0.1",
+            "-e",
+            f"SAMBA_GRPC_PORT={grpc_port}",
+            "-e",
+            f"SAMBA_HTTP_PORT={http_port}",
+            "-e",
+            "SAMBA_SHUTDOWN_GRACE_SECONDS=2",
+            IMAGE,
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         base = f"http://127.0.0.1:{http_port}"
         deadline = time.monotonic() + 60
@@ -130,39 +199,63 @@ def serve_and_call() -> None:
         profiles = [r["profile"] for r in rulesets.json()["rulesets"]]
         from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
         from samba_adjudicator.service import pb
+
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as ch:
             dealt = adjudicator_pb2_grpc.AdjudicatorStub(ch).Deal(
-                pb.DealRequest(players=4, seed="image-test"), timeout=10)
+                pb.DealRequest(players=4, seed="image-test"), timeout=10
+            )
         assert len(dealt.snapshot.seats) == 4
         metrics = httpx.get(base + "/metrics", timeout=10).text
         assert 'samba_requests_total{method="Deal",' in metrics, metrics[:2000]
         # the image runs the compiled build, and its Python source is there as the fallback
-        assert 'build="compiled"' in metrics, [m for m in metrics.splitlines()
-                                               if "build_info" in m]
+        assert 'build="compiled"' in metrics, [m for m in metrics.splitlines() if "build_info" in m]
         assert '"build": "compiled"' in logs(name), logs(name)
-        fallback = podman_exec(name, ["env", "SAMBA_BUILD=pure", "python", "-c",
-                                      "from samba_adjudicator.engine import build, game; "
-                                      "print(build.CURRENT.name, game.__file__)"]).stdout
+        fallback = podman_exec(
+            name,
+            [
+                "env",
+                "SAMBA_BUILD=pure",
+                "python",
+                "-c",
+                "from samba_adjudicator.engine import build, game; "
+                "print(build.CURRENT.name, game.__file__)",
+            ],
+        ).stdout
         assert fallback.startswith("pure ") and fallback.strip().endswith("game.py"), fallback
         user = podman_exec(name, ["id", "-u"]).stdout.strip()
         assert user == "10001", user
-        writable = podman_exec(name, ["sh", "-c", "touch /app/x 2>/dev/null && echo yes"],
-                               check=False).stdout.strip()
+        writable = podman_exec(
+            name, ["sh", "-c", "touch /app/x 2>/dev/null && echo yes"], check=False
+        ).stdout.strip()
         assert writable != "yes", "the root filesystem is writable"
         sh(PODMAN + ["stop", "-t", "15", name], stdout=subprocess.DEVNULL)
-        status = subprocess.run(PODMAN + ["inspect", name, "--format",
-                                          "{{.State.ExitCode}}"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+        status = subprocess.run(
+            PODMAN + ["inspect", name, "--format", "{{.State.ExitCode}}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         assert status == "0", status + "\n" + logs(name)
-        print(json.dumps({"image": IMAGE, "profiles": len(profiles), "user": user,
-                          "build": "compiled", "readOnly": True, "exitCode": int(status)}))
+        print(
+            json.dumps(
+                {
+                    "image": IMAGE,
+                    "profiles": len(profiles),
+                    "user": user,
+                    "build": "compiled",
+                    "readOnly": True,
+                    "exitCode": int(status),
+                }
+            )
+        )
     finally:
         subprocess.run(PODMAN + ["rm", "-f", name], capture_output=True)
 
 
 def podman_exec(name: str, cmd: list[str], check: bool = True):
-    return subprocess.run(PODMAN + ["exec", name, *cmd], capture_output=True, text=True,
-                          check=check)
+    return subprocess.run(
+        PODMAN + ["exec", name, *cmd], capture_output=True, text=True, check=check
+    )
 
 
 def logs(name: str) -> str:

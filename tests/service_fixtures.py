@@ -35,17 +35,38 @@ REST = ROUTES
 class ServerProcess:
     def __init__(self, *args: str, env: dict | None = None, workers: int = 1) -> None:
         # open for the server's whole life; close() removes it
-        self.log = tempfile.NamedTemporaryFile(prefix="samba-serve-", suffix=".log",  # noqa: SIM115
-                                               delete=False)
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix="samba-serve-",
+            suffix=".log",
+            delete=False,
+        )
         full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
         for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS"):
             full_env.pop(k, None)
         if workers == 1:
             full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "samba_adjudicator.service.cli", "serve", "--host", "127.0.0.1",
-             "--grpc-port", "0", "--http-port", "0", "--workers", str(workers), *args],
-            stdout=subprocess.PIPE, stderr=self.log, env=full_env, cwd=ROOT, text=True)
+            [
+                sys.executable,
+                "-m",
+                "samba_adjudicator.service.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--grpc-port",
+                "0",
+                "--http-port",
+                "0",
+                "--workers",
+                str(workers),
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            env=full_env,
+            cwd=ROOT,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait(10)
@@ -106,6 +127,7 @@ def stub(channel):
 
 # -- requests for every method ------------------------------------------------------------
 
+
 def rest_call(http: httpx.Client, method: str, body: dict, **kw) -> httpx.Response:
     verb, path = REST[method]
     if method == "GetRuleset":
@@ -121,9 +143,15 @@ def grpc_call(stub, method: str, body: dict, **kw):
 
 
 def cli_call(method: str, body: dict, env: dict | None = None) -> tuple[int, dict]:
-    p = subprocess.run([sys.executable, "-m", "samba_adjudicator.service.cli", kebab(method)],
-                       input=json.dumps(body), capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, **(env or {})}, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "samba_adjudicator.service.cli", kebab(method)],
+        input=json.dumps(body),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
     return p.returncode, json.loads(p.stdout)
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import base64
 
 import pytest
+from builders import make_snapshot
 from google.rpc import code_pb2, error_details_pb2
 
-from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import convert, errors, jsonio, pb
 from samba_adjudicator.service.api import METHODS, Adjudicator, kebab, response_type
@@ -22,9 +22,15 @@ KEY = base64.b64encode(b"k" * 32).decode()
 
 def play_snapshot():
     """Seat 0 in PLAY with a varied hand: many discards and melds."""
-    return make_snapshot("classic", 4, hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD",
-                                              1: "4D 4S", 2: "JK", 3: "KC KD"},
-                         discard="9C", turn_seat=0, phase=m.Phase.PLAY, took_pile=False)
+    return make_snapshot(
+        "classic",
+        4,
+        hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD", 1: "4D 4S", 2: "JK", 3: "KC KD"},
+        discard="9C",
+        turn_seat=0,
+        phase=m.Phase.PLAY,
+        took_pile=False,
+    )
 
 
 def call(adj, method, request, problems=()):
@@ -46,8 +52,11 @@ def test_paging():
     assert full.total_size == len(full.actions) > 7 and not full.next_page_token
     pages, token = [], ""
     while True:
-        resp = call(adj, "ListLegalActions",
-                    pb.ListLegalActionsRequest(snapshot=snap, page_size=3, page_token=token))
+        resp = call(
+            adj,
+            "ListLegalActions",
+            pb.ListLegalActionsRequest(snapshot=snap, page_size=3, page_token=token),
+        )
         assert resp.total_size == full.total_size
         pages.extend(resp.actions)
         token = resp.next_page_token
@@ -66,15 +75,17 @@ def test_page_token_bound_to_request():
     adj = Adjudicator()
     snap = convert.snapshot_to_proto(play_snapshot())
     first = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=2))
-    other = pb.ListLegalActionsRequest(snapshot=snap, seat=0, page_size=2,
-                                       page_token=first.next_page_token)
+    other = pb.ListLegalActionsRequest(
+        snapshot=snap, seat=0, page_size=2, page_token=first.next_page_token
+    )
     with pytest.raises(ApiError) as e:
         call(adj, "ListLegalActions", other)
     assert e.value.code == "INVALID_ARGUMENT" and e.value.reason == "PAGE_TOKEN_MISMATCH"
     for junk in ("garbage!", "eyJvIjoxfQ"):
         with pytest.raises(ApiError) as e:
-            call(adj, "ListLegalActions",
-                 pb.ListLegalActionsRequest(snapshot=snap, page_token=junk))
+            call(
+                adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_token=junk)
+            )
         assert e.value.reason == "PAGE_TOKEN_MISMATCH"
 
 
@@ -102,23 +113,35 @@ def test_required_fields_on_binary_requests_with_conversion_problems():
 def test_unknown_meld_id_is_invalid_argument():
     adj = Adjudicator()
     snap = convert.snapshot_to_proto(play_snapshot())
-    action = pb.Action(seat=0, meld=pb.MeldCards(additions=[pb.Addition(meld_id="m7",
-                                                                        cards=["QC"])]))
+    action = pb.Action(
+        seat=0, meld=pb.MeldCards(additions=[pb.Addition(meld_id="m7", cards=["QC"])])
+    )
     with pytest.raises(ApiError) as e:
         call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
     assert [(p.field, p.reason) for p in e.value.field_violations] == [
-        ("action.meld.additions[0].meldId", "UNKNOWN_MELD_ID")]
+        ("action.meld.additions[0].meldId", "UNKNOWN_MELD_ID")
+    ]
 
 
 def test_version_pin():
     adj = Adjudicator()
     rules = call(adj, "GetRuleset", pb.GetRulesetRequest(profile="classic"))
-    ok = call(adj, "Deal", pb.DealRequest(players=4, seed="s", ruleset=pb.RulesetRef(
-        profile="classic", version=rules.version)))
+    ok = call(
+        adj,
+        "Deal",
+        pb.DealRequest(
+            players=4, seed="s", ruleset=pb.RulesetRef(profile="classic", version=rules.version)
+        ),
+    )
     assert ok.snapshot.ruleset.version == rules.version
     with pytest.raises(ApiError) as e:
-        call(adj, "Deal", pb.DealRequest(players=4, seed="s", ruleset=pb.RulesetRef(
-            profile="classic", version="0.old")))
+        call(
+            adj,
+            "Deal",
+            pb.DealRequest(
+                players=4, seed="s", ruleset=pb.RulesetRef(profile="classic", version="0.old")
+            ),
+        )
     assert (e.value.code, e.value.reason) == ("FAILED_PRECONDITION", "RULESET_VERSION_MISMATCH")
     assert e.value.http_status == 400
     snap = ok.snapshot
@@ -135,7 +158,10 @@ def test_replay_limit():
     with pytest.raises(ApiError) as e:
         call(adj, "ReplayDeal", req)
     assert (e.value.code, e.value.reason, e.value.http_status) == (
-        "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE", 413)
+        "RESOURCE_EXHAUSTED",
+        "REQUEST_TOO_LARGE",
+        413,
+    )
 
 
 def test_view_refused_by_apply_replay_score():
@@ -144,11 +170,12 @@ def test_view_refused_by_apply_replay_score():
     view = call(adj, "GetPlayerView", pb.GetPlayerViewRequest(snapshot=snap, seat=0)).snapshot
     assert view.seats[1].hand_hidden
     action = pb.Action(seat=0, discard=pb.Discard(card="5C"))
-    assert call(adj, "ValidateAction",
-                pb.ValidateActionRequest(snapshot=view, action=action)).legal
-    for method, req in [("ApplyAction", pb.ApplyActionRequest(snapshot=view, action=action)),
-                        ("ReplayDeal", pb.ReplayDealRequest(snapshot=view)),
-                        ("ScoreDeal", pb.ScoreDealRequest(snapshot=view, provisional=True))]:
+    assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=view, action=action)).legal
+    for method, req in [
+        ("ApplyAction", pb.ApplyActionRequest(snapshot=view, action=action)),
+        ("ReplayDeal", pb.ReplayDealRequest(snapshot=view)),
+        ("ScoreDeal", pb.ScoreDealRequest(snapshot=view, provisional=True)),
+    ]:
         with pytest.raises(ApiError) as e:
             call(adj, method, req)
         assert (e.value.code, e.value.reason) == ("INVALID_ARGUMENT", "SNAPSHOT_IS_VIEW")
@@ -170,14 +197,18 @@ def test_signing_round_trip_and_refusals():
     light.CopyFrom(dealt)
     light.ClearField("pile")
     light.seats[0].hand[:] = [c.lower() for c in light.seats[0].hand]
-    assert call(adj, "ValidateAction",
-                pb.ValidateActionRequest(snapshot=light, action=action)).legal
+    assert call(
+        adj, "ValidateAction", pb.ValidateActionRequest(snapshot=light, action=action)
+    ).legal
     # a snapshot signed with the old key verifies
     old_signer = Signer.parse(f"old:{base64.b64encode(b'o' * 32).decode()}")
     old = call(Adjudicator(signer=old_signer), "Deal", pb.DealRequest(players=4, seed="x")).snapshot
     assert call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=old, action=action))
-    cases = {"": "SNAPSHOT_SIGNATURE_MISSING", "v1.zz.abc": "SNAPSHOT_KEY_UNKNOWN",
-             "garbage": "SNAPSHOT_SIGNATURE_INVALID"}
+    cases = {
+        "": "SNAPSHOT_SIGNATURE_MISSING",
+        "v1.zz.abc": "SNAPSHOT_KEY_UNKNOWN",
+        "garbage": "SNAPSHOT_SIGNATURE_INVALID",
+    }
     for sig, reason in cases.items():
         bad = pb.Snapshot()
         bad.CopyFrom(dealt)
@@ -185,7 +216,10 @@ def test_signing_round_trip_and_refusals():
         with pytest.raises(ApiError) as e:
             call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=bad, action=action))
         assert (e.value.code, e.value.reason, e.value.http_status) == (
-            "PERMISSION_DENIED", reason, 403)
+            "PERMISSION_DENIED",
+            reason,
+            403,
+        )
     tampered = pb.Snapshot()
     tampered.CopyFrom(dealt)
     tampered.seats[1].hand[0], tampered.stock[0] = tampered.stock[0], tampered.seats[1].hand[0]
@@ -205,15 +239,23 @@ def test_signing_round_trip_and_refusals():
     assert view.signature.startswith("v1.new.") and view.signature != dealt.signature
 
 
-@pytest.mark.parametrize("spec", ["k1", "k1:!!!", "k1:" + base64.b64encode(b"short").decode(),
-                                  f"k1:{KEY},k1:{KEY}", f"bad id:{KEY}",
-                                  # passphrases, not base64 (a lenient decoder takes them)
-                                  "k1:my-long-secret-passphrase-here",
-                                  "k1:correct horse battery staple",
-                                  "k1:" + KEY[:-4] + "-+" + KEY[-2:],
-                                  # only the canonical, padded standard alphabet
-                                  "k1:" + base64.urlsafe_b64encode(b"\xfb\xff" * 16).decode(),
-                                  "k1:" + KEY.rstrip("=")])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "k1",
+        "k1:!!!",
+        "k1:" + base64.b64encode(b"short").decode(),
+        f"k1:{KEY},k1:{KEY}",
+        f"bad id:{KEY}",
+        # passphrases, not base64 (a lenient decoder takes them)
+        "k1:my-long-secret-passphrase-here",
+        "k1:correct horse battery staple",
+        "k1:" + KEY[:-4] + "-+" + KEY[-2:],
+        # only the canonical, padded standard alphabet
+        "k1:" + base64.urlsafe_b64encode(b"\xfb\xff" * 16).decode(),
+        "k1:" + KEY.rstrip("="),
+    ],
+)
 def test_bad_key_specs(spec):
     with pytest.raises(ValueError):
         Signer.parse(spec)
@@ -225,30 +267,52 @@ def test_signing_off_by_default():
 
 
 def test_error_bodies():
-    err = errors.invalid_argument([m.Problem("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE",
-                                             "'ZZ' is not a card code")])
+    err = errors.invalid_argument(
+        [m.Problem("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE", "'ZZ' is not a card code")]
+    )
     body = errors.rest_body(err, "req-1")
-    assert body == {"error": {
-        "code": 400, "status": "INVALID_ARGUMENT",
-        "message": "snapshot.seats[0].hand[3]: 'ZZ' is not a card code",
-        "details": [
-            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INVALID_REQUEST",
-             "domain": "samba.v1", "metadata": {"requestId": "req-1"}},
-            {"@type": "type.googleapis.com/google.rpc.BadRequest",
-             "fieldViolations": [{"field": "snapshot.seats[0].hand[3]",
-                                  "description": "'ZZ' is not a card code",
-                                  "reason": "UNKNOWN_CARD_CODE"}]}]}}
+    assert body == {
+        "error": {
+            "code": 400,
+            "status": "INVALID_ARGUMENT",
+            "message": "snapshot.seats[0].hand[3]: 'ZZ' is not a card code",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "INVALID_REQUEST",
+                    "domain": "samba.v1",
+                    "metadata": {"requestId": "req-1"},
+                },
+                {
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [
+                        {
+                            "field": "snapshot.seats[0].hand[3]",
+                            "description": "'ZZ' is not a card code",
+                            "reason": "UNKNOWN_CARD_CODE",
+                        }
+                    ],
+                },
+            ],
+        }
+    }
     st = errors.grpc_status(err, "req-1")
     assert st.code == code_pb2.INVALID_ARGUMENT and len(st.details) == 2
     info, br = error_details_pb2.ErrorInfo(), error_details_pb2.BadRequest()
     assert st.details[0].Unpack(info) and st.details[1].Unpack(br)
-    assert info.metadata["requestId"] == "req-1" and br.field_violations[0].reason == \
-        "UNKNOWN_CARD_CODE"
+    assert (
+        info.metadata["requestId"] == "req-1"
+        and br.field_violations[0].reason == "UNKNOWN_CARD_CODE"
+    )
     nf = errors.grpc_status(ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no"), "r")
     assert nf.code == code_pb2.NOT_FOUND and len(nf.details) == 1
-    for code, http in [("PERMISSION_DENIED", 403), ("RESOURCE_EXHAUSTED", 413),
-                       ("DEADLINE_EXCEEDED", 504), ("FAILED_PRECONDITION", 400),
-                       ("NOT_FOUND", 404)]:
+    for code, http in [
+        ("PERMISSION_DENIED", 403),
+        ("RESOURCE_EXHAUSTED", 413),
+        ("DEADLINE_EXCEEDED", 504),
+        ("FAILED_PRECONDITION", 400),
+        ("NOT_FOUND", 404),
+    ]:
         assert ApiError(code, "X", "m").http_status == http
 
 
@@ -261,8 +325,10 @@ def broken_adjudicator(monkeypatch) -> Adjudicator:
 
 
 def validate_request() -> pb.ValidateActionRequest:
-    return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(play_snapshot()),
-                                    action=pb.Action(seat=0, discard=pb.Discard(card="5C")))
+    return pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(play_snapshot()),
+        action=pb.Action(seat=0, discard=pb.Discard(card="5C")),
+    )
 
 
 def test_unexpected_exception_becomes_internal(monkeypatch):
@@ -275,8 +341,9 @@ def test_unexpected_exception_becomes_internal(monkeypatch):
 
 
 def test_json_problems_and_required_reported_together():
-    msg, problems = jsonio.decode('{"snapshot": {"bogus": 1}, "action": {"seat": 0}}',
-                                  pb.ApplyActionRequest)
+    msg, problems = jsonio.decode(
+        '{"snapshot": {"bogus": 1}, "action": {"seat": 0}}', pb.ApplyActionRequest
+    )
     with pytest.raises(ApiError) as e:
         call(Adjudicator(), "ApplyAction", msg, problems)
     got = {(p.field, p.reason) for p in e.value.field_violations}
@@ -292,8 +359,9 @@ def test_snapshot_cache_answers_like_a_fresh_load():
     warm = Adjudicator()
     first = call(warm, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
     second = call(warm, "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action))
-    fresh = call(Adjudicator(), "ValidateAction",
-                 pb.ValidateActionRequest(snapshot=snap, action=action))
+    fresh = call(
+        Adjudicator(), "ValidateAction", pb.ValidateActionRequest(snapshot=snap, action=action)
+    )
     assert first == second == fresh and first.legal
     broken = pb.Snapshot()
     broken.CopyFrom(snap)
@@ -324,9 +392,11 @@ def test_listed_card_lists_are_in_canonical_order():
     """docs/api.md#methods: ListLegalActions prints every card list in canonical order
     (rank A 2 … K, then suit S H D C, jokers last)."""
     from samba_adjudicator.engine.cards import ORDER
+
     snap = convert.snapshot_to_proto(play_snapshot())
-    resp = call(Adjudicator(), "ListLegalActions",
-                pb.ListLegalActionsRequest(snapshot=snap, page_size=1000))
+    resp = call(
+        Adjudicator(), "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=1000)
+    )
     lists = []
     for a in resp.actions:
         lists += [list(m.cards) for m in a.meld.new_melds]
@@ -345,17 +415,21 @@ def test_the_error_boundary_translates_every_exception(caplog):
 
     given = ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no")
     assert as_api_error(given, "GetRuleset") is given
-    engine_error = InvalidInput([Problem("snapshot.seats[0].hand_count", "OUT_OF_RANGE", "x")],
-                                "SNAPSHOT_IS_VIEW")
+    engine_error = InvalidInput(
+        [Problem("snapshot.seats[0].hand_count", "OUT_OF_RANGE", "x")], "SNAPSHOT_IS_VIEW"
+    )
     err = as_api_error(engine_error, "ApplyAction")
     assert (err.code, err.reason) == ("INVALID_ARGUMENT", "SNAPSHOT_IS_VIEW")
     assert [(p.field, p.reason) for p in err.field_violations] == [
-        ("snapshot.seats[0].handCount", "OUT_OF_RANGE")]
-    err = as_api_error(RulesetError([("ruleset.overrides.hand_size", "UNKNOWN_PARAMETER", "y")]),
-                       "Deal")
+        ("snapshot.seats[0].handCount", "OUT_OF_RANGE")
+    ]
+    err = as_api_error(
+        RulesetError([("ruleset.overrides.hand_size", "UNKNOWN_PARAMETER", "y")]), "Deal"
+    )
     assert (err.code, err.reason) == ("INVALID_ARGUMENT", "INVALID_REQUEST")
     assert [(p.field, p.description) for p in err.field_violations] == [
-        ("ruleset.overrides.handSize", "y")]
+        ("ruleset.overrides.handSize", "y")
+    ]
     with caplog.at_level("ERROR", logger="samba.api"):
         err = as_api_error(ZeroDivisionError("boom"), "ScoreDeal")
     assert (err.code, err.reason) == ("INTERNAL", "INTERNAL") and "boom" not in err.message
@@ -394,8 +468,10 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
 def test_the_cli_answers_an_unexpected_exception_with_internal(monkeypatch):
     """The CLI goes through the same boundary as the servers: INTERNAL, never a traceback."""
     from samba_adjudicator.service import cli
+
     body = jsonio.dumps(jsonio.to_dict(validate_request())).encode()
-    status, body = cli.run("ValidateAction", body, adjudicator=broken_adjudicator(monkeypatch),
-                           request_id="r")
+    status, body = cli.run(
+        "ValidateAction", body, adjudicator=broken_adjudicator(monkeypatch), request_id="r"
+    )
     assert status == cli.EXIT_ERROR
     assert body["error"]["status"] == "INTERNAL" and body["error"]["code"] == 500

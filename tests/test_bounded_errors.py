@@ -10,21 +10,22 @@ import pytest
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors, pb
-from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
 
 pytestmark = pytest.mark.servers
 
 SUITS = {"H": "\u2665", "D": "\u2666", "C": "\u2663", "S": "\u2660"}
 
 
-
 def _with_symbols(snapshot: dict) -> dict:
     """The snapshot as a person might write it: 7\u2665 instead of 7H."""
+
     def symbols(code: str) -> str:
         return code[:-1] + SUITS[code[-1]] if code[-1] in SUITS else code
+
     out = json.loads(json.dumps(snapshot))
     for seat in out["seats"]:
         seat["hand"] = [symbols(c) for c in seat["hand"]]
@@ -39,8 +40,10 @@ def test_the_problem_list_keeps_a_hundred_and_counts_the_rest():
     err = errors.invalid_argument(found)
     listed = err.field_violations
     assert 1 <= len(listed) <= errors.MAX_LISTED_PROBLEMS
-    assert sum(len(p.field) + len(p.description) + len(p.reason) for p in listed) \
+    assert (
+        sum(len(p.field) + len(p.description) + len(p.reason) for p in listed)
         <= errors.MAX_LISTED_BYTES + errors.MAX_TEXT * 2 + 64
+    )
     assert err.omitted == 1000 - len(listed)
     assert f"{err.omitted} not listed" in err.message
     assert errors.ProblemList(found).omitted == found.omitted == 900
@@ -49,23 +52,25 @@ def test_the_problem_list_keeps_a_hundred_and_counts_the_rest():
 def test_a_huge_replay_is_answered_briefly_with_the_count(server, http, dealt):
     snapshot = json.loads(json.dumps(dealt))
     snapshot["seats"][0]["hand"] = ["ZZ"] * 120_000
-    r = http.post("/v1/deals:replay", content=json.dumps({"snapshot": snapshot,
-                                                          "actions": []}))
+    r = http.post("/v1/deals:replay", content=json.dumps({"snapshot": snapshot, "actions": []}))
     assert r.status_code == 400, r.text[:300]
     assert len(r.content) < 16_384
     info, bad = r.json()["error"]["details"]
     listed = bad["fieldViolations"]
-    assert listed[0] == {"field": "snapshot.seats[0].hand[0]",
-                         "description": listed[0]["description"],
-                         "reason": "UNKNOWN_CARD_CODE"}
+    assert listed[0] == {
+        "field": "snapshot.seats[0].hand[0]",
+        "description": listed[0]["description"],
+        "reason": "UNKNOWN_CARD_CODE",
+    }
     assert int(info["metadata"]["omittedProblems"]) + len(listed) >= 120_000
     assert "not listed" in r.json()["error"]["message"]
     assert memory_mb(server.proc.pid) < 200
 
 
 def test_a_default_grpc_client_gets_invalid_argument_for_many_problems(stub, dealt):
-    request = json_format.ParseDict({"snapshot": _with_symbols(dealt), "provisional": True},
-                                    pb.ScoreDealRequest())
+    request = json_format.ParseDict(
+        {"snapshot": _with_symbols(dealt), "provisional": True}, pb.ScoreDealRequest()
+    )
     with pytest.raises(grpc.RpcError) as e:
         stub.ScoreDeal(request, timeout=30)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT, e.value
@@ -87,4 +92,5 @@ def test_both_transports_list_the_same_problems(http, stub, dealt):
     assert rest["message"] == status.message
     assert rest["details"][1]["fieldViolations"] == [
         {"field": v.field, "description": v.description, "reason": v.reason}
-        for v in bad.field_violations]
+        for v in bad.field_violations
+    ]

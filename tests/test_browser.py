@@ -12,7 +12,6 @@ import os
 import shutil
 
 import pytest
-
 from service_fixtures import ROOT, ServerProcess, server  # noqa: F401
 
 # real servers, and a browser: a tool of the machine (`make test-fast` leaves these out)
@@ -23,15 +22,20 @@ SHOTS = ROOT / "test-output" / "browser"
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 if not shutil.which(CHROMIUM):
-    pytest.fail(f"no Chromium at {CHROMIUM}: `make test` installs it (apt-get install chromium)",
-                pytrace=False)
+    pytest.fail(
+        f"no Chromium at {CHROMIUM}: `make test` installs it (apt-get install chromium)",
+        pytrace=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def browser():
     with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-dev-shm-usage"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         yield b
         b.close()
 
@@ -56,8 +60,11 @@ def _shot(pg, name: str) -> None:
 
 def _same_origin(pg, base: str) -> None:
     # blob: URLs are the page's own (ReDoc starts its search worker from one)
-    foreign = [u for u in pg.requests_seen
-               if not u.startswith(base + "/") and not u.startswith(f"blob:{base}/")]
+    foreign = [
+        u
+        for u in pg.requests_seen
+        if not u.startswith(base + "/") and not u.startswith(f"blob:{base}/")
+    ]
     assert foreign == []
     assert pg.console_errors == []
 
@@ -65,8 +72,13 @@ def _same_origin(pg, base: str) -> None:
 def test_swagger_ui_renders_every_route_offline_with_a_valid_example(page, server):  # noqa: F811
     page.goto(server.base_url + "/docs")
     page.wait_for_selector("#operations-deals-Deal")
-    for path in ("/v1/deals:deal", "/v1/actions:validate", "/v1/actions:apply",
-                 "/v1/melds:check", "/v1/rulesets/{profile}"):
+    for path in (
+        "/v1/deals:deal",
+        "/v1/actions:validate",
+        "/v1/actions:apply",
+        "/v1/melds:check",
+        "/v1/rulesets/{profile}",
+    ):
         assert page.get_by_text(path, exact=True).count() >= 1, path
     page.locator("#operations-deals-Deal .opblock-summary").first.click()
     # "Try it out" is on from the start (tryItOutEnabled): the example is already editable
@@ -172,9 +184,14 @@ def test_playground_shows_canastas_sambas_and_a_frozen_pile(page, server):  # no
 
     from samba_adjudicator.service import convert, jsonio
 
-    snap = make_snapshot("classic", 4, hands={0: "5C 5S 5D 9C JC QD"},
-                         melds={0: ["KH KS KD KC KH KS KD", "4H 5H 6H 7H 8H 9H 10H"]},
-                         discard="6C 2S 8D", turn_seat=0)
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={0: "5C 5S 5D 9C JC QD"},
+        melds={0: ["KH KS KD KC KH KS KD", "4H 5H 6H 7H 8H 9H 10H"]},
+        discard="6C 2S 8D",
+        turn_seat=0,
+    )
     pasted = jsonio.to_dict(convert.snapshot_to_proto(snap))
     page.goto(server.base_url + "/playground")
     page.wait_for_selector("#actions li button")
@@ -252,7 +269,6 @@ def test_a_page_on_a_configured_origin_calls_the_gateway(browser, game_origin):
     assert outcome == {"status": 400, "requestId": "from-page", "reason": "INVALID_REQUEST"}
 
 
-def test_a_page_on_another_origin_cannot_call_the_gateway_by_default(browser, game_origin,
-                                                                      server):  # noqa: F811
+def test_a_page_on_another_origin_cannot_call_the_gateway_by_default(browser, game_origin, server):  # noqa: F811
     outcome = _call_from(browser, game_origin, server.base_url)
     assert "failed" in outcome, outcome

@@ -17,8 +17,9 @@ engine_dependent = pytest.mark.engine  # needs engine.deal/apply/legal_actions/â
 
 
 def cli(*args, stdin: str = "", env=None):
-    p = subprocess.run([str(EXE), *args], input=stdin, capture_output=True, text=True,
-                       timeout=60, env=env)
+    p = subprocess.run(
+        [str(EXE), *args], input=stdin, capture_output=True, text=True, timeout=60, env=env
+    )
     assert "Traceback" not in p.stderr, p.stderr
     body = json.loads(p.stdout) if p.stdout.strip() else None
     return p.returncode, body
@@ -70,13 +71,19 @@ def test_garbage_json_is_invalid_argument(stdin):
 
 
 def test_every_problem_listed():
-    rc, body = cli("deal", stdin='{"ruleset": {"profile": "classic", "overides": {}}, '
-                                 '"players": "four", "sed": "x"}')
+    rc, body = cli(
+        "deal",
+        stdin='{"ruleset": {"profile": "classic", "overides": {}}, "players": "four", "sed": "x"}',
+    )
     assert rc == 2
     fv = assert_error(body, 400, "INVALID_ARGUMENT", "INVALID_REQUEST")["details"][1]
     got = {(v["field"], v["reason"]) for v in fv["fieldViolations"]}
-    assert got == {("ruleset.overides", "UNKNOWN_FIELD"), ("players", "OUT_OF_RANGE"),
-                   ("sed", "UNKNOWN_FIELD"), ("seed", "REQUIRED")}
+    assert got == {
+        ("ruleset.overides", "UNKNOWN_FIELD"),
+        ("players", "OUT_OF_RANGE"),
+        ("sed", "UNKNOWN_FIELD"),
+        ("seed", "REQUIRED"),
+    }
 
 
 def test_unknown_profile_in_body_is_invalid_argument():
@@ -96,18 +103,22 @@ def test_help_and_unknown_command_no_traceback():
 
 # -- engine-dependent ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def dealt():
-    rc, body = cli("deal", stdin='{"ruleset": {"profile": "classic"}, "players": 4, '
-                                 '"seed": "cli-test", "dealer": 0}')
+    rc, body = cli(
+        "deal",
+        stdin='{"ruleset": {"profile": "classic"}, "players": 4, "seed": "cli-test", "dealer": 0}',
+    )
     assert rc == 0, body
     return body["snapshot"]
 
 
 @engine_dependent
 def test_deal_is_deterministic(dealt):
-    rc, again = cli("deal", stdin='{"ruleset": {"profile": "classic"}, "players": 4, '
-                                  '"seed": "cli-test"}')
+    rc, again = cli(
+        "deal", stdin='{"ruleset": {"profile": "classic"}, "players": 4, "seed": "cli-test"}'
+    )
     assert again["snapshot"] == dealt
     assert dealt["turn"]["seat"] == 1 and dealt["turn"]["phase"] == "DRAW"
     assert dealt["ply"] == 0 and "result" not in dealt and dealt["stockHidden"] is False
@@ -115,12 +126,16 @@ def test_deal_is_deterministic(dealt):
 
 @engine_dependent
 def test_apply_validate_and_legal_false(dealt):
-    rc, body = cli("apply-action", stdin=json.dumps(
-        {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}))
+    rc, body = cli(
+        "apply-action",
+        stdin=json.dumps({"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}),
+    )
     assert rc == 0 and body["legal"] is True and body["snapshot"]["ply"] == 1
     assert body["events"][0]["type"] == "CARDS_DRAWN" and "score" not in body
-    rc, body = cli("validate-action", stdin=json.dumps(
-        {"snapshot": dealt, "action": {"seat": 2, "drawStock": {}}}))
+    rc, body = cli(
+        "validate-action",
+        stdin=json.dumps({"snapshot": dealt, "action": {"seat": 2, "drawStock": {}}}),
+    )
     assert rc == 0 and body["legal"] is False
     assert body["violations"][0]["code"] == "NOT_YOUR_TURN"
 
@@ -143,21 +158,32 @@ def test_list_legal_actions_and_view(dealt):
 def test_bad_card_in_snapshot_exit_2(dealt):
     snap = json.loads(json.dumps(dealt))
     snap["seats"][0]["hand"][3] = "ZZ"
-    rc, body = cli("validate-action", stdin=json.dumps(
-        {"snapshot": snap, "action": {"seat": 1, "discard": {"card": "1C"}}}))
+    rc, body = cli(
+        "validate-action",
+        stdin=json.dumps({"snapshot": snap, "action": {"seat": 1, "discard": {"card": "1C"}}}),
+    )
     assert rc == 2
     fv = assert_error(body, 400, "INVALID_ARGUMENT", "INVALID_REQUEST")["details"][1]
     got = {(v["field"], v["reason"]) for v in fv["fieldViolations"]}
-    assert got == {("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE"),
-                   ("action.discard.card", "UNKNOWN_CARD_CODE")}
+    assert got == {
+        ("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE"),
+        ("action.discard.card", "UNKNOWN_CARD_CODE"),
+    }
 
 
 @engine_dependent
 def test_check_meld_and_replay(dealt):
     rc, body = cli("check-meld", stdin='{"cards": ["7h", "8h", "9h"]}')
     assert rc == 0 and body["valid"] is True and body["kind"] == "RUN"
-    rc, body = cli("replay-deal", stdin=json.dumps({"snapshot": dealt, "actions": [
-        {"seat": 1, "drawStock": {}}, {"seat": 3, "drawStock": {}}]}))
+    rc, body = cli(
+        "replay-deal",
+        stdin=json.dumps(
+            {
+                "snapshot": dealt,
+                "actions": [{"seat": 1, "drawStock": {}}, {"seat": 3, "drawStock": {}}],
+            }
+        ),
+    )
     assert rc == 0 and body["firstIllegalIndex"] == 1
     assert body["results"][1]["legal"] is False and body["snapshot"]["ply"] == 1
     assert body["results"][1]["violations"][0]["field"].startswith("actions[1]")
@@ -166,10 +192,14 @@ def test_check_meld_and_replay(dealt):
 @engine_dependent
 def test_signing_via_environment(dealt):
     import os
+
     env = dict(os.environ, SAMBA_SNAPSHOT_KEYS="k1:" + "A" * 44)
     rc, body = cli("deal", stdin='{"players": 2, "seed": "s"}', env=env)
     assert rc == 0 and body["snapshot"]["signature"].startswith("v1.k1.")
-    rc, body = cli("validate-action", env=env, stdin=json.dumps(
-        {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}))
+    rc, body = cli(
+        "validate-action",
+        env=env,
+        stdin=json.dumps({"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}),
+    )
     assert rc == 1
     assert_error(body, 403, "PERMISSION_DENIED", "SNAPSHOT_SIGNATURE_MISSING")

@@ -14,8 +14,17 @@ import pytest
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.cli import run
 
-SPECS = ["classic", "pagat", "spanish", "canasta", "bolivia", "official",
-         "classic+uruguayan", "classic+open", "pagat+uruguayan+open"]
+SPECS = [
+    "classic",
+    "pagat",
+    "spanish",
+    "canasta",
+    "bolivia",
+    "official",
+    "classic+uruguayan",
+    "classic+open",
+    "pagat+uruguayan+open",
+]
 PLAYERS = {"bolivia": 4, "official": 4}
 
 
@@ -40,7 +49,9 @@ def test_every_method_for_every_profile(spec):
     assert listed["totalSize"] == len(listed["actions"]) > 0
     draw = listed["actions"][0]
     assert call("ValidateAction", {"snapshot": snapshot, "action": draw}) == {
-        "legal": True, "violations": []}
+        "legal": True,
+        "violations": [],
+    }
     applied = call("ApplyAction", {"snapshot": snapshot, "action": draw})
     assert applied["legal"] and applied["snapshot"]["ply"] == 1
     replayed = call("ReplayDeal", {"snapshot": snapshot, "actions": [draw]})
@@ -55,11 +66,15 @@ def test_every_method_for_every_profile(spec):
     assert set(checked) >= {"valid", "kind", "status", "natural", "points", "violations"}
 
 
-@pytest.mark.parametrize("spec,players", [("classic", 3), ("bolivia", 2), ("official", 6),
-                                          ("pagat", 6), ("canasta", 5)])
+@pytest.mark.parametrize(
+    "spec,players", [("classic", 3), ("bolivia", 2), ("official", 6), ("pagat", 6), ("canasta", 5)]
+)
 def test_unsupported_player_count_names_the_allowed_ones(spec, players):
-    status, answer = run("Deal", json.dumps({"ruleset": {"profile": spec}, "players": players,
-                                             "seed": "x"}).encode(), adjudicator=Adjudicator())
+    status, answer = run(
+        "Deal",
+        json.dumps({"ruleset": {"profile": spec}, "players": players, "seed": "x"}).encode(),
+        adjudicator=Adjudicator(),
+    )
     assert status == 2
     violations = answer["error"]["details"][1]["fieldViolations"]
     assert violations[0]["reason"] == "UNSUPPORTED_PLAYER_COUNT"

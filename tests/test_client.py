@@ -11,10 +11,10 @@ import zipfile
 
 import grpc
 import pytest
+from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
 from samba_adjudicator.client import AdjudicatorError, AsyncClient, Client
 from samba_adjudicator.service import pb
-from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
 pytestmark = pytest.mark.servers
 
@@ -71,10 +71,16 @@ def test_messages_in_messages_out(server, transport):  # noqa: F811
 
 
 PYTHON_NAMES = {
-    "ListRulesets": "list_rulesets", "GetRuleset": "get_ruleset", "Deal": "deal",
-    "CheckMeld": "check_meld", "ValidateAction": "validate_action",
-    "ApplyAction": "apply_action", "ListLegalActions": "list_legal_actions",
-    "ScoreDeal": "score_deal", "GetPlayerView": "get_player_view", "ReplayDeal": "replay_deal",
+    "ListRulesets": "list_rulesets",
+    "GetRuleset": "get_ruleset",
+    "Deal": "deal",
+    "CheckMeld": "check_meld",
+    "ValidateAction": "validate_action",
+    "ApplyAction": "apply_action",
+    "ListLegalActions": "list_legal_actions",
+    "ScoreDeal": "score_deal",
+    "GetPlayerView": "get_player_view",
+    "ReplayDeal": "replay_deal",
 }
 
 
@@ -95,7 +101,9 @@ def test_invalid_argument_carries_reason_field_violations_and_request_id(server,
     assert e.code is grpc.StatusCode.INVALID_ARGUMENT and e.status == "INVALID_ARGUMENT"
     assert (e.reason, e.domain, e.request_id) == ("INVALID_REQUEST", "samba.v1", "client-req")
     assert [(v.field, v.reason) for v in e.violations] == [
-        ("cards[1]", "UNKNOWN_CARD_CODE"), ("cards[3]", "UNKNOWN_CARD_CODE")]
+        ("cards[1]", "UNKNOWN_CARD_CODE"),
+        ("cards[3]", "UNKNOWN_CARD_CODE"),
+    ]
     assert all(v.description for v in e.violations)
     assert e.http_status == (400 if transport == "rest" else None)
 
@@ -134,6 +142,7 @@ def test_unreachable_server_is_unavailable(gone, transport):
 
 # -- asyncio ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_async_calls_and_errors(server, transport):  # noqa: F811
     async def scenario():
@@ -141,7 +150,8 @@ def test_async_calls_and_errors(server, transport):  # noqa: F811
             dealt_ = await c.deal({"players": 4, "seed": "client-test"})
             listed, ruleset = await asyncio.gather(
                 c.list_legal_actions({"snapshot": dealt_["snapshot"]}),
-                c.get_ruleset(pb.GetRulesetRequest(profile="classic")))
+                c.get_ruleset(pb.GetRulesetRequest(profile="classic")),
+            )
             with pytest.raises(AdjudicatorError) as err:
                 await c.check_meld({"cards": ["7H", "ZZ"]}, request_id="async-req")
             return dealt_, listed, ruleset, err.value
@@ -153,7 +163,10 @@ def test_async_calls_and_errors(server, transport):  # noqa: F811
     assert listed["actions"] and listed["totalSize"] == len(listed["actions"])
     assert isinstance(ruleset, pb.Ruleset) and ruleset.profile == "classic"
     assert (err.code, err.reason, err.request_id) == (
-        grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", "async-req")
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_REQUEST",
+        "async-req",
+    )
     assert [(v.field, v.reason) for v in err.violations] == [("cards[1]", "UNKNOWN_CARD_CODE")]
 
 
@@ -174,8 +187,22 @@ BOT = ROOT / "clients" / "python" / "examples" / "play_deal.py"
 
 
 def play(transport: str, target: str, seed: str, *extra: str) -> dict:
-    p = subprocess.run([sys.executable, str(BOT), "--transport", transport, "--target", target,
-                        "--seed", seed, *extra], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(BOT),
+            "--transport",
+            transport,
+            "--target",
+            target,
+            "--seed",
+            seed,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     lines = p.stdout.strip().splitlines()
     assert lines[0].startswith("deal over after ")
@@ -196,8 +223,9 @@ def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F81
     with client(server, "rest") as c:
         snapshot = c.deal({"players": 4, "seed": "redact"})["snapshot"]
         drawer = snapshot["turn"]["seat"]
-        draw = next(a for a in c.list_legal_actions({"snapshot": snapshot})["actions"]
-                    if "drawStock" in a)
+        draw = next(
+            a for a in c.list_legal_actions({"snapshot": snapshot})["actions"] if "drawStock" in a
+        )
         applied = c.apply_action({"snapshot": snapshot, "action": draw})
         drawn = next(e for e in applied["events"] if e["type"] == "CARDS_DRAWN")
         assert drawn["cards"]
@@ -207,18 +235,38 @@ def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F81
         seen = next(e for e in m["events"] if e["type"] == "CARDS_DRAWN")
         assert seen["cards"] == (drawn["cards"] if m["seat"] == drawer else [])
         assert [bool(s["hand"]) for s in m["snapshot"]["seats"]] == [
-            i == m["seat"] for i in range(4)]
+            i == m["seat"] for i in range(4)
+        ]
         assert m["snapshot"]["stock"] == [] and m["snapshot"]["stockHidden"]
 
 
 def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--wheel-dir", str(tmp_path), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (wheel,) = tmp_path.glob("samba_adjudicator-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for module in ("client/__init__.py", "client/api.py", "client/transports.py",
-                   "schema/v1/adjudicator_pb2.py", "schema/v1/adjudicator_pb2_grpc.py"):
+    for module in (
+        "client/__init__.py",
+        "client/api.py",
+        "client/transports.py",
+        "schema/v1/adjudicator_pb2.py",
+        "schema/v1/adjudicator_pb2_grpc.py",
+    ):
         assert f"samba_adjudicator/{module}" in names, module
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert "Requires-Dist: httpx" in zipfile.ZipFile(wheel).read(metadata).decode()

@@ -19,9 +19,14 @@ import pytest
 from samba_adjudicator.engine import build
 
 ROOT = Path(__file__).resolve().parent.parent
-HOT_MODULES = ("samba_adjudicator.engine.game", "samba_adjudicator.engine.legal",
-               "samba_adjudicator.engine.model", "samba_adjudicator.service.convert",
-               "samba_adjudicator.service.jsonio", "samba_adjudicator.service.loading")
+HOT_MODULES = (
+    "samba_adjudicator.engine.game",
+    "samba_adjudicator.engine.legal",
+    "samba_adjudicator.engine.model",
+    "samba_adjudicator.service.convert",
+    "samba_adjudicator.service.jsonio",
+    "samba_adjudicator.service.loading",
+)
 
 
 def fake_install(tmp_path: Path, stamp: bool = True, changed: str = "") -> Path:
@@ -79,12 +84,19 @@ def test_search_path_puts_the_compiled_folder_first():
 
 
 def _modules_in(env_build: str) -> dict:
-    code = ("import importlib, json, sys\n"
-            "from samba_adjudicator.engine import build\n"
-            f"files = {{m: importlib.import_module(m).__file__ for m in {HOT_MODULES!r}}}\n"
-            "print(json.dumps({'build': build.CURRENT.name, 'files': files}))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "SAMBA_BUILD": env_build}, check=True)
+    code = (
+        "import importlib, json, sys\n"
+        "from samba_adjudicator.engine import build\n"
+        f"files = {{m: importlib.import_module(m).__file__ for m in {HOT_MODULES!r}}}\n"
+        "print(json.dumps({'build': build.CURRENT.name, 'files': files}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SAMBA_BUILD": env_build},
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -94,8 +106,10 @@ def test_pure_imports_every_module_from_its_source():
     assert all(f.endswith(".py") for f in seen["files"].values()), seen
 
 
-@pytest.mark.skipif(build.CURRENT.name != "compiled",
-                    reason="the Python source runs (SAMBA_BUILD is not compiled here)")
+@pytest.mark.skipif(
+    build.CURRENT.name != "compiled",
+    reason="the Python source runs (SAMBA_BUILD is not compiled here)",
+)
 def test_compiled_imports_every_hot_module_compiled():
     seen = _modules_in("compiled")
     assert seen["build"] == "compiled"
@@ -110,18 +124,36 @@ def test_make_test_runs_the_build_it_asks_for():
         assert build.CURRENT.name == asked
 
 
-@pytest.mark.skipif(build.CURRENT.name != "compiled",
-                    reason="no compiled build to compare (SAMBA_BUILD is not compiled here)")
+@pytest.mark.skipif(
+    build.CURRENT.name != "compiled",
+    reason="no compiled build to compare (SAMBA_BUILD is not compiled here)",
+)
 @pytest.mark.parametrize("seed", [13, 14, 15])
 def test_the_compiled_engine_answers_as_its_source(seed):
     """Every profile, variation and player count (a third of them per seed) played at
     random: at every position the compiled engine and the Python source answer validate,
     apply, replay, legal_actions, score, check_snapshot, the derived fields, check_meld and
     a seat's view alike. `bench/differential.py --old engine` runs the whole matrix."""
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "differential.py"),
-                          "--old", str(ROOT / "engine"), "--deals", "1", "--plies", "10",
-                          "--every", "3", "--seed", str(seed)], capture_output=True, text=True,
-                         env={**os.environ, "SAMBA_BUILD": "compiled"}, timeout=900)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "differential.py"),
+            "--old",
+            str(ROOT / "engine"),
+            "--deals",
+            "1",
+            "--plies",
+            "10",
+            "--every",
+            "3",
+            "--seed",
+            str(seed),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SAMBA_BUILD": "compiled"},
+        timeout=900,
+    )
     summary = run.stdout.strip().splitlines()
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert any(" 0 differences" in line and "calls compared" in line for line in summary)
@@ -133,6 +165,7 @@ def test_the_problems_of_a_request_are_collected_bounded():
     with 150,000 bad cards kept them all (115 MB instead of 40 MB). Collectors are typed
     ``Problems`` (a MutableSequence) so that every build calls the bounded ``append``."""
     from huge_positions import bad_codes, huge_hand
+
     from samba_adjudicator.engine.model import InvalidInput
     from samba_adjudicator.service import jsonio, pb
     from samba_adjudicator.service.errors import MAX_LISTED_PROBLEMS
@@ -151,10 +184,12 @@ def test_make_rebuilds_when_any_compiled_source_changes():
     """The Makefile's HOT_SOURCES (what makes `make install` compile again) names the
     service modules setup.py compiles, and is defined before `install` uses it."""
     import re
+
     makefile = (ROOT / "Makefile").read_text()
     setup = (ROOT / "setup.py").read_text()
-    compiled = set(re.findall(r'"(\w+)"', re.search(r"SERVICE_MODULES = \(([^)]*)\)",
-                                                     setup).group(1)))
+    compiled = set(
+        re.findall(r'"(\w+)"', re.search(r"SERVICE_MODULES = \(([^)]*)\)", setup).group(1))
+    )
     listed = re.search(r"addsuffix \.py,([^)]*)\)", makefile).group(1)
     assert set(listed.replace("\\", " ").split()) == compiled
     assert makefile.index("COMPILED :=") < makefile.index("install: $(STAMP) $(COMPILED)")

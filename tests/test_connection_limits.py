@@ -14,7 +14,6 @@ import grpc
 import httpx
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from service_fixtures import ServerProcess, server, wait_for  # noqa: F401
 
 pytestmark = pytest.mark.servers
@@ -78,9 +77,12 @@ def test_half_open_grpc_connections_are_capped_then_dropped():
         assert _open_fds(srv.proc.pid) <= baseline + CAP + 20
         time.sleep(2.5)
         with grpc.insecure_channel(srv.grpc_target) as ch:
-            assert health_pb2_grpc.HealthStub(ch).Check(
-                health_pb2.HealthCheckRequest(), timeout=10).status == \
-                health_pb2.HealthCheckResponse.SERVING
+            assert (
+                health_pb2_grpc.HealthStub(ch)
+                .Check(health_pb2.HealthCheckRequest(), timeout=10)
+                .status
+                == health_pb2.HealthCheckResponse.SERVING
+            )
         assert httpx.get(srv.base_url + "/healthz", timeout=10).status_code == 200
     finally:
         for s in sockets:
@@ -92,8 +94,10 @@ def test_a_request_must_arrive_within_the_read_timeout():
     srv = ServerProcess("--read-timeout-seconds", "1")
     try:
         rest = _connect(srv.http_port, b"POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\n")
-        body = _connect(srv.http_port, b"POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\n"
-                                       b"Content-Length: 100\r\n\r\n{")
+        body = _connect(
+            srv.http_port,
+            b"POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
+        )
         silent_grpc = _connect(srv.grpc_port)
         for s in (rest, body, silent_grpc):
             assert _closed_by_server(s, within=10)
@@ -107,8 +111,12 @@ def test_a_request_must_arrive_within_the_read_timeout():
 def test_when_every_connection_is_busy_a_newcomer_gets_json_503():
     srv = ServerProcess("--max-connections", "8", env={"SAMBA_TEST_DELAY_SECONDS": "3"})
     try:
-        calls = [threading.Thread(target=httpx.get, args=(srv.base_url + "/v1/rulesets",),
-                                  kwargs={"timeout": 30}) for _ in range(8)]
+        calls = [
+            threading.Thread(
+                target=httpx.get, args=(srv.base_url + "/v1/rulesets",), kwargs={"timeout": 30}
+            )
+            for _ in range(8)
+        ]
         for t in calls:
             t.start()
         time.sleep(1.0)  # each call takes 3 s: all eight hold their connection now
@@ -143,8 +151,10 @@ def test_malformed_http_gets_the_json_error_body(server):
 def test_a_client_leaving_mid_upload_logs_no_traceback():
     srv = ServerProcess()
     try:
-        s = _connect(srv.http_port, b"POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\n"
-                                    b"Content-Length: 1000\r\n\r\n{\"players\"")
+        s = _connect(
+            srv.http_port,
+            b'POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"players"',
+        )
         time.sleep(0.3)
         s.close()
         wait_for(lambda: "CLIENT_DISCONNECTED" in srv.logs(), timeout=10)
@@ -160,10 +170,14 @@ def test_the_cap_fits_the_open_files_limit():
     the cap comes down to (600 - 256) / 2."""
     import subprocess
     import sys
-    code = ("import resource\n"
-            "resource.setrlimit(resource.RLIMIT_NOFILE, (600, 600))\n"
-            "from samba_adjudicator.service import config, listeners\n"
-            "print(listeners.fit_connections(config.load([], environ={})).max_connections)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
+
+    code = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (600, 600))\n"
+        "from samba_adjudicator.service import config, listeners\n"
+        "print(listeners.fit_connections(config.load([], environ={})).max_connections)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
     assert int(out) == (600 - 256) // 2

@@ -6,12 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from builders import make_snapshot
+
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.dealing import deal
-from samba_adjudicator.engine.model import (EndReason, GoOut, Meld, MeldKind, Penalty, Phase,
-                                            Result)
+from samba_adjudicator.engine.model import EndReason, GoOut, Meld, MeldKind, Penalty, Phase, Result
 from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
 from samba_adjudicator.engine.view import player_view
 
@@ -39,13 +38,19 @@ def set_side(snap, k, **kw):
 
 
 def base(**kw):
-    return make_snapshot("classic", 4, hands={0: "5H 6H 7H 9C", 1: "KD KD", 2: "AS",
-                                              3: "QC QC"},
-                         melds={0: ["8S 9S 10S", "JD JC 2H"], 1: ["4C 4D 4H"]},
-                         red_threes={1: "3D"}, discard="6C 7C", **kw)
+    return make_snapshot(
+        "classic",
+        4,
+        hands={0: "5H 6H 7H 9C", 1: "KD KD", 2: "AS", 3: "QC QC"},
+        melds={0: ["8S 9S 10S", "JD JC 2H"], 1: ["4C 4D 4H"]},
+        red_threes={1: "3D"},
+        discard="6C 7C",
+        **kw,
+    )
 
 
 # -- consistent snapshots -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("profile,players", PROFILE_PLAYERS)
 def test_fresh_deal_is_consistent(profile, players):
@@ -63,18 +68,24 @@ def test_two_trios_deal_is_consistent():
 
 def test_builder_snapshot_is_consistent():
     assert check_snapshot(base()) == []
-    over = base(phase=Phase.OVER, result=Result(EndReason.WENT_OUT, seat=2),
-                melded_this_turn=True, go_out=GoOut.GRANTED)
+    over = base(
+        phase=Phase.OVER,
+        result=Result(EndReason.WENT_OUT, seat=2),
+        melded_this_turn=True,
+        go_out=GoOut.GRANTED,
+    )
     assert check_snapshot(over) == []
 
 
 def test_open_run_with_low_wild_is_fine():
-    snap = make_snapshot("classic+open", melds={0: [Meld("m1", ("JK", "5H", "6H"), 0,
-                                                         MeldKind.RUN)]})
+    snap = make_snapshot(
+        "classic+open", melds={0: [Meld("m1", ("JK", "5H", "6H"), 0, MeldKind.RUN)]}
+    )
     assert check_snapshot(snap) == []
 
 
 # -- seats and sides ------------------------------------------------------------------
+
 
 def test_unsupported_player_count():
     snap = make_snapshot("classic", 3)
@@ -98,6 +109,7 @@ def test_wrong_number_of_sides():
 
 
 # -- cards ----------------------------------------------------------------------------
+
 
 def test_too_many_copies_first_occurrence_beyond_limit():
     snap = base()
@@ -138,8 +150,7 @@ def test_zones_do_not_add_up_hidden_stock():
 def test_counts_disagree():
     only(set_seat(base(), 0, hand_count=9), ("seats[0].handCount", "DERIVED_FIELD_DISAGREES"))
     snap = base()
-    only(replace(snap, stock_count=snap.stock_count + 2),
-         ("stockCount", "DERIVED_FIELD_DISAGREES"))
+    only(replace(snap, stock_count=snap.stock_count + 2), ("stockCount", "DERIVED_FIELD_DISAGREES"))
 
 
 def test_negative_counts_do_not_crash():
@@ -156,20 +167,28 @@ def test_dealt_is_not_a_zone():
 
 # -- melds ----------------------------------------------------------------------------
 
+
 def test_meld_ids():
     snap = base()
     bad = replace(snap.sides[0].melds[1], id="m3")  # side 1's meld is m3
-    only(set_side(snap, 0, melds=(snap.sides[0].melds[0], bad)),
-         ("sides[1].melds[0].id", "DUPLICATE_MELD_ID"))
+    only(
+        set_side(snap, 0, melds=(snap.sides[0].melds[0], bad)),
+        ("sides[1].melds[0].id", "DUPLICATE_MELD_ID"),
+    )
     bad = replace(snap.sides[0].melds[0], id="m 1!")
-    only(set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
-         ("sides[0].melds[0].id", "OUT_OF_RANGE"))
+    only(
+        set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
+        ("sides[0].melds[0].id", "OUT_OF_RANGE"),
+    )
     bad = replace(snap.sides[0].melds[0], id="x" * 33)
-    only(set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
-         ("sides[0].melds[0].id", "OUT_OF_RANGE"))
+    only(
+        set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
+        ("sides[0].melds[0].id", "OUT_OF_RANGE"),
+    )
     bad = replace(snap.sides[0].melds[0], id="")
-    only(set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
-         ("sides[0].melds[0].id", "REQUIRED"))
+    only(
+        set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])), ("sides[0].melds[0].id", "REQUIRED")
+    )
 
 
 def test_illegal_meld_content():
@@ -183,8 +202,10 @@ def test_illegal_meld_content():
 def test_run_stored_out_of_order():
     snap = base()
     bad = replace(snap.sides[0].melds[0], cards=("10S", "8S", "9S"))
-    only(set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
-         ("sides[0].melds[0].cards", "NOT_A_LEGAL_MELD"))
+    only(
+        set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
+        ("sides[0].melds[0].cards", "NOT_A_LEGAL_MELD"),
+    )
 
 
 def test_run_in_canasta_profile_is_illegal():
@@ -193,41 +214,50 @@ def test_run_in_canasta_profile_is_illegal():
 
 
 def test_black_three_meld_is_fine_content_wise():
-    snap = make_snapshot("classic", melds={0: ["3S 3C 3S"]},
-                         phase=Phase.OVER, result=Result(EndReason.WENT_OUT, seat=0))
+    snap = make_snapshot(
+        "classic",
+        melds={0: ["3S 3C 3S"]},
+        phase=Phase.OVER,
+        result=Result(EndReason.WENT_OUT, seat=0),
+    )
     assert check_snapshot(snap) == []
 
 
 def test_meld_kind_disagrees():
     snap = base()
     bad = replace(snap.sides[0].melds[1], kind=MeldKind.RUN)
-    only(set_side(snap, 0, melds=(snap.sides[0].melds[0], bad)),
-         ("sides[0].melds[1].kind", "DERIVED_FIELD_DISAGREES"))
+    only(
+        set_side(snap, 0, melds=(snap.sides[0].melds[0], bad)),
+        ("sides[0].melds[1].kind", "DERIVED_FIELD_DISAGREES"),
+    )
 
 
 def test_laid_by_not_on_side():
     snap = base()
     bad = replace(snap.sides[0].melds[0], laid_by=1)
-    only(set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
-         ("sides[0].melds[0].laidBy", "OUT_OF_RANGE"))
+    only(
+        set_side(snap, 0, melds=(bad, snap.sides[0].melds[1])),
+        ("sides[0].melds[0].laidBy", "OUT_OF_RANGE"),
+    )
 
 
 def test_red_threes_only_red_threes():
     # move one 3S from the stock to side 0's red threes
     stock = list(base().stock)
     stock.remove("3S")
-    snap = set_side(replace(base(), stock=tuple(stock), stock_count=len(stock)), 0,
-                    red_threes=("3S",))
+    snap = set_side(
+        replace(base(), stock=tuple(stock), stock_count=len(stock)), 0, red_threes=("3S",)
+    )
     only(snap, ("sides[0].redThrees[0]", "OUT_OF_RANGE"))
 
 
 def test_unknown_penalty_code():
-    snap = set_side(base(), 1, penalties=(Penalty("RED_THREE_IN_HAND", -500),
-                                          Penalty("NOPE", -1)))
+    snap = set_side(base(), 1, penalties=(Penalty("RED_THREE_IN_HAND", -500), Penalty("NOPE", -1)))
     only(snap, ("sides[1].penalties[1].code", "OUT_OF_RANGE"))
 
 
 # -- turn, phase, deal ----------------------------------------------------------------
+
 
 def test_turn_seat_out_of_range():
     snap = base()
@@ -236,26 +266,33 @@ def test_turn_seat_out_of_range():
 
 def test_phase_and_result():
     snap = base()
-    only(replace(snap, turn=replace(snap.turn, phase=Phase.OVER)),
-         ("turn.phase", "PHASE_INCONSISTENT"))
-    only(replace(snap, result=Result(EndReason.STOCK_EXHAUSTED)),
-         ("result", "PHASE_INCONSISTENT"))
+    only(
+        replace(snap, turn=replace(snap.turn, phase=Phase.OVER)),
+        ("turn.phase", "PHASE_INCONSISTENT"),
+    )
+    only(replace(snap, result=Result(EndReason.STOCK_EXHAUSTED)), ("result", "PHASE_INCONSISTENT"))
 
 
 def test_result_seat():
-    only(base(phase=Phase.OVER, result=Result(EndReason.WENT_OUT)),
-         ("result.seat", "REQUIRED"))
-    only(base(phase=Phase.OVER, result=Result(EndReason.WENT_OUT, seat=7)),
-         ("result.seat", "OUT_OF_RANGE"))
+    only(base(phase=Phase.OVER, result=Result(EndReason.WENT_OUT)), ("result.seat", "REQUIRED"))
+    only(
+        base(phase=Phase.OVER, result=Result(EndReason.WENT_OUT, seat=7)),
+        ("result.seat", "OUT_OF_RANGE"),
+    )
 
 
 def test_turn_flags_in_draw_phase():
-    only(base(phase=Phase.DRAW, melded_this_turn=True),
-         ("turn.meldedThisTurn", "PHASE_INCONSISTENT"))
+    only(
+        base(phase=Phase.DRAW, melded_this_turn=True), ("turn.meldedThisTurn", "PHASE_INCONSISTENT")
+    )
     only(base(phase=Phase.DRAW, took_pile=True), ("turn.tookPile", "PHASE_INCONSISTENT"))
     only(base(phase=Phase.DRAW, go_out=GoOut.ASKED), ("turn.goOut", "PHASE_INCONSISTENT"))
-    assert check_snapshot(base(phase=Phase.PLAY, took_pile=True, melded_this_turn=True,
-                               go_out=GoOut.ASKED)) == []
+    assert (
+        check_snapshot(
+            base(phase=Phase.PLAY, took_pile=True, melded_this_turn=True, go_out=GoOut.ASKED)
+        )
+        == []
+    )
 
 
 def test_go_out_question_needs_a_partner():
@@ -270,23 +307,34 @@ def test_dealer_deal_number_ply():
 
 
 def test_replacements_owed_only_in_spanish():
-    only(set_seat(base(), 0, red_three_replacements_owed=1),
-         ("seats[0].redThreeReplacementsOwed", "OUT_OF_RANGE"))
+    only(
+        set_seat(base(), 0, red_three_replacements_owed=1),
+        ("seats[0].redThreeReplacementsOwed", "OUT_OF_RANGE"),
+    )
     sp = make_snapshot("spanish", owed={0: 1})
     assert check_snapshot(sp) == []
-    only(make_snapshot("spanish", owed={0: -1}),
-         ("seats[0].redThreeReplacementsOwed", "OUT_OF_RANGE"))
+    only(
+        make_snapshot("spanish", owed={0: -1}),
+        ("seats[0].redThreeReplacementsOwed", "OUT_OF_RANGE"),
+    )
 
 
 # -- all at once ----------------------------------------------------------------------
+
 
 def test_every_problem_is_reported():
     snap = base()
     snap = set_seat(snap, 0, hand_count=1, side=1)
     bad_meld = replace(snap.sides[0].melds[0], id="m2", laid_by=3)
     snap = set_side(snap, 0, melds=(bad_meld, snap.sides[0].melds[1]))
-    snap = replace(snap, turn=replace(snap.turn, seat=9, phase=Phase.DRAW, took_pile=True),
-                   dealer=-1, ply=-5, deal_number=0, stock_count=3)
+    snap = replace(
+        snap,
+        turn=replace(snap.turn, seat=9, phase=Phase.DRAW, took_pile=True),
+        dealer=-1,
+        ply=-5,
+        deal_number=0,
+        stock_count=3,
+    )
     expected = {
         ("seats[0].side", "DERIVED_FIELD_DISAGREES"),
         ("seats[0].handCount", "DERIVED_FIELD_DISAGREES"),
@@ -313,4 +361,6 @@ def test_empty_snapshot_does_not_crash():
 def test_unknown_codes_in_dealt_are_reported_at_their_index():
     probs = check_snapshot(set_seat(base(), 1, dealt=("QH", "ZZ", "5C", "1X")))
     assert [(p.field, p.reason) for p in probs] == [
-        ("seats[1].dealt[1]", "UNKNOWN_CARD_CODE"), ("seats[1].dealt[3]", "UNKNOWN_CARD_CODE")]
+        ("seats[1].dealt[1]", "UNKNOWN_CARD_CODE"),
+        ("seats[1].dealt[3]", "UNKNOWN_CARD_CODE"),
+    ]

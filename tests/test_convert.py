@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from builders import make_snapshot
+
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
@@ -20,8 +20,19 @@ def reasons(problems):
 
 # -- cards --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,code", [("TH", "10H"), ("th", "10H"), ("10h", "10H"),
-                                       ("qs", "QS"), ("jk", "JK"), ("JK", "JK"), ("2c", "2C")])
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("TH", "10H"),
+        ("th", "10H"),
+        ("10h", "10H"),
+        ("qs", "QS"),
+        ("jk", "JK"),
+        ("JK", "JK"),
+        ("2c", "2C"),
+    ],
+)
 def test_card_parsing_canonical(text, code):
     problems = []
     assert convert.card(text, "x", problems) == code and not problems
@@ -32,23 +43,28 @@ def test_bad_card_codes_reported_at_exact_paths():
     out = convert.cards(["QH", "1H", "ZZ", "tc", ""], "cards", problems)
     assert out == ("QH", "10C")
     assert [(p.field, p.reason) for p in problems] == [
-        ("cards[1]", "UNKNOWN_CARD_CODE"), ("cards[2]", "UNKNOWN_CARD_CODE"),
-        ("cards[4]", "UNKNOWN_CARD_CODE")]
+        ("cards[1]", "UNKNOWN_CARD_CODE"),
+        ("cards[2]", "UNKNOWN_CARD_CODE"),
+        ("cards[4]", "UNKNOWN_CARD_CODE"),
+    ]
 
 
 def test_snapshot_bad_cards_paths():
-    snap = convert.snapshot_to_proto(make_snapshot("classic", 4, hands={0: "QH KH 5C 7D"},
-                                                   discard="9C"))
+    snap = convert.snapshot_to_proto(
+        make_snapshot("classic", 4, hands={0: "QH KH 5C 7D"}, discard="9C")
+    )
     snap.seats[0].hand[3] = "XX"
     snap.sides[1].red_threes.append("3Q")
     snap.discard_pile.append("11H")
     snap.stock[0] = "q"
     problems = []
     convert.snapshot_from_proto(snap, "snapshot", problems)
-    assert reasons(problems) == {("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE"),
-                                 ("snapshot.sides[1].redThrees[0]", "UNKNOWN_CARD_CODE"),
-                                 ("snapshot.discardPile[1]", "UNKNOWN_CARD_CODE"),
-                                 ("snapshot.stock[0]", "UNKNOWN_CARD_CODE")}
+    assert reasons(problems) == {
+        ("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE"),
+        ("snapshot.sides[1].redThrees[0]", "UNKNOWN_CARD_CODE"),
+        ("snapshot.discardPile[1]", "UNKNOWN_CARD_CODE"),
+        ("snapshot.stock[0]", "UNKNOWN_CARD_CODE"),
+    }
     with pytest.raises(InvalidInput):
         load_snapshot(snap)
 
@@ -56,12 +72,16 @@ def test_snapshot_bad_cards_paths():
 def test_action_bad_cards_paths():
     action = jsonio.parse_request(
         '{"seat": 1, "takePile": {"handCards": ["QS", "Q"], "newMelds": [{"cards": ["7h", '
-        '"8h", "9x"]}], "additions": [{"meldId": "m1", "cards": ["1S"]}]}}', pb.Action)
+        '"8h", "9x"]}], "additions": [{"meldId": "m1", "cards": ["1S"]}]}}',
+        pb.Action,
+    )
     problems = []
     out = actions.action_from_proto(action, "action", problems)
-    assert reasons(problems) == {("action.takePile.handCards[1]", "UNKNOWN_CARD_CODE"),
-                                 ("action.takePile.newMelds[0].cards[2]", "UNKNOWN_CARD_CODE"),
-                                 ("action.takePile.additions[0].cards[0]", "UNKNOWN_CARD_CODE")}
+    assert reasons(problems) == {
+        ("action.takePile.handCards[1]", "UNKNOWN_CARD_CODE"),
+        ("action.takePile.newMelds[0].cards[2]", "UNKNOWN_CARD_CODE"),
+        ("action.takePile.additions[0].cards[0]", "UNKNOWN_CARD_CODE"),
+    }
     assert out.hand_cards == ("QS",)
 
 
@@ -69,8 +89,10 @@ def test_action_unknown_seat_and_meld_id():
     action = pb.Action(seat=4, take_top_card=pb.TakeTopCard(meld_id="m9"))
     problems = []
     actions.action_from_proto(action, "action", problems, players=4, known_meld_ids={"m1"})
-    assert reasons(problems) == {("action.seat", "OUT_OF_RANGE"),
-                                 ("action.takeTopCard.meldId", "UNKNOWN_MELD_ID")}
+    assert reasons(problems) == {
+        ("action.seat", "OUT_OF_RANGE"),
+        ("action.takeTopCard.meldId", "UNKNOWN_MELD_ID"),
+    }
 
 
 # -- actions round trip -------------------------------------------------------------------
@@ -79,11 +101,17 @@ ACTIONS = [
     m.DrawStock(1),
     m.DrawStock(1, ("KH", "3D", "5C"), expected_ply=0),
     m.TakePile(2, hand_cards=("QS", "QD")),
-    m.TakePile(2, meld_id="m4", new_melds=(("7H", "8H", "9H"),),
-               additions=(m.Addition("m1", ("KS",)),), expected_ply=7),
+    m.TakePile(
+        2,
+        meld_id="m4",
+        new_melds=(("7H", "8H", "9H"),),
+        additions=(m.Addition("m1", ("KS",)),),
+        expected_ply=7,
+    ),
     m.TakeTopCard(0, "m3"),
-    m.MeldCards(3, new_melds=(("5C", "5D", "2S"),),
-                additions=(m.Addition("m2", ("JK",), m.RunEnd.LOW),)),
+    m.MeldCards(
+        3, new_melds=(("5C", "5D", "2S"),), additions=(m.Addition("m2", ("JK",), m.RunEnd.LOW),)
+    ),
     m.SwapWild(0, "m2", "QH", "JK"),
     m.Discard(1, "5C"),
     m.AskGoOut(2),
@@ -103,11 +131,14 @@ def test_action_round_trip(action):
 
 def test_action_json_shape():
     d = jsonio.to_dict(actions.action_to_proto(m.TakePile(1, hand_cards=("QS", "QD"))))
-    assert d == {"seat": 1, "takePile": {"handCards": ["QS", "QD"], "meldId": "",
-                                         "newMelds": [], "additions": []}}
+    assert d == {
+        "seat": 1,
+        "takePile": {"handCards": ["QS", "QD"], "meldId": "", "newMelds": [], "additions": []},
+    }
 
 
 # -- rulesets -----------------------------------------------------------------------------
+
 
 def test_ruleset_round_trip_all_profiles():
     for rules in er.profile_rulesets():
@@ -122,8 +153,9 @@ def test_ruleset_round_trip_all_profiles():
                 else:
                     setattr(over, f.name, getattr(msg, f.name))
         problems = []
-        got, _ = convert.ruleset_ref_from_proto(pb.RulesetRef(profile=rules.profile,
-                                                              overrides=over), "ruleset", problems)
+        got, _ = convert.ruleset_ref_from_proto(
+            pb.RulesetRef(profile=rules.profile, overrides=over), "ruleset", problems
+        )
         assert not problems and got == rules and got.version == rules.version
 
 
@@ -131,7 +163,8 @@ def test_overrides_typed_and_table_scalars():
     ref = jsonio.parse_request(
         '{"profile": "pagat", "overrides": {"groupWildRule": "MIN_TWO_NATURALS", '
         '"handSize": 11, "go_out_bonus": 0, "initialMeld": [{"fromScore": 0, "points": 60}]}}',
-        pb.RulesetRef)
+        pb.RulesetRef,
+    )
     problems = []
     rules, eref = convert.ruleset_ref_from_proto(ref, "ruleset", problems)
     assert not problems
@@ -145,9 +178,13 @@ def test_overrides_typed_and_table_scalars():
 
 
 def test_ruleset_problems_camel_paths():
-    ref = pb.RulesetRef(profile="classic+nope", overrides=pb.RulesetOverrides(
-        table_sizes=[pb.TableSize(players=9, hand_size=15, draw_count=2)],
-        group_wild_rule=pb.Ruleset.WILD_RULE_UNSPECIFIED))
+    ref = pb.RulesetRef(
+        profile="classic+nope",
+        overrides=pb.RulesetOverrides(
+            table_sizes=[pb.TableSize(players=9, hand_size=15, draw_count=2)],
+            group_wild_rule=pb.Ruleset.WILD_RULE_UNSPECIFIED,
+        ),
+    )
     problems = []
     rules, _ = convert.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
     assert rules is None
@@ -159,27 +196,46 @@ def test_ruleset_problems_camel_paths():
     ref.profile = "classic"
     problems = []
     convert.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
-    assert ("snapshot.ruleset.overrides.tableSizes[0].players", "OUT_OF_RANGE") \
-        in reasons(problems)
+    assert ("snapshot.ruleset.overrides.tableSizes[0].players", "OUT_OF_RANGE") in reasons(problems)
 
 
 # -- snapshots ----------------------------------------------------------------------------
 
 SNAPSHOTS = {
-    "fresh": lambda: make_snapshot("classic", 4, hands={0: "QH KH 5C", 1: "7D 7S"},
-                                   discard="9C", phase=m.Phase.DRAW),
+    "fresh": lambda: make_snapshot(
+        "classic", 4, hands={0: "QH KH 5C", 1: "7D 7S"}, discard="9C", phase=m.Phase.DRAW
+    ),
     "melds": lambda: make_snapshot(
-        "pagat", 4, hands={0: "JK 7H"}, melds={0: ["8S 9S 10S JS QS KS AS", "KH KS KD"],
-                                               1: ["5C 5D 2S"]},
-        red_threes={0: ["3H"]}, discard="5C 2H 4D", turn_seat=0, took_pile=True),
+        "pagat",
+        4,
+        hands={0: "JK 7H"},
+        melds={0: ["8S 9S 10S JS QS KS AS", "KH KS KD"], 1: ["5C 5D 2S"]},
+        red_threes={0: ["3H"]},
+        discard="5C 2H 4D",
+        turn_seat=0,
+        took_pile=True,
+    ),
     "over": lambda: make_snapshot(
-        "classic", 2, hands={1: "4C"}, melds={0: ["KH KS KD KC KH KS KD"]}, discard="9C",
-        phase=m.Phase.OVER, result=m.Result(m.EndReason.WENT_OUT, seat=0, concealed=True)),
-    "hidden": lambda: make_snapshot("spanish", 3, hands={0: "QH"}, hand_counts={1: 5, 2: 7},
-                                    penalties={1: [("OUT_OF_TURN_DRAW", -100)]},
-                                    go_out=m.GoOut.NOT_ASKED, owed={1: 1}),
-    "asked": lambda: make_snapshot("classic", 4, hands={0: "QH KH", 2: "5C"},
-                                   go_out=m.GoOut.ASKED, melds={0: ["7H 8H 9H"]}),
+        "classic",
+        2,
+        hands={1: "4C"},
+        melds={0: ["KH KS KD KC KH KS KD"]},
+        discard="9C",
+        phase=m.Phase.OVER,
+        result=m.Result(m.EndReason.WENT_OUT, seat=0, concealed=True),
+    ),
+    "hidden": lambda: make_snapshot(
+        "spanish",
+        3,
+        hands={0: "QH"},
+        hand_counts={1: 5, 2: 7},
+        penalties={1: [("OUT_OF_TURN_DRAW", -100)]},
+        go_out=m.GoOut.NOT_ASKED,
+        owed={1: 1},
+    ),
+    "asked": lambda: make_snapshot(
+        "classic", 4, hands={0: "QH KH", 2: "5C"}, go_out=m.GoOut.ASKED, melds={0: ["7H 8H 9H"]}
+    ),
 }
 
 
@@ -200,9 +256,14 @@ def test_snapshot_output_fills_output_only_fields():
     d = jsonio.to_dict(convert.snapshot_to_proto(SNAPSHOTS["melds"]()))
     side0 = d["sides"][0]
     assert side0["opened"] is True and side0["initialMeldRequirement"] == 50
-    assert side0["melds"][0] == {"id": "m1", "cards": ["8S", "9S", "10S", "JS", "QS", "KS", "AS"],
-                                 "laidBy": 0, "kind": "RUN", "status": "SAMBA",
-                                 "natural": True}
+    assert side0["melds"][0] == {
+        "id": "m1",
+        "cards": ["8S", "9S", "10S", "JS", "QS", "KS", "AS"],
+        "laidBy": 0,
+        "kind": "RUN",
+        "status": "SAMBA",
+        "natural": True,
+    }
     assert side0["melds"][1]["kind"] == "GROUP" and side0["melds"][1]["status"] == "INCOMPLETE"
     assert d["sides"][1]["melds"][0]["natural"] is False
     assert d["pile"]["top"] == "4D" and d["pile"]["count"] == 3
@@ -248,11 +309,18 @@ def test_output_only_fields_must_agree():
     with pytest.raises(InvalidInput) as e:
         load_snapshot(msg)
     got = reasons(e.value.problems)
-    assert got == {(f, "DERIVED_FIELD_DISAGREES") for f in (
-        "snapshot.sides[0].initialMeldRequirement", "snapshot.sides[0].melds[1].status",
-        "snapshot.sides[1].melds[0].natural", "snapshot.pile.top",
-        "snapshot.pile.frozenForSides", "snapshot.turn.awaitingSeats",
-        "snapshot.seats[2].handHidden")}
+    assert got == {
+        (f, "DERIVED_FIELD_DISAGREES")
+        for f in (
+            "snapshot.sides[0].initialMeldRequirement",
+            "snapshot.sides[0].melds[1].status",
+            "snapshot.sides[1].melds[0].natural",
+            "snapshot.pile.top",
+            "snapshot.pile.frozenForSides",
+            "snapshot.turn.awaitingSeats",
+            "snapshot.seats[2].handHidden",
+        )
+    }
 
 
 def test_engine_consistency_problems_prefixed():
@@ -263,31 +331,50 @@ def test_engine_consistency_problems_prefixed():
     with pytest.raises(InvalidInput) as e:
         load_snapshot(msg)
     fields = {p.field for p in e.value.problems}
-    assert {"snapshot.seats[1].seat", "snapshot.seats[0].handCount", "snapshot.turn.seat"} \
-        <= fields
+    assert {"snapshot.seats[1].seat", "snapshot.seats[0].handCount", "snapshot.turn.seat"} <= fields
 
 
 def test_json_path():
-    assert convert.json_path("ruleset.overrides.table_sizes[0].hand_size") == \
-        "ruleset.overrides.tableSizes[0].handSize"
+    assert (
+        convert.json_path("ruleset.overrides.table_sizes[0].hand_size")
+        == "ruleset.overrides.tableSizes[0].handSize"
+    )
     assert convert.json_path("snapshot.seats[0].hand[3]") == "snapshot.seats[0].hand[3]"
     assert convert.json_path("") == ""
 
 
 def test_violation_event_score_to_proto():
     rule = "docs/rules.md#initial-meld"
-    v = answers.violation_to_proto(m.Violation("INITIAL_MELD_TOO_LOW", "too low", rule,
-                                               "action.meld.new_melds[0]",
-                                               {"required": "90", "actual": "70"}))
+    v = answers.violation_to_proto(
+        m.Violation(
+            "INITIAL_MELD_TOO_LOW",
+            "too low",
+            rule,
+            "action.meld.new_melds[0]",
+            {"required": "90", "actual": "70"},
+        )
+    )
     d = jsonio.to_dict(v)
-    assert d == {"code": "INITIAL_MELD_TOO_LOW", "message": "too low", "rule": rule,
-                 "field": "action.meld.newMelds[0]",
-                 "details": {"required": "90", "actual": "70"}, "penaltyPoints": 0}
+    assert d == {
+        "code": "INITIAL_MELD_TOO_LOW",
+        "message": "too low",
+        "rule": rule,
+        "field": "action.meld.newMelds[0]",
+        "details": {"required": "90", "actual": "70"},
+        "penaltyPoints": 0,
+    }
     e = jsonio.to_dict(answers.event_to_proto(m.Event("MELD_CREATED", 1, 1, "m3", ("7H",), 5)))
-    assert e == {"type": "MELD_CREATED", "seat": 1, "side": 1, "meldId": "m3",
-                 "cards": ["7H"], "points": 5}
-    report = m.ScoreReport((m.SideScore(0, deal_total=10), m.SideScore(1)), False, None,
-                           False, True)
+    assert e == {
+        "type": "MELD_CREATED",
+        "seat": 1,
+        "side": 1,
+        "meldId": "m3",
+        "cards": ["7H"],
+        "points": 5,
+    }
+    report = m.ScoreReport(
+        (m.SideScore(0, deal_total=10), m.SideScore(1)), False, None, False, True
+    )
     s = jsonio.to_dict(answers.score_to_proto(report))
     assert "winnerSide" not in s and s["provisional"] is True and len(s["sides"]) == 2
     report = replace(report, match_over=True, winner_side=0)

@@ -10,12 +10,12 @@ import time
 import grpc
 import pytest
 from google.protobuf import json_format
-
 from huge_positions import huge_hand
+from service_fixtures import channel, http, server, stub  # noqa: F401
+
 from samba_adjudicator import engine
 from samba_adjudicator.engine import deadline
 from samba_adjudicator.service import convert, pb
-from service_fixtures import channel, http, server, stub  # noqa: F401
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -92,8 +92,11 @@ def test_a_grpc_deadline_stops_the_work(server, stub):
 def test_rest_x_server_timeout_answers_and_stops_in_time(server, http):
     for hand in _distinct_huge_hands():
         started = time.monotonic()
-        r = http.post("/v1/actions:list", content=json.dumps({"snapshot": hand}),
-                      headers={"x-server-timeout": "0.05"})
+        r = http.post(
+            "/v1/actions:list",
+            content=json.dumps({"snapshot": hand}),
+            headers={"x-server-timeout": "0.05"},
+        )
         answered = time.monotonic() - started
         assert r.status_code == 504, r.text[:300]
         assert r.json()["error"]["details"][0]["reason"] == "DEADLINE_EXCEEDED"

@@ -8,13 +8,14 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from builders import zone_cards
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from samba_adjudicator.engine.cards import BLACK_THREES, RED_THREES, WILD, pack_counts, pack_list
 from samba_adjudicator.engine.dealing import deal, shuffle_key, shuffled, shuffled_pack
 from samba_adjudicator.engine.model import InvalidInput, Phase
 from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
-from builders import zone_cards
 
 PROFILE_PLAYERS = [(p, n) for p in PROFILES for n in resolve(p).players_allowed]
 
@@ -27,12 +28,23 @@ def golden(profile: str):
 
 # -- the shuffle itself (docs/dealing.md test vector) -------------------------------------
 
+
 def test_shuffle_test_vector():
     key = shuffle_key("test", 4, 0, 1, "abc")
     assert key == hashlib.sha256(b"samba-deal/v1|test|4|0|1|abc").digest()
     assert key.hex() == "6256310cedda69a8b714e56d7079f7a0c4de295120ef12c6a4669502ebf49141"
     assert shuffled([str(i) for i in range(10)], key) == [
-        "3", "2", "1", "9", "6", "0", "8", "7", "5", "4"]
+        "3",
+        "2",
+        "1",
+        "9",
+        "6",
+        "0",
+        "8",
+        "7",
+        "5",
+        "4",
+    ]
 
 
 def test_shuffle_is_a_permutation_and_does_not_mutate():
@@ -44,6 +56,7 @@ def test_shuffle_is_a_permutation_and_does_not_mutate():
 
 
 # -- goldens ------------------------------------------------------------------------------
+
 
 def test_golden_classic_4():
     s = deal(golden("classic"), 4, "golden-1")
@@ -107,6 +120,7 @@ def test_hands_are_dealt_one_at_a_time_from_left_of_dealer():
 
 # -- determinism -------------------------------------------------------------------------
 
+
 def test_same_inputs_same_deal():
     rules = resolve("classic")
     assert deal(rules, 4, "x", 2, 3) == deal(rules, 4, "x", 2, 3)
@@ -135,14 +149,16 @@ def test_deal_number_zero_means_one():
 
 # -- conservation and shape, every profile and player count ------------------------------
 
+
 @pytest.mark.parametrize("profile,players", PROFILE_PLAYERS)
 def test_conservation_and_shape(profile, players):
     rules = resolve(profile)
     for seed in ("a", "b", "c"):
         s = deal(rules, players, seed, dealer=players - 1)
         assert zone_cards(s) == +pack_counts(rules.decks, rules.jokers)
-        assert sum(zone_cards(s).values()) == rules.pack_size == (108 if profile == "canasta"
-                                                                 else 162)
+        assert (
+            sum(zone_cards(s).values()) == rules.pack_size == (108 if profile == "canasta" else 162)
+        )
         t = rules.sides_for(players)
         assert len(s.sides) == t
         for seat in s.seats:
@@ -150,19 +166,27 @@ def test_conservation_and_shape(profile, players):
             assert seat.hand_count == len(seat.hand)
             assert seat.dealt == seat.hand
             assert not any(c in RED_THREES for c in seat.hand)
-            assert seat.hand_count + seat.red_three_replacements_owed == \
-                rules.table_size(players).hand_size
+            assert (
+                seat.hand_count + seat.red_three_replacements_owed
+                == rules.table_size(players).hand_size
+            )
         for side in s.sides:
             assert side.seats == tuple(x for x in range(players) if x % t == side.side)
             assert sum(s.seats[x].red_three_replacements_owed for x in side.seats) in (
-                0, len(side.red_threes))
+                0,
+                len(side.red_threes),
+            )
         assert s.stock_count == len(s.stock)
         assert s.turn.seat == 0 and s.result is None
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.text(min_size=1, max_size=40), dealer=st.integers(0, 3),
-       deal_number=st.integers(1, 500), profile=st.sampled_from(sorted(PROFILES)))
+@given(
+    seed=st.text(min_size=1, max_size=40),
+    dealer=st.integers(0, 3),
+    deal_number=st.integers(1, 500),
+    profile=st.sampled_from(sorted(PROFILES)),
+)
 def test_conservation_property(seed, dealer, deal_number, profile):
     rules = resolve(profile)
     s = deal(rules, 4, seed, dealer, deal_number)
@@ -170,6 +194,7 @@ def test_conservation_property(seed, dealer, deal_number, profile):
 
 
 # -- upcard burying ----------------------------------------------------------------------
+
 
 def _seed_with_upcard(rules, players, predicate):
     n = players * rules.table_size(players).hand_size
@@ -188,8 +213,10 @@ def test_wild_upcard_is_buried(profile):
     assert s.discard_pile[0] in WILD and len(s.discard_pile) >= 2
     top = s.discard_pile[-1]
     assert top not in WILD and top not in RED_THREES
-    assert all(c in WILD or c in RED_THREES or (profile == "spanish" and c in BLACK_THREES)
-               for c in s.discard_pile[:-1])
+    assert all(
+        c in WILD or c in RED_THREES or (profile == "spanish" and c in BLACK_THREES)
+        for c in s.discard_pile[:-1]
+    )
 
 
 def test_pagat_buries_nothing():
@@ -205,9 +232,12 @@ def test_red_three_upcard_buried_in_classic():
     s = deal(rules, 4, seed)
     assert s.discard_pile[0] in RED_THREES and len(s.discard_pile) >= 2
     # a red 3 buried in the pile is not laid out by anyone
-    assert sum(len(side.red_threes) for side in s.sides) + sum(
-        1 for c in s.discard_pile if c in RED_THREES) + sum(
-        1 for c in s.stock if c in RED_THREES) == 6
+    assert (
+        sum(len(side.red_threes) for side in s.sides)
+        + sum(1 for c in s.discard_pile if c in RED_THREES)
+        + sum(1 for c in s.stock if c in RED_THREES)
+        == 6
+    )
 
 
 def test_black_three_upcard_spanish_buries_classic_does_not():
@@ -220,6 +250,7 @@ def test_black_three_upcard_spanish_buries_classic_does_not():
 
 
 # -- red 3s ------------------------------------------------------------------------------
+
 
 def test_classic_red_threes_replaced_at_once():
     rules = resolve("classic")
@@ -266,6 +297,7 @@ def test_replacement_red_threes_are_laid_too():
 
 # -- seating -----------------------------------------------------------------------------
 
+
 def test_spanish_two_trios():
     rules = resolve("spanish", {"six_player_layout": SixPlayerLayout.TWO_TRIOS})
     s = deal(rules, 6, "trios")
@@ -282,12 +314,14 @@ def test_match_scores_go_to_sides():
 
 def test_deal_does_not_sign_and_echoes_ref():
     from samba_adjudicator.engine.model import RulesetRef
+
     ref = RulesetRef(profile="classic", version="")
     s = deal(resolve("classic"), 4, "x", ruleset_ref=ref)
     assert s.signature == "" and s.ruleset_ref is ref
 
 
 # -- bad input ---------------------------------------------------------------------------
+
 
 def _problems(**kw):
     args = dict(ruleset=resolve("classic"), players=4, seed="s")
@@ -301,8 +335,12 @@ def test_unsupported_player_count_names_allowed_counts():
     probs = _problems(players=3)
     p = probs[("players", "UNSUPPORTED_PLAYER_COUNT")]
     assert "2, 4, 6" in p.description
-    assert "4" in _problems(ruleset=resolve("bolivia"), players=2)[
-        ("players", "UNSUPPORTED_PLAYER_COUNT")].description
+    assert (
+        "4"
+        in _problems(ruleset=resolve("bolivia"), players=2)[
+            ("players", "UNSUPPORTED_PLAYER_COUNT")
+        ].description
+    )
 
 
 def test_seed_required_and_bounded():
@@ -320,5 +358,9 @@ def test_dealer_deal_number_match_scores():
 
 def test_every_problem_listed():
     probs = _problems(players=5, seed="", dealer=9, deal_number=-2)
-    assert set(probs) >= {("players", "UNSUPPORTED_PLAYER_COUNT"), ("seed", "REQUIRED"),
-                          ("dealer", "OUT_OF_RANGE"), ("dealNumber", "OUT_OF_RANGE")}
+    assert set(probs) >= {
+        ("players", "UNSUPPORTED_PLAYER_COUNT"),
+        ("seed", "REQUIRED"),
+        ("dealer", "OUT_OF_RANGE"),
+        ("dealNumber", "OUT_OF_RANGE"),
+    }

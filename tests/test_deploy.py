@@ -215,8 +215,17 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
         for line in DOCKERIGNORE.read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    for entry in (".venv", ".tools", ".git", "generated", ".hypothesis", ".pytest_cache",
-                  "node_modules", "__pycache__", "tests"):
+    for entry in (
+        ".venv",
+        ".tools",
+        ".git",
+        "generated",
+        ".hypothesis",
+        ".pytest_cache",
+        "node_modules",
+        "__pycache__",
+        "tests",
+    ):
         assert entry in entries, entry
     # What the builder needs must not be excluded.
     for needed in ("proto", "engine", "service", "pyproject.toml", "README.md"):
@@ -373,16 +382,29 @@ def test_termination_grace_must_exceed_the_drain(helm):
 def test_defaults_render_only_the_core_objects(render):
     _, docs = render("default")
     assert sorted(d["kind"] for d in docs) == sorted(
-        ["Deployment", "Service", "ServiceAccount", "HorizontalPodAutoscaler",
-         "PodDisruptionBudget"]
+        [
+            "Deployment",
+            "Service",
+            "ServiceAccount",
+            "HorizontalPodAutoscaler",
+            "PodDisruptionBudget",
+        ]
     )
 
 
 def test_all_features_render_every_object(render):
     _, docs = render("all-features")
     assert sorted(d["kind"] for d in docs) == sorted(
-        ["Deployment", "Service", "ServiceAccount", "HorizontalPodAutoscaler",
-         "PodDisruptionBudget", "Ingress", "ServiceMonitor", "NetworkPolicy"]
+        [
+            "Deployment",
+            "Service",
+            "ServiceAccount",
+            "HorizontalPodAutoscaler",
+            "PodDisruptionBudget",
+            "Ingress",
+            "ServiceMonitor",
+            "NetworkPolicy",
+        ]
     )
 
 
@@ -523,8 +545,11 @@ def test_hpa_scales_the_deployment_on_cpu(render, config):
     deployment = one(docs, "Deployment")
     assert hpa["apiVersion"] == "autoscaling/v2"
     ref = hpa["spec"]["scaleTargetRef"]
-    assert ref == {"apiVersion": "apps/v1", "kind": "Deployment",
-                   "name": deployment["metadata"]["name"]}
+    assert ref == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": deployment["metadata"]["name"],
+    }
     assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
     [metric] = hpa["spec"]["metrics"]
     assert metric["type"] == "Resource"
@@ -558,7 +583,9 @@ def test_snapshot_keys_come_from_an_existing_secret(render):
     ref = env_of(container(docs))["SAMBA_SNAPSHOT_KEYS"]
     assert "value" not in ref
     assert ref["valueFrom"]["secretKeyRef"] == {
-        "name": values["existingSecret"], "key": values["key"]}
+        "name": values["existingSecret"],
+        "key": values["key"],
+    }
     assert not by_kind(docs, "Secret"), "the chart never holds the keys"
 
 
@@ -567,10 +594,11 @@ def test_connection_limits_and_the_page_token_key_reach_the_server(render):
     values = yaml.safe_load(ALL_FEATURES.read_text())
     env = env_of(container(docs))
     assert env["SAMBA_MAX_CONNECTIONS"]["value"] == str(values["server"]["maxConnections"])
-    assert env["SAMBA_READ_TIMEOUT_SECONDS"]["value"] == \
-        str(values["server"]["readTimeoutSeconds"])
+    assert env["SAMBA_READ_TIMEOUT_SECONDS"]["value"] == str(values["server"]["readTimeoutSeconds"])
     assert env["SAMBA_PAGE_TOKEN_KEY"]["valueFrom"]["secretKeyRef"] == {
-        "name": values["pageTokenKey"]["existingSecret"], "key": values["pageTokenKey"]["key"]}
+        "name": values["pageTokenKey"]["existingSecret"],
+        "key": values["pageTokenKey"]["key"],
+    }
     _, defaults = render("default")
     env = env_of(container(defaults))
     assert "SAMBA_PAGE_TOKEN_KEY" not in env
@@ -608,8 +636,10 @@ def test_service_monitor_scrapes_metrics_on_the_http_port(render):
     assert endpoint["port"] == "http"
     assert endpoint["port"] in {p["name"] for p in svc["spec"]["ports"]}
     assert endpoint["path"] == "/metrics"
-    duration = re.compile(r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?"
-                          r"(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$")
+    duration = re.compile(
+        r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?"
+        r"(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
+    )
     assert duration.match(endpoint["interval"]) and duration.match(endpoint["scrapeTimeout"])
     assert set(endpoint) <= {"port", "path", "scheme", "interval", "scrapeTimeout"}
     assert sm["metadata"]["labels"]["release"] == "kube-prometheus-stack"

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from builders import make_snapshot, make_meld
+from builders import make_meld, make_snapshot
+
 from samba_adjudicator.engine.derived import awaiting_seats, initial_meld_requirement, pile_state
+from samba_adjudicator.engine.model import EndReason, GoOut, MeldStatus, Phase, Result
 from samba_adjudicator.engine.vocabulary import is_natural, meld_status
-from samba_adjudicator.engine.model import GoOut, MeldStatus, Phase, Result, EndReason
 
 
 def test_meld_status_and_natural():
-    cases = [("5H 6H 7H", MeldStatus.INCOMPLETE, True),
-             ("8S 9S 10S JS QS KS AS", MeldStatus.SAMBA, True),
-             ("KH KS KD KC KH KS KD", MeldStatus.CANASTA, True),
-             ("QH QS QD QC QH 2S JK", MeldStatus.CANASTA, False),
-             ("JK JK JK JK 2H 2S 2D", MeldStatus.CLOSED, False),
-             ("9H 9S 2D", MeldStatus.INCOMPLETE, False)]
+    cases = [
+        ("5H 6H 7H", MeldStatus.INCOMPLETE, True),
+        ("8S 9S 10S JS QS KS AS", MeldStatus.SAMBA, True),
+        ("KH KS KD KC KH KS KD", MeldStatus.CANASTA, True),
+        ("QH QS QD QC QH 2S JK", MeldStatus.CANASTA, False),
+        ("JK JK JK JK 2H 2S 2D", MeldStatus.CLOSED, False),
+        ("9H 9S 2D", MeldStatus.INCOMPLETE, False),
+    ]
     for spec, status, natural in cases:
         meld = make_meld(spec, "m1", 0)
         assert meld_status(meld) is status, spec

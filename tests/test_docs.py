@@ -87,8 +87,9 @@ def test_every_relative_link_resolves(doc):
 
 
 def test_nothing_in_the_repository_points_outside_it():
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     outside = re.compile(r"RULES\.md|CONTRACT\.md|\.\./shared|shared/seeds")
     offenders = []
     for name in files:
@@ -103,6 +104,7 @@ def test_nothing_in_the_repository_points_outside_it():
 
 
 # -- docs/rules.md "Where a rule lives" ---------------------------------------------------
+
 
 def _where_it_lives_rows() -> list[tuple[str, str]]:
     text = RULES.read_text(encoding="utf-8")
@@ -151,6 +153,7 @@ def test_where_it_lives_check_catches_a_wrong_name():
 
 # -- docs/rules.md group wild-rule examples -----------------------------------------------
 
+
 def _wild_rule_examples():
     text = RULES.read_text(encoding="utf-8")
     section = text.split('<a id="wild-rules"></a>', 1)[1].split("<a id=", 1)[0]
@@ -171,11 +174,15 @@ def test_wild_rule_examples_are_what_the_engine_answers(cards, profile, verdict)
 
 # -- docs/rules.md parameter table --------------------------------------------------------
 
+
 def _parameter_table() -> tuple[list[str], dict[str, list[str]]]:
     text = RULES.read_text(encoding="utf-8")
     section = text.split('<a id="parameters"></a>', 1)[1].split("<a id=", 1)[0]
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
-            for line in section.splitlines() if line.startswith("| ")]
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| ")
+    ]
     profiles = rows[0][1:]
     return profiles, {row[0]: row[1:] for row in rows[1:]}
 
@@ -205,16 +212,20 @@ PARAMETER_ROWS = {
     "`freeze`": (str, lambda r: r.freeze.value),
     "take with natural + wild (unfrozen)": (_yes, lambda r: r.take_natural_plus_wild),
     "take the top card to a run": (_yes, lambda r: r.take_top_card_to_run),
-    "red 3 value / all of them": (lambda c: _ints(c)[:2],
-                                  lambda r: [r.red_three_value, r.red_three_all_value]),
+    "red 3 value / all of them": (
+        lambda c: _ints(c)[:2],
+        lambda r: [r.red_three_value, r.red_three_all_value],
+    ),
     "`red_three_positive_if`": (lambda c: c.split()[0], lambda r: r.red_three_positive_if.value),
     "`red_three_penalty`": (lambda c: c.split()[0], lambda r: r.red_three_penalty.value),
     "`black_three_group_max`": (lambda c: _ints(c)[0], lambda r: r.black_three_group_max),
     "black 3 left in hand": (lambda c: _ints(c)[0], lambda r: r.black_three_in_hand),
     "red 3 left in hand": (lambda c: _ints(c)[0], lambda r: r.red_three_in_hand),
     "going-out bonus": (lambda c: _ints(c)[0], lambda r: r.go_out_bonus),
-    "samba / open samba bonus": (lambda c: _ints(c) or [0, 0],
-                                 lambda r: [r.samba_bonus, r.open_samba_bonus]),
+    "samba / open samba bonus": (
+        lambda c: _ints(c) or [0, 0],
+        lambda r: [r.samba_bonus, r.open_samba_bonus],
+    ),
     "`max_deals`": (lambda c: (_ints(c) or [0])[0], lambda r: r.max_deals),
 }
 
@@ -223,8 +234,11 @@ PARAMETER_ROWS = {
 def test_parameter_table_says_what_the_profiles_are(row):
     profiles, table = _parameter_table()
     said, actual = PARAMETER_ROWS[row]
-    wrong = {p.strip("`"): cell for p, cell in zip(profiles, table[row], strict=True)
-             if said(cell) != actual(resolve(p.strip("`")))}
+    wrong = {
+        p.strip("`"): cell
+        for p, cell in zip(profiles, table[row], strict=True)
+        if said(cell) != actual(resolve(p.strip("`")))
+    }
     assert wrong == {}
 
 
@@ -234,8 +248,8 @@ def test_initial_meld_bands_in_the_table_are_the_profiles():
     cells = dict(zip((p.strip("`") for p in profiles), row, strict=True))
     for profile, cell in cells.items():
         if cell.startswith("as pagat"):
-            cell = cells["pagat"] if "but" not in cell else \
-                cells["pagat"].replace("150", "160")
+            cell = cells["pagat"] if "but" not in cell else cells["pagat"].replace("150", "160")
         bands = resolve(profile).initial_meld
-        assert [b.points for b in bands] == _ints(re.sub(r"(below |from )?-?\d+:", "", cell)), \
+        assert [b.points for b in bands] == _ints(re.sub(r"(below |from )?-?\d+:", "", cell)), (
             profile
+        )

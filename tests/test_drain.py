@@ -13,11 +13,11 @@ import grpc
 import httpx
 import pytest
 from google.protobuf import json_format
-
 from huge_positions import huge_hand
+from service_fixtures import ServerProcess
+
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service import pb
-from service_fixtures import ServerProcess
 
 pytestmark = pytest.mark.servers
 
@@ -46,8 +46,9 @@ class Load:
                 early = self.early()
                 try:
                     r = c.post(path, content=body) if body else c.get(path)
-                    reason = r.json()["error"]["details"][0]["reason"] \
-                        if r.status_code != 200 else ""
+                    reason = (
+                        r.json()["error"]["details"][0]["reason"] if r.status_code != 200 else ""
+                    )
                     outcome = (r.status_code, r.headers.get("content-type"), reason)
                 except httpx.HTTPError as e:
                     outcome = ("error", type(e).__name__, str(e))
@@ -73,7 +74,8 @@ class Load:
         while not self.stop.is_set():
             try:
                 self.readiness.append(
-                    httpx.get(self.srv.base_url + "/readyz", timeout=5).status_code)
+                    httpx.get(self.srv.base_url + "/readyz", timeout=5).status_code
+                )
             except httpx.HTTPError:
                 return
             time.sleep(0.05)
@@ -96,13 +98,16 @@ def test_sigterm_under_load_answers_every_accepted_call_and_exits_in_time():
     huge = json.dumps({"snapshot": huge_hand()})
     huge_pb = json_format.ParseDict({"snapshot": huge_hand()}, pb.ListLegalActionsRequest())
     load = Load(srv)
-    threads = [threading.Thread(target=load.rest, args=("/v1/rulesets", None)),
-               threading.Thread(target=load.rest, args=("/v1/actions:list", huge)),
-               threading.Thread(target=load.rest, args=("/v1/actions:list", huge)),
-               threading.Thread(target=load.grpc,
-                                args=("GetRuleset", pb.GetRulesetRequest(profile="classic"))),
-               threading.Thread(target=load.grpc, args=("ListLegalActions", huge_pb)),
-               threading.Thread(target=load.probe_readiness)]
+    threads = [
+        threading.Thread(target=load.rest, args=("/v1/rulesets", None)),
+        threading.Thread(target=load.rest, args=("/v1/actions:list", huge)),
+        threading.Thread(target=load.rest, args=("/v1/actions:list", huge)),
+        threading.Thread(
+            target=load.grpc, args=("GetRuleset", pb.GetRulesetRequest(profile="classic"))
+        ),
+        threading.Thread(target=load.grpc, args=("ListLegalActions", huge_pb)),
+        threading.Thread(target=load.probe_readiness),
+    ]
     try:
         for t in threads:
             t.start()

@@ -11,11 +11,11 @@ import time
 import grpc
 import httpx
 import pytest
-
 from huge_positions import worst_requests
-from samba_adjudicator.service import pb
-from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from service_fixtures import REST, ServerProcess, memory_mb
+
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+from samba_adjudicator.service import pb
 
 pytestmark = pytest.mark.servers
 
@@ -34,12 +34,12 @@ def fresh_server():
     srv.close()
 
 
-
 def _post_twice(base_url: str, path: str, body: bytes) -> list[httpx.Response]:
     answers: list = []
 
     def post():
         answers.append(httpx.post(base_url + path, content=body, timeout=60))
+
     threads = [threading.Thread(target=post) for _ in range(2)]
     for t in threads:
         t.start()
@@ -48,15 +48,19 @@ def _post_twice(base_url: str, path: str, body: bytes) -> list[httpx.Response]:
 
 def test_worst_requests_keep_memory_bounded_and_cheap_calls_answered(fresh_server):
     srv = fresh_server
-    snapshot = httpx.post(srv.base_url + "/v1/deals:deal", timeout=30, content=json.dumps(
-        {"players": 4, "seed": "worst"})).json()["snapshot"]
+    snapshot = httpx.post(
+        srv.base_url + "/v1/deals:deal",
+        timeout=30,
+        content=json.dumps({"players": 4, "seed": "worst"}),
+    ).json()["snapshot"]
     slowest: dict[str, float] = {}
-    with httpx.Client(base_url=srv.base_url, timeout=30) as cheap, \
-            grpc.insecure_channel(srv.grpc_target) as ch:
+    with (
+        httpx.Client(base_url=srv.base_url, timeout=30) as cheap,
+        grpc.insecure_channel(srv.grpc_target) as ch,
+    ):
         stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
         for method, body in worst_requests(snapshot).items():
-            threads, answers = _post_twice(srv.base_url, REST[method][1],
-                                           json.dumps(body).encode())
+            threads, answers = _post_twice(srv.base_url, REST[method][1], json.dumps(body).encode())
             worst = 0.0
             while any(t.is_alive() for t in threads):
                 started = time.monotonic()
@@ -72,7 +76,6 @@ def test_worst_requests_keep_memory_bounded_and_cheap_calls_answered(fresh_serve
                 assert len(r.content) < 16_384, (method, len(r.content))
     assert memory_mb(srv.proc.pid) < PEAK_RSS_MB
     assert max(slowest.values()) < CHEAP_CALL_SECONDS, slowest
-
 
 
 def test_memory_of_refused_requests_is_returned():

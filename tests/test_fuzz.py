@@ -15,19 +15,24 @@ import httpx
 import jsonschema
 import pytest
 import schemathesis
+from fuzz_strategies import requests
 from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
+from service_fixtures import REST, channel, http, server, stub  # noqa: F401
 
-from fuzz_strategies import requests
 from samba_adjudicator.service import pb
 from samba_adjudicator.service.api import METHODS
-from service_fixtures import REST, channel, http, server, stub  # noqa: F401
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 #: Examples per REST route (schemathesis) and of played positions; `make fuzz` raises both.
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get(
-    "FUZZ_RANDOM"), suppress_health_check=list(HealthCheck), print_blob=True)
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not os.environ.get("FUZZ_RANDOM"),
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
 PLAYED = settings(FUZZ, max_examples=5 * EXAMPLES)
 NEVER = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
 
@@ -45,19 +50,24 @@ def rest_schema(openapi_document, server):
 
 
 def test_every_rest_route_against_its_own_document(rest_schema):
-    from schemathesis.specs.openapi.checks import (content_type_conformance,
-                                                   response_schema_conformance,
-                                                   status_code_conformance)
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
     checks = [response_schema_conformance, content_type_conformance, status_code_conformance]
     operations = [result.ok() for result in rest_schema.get_all_operations()]
     assert len(operations) >= len(REST) + 3  # every RPC, /healthz, /readyz, ...
     for operation in operations:
+
         @given(case=operation.as_strategy())
         @FUZZ
         def route(case):
             response = case.call(timeout=30)
             _no_server_error(response.status_code, response.text)
             case.validate_response(response, checks=checks)
+
         route()
 
 
@@ -76,8 +86,7 @@ def _validator(document: dict, component: str) -> jsonschema.Validator:
 
 @given(generated=requests())
 @PLAYED
-def test_played_and_mutated_positions_reach_the_engine(generated, http, stub,
-                                                       openapi_document):
+def test_played_and_mutated_positions_reach_the_engine(generated, http, stub, openapi_document):
     method, body = generated
     verb, path = REST[method]
     r = http.post(path, content=json.dumps(body))

@@ -17,31 +17,51 @@ def problems(text, msg_type):
 
 
 def test_unknown_fields_all_reported_with_paths():
-    got = problems({"snapshot": {"seats": [{"hand": []}, {"handcards": ["QH"]}],
-                                 "turn": {"seat": 0, "phase": "DRAW", "bogus": 1},
-                                 "ruleset": {"profile": "classic"}},
-                    "action": {"seat": 0, "takePile": {"handcards": ["QS"]}},
-                    "extra": True}, pb.ValidateActionRequest)
-    assert {("snapshot.seats[1].handcards", "UNKNOWN_FIELD"),
-            ("snapshot.turn.bogus", "UNKNOWN_FIELD"),
-            ("action.takePile.handcards", "UNKNOWN_FIELD"),
-            ("extra", "UNKNOWN_FIELD")} <= got
+    got = problems(
+        {
+            "snapshot": {
+                "seats": [{"hand": []}, {"handcards": ["QH"]}],
+                "turn": {"seat": 0, "phase": "DRAW", "bogus": 1},
+                "ruleset": {"profile": "classic"},
+            },
+            "action": {"seat": 0, "takePile": {"handcards": ["QS"]}},
+            "extra": True,
+        },
+        pb.ValidateActionRequest,
+    )
+    assert {
+        ("snapshot.seats[1].handcards", "UNKNOWN_FIELD"),
+        ("snapshot.turn.bogus", "UNKNOWN_FIELD"),
+        ("action.takePile.handcards", "UNKNOWN_FIELD"),
+        ("extra", "UNKNOWN_FIELD"),
+    } <= got
 
 
 def test_snake_case_and_camel_case_accepted():
-    a = jsonio.parse_request('{"seat": 1, "take_pile": {"hand_cards": ["QS", "qd"], '
-                             '"meld_id": ""}, "expected_ply": 3}', pb.Action)
-    b = jsonio.parse_request('{"seat": 1, "takePile": {"handCards": ["QS", "qd"]}, '
-                             '"expectedPly": 3}', pb.Action)
+    a = jsonio.parse_request(
+        '{"seat": 1, "take_pile": {"hand_cards": ["QS", "qd"], "meld_id": ""}, "expected_ply": 3}',
+        pb.Action,
+    )
+    b = jsonio.parse_request(
+        '{"seat": 1, "takePile": {"handCards": ["QS", "qd"]}, "expectedPly": 3}', pb.Action
+    )
     assert a == b
     assert list(a.take_pile.hand_cards) == ["QS", "qd"]  # cards are parsed by convert
     assert a.HasField("expected_ply") and a.expected_ply == 3
 
 
 def test_missing_required_fields():
-    got = problems({"snapshot": {"ruleset": {}, "seats": [{}], "sides": [{}],
-                                 "turn": {"phase": "PHASE_UNSPECIFIED"}}},
-                   pb.ApplyActionRequest)
+    got = problems(
+        {
+            "snapshot": {
+                "ruleset": {},
+                "seats": [{}],
+                "sides": [{}],
+                "turn": {"phase": "PHASE_UNSPECIFIED"},
+            }
+        },
+        pb.ApplyActionRequest,
+    )
     assert ("action", "REQUIRED") in got
     assert ("snapshot.turn.seat", "REQUIRED") in got
     assert ("snapshot.turn.phase", "REQUIRED") in got
@@ -57,13 +77,27 @@ def test_required_check_works_on_binary_messages():
 
 
 def test_bad_enum_and_type_errors_all_reported():
-    got = problems({"snapshot": {"turn": {"seat": "x", "phase": "DRAWW", "goOut": 7},
-                                 "ply": 1.5, "dealer": True, "stock": "QH",
-                                 "seats": [{"hand": ["QH", 3]}]}}, pb.ScoreDealRequest)
-    assert {("snapshot.turn.seat", "OUT_OF_RANGE"), ("snapshot.turn.phase", "OUT_OF_RANGE"),
-            ("snapshot.turn.goOut", "OUT_OF_RANGE"), ("snapshot.ply", "OUT_OF_RANGE"),
-            ("snapshot.dealer", "OUT_OF_RANGE"), ("snapshot.stock", "OUT_OF_RANGE"),
-            ("snapshot.seats[0].hand[1]", "OUT_OF_RANGE")} <= got
+    got = problems(
+        {
+            "snapshot": {
+                "turn": {"seat": "x", "phase": "DRAWW", "goOut": 7},
+                "ply": 1.5,
+                "dealer": True,
+                "stock": "QH",
+                "seats": [{"hand": ["QH", 3]}],
+            }
+        },
+        pb.ScoreDealRequest,
+    )
+    assert {
+        ("snapshot.turn.seat", "OUT_OF_RANGE"),
+        ("snapshot.turn.phase", "OUT_OF_RANGE"),
+        ("snapshot.turn.goOut", "OUT_OF_RANGE"),
+        ("snapshot.ply", "OUT_OF_RANGE"),
+        ("snapshot.dealer", "OUT_OF_RANGE"),
+        ("snapshot.stock", "OUT_OF_RANGE"),
+        ("snapshot.seats[0].hand[1]", "OUT_OF_RANGE"),
+    } <= got
     # a field with a bad value is not also reported as missing
     assert ("snapshot.turn.seat", "REQUIRED") not in got
     assert ("snapshot.turn.phase", "REQUIRED") not in got
@@ -72,7 +106,8 @@ def test_bad_enum_and_type_errors_all_reported():
 def test_int32_range_and_int_strings():
     assert jsonio.parse_request('{"players": "4", "seed": "s"}', pb.DealRequest).players == 4
     assert problems('{"players": 4294967296, "seed": "s"}', pb.DealRequest) == {
-        ("players", "OUT_OF_RANGE")}
+        ("players", "OUT_OF_RANGE")
+    }
 
 
 def test_two_oneof_members_and_duplicates():
@@ -90,8 +125,9 @@ def test_garbage_json(text):
 
 
 def test_null_means_unset():
-    msg = jsonio.parse_request('{"players": 4, "seed": "s", "ruleset": null, "dealer": null}',
-                               pb.DealRequest)
+    msg = jsonio.parse_request(
+        '{"players": 4, "seed": "s", "ruleset": null, "dealer": null}', pb.DealRequest
+    )
     assert not msg.HasField("ruleset") and msg.dealer == 0
 
 
@@ -133,20 +169,40 @@ def test_fast_fill_matches_json_format_parse_dict():
     actions, _ = legal_actions(s)
     s2 = apply(s, actions[0]).snapshot
     requests = [
-        pb.ApplyActionRequest(snapshot=convert.snapshot_to_proto(s2),
-                              action=action_to_proto(a))
+        pb.ApplyActionRequest(snapshot=convert.snapshot_to_proto(s2), action=action_to_proto(a))
         for a in legal_actions(s2)[0][:20]
     ]
-    requests.append(pb.ValidateActionRequest(
-        snapshot=convert.snapshot_to_proto(s),
-        action=pb.Action(seat=0, ask_go_out=pb.AskGoOut(), expected_ply=0)))
-    requests.append(pb.DealRequest(
-        ruleset=pb.RulesetRef(profile="classic+open", overrides=pb.RulesetOverrides(
-            group_wild_rule=pb.Ruleset.TWICE_NATURALS, target_score=5000, runs_allowed=False,
-            initial_meld=[pb.InitialMeldBand(from_score=-5, points=15)])),
-        players=4, seed="x", match_scores=[10, -20]))
-    requests.append(pb.ApplyActionResponse(violations=[pb.Violation(
-        code="HAND_FLOOR", details={"left": "1", "x": "y"}, penalty_points=-100)]))
+    requests.append(
+        pb.ValidateActionRequest(
+            snapshot=convert.snapshot_to_proto(s),
+            action=pb.Action(seat=0, ask_go_out=pb.AskGoOut(), expected_ply=0),
+        )
+    )
+    requests.append(
+        pb.DealRequest(
+            ruleset=pb.RulesetRef(
+                profile="classic+open",
+                overrides=pb.RulesetOverrides(
+                    group_wild_rule=pb.Ruleset.TWICE_NATURALS,
+                    target_score=5000,
+                    runs_allowed=False,
+                    initial_meld=[pb.InitialMeldBand(from_score=-5, points=15)],
+                ),
+            ),
+            players=4,
+            seed="x",
+            match_scores=[10, -20],
+        )
+    )
+    requests.append(
+        pb.ApplyActionResponse(
+            violations=[
+                pb.Violation(
+                    code="HAND_FLOOR", details={"left": "1", "x": "y"}, penalty_points=-100
+                )
+            ]
+        )
+    )
     for req in requests:
         data = jsonio.to_dict(req)
         problems = []
@@ -156,8 +212,9 @@ def test_fast_fill_matches_json_format_parse_dict():
         _fill(ours, clean)
         json_format.ParseDict(clean, theirs)
         assert ours == theirs
-        assert ours.SerializeToString(deterministic=True) == \
-            theirs.SerializeToString(deterministic=True)
+        assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(
+            deterministic=True
+        )
     # enums given by number take the same path
     clean = {"profile": "classic", "overrides": {"groupWildRule": 2}}
     ours, theirs = pb.RulesetRef(), pb.RulesetRef()
@@ -168,34 +225,54 @@ def test_fast_fill_matches_json_format_parse_dict():
 
 def test_a_bad_item_in_a_list_of_strings_is_reported_at_its_index():
     with pytest.raises(InvalidInput) as e:
-        jsonio.parse_request('{"players": 4, "seed": "s", "cards": ["QH", 5, "QS", null]}',
-                             pb.CheckMeldRequest)
+        jsonio.parse_request(
+            '{"players": 4, "seed": "s", "cards": ["QH", 5, "QS", null]}', pb.CheckMeldRequest
+        )
     got = {(p.field, p.reason, p.description) for p in e.value.problems}
     assert ("cards[1]", "OUT_OF_RANGE", "cards[1] must be a string") in got
     assert ("cards[3]", "OUT_OF_RANGE", "cards[3] must not be null") in got
 
 
 def test_a_field_given_twice_and_two_alternatives_are_refused():
-    got = problems('{"seat": 1, "expectedPly": 2, "expected_ply": 3, "discard": {"card": "QH"},'
-                   ' "drawStock": {}}', pb.Action)
+    got = problems(
+        '{"seat": 1, "expectedPly": 2, "expected_ply": 3, "discard": {"card": "QH"},'
+        ' "drawStock": {}}',
+        pb.Action,
+    )
     assert ("expected_ply", "OUT_OF_RANGE") in got or ("expectedPly", "OUT_OF_RANGE") in got
     assert ("drawStock", "OUT_OF_RANGE") in got
     with pytest.raises(InvalidInput) as e:
-        jsonio.parse_request('{"seat": 1, "expectedPly": 2, "expected_ply": 3, '
-                             '"discard": {"card": "QH"}}', pb.Action)
+        jsonio.parse_request(
+            '{"seat": 1, "expectedPly": 2, "expected_ply": 3, "discard": {"card": "QH"}}', pb.Action
+        )
     assert [p.description for p in e.value.problems] == [
-        "expectedPly given twice (as 'expectedPly' and 'expected_ply')"]
+        "expectedPly given twice (as 'expectedPly' and 'expected_ply')"
+    ]
     with pytest.raises(InvalidInput) as e:
-        jsonio.parse_request('{"seat": 1, "discard": {"card": "QH"}, "drawStock": {}}',
-                             pb.Action)
+        jsonio.parse_request('{"seat": 1, "discard": {"card": "QH"}, "drawStock": {}}', pb.Action)
     assert [p.description for p in e.value.problems] == [
-        "discard and drawStock are alternatives; give only one"]
+        "discard and drawStock are alternatives; give only one"
+    ]
 
 
 def _mutations(node, path=()):
     """(path, replacement) for every position of a JSON tree and a handful of odd values."""
-    odd = (None, "x", "NaN", 1.5, 7.0, -1, 2**40, "12", True, [], {}, ["AS", 3, None],
-           [{}, None, 5], {"bogus": 1})
+    odd = (
+        None,
+        "x",
+        "NaN",
+        1.5,
+        7.0,
+        -1,
+        2**40,
+        "12",
+        True,
+        [],
+        {},
+        ["AS", 3, None],
+        [{}, None, 5],
+        {"bogus": 1},
+    )
     for value in odd:
         yield path, value
     if isinstance(node, dict):
@@ -232,11 +309,20 @@ def test_the_single_pass_decodes_as_the_walk_then_the_fill():
     s = deal(resolve("classic"), 4, "single-pass")
     action = legal_actions(s)[0][0]
     requests = [
-        pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
-                                 action=action_to_proto(action)),
-        pb.DealRequest(ruleset=pb.RulesetRef(profile="classic", overrides=pb.RulesetOverrides(
-            target_score=5000, initial_meld=[pb.InitialMeldBand(from_score=-5, points=15)])),
-            players=4, seed="x", match_scores=[10, -20]),
+        pb.ValidateActionRequest(
+            snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action)
+        ),
+        pb.DealRequest(
+            ruleset=pb.RulesetRef(
+                profile="classic",
+                overrides=pb.RulesetOverrides(
+                    target_score=5000, initial_meld=[pb.InitialMeldBand(from_score=-5, points=15)]
+                ),
+            ),
+            players=4,
+            seed="x",
+            match_scores=[10, -20],
+        ),
         pb.ApplyActionResponse(violations=[pb.Violation(code="X", details={"a": "1"})]),
     ]
     checked = 0
@@ -244,18 +330,20 @@ def test_the_single_pass_decodes_as_the_walk_then_the_fill():
         data = jsonio.to_dict(req)
         variants = [data, {**data, "unknownAtTheTop": 1}]
         if isinstance(req, pb.ValidateActionRequest):
-            variants.append({**data, "action": {"seat": 0, "discard": {"card": "AS"},
-                                                "askGoOut": {}}})
-            variants.append({**data, "action": {"seat": 0, "expected_ply": 1,
-                                                "expectedPly": 2}})
+            variants.append(
+                {**data, "action": {"seat": 0, "discard": {"card": "AS"}, "askGoOut": {}}}
+            )
+            variants.append({**data, "action": {"seat": 0, "expected_ply": 1, "expectedPly": 2}})
         variants += [_replaced(data, path, value) for path, value in _mutations(data) if path]
         for variant in variants:
             one, one_problems = jsonio.decode_dict(variant, type(req))
             two, two_problems = _decode_dict_in_two_passes(variant, type(req))
-            assert one.SerializeToString(deterministic=True) == \
-                two.SerializeToString(deterministic=True), variant
-            assert [(p.field, p.reason, p.description) for p in one_problems] == \
-                [(p.field, p.reason, p.description) for p in two_problems]
+            assert one.SerializeToString(deterministic=True) == two.SerializeToString(
+                deterministic=True
+            ), variant
+            assert [(p.field, p.reason, p.description) for p in one_problems] == [
+                (p.field, p.reason, p.description) for p in two_problems
+            ]
             assert getattr(one_problems, "omitted", 0) == getattr(two_problems, "omitted", 0)
             checked += 1
     assert checked > 1000

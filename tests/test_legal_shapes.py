@@ -13,8 +13,13 @@ import pytest
 
 from samba_adjudicator.engine import deal, resolve
 from samba_adjudicator.engine.cards import BLACK_THREES, ORDER, RANK, RED_THREES, WILD, points
-from samba_adjudicator.engine.shapes import (MAX_OPENING_CANDIDATES, MAX_OPENING_MELDS,
-                                             new_meld_shapes, opening_combos, submultisets)
+from samba_adjudicator.engine.shapes import (
+    MAX_OPENING_CANDIDATES,
+    MAX_OPENING_MELDS,
+    new_meld_shapes,
+    opening_combos,
+    submultisets,
+)
 
 
 def reference_submultisets(counts: Counter[str], low: int, high: int) -> list[tuple[str, ...]]:
@@ -26,12 +31,12 @@ def reference_submultisets(counts: Counter[str], low: int, high: int) -> list[tu
     return out
 
 
-def reference_opening_combos(shapes: list[tuple[str, ...]], hand: Counter[str], need: int
-                             ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
+def reference_opening_combos(
+    shapes: list[tuple[str, ...]], hand: Counter[str], need: int
+) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
     """Every combination examined one by one, as engine.shapes did before."""
     kept = [m for m in shapes if not all(c in BLACK_THREES for c in m)]
-    order = sorted(range(len(kept)), key=lambda i: (-points(kept[i]),
-                                                    [ORDER[c] for c in kept[i]]))
+    order = sorted(range(len(kept)), key=lambda i: (-points(kept[i]), [ORDER[c] for c in kept[i]]))
     kept = [kept[i] for i in order]
     found = []
     examined = 0
@@ -56,10 +61,11 @@ def reference_opening_combos(shapes: list[tuple[str, ...]], hand: Counter[str], 
 def grown(seed: str, size: int):
     """A fresh classic deal, seat 1 holding ``size`` cards (the next ones of the stock)."""
     s = deal(resolve("classic"), 4, seed)
-    extra = [c for c in s.stock if c not in RED_THREES][:max(0, size - len(s.seats[1].hand))]
+    extra = [c for c in s.stock if c not in RED_THREES][: max(0, size - len(s.seats[1].hand))]
     hand = s.seats[1].hand + tuple(extra)
-    seats = tuple(replace(x, hand=hand, hand_count=len(hand)) if x.seat == 1 else x
-                  for x in s.seats)
+    seats = tuple(
+        replace(x, hand=hand, hand_count=len(hand)) if x.seat == 1 else x for x in s.seats
+    )
     return s, replace(s, seats=seats)
 
 
@@ -69,17 +75,22 @@ def test_submultisets_match_the_product_order(seed, size):
     black 3s (a whole hand would have billions)."""
     _, s = grown(seed, size)
     hand = Counter(s.seats[1].hand)
-    parts = [Counter({c: n for c, n in hand.items() if c in WILD}),
-             Counter({c: n for c, n in hand.items() if c in BLACK_THREES})]
-    parts += [Counter({c: n for c, n in hand.items() if RANK[c] == rank})
-              for rank in {RANK[c] for c in hand if c not in WILD}]
+    parts = [
+        Counter({c: n for c, n in hand.items() if c in WILD}),
+        Counter({c: n for c, n in hand.items() if c in BLACK_THREES}),
+    ]
+    parts += [
+        Counter({c: n for c, n in hand.items() if RANK[c] == rank})
+        for rank in {RANK[c] for c in hand if c not in WILD}
+    ]
     for part in parts:
         for low, high in ((0, 2), (1, 3), (2, 99), (3, 7), (0, 0)):
             assert submultisets(part, low, high) == reference_submultisets(part, low, high)
 
 
-@pytest.mark.parametrize("seed,size", [("a", 15), ("b", 17), ("c", 22), ("d", 30), ("e", 45),
-                                       ("f", 60)])
+@pytest.mark.parametrize(
+    "seed,size", [("a", 15), ("b", 17), ("c", 22), ("d", 30), ("e", 45), ("f", 60)]
+)
 def test_opening_combos_match_the_combination_walk(seed, size):
     _, s = grown(seed, size)
     hand = Counter(s.seats[1].hand)

@@ -34,15 +34,21 @@ def _source_module():
 
 
 SOURCE_MODULE = _source_module()
-VALUES = [c for c in vars(SOURCE_MODULE).values()
-          if isinstance(c, type) and dataclasses.is_dataclass(c)
-          and c.__module__ == SOURCE_MODULE.__name__]
+VALUES = [
+    c
+    for c in vars(SOURCE_MODULE).values()
+    if isinstance(c, type)
+    and dataclasses.is_dataclass(c)
+    and c.__module__ == SOURCE_MODULE.__name__
+]
 
 
 def test_every_value_of_the_model_is_checked_here():
-    installed = {n for n, c in vars(model).items()
-                 if isinstance(c, type) and dataclasses.is_dataclass(c)
-                 and c.__module__ == model.__name__}
+    installed = {
+        n
+        for n, c in vars(model).items()
+        if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == model.__name__
+    }
     assert {c.__name__ for c in VALUES} == installed
     assert len(VALUES) >= 25
 
@@ -60,9 +66,11 @@ def test_init_takes_the_fields_in_order_with_their_defaults(cls):
             assert p.default == f.default, f.name
         elif f.default_factory is not dataclasses.MISSING:
             assert p.default is None, f.name  # None: not given, the factory's value
-            others = {g.name: object() for g in fields
-                      if g.default is dataclasses.MISSING
-                      and g.default_factory is dataclasses.MISSING}
+            others = {
+                g.name: object()
+                for g in fields
+                if g.default is dataclasses.MISSING and g.default_factory is dataclasses.MISSING
+            }
             assert getattr(cls(**others), f.name) == f.default_factory()
         else:
             assert p.default is inspect.Parameter.empty, f.name
@@ -88,10 +96,15 @@ def test_the_installed_build_builds_the_same_values():
         turn = module.Turn(2, module.Phase.PLAY, took_pile=True)
         meld = module.Meld("m1", ("5H", "5D", "5S"), 0, module.MeldKind.GROUP)
         side = module.Side(0, (0, 2), melds=(meld,))
-        assert (turn.go_out.name, turn.took_pile, turn.melded_this_turn) == \
-            ("NOT_ASKED", True, False)
+        assert (turn.go_out.name, turn.took_pile, turn.melded_this_turn) == (
+            "NOT_ASKED",
+            True,
+            False,
+        )
         assert side.opened and side.match_score == 0 and side.penalties == ()
         assert module.RulesetRef().overrides == {} and module.Violation("C", "m", "r").details == {}
-    assert repr(model.Meld("m1", ("5H",), 0, model.MeldKind.GROUP)) == \
-        "Meld(id='m1', cards=('5H',), laid_by=0, kind=<MeldKind.GROUP: 'GROUP'>)"
+    assert (
+        repr(model.Meld("m1", ("5H",), 0, model.MeldKind.GROUP))
+        == "Meld(id='m1', cards=('5H',), laid_by=0, kind=<MeldKind.GROUP: 'GROUP'>)"
+    )
     assert hash(model.Turn(1, model.Phase.DRAW)) == hash(model.Turn(1, model.Phase.DRAW))

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from service_fixtures import REST, http, server  # noqa: F401
 
 from samba_adjudicator.service import pb, proto_docs
 from samba_adjudicator.service.pages import DOC_ASSETS, PLAYGROUND_FILES
-from service_fixtures import REST, http, server  # noqa: F401
 
 pytestmark = pytest.mark.servers
 
@@ -35,10 +35,14 @@ def _operations(document):
 def test_proto_comments_cover_the_whole_schema():
     """Every message, field, enum, enum value and RPC of samba.v1 has a comment (map entries,
     which protoc makes up, excepted)."""
-    undocumented = [name for name, text in proto_docs.comments().items()
-                    if name.startswith("samba.v1.") and not text
-                    and not name.split(".")[-1].endswith("Entry")
-                    and ".DetailsEntry." not in name]
+    undocumented = [
+        name
+        for name, text in proto_docs.comments().items()
+        if name.startswith("samba.v1.")
+        and not text
+        and not name.split(".")[-1].endswith("Entry")
+        and ".DetailsEntry." not in name
+    ]
     assert undocumented == []
 
 
@@ -68,7 +72,8 @@ def test_every_operation_has_a_summary_and_a_description(document):
 def test_descriptions_are_the_proto_comments(document):
     schemas = document["components"]["schemas"]
     assert schemas["Snapshot"]["properties"]["ply"]["description"].startswith(
-        proto_docs.comment("samba.v1.Snapshot.ply"))
+        proto_docs.comment("samba.v1.Snapshot.ply")
+    )
     assert "Naturals of one suit in sequence." in schemas["Meld.Kind"]["description"]
     deal = document["paths"]["/v1/deals:deal"]["post"]
     assert deal["description"].startswith(proto_docs.comment("samba.v1.Adjudicator.Deal"))
@@ -92,9 +97,11 @@ def test_every_route_example_is_accepted_and_its_error_example_is_real(rpc, docu
     assert response.json() == ok
     if rpc == "ListRulesets":
         return
-    errors = [(code, r["content"]["application/json"]["examples"]["default"]["value"])
-              for code, r in op["responses"].items()
-              if code != "200" and "examples" in r["content"]["application/json"]]
+    errors = [
+        (code, r["content"]["application/json"]["examples"]["default"]["value"])
+        for code, r in op["responses"].items()
+        if code != "200" and "examples" in r["content"]["application/json"]
+    ]
     assert len(errors) == 1, rpc
     code, body = errors[0]
     assert body["error"]["code"] == int(code) >= 400
@@ -103,8 +110,10 @@ def test_every_route_example_is_accepted_and_its_error_example_is_real(rpc, docu
 def test_error_example_is_what_the_service_answers(document, http):  # noqa: F811
     op = document["paths"]["/v1/melds:check"]["post"]
     body = op["responses"]["400"]["content"]["application/json"]["examples"]["default"]["value"]
-    request = {**op["requestBody"]["content"]["application/json"]["examples"]["default"]["value"],
-               "handcards": []}
+    request = {
+        **op["requestBody"]["content"]["application/json"]["examples"]["default"]["value"],
+        "handcards": [],
+    }
     answer = http.post("/v1/melds:check", json=request).json()
     for detail in answer["error"]["details"] + body["error"]["details"]:
         detail.get("metadata", {}).pop("requestId", None)
@@ -122,6 +131,7 @@ def test_swagger_prefills_a_valid_example_not_a_placeholder(document):
 def test_every_violation_rule_opens_on_the_gateway(http):  # noqa: F811
     """A violation's rule (docs/rules.md#x) is served at /reference/rules.md with anchor x."""
     from samba_adjudicator.engine.violations import CODES
+
     pages = {}
     for rule, _ in CODES.values():
         path, anchor = rule.removeprefix("docs/").split("#")
@@ -133,8 +143,9 @@ def test_every_violation_rule_opens_on_the_gateway(http):  # noqa: F811
     assert http.get("/reference/nothing.md").status_code == 404
 
 
-@pytest.mark.parametrize("page", ["/docs", "/redoc", "/playground", "/reference/rules.md",
-                                  "/reference/api.md"])
+@pytest.mark.parametrize(
+    "page", ["/docs", "/redoc", "/playground", "/reference/rules.md", "/reference/api.md"]
+)
 def test_pages_load_nothing_from_another_site(page, http):  # noqa: F811
     response = http.get(page)
     assert response.status_code == 200
@@ -160,7 +171,6 @@ def test_examples_are_signed_where_signing_is_on():
     """With snapshot keys configured every snapshot must be signed: the examples are made
     with the server's keys, so "Try it out" still works."""
     import httpx
-
     from service_fixtures import ServerProcess
 
     signed = ServerProcess(env={"SAMBA_SNAPSHOT_KEYS": "k1:" + "A" * 44})
@@ -170,8 +180,10 @@ def test_examples_are_signed_where_signing_is_on():
             example = op["requestBody"]["content"]["application/json"]["examples"]["default"]
             assert example["value"]["snapshot"]["signature"].startswith("v1.k1.")
             assert client.post("/v1/actions:validate", json=example["value"]).status_code == 200
-            unsigned = {**example["value"],
-                        "snapshot": {**example["value"]["snapshot"], "signature": ""}}
+            unsigned = {
+                **example["value"],
+                "snapshot": {**example["value"]["snapshot"], "signature": ""},
+            }
             assert client.post("/v1/actions:validate", json=unsigned).status_code == 403
     finally:
         signed.terminate()

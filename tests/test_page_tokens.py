@@ -10,23 +10,29 @@ import json
 
 import httpx
 import pytest
-
 from builders import make_snapshot
+from service_fixtures import ServerProcess
+
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import convert, jsonio, page_tokens, pb
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.errors import ApiError
 from samba_adjudicator.service.signing import Signer
-from service_fixtures import ServerProcess
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 
 
 def _late_position() -> m.Snapshot:
     """Seat 0 to play; seat 1 holds 4D 4S and seat 3 KC KD, hidden from seat 0."""
-    return make_snapshot("classic", 4, hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD",
-                                              1: "4D 4S", 2: "JK", 3: "KC KD"},
-                         discard="9C", turn_seat=0, phase=m.Phase.PLAY, took_pile=False)
+    return make_snapshot(
+        "classic",
+        4,
+        hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD", 1: "4D 4S", 2: "JK", 3: "KC KD"},
+        discard="9C",
+        turn_seat=0,
+        phase=m.Phase.PLAY,
+        took_pile=False,
+    )
 
 
 def _token_binding(token: str) -> str:
@@ -36,32 +42,45 @@ def _token_binding(token: str) -> str:
 def _unkeyed_digest(snap: m.Snapshot) -> str:
     """What a player can compute for a guess of the hidden cards, without any key."""
     req = pb.ListLegalActionsRequest(snapshot=convert.snapshot_to_proto(snap))
-    return hashlib.sha256(snap.ruleset.version.encode() + b"\0"
-                          + req.SerializeToString(deterministic=True)).hexdigest()[:32]
+    return hashlib.sha256(
+        snap.ruleset.version.encode() + b"\0" + req.SerializeToString(deterministic=True)
+    ).hexdigest()[:32]
 
 
 def test_a_player_cannot_recover_hidden_cards_from_a_token():
     truth = _late_position()
-    token = Adjudicator().call("ListLegalActions", pb.ListLegalActionsRequest(
-        snapshot=convert.snapshot_to_proto(truth), page_size=1)).next_page_token
+    token = (
+        Adjudicator()
+        .call(
+            "ListLegalActions",
+            pb.ListLegalActionsRequest(snapshot=convert.snapshot_to_proto(truth), page_size=1),
+        )
+        .next_page_token
+    )
     seats = list(truth.seats)
-    seats[1], seats[3] = (dataclasses.replace(seats[1], hand=truth.seats[3].hand),
-                          dataclasses.replace(seats[3], hand=truth.seats[1].hand))
+    seats[1], seats[3] = (
+        dataclasses.replace(seats[1], hand=truth.seats[3].hand),
+        dataclasses.replace(seats[3], hand=truth.seats[1].hand),
+    )
     guesses = [truth, dataclasses.replace(truth, seats=tuple(seats))]
     binding = _token_binding(token)
     assert [g for g in guesses if _unkeyed_digest(g) == binding] == []
 
 
 def test_tokens_depend_on_the_key():
-    request = pb.ListLegalActionsRequest(snapshot=convert.snapshot_to_proto(_late_position()),
-                                         page_size=1)
-    a, b, a2 = (Adjudicator(page_token_key=k).call("ListLegalActions", request).next_page_token
-                for k in (b"a" * 32, b"b" * 32, b"a" * 32))
+    request = pb.ListLegalActionsRequest(
+        snapshot=convert.snapshot_to_proto(_late_position()), page_size=1
+    )
+    a, b, a2 = (
+        Adjudicator(page_token_key=k).call("ListLegalActions", request).next_page_token
+        for k in (b"a" * 32, b"b" * 32, b"a" * 32)
+    )
     assert a == a2 and a != b
     with pytest.raises(ApiError) as e:
         Adjudicator(page_token_key=b"b" * 32).call(
-            "ListLegalActions", pb.ListLegalActionsRequest(
-                snapshot=request.snapshot, page_size=1, page_token=a))
+            "ListLegalActions",
+            pb.ListLegalActionsRequest(snapshot=request.snapshot, page_size=1, page_token=a),
+        )
     assert e.value.reason == "PAGE_TOKEN_MISMATCH"
 
 
@@ -71,8 +90,9 @@ def test_the_key_comes_from_the_setting_else_the_signing_key():
     assert page_tokens.key_from(setting, signer) == b"p" * 32
     derived = page_tokens.key_from("", signer)
     assert derived not in (b"s" * 32, page_tokens.PROCESS_KEY)
-    assert derived == page_tokens.key_from("", Signer.parse(
-        "k1:" + base64.b64encode(b"s" * 32).decode()))
+    assert derived == page_tokens.key_from(
+        "", Signer.parse("k1:" + base64.b64encode(b"s" * 32).decode())
+    )
     assert page_tokens.key_from("", None) == page_tokens.PROCESS_KEY
     for bad in ("not-base64!", base64.b64encode(b"short").decode()):
         with pytest.raises(ValueError):
@@ -81,8 +101,9 @@ def test_the_key_comes_from_the_setting_else_the_signing_key():
 
 def test_pages_come_from_one_computed_list():
     adj = Adjudicator()
-    request = pb.ListLegalActionsRequest(snapshot=convert.snapshot_to_proto(_late_position()),
-                                         page_size=2)
+    request = pb.ListLegalActionsRequest(
+        snapshot=convert.snapshot_to_proto(_late_position()), page_size=2
+    )
     token, pages = "", 0
     while True:
         request.page_token = token
@@ -98,8 +119,11 @@ def _page_through(base_url: str, snapshot: dict) -> list:
     actions, token = [], ""
     while True:
         # a new connection per page: with --workers the pages land on different workers
-        r = httpx.post(base_url + "/v1/actions:list", timeout=30, content=json.dumps(
-            {"snapshot": snapshot, "pageSize": 3, "pageToken": token}))
+        r = httpx.post(
+            base_url + "/v1/actions:list",
+            timeout=30,
+            content=json.dumps({"snapshot": snapshot, "pageSize": 3, "pageToken": token}),
+        )
         assert r.status_code == 200, r.text
         actions += r.json()["actions"]
         token = r.json()["nextPageToken"]
@@ -113,17 +137,24 @@ def test_replicas_sharing_a_key_accept_each_others_tokens():
     alone = ServerProcess()
     try:
         snapshot = jsonio.to_dict(convert.snapshot_to_proto(_late_position()))
-        first = httpx.post(shared[0].base_url + "/v1/actions:list", timeout=30,
-                           content=json.dumps({"snapshot": snapshot, "pageSize": 3})).json()
+        first = httpx.post(
+            shared[0].base_url + "/v1/actions:list",
+            timeout=30,
+            content=json.dumps({"snapshot": snapshot, "pageSize": 3}),
+        ).json()
         token = first["nextPageToken"]
         assert token
-        on_other = httpx.post(shared[1].base_url + "/v1/actions:list", timeout=30,
-                              content=json.dumps({"snapshot": snapshot, "pageSize": 3,
-                                                  "pageToken": token}))
+        on_other = httpx.post(
+            shared[1].base_url + "/v1/actions:list",
+            timeout=30,
+            content=json.dumps({"snapshot": snapshot, "pageSize": 3, "pageToken": token}),
+        )
         assert on_other.status_code == 200, on_other.text
-        on_alone = httpx.post(alone.base_url + "/v1/actions:list", timeout=30,
-                              content=json.dumps({"snapshot": snapshot, "pageSize": 3,
-                                                  "pageToken": token}))
+        on_alone = httpx.post(
+            alone.base_url + "/v1/actions:list",
+            timeout=30,
+            content=json.dumps({"snapshot": snapshot, "pageSize": 3, "pageToken": token}),
+        )
         assert on_alone.status_code == 400
         assert on_alone.json()["error"]["details"][0]["reason"] == "PAGE_TOKEN_MISMATCH"
     finally:
@@ -135,8 +166,11 @@ def test_workers_of_one_server_share_the_key():
     srv = ServerProcess(workers=2)
     try:
         snapshot = jsonio.to_dict(convert.snapshot_to_proto(_late_position()))
-        full = httpx.post(srv.base_url + "/v1/actions:list", timeout=30, content=json.dumps(
-            {"snapshot": snapshot, "pageSize": 1000})).json()["actions"]
+        full = httpx.post(
+            srv.base_url + "/v1/actions:list",
+            timeout=30,
+            content=json.dumps({"snapshot": snapshot, "pageSize": 1000}),
+        ).json()["actions"]
         for _ in range(3):
             assert _page_through(srv.base_url, snapshot) == full
     finally:

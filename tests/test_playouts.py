@@ -16,36 +16,62 @@ import os
 import random
 
 import pytest
+from builders import one_card_variants, zone_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
+from samba_adjudicator.engine.action_order import action_key
 from samba_adjudicator.engine.cards import pack_counts
 from samba_adjudicator.engine.consistency import check_snapshot
-from samba_adjudicator.engine.action_order import action_key
-from builders import one_card_variants, zone_cards
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, GoOut,
-                                            MeldCards, Phase, TakePile)
+from samba_adjudicator.engine.model import (
+    Addition,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    GoOut,
+    MeldCards,
+    Phase,
+    TakePile,
+)
 
-SPECS = [(spec, players)
-         for spec in ("classic", "pagat", "spanish", "canasta", "bolivia", "official",
-                      "classic+uruguayan", "classic+open", "pagat+uruguayan+open",
-                      "bolivia+uruguayan", "official+open+uruguayan")
-         for players in resolve(spec).players_allowed]
+SPECS = [
+    (spec, players)
+    for spec in (
+        "classic",
+        "pagat",
+        "spanish",
+        "canasta",
+        "bolivia",
+        "official",
+        "classic+uruguayan",
+        "classic+open",
+        "pagat+uruguayan+open",
+        "bolivia+uruguayan",
+        "official+open+uruguayan",
+    )
+    for players in resolve(spec).players_allowed
+]
 #: One deck and seven cards each: the stock runs out within a few rounds.
 SHORT_STOCK = {"decks": 1, "jokers": 2, "hand_size": 7}
-SHORT_SPECS = [(spec, players)
-               for spec in ("classic", "pagat", "canasta", "bolivia", "official",
-                            "spanish+open+uruguayan")
-               for players in resolve(spec).players_allowed]
+SHORT_SPECS = [
+    (spec, players)
+    for spec in ("classic", "pagat", "canasta", "bolivia", "official", "spanish+open+uruguayan")
+    for players in resolve(spec).players_allowed
+]
 MAX_PLIES = 160
 #: Examples per profile and player count; raise it for a deeper search, e.g.
 #: PLAYOUT_EXAMPLES=100 pytest tests/test_playouts.py --hypothesis-profile=noshrink
 EXAMPLES = int(os.environ.get("PLAYOUT_EXAMPLES", "6"))
 
 
-def play(spec: str, players: int, seed: str, choices,  # noqa: C901 - one playout
-         overrides=None) -> None:
+def play(  # noqa: C901 - one playout
+    spec: str,
+    players: int,
+    seed: str,
+    choices,
+    overrides=None,
+) -> None:
     rules = resolve(spec, overrides)
     s = deal(rules, players, seed)
     pack = pack_counts(rules.decks, rules.jokers)
@@ -77,8 +103,9 @@ def play(spec: str, players: int, seed: str, choices,  # noqa: C901 - one playou
             for _ in range(8):
                 picked = tuple(probe_rng.sample(hand, probe_rng.randint(1, min(4, len(hand)))))
                 probes = [MeldCards(turn_seat, new_melds=(picked,))]
-                probes += [MeldCards(turn_seat, additions=(Addition(m.id, picked),))
-                           for m in side.melds]
+                probes += [
+                    MeldCards(turn_seat, additions=(Addition(m.id, picked),)) for m in side.melds
+                ]
                 for probe in probes:
                     if not validate(s, probe):
                         assert action_key(probe) in keys, f"legal {probe} not listed"
@@ -124,8 +151,9 @@ def test_random_deals_keep_invariants(spec, players, seed, choices):
 
 
 @pytest.mark.parametrize("spec,players", SHORT_SPECS, ids=[f"{s}-{p}p" for s, p in SHORT_SPECS])
-@settings(max_examples=max(2, EXAMPLES // 2), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(seed=st.text(min_size=1, max_size=12), choices=st.data())
 def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
     """The same invariants up to the end of the stock (red 3s drawn last included)."""
@@ -134,9 +162,14 @@ def test_short_stock_deals_keep_invariants(spec, players, seed, choices):
 
 def test_listing_shortcut_keys_equal_the_generic_ones():
     """engine.action_order.entry's shortcut must give exactly action_key and sort_key."""
-    from samba_adjudicator.engine.action_order import entry as _entry, sort_key
-    for a in [MeldCards(1, new_melds=(("QH", "2S", "QD"),)), Discard(1, "QH"),
-              MeldCards(1, additions=(Addition("m1", ("QH",)),))]:
+    from samba_adjudicator.engine.action_order import entry as _entry
+    from samba_adjudicator.engine.action_order import sort_key
+
+    for a in [
+        MeldCards(1, new_melds=(("QH", "2S", "QD"),)),
+        Discard(1, "QH"),
+        MeldCards(1, additions=(Addition("m1", ("QH",)),)),
+    ]:
         key, order = _entry(a)
         assert key == action_key(a) and (order, key) == sort_key(a)
 
@@ -144,8 +177,13 @@ def test_listing_shortcut_keys_equal_the_generic_ones():
 def test_listing_bytes_order_like_the_tuple_of_group_count_cards():
     """sort_key's bytes compare like (group, card count, cards key), counts over 255 too."""
     from samba_adjudicator.engine.action_order import cards_key, listing_head
-    triples = [(g, n, cards_key(cards)) for g in (0, 2, 3, 5) for n in (1, 3, 255, 256, 300)
-               for cards in (("AS",), ("AS", "KC"), ("2S", "JK"), ())]
+
+    triples = [
+        (g, n, cards_key(cards))
+        for g in (0, 2, 3, 5)
+        for n in (1, 3, 255, 256, 300)
+        for cards in (("AS",), ("AS", "KC"), ("2S", "JK"), ())
+    ]
     by_bytes = sorted(triples, key=lambda t: listing_head(t[0], t[1]) + t[2])
     assert by_bytes == sorted(triples)
 
@@ -157,10 +195,14 @@ def test_listing_fast_paths_equal_the_generic_ones():
     mid-game hands."""
     import sys
     from pathlib import Path
-    from samba_adjudicator.engine.action_order import entry as _entry, sort_key
+
+    from samba_adjudicator.engine.action_order import entry as _entry
+    from samba_adjudicator.engine.action_order import sort_key
     from samba_adjudicator.engine.legal import _for_seat, _single_meld_builder
+
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     from scenarios import late, midgame, opening
+
     for make in (opening, midgame, late):
         s = make()
         sure, _, _ = _for_seat(s, s.turn.seat)
@@ -189,6 +231,7 @@ def test_the_opening_shortcut_judges_as_validate(spec, players):
     cards (no meld), gets validate's verdict; a wrong
     shortcut would list an illegal opening or drop a legal one."""
     from samba_adjudicator.engine.legal import _play_candidates, _QuickCheck
+
     judged = shortcut = refused = 0
     rng = random.Random(f"opening-{spec}-{players}")
     for k in range(6):
@@ -198,15 +241,25 @@ def test_the_opening_shortcut_judges_as_validate(spec, players):
                 break
             seat = s.turn.seat
             # what legal_actions asks the shortcut: the seat to play, no question pending
-            if (s.turn.phase is Phase.PLAY and s.turn.go_out is not GoOut.ASKED
-                    and not s.sides[s.seats[seat].side].opened):
+            if (
+                s.turn.phase is Phase.PLAY
+                and s.turn.go_out is not GoOut.ASKED
+                and not s.sides[s.seats[seat].side].opened
+            ):
                 quick = _QuickCheck(s, seat)
-                candidates = [a for a in _play_candidates(s, seat)[0]
-                              if isinstance(a, MeldCards) and not a.additions]
-                candidates += [MeldCards(seat, new_melds=a.new_melds[:-1])
-                               for a in candidates if len(a.new_melds) > 1] + [
+                candidates = [
+                    a
+                    for a in _play_candidates(s, seat)[0]
+                    if isinstance(a, MeldCards) and not a.additions
+                ]
+                candidates += [
+                    MeldCards(seat, new_melds=a.new_melds[:-1])
+                    for a in candidates
+                    if len(a.new_melds) > 1
+                ] + [
                     MeldCards(seat, new_melds=a.new_melds[:-1] + (a.new_melds[-1][:2],))
-                    for a in candidates]  # a meld of two cards is no meld
+                    for a in candidates
+                ]  # a meld of two cards is no meld
                 for a in candidates:
                     assert quick.legal(a) == (not validate(s, a)), a
                     judged += 1

@@ -9,16 +9,17 @@ import grpc
 import httpx
 import pytest
 from google.protobuf import json_format
+from service_fixtures import ServerProcess, http, server  # noqa: F401
 
 from samba_adjudicator.service import jsonio, pb
-from service_fixtures import ServerProcess, http, server  # noqa: F401
 
 pytestmark = pytest.mark.servers
 
 
 def _out_of_turn(http: httpx.Client) -> dict:
-    dealt = http.post("/v1/deals:deal", content=json.dumps(
-        {"players": 4, "seed": "replicas"})).json()["snapshot"]
+    dealt = http.post(
+        "/v1/deals:deal", content=json.dumps({"players": 4, "seed": "replicas"})
+    ).json()["snapshot"]
     seat = (dealt["turn"]["seat"] + 1) % 4
     return {"snapshot": dealt, "action": {"seat": seat, "drawStock": {}}}
 
@@ -58,10 +59,12 @@ def test_two_processes_answer_the_same_bytes_on_both_transports():
 def test_an_infinite_number_is_not_keyed_as_null(server, http):
     """1e400 and null are different requests: the answer must not depend on which of them
     the server saw first."""
-    dealt = http.post("/v1/deals:deal", content=json.dumps(
-        {"players": 4, "seed": "infinite-key"})).json()["snapshot"]
+    dealt = http.post(
+        "/v1/deals:deal", content=json.dumps({"players": 4, "seed": "infinite-key"})
+    ).json()["snapshot"]
     infinite = json.dumps({"snapshot": dealt, "provisional": True}).replace(
-        '"ply": 0', '"ply": 1e400')
+        '"ply": 0', '"ply": 1e400'
+    )
     assert "1e400" in infinite
     null = infinite.replace("1e400", "null")
     first = http.post("/v1/deals:score", content=infinite)
@@ -69,5 +72,7 @@ def test_an_infinite_number_is_not_keyed_as_null(server, http):
     assert http.post("/v1/deals:score", content=null).status_code == 200
     again = http.post("/v1/deals:score", content=infinite)
     assert again.status_code == 400, again.text
-    assert again.json()["error"]["details"][1]["fieldViolations"] \
+    assert (
+        again.json()["error"]["details"][1]["fieldViolations"]
         == first.json()["error"]["details"][1]["fieldViolations"]
+    )

@@ -6,23 +6,45 @@ ValidateAction accepts it; ``test_further_agreement`` adds CheckMeld to that com
 from __future__ import annotations
 
 import pytest
+from builders import over
+from test_rules_support import (
+    KINGS7,
+    QUEENS7,
+    SAMBA_4_10,
+    allowed,
+    codes_of,
+    listed,
+    make_snapshot,
+    melds_of,
+    refused,
+)
 
 from samba_adjudicator.engine import deal, legal_actions, validate
 from samba_adjudicator.engine.game import check_meld
 from samba_adjudicator.engine.melds import order_run
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock,
-                                            EndReason, GoOut, MeldCards, MeldKind, Phase,
-                                            Result, RunEnd, SwapWild, TakePile)
+from samba_adjudicator.engine.model import (
+    Addition,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    DrawStock,
+    EndReason,
+    GoOut,
+    MeldCards,
+    MeldKind,
+    Phase,
+    Result,
+    RunEnd,
+    SwapWild,
+    TakePile,
+)
 from samba_adjudicator.engine.pile import is_frozen
-from samba_adjudicator.engine.ruleset import (PROFILES, RulesetError, SixPlayerLayout, resolve)
+from samba_adjudicator.engine.ruleset import PROFILES, RulesetError, SixPlayerLayout, resolve
 from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive, score
 from samba_adjudicator.service import convert, pb
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.errors import ApiError
 from samba_adjudicator.service.runtime import Runtime
-from builders import over
-from test_rules_support import (KINGS7, QUEENS7, SAMBA_4_10, allowed, codes_of, listed,
-                                make_snapshot, melds_of, refused)
 
 BOLIVIA7 = "JK JK JK 2C 2D 2H 2S"
 
@@ -47,6 +69,7 @@ def addition(meld_id: str, cards: str, end: RunEnd | None = None) -> MeldCards:
 
 # -- 1. open runs -------------------------------------------------------------------------
 
+
 def test_further_1_open_run_two_naturals_one_wild():
     """A run of three cards may be two naturals and one wild; never two wilds."""
     snap = opened("classic+open", "5H 6H 2C 2D 9C 9D", ["AH AS AD"])
@@ -54,8 +77,11 @@ def test_further_1_open_run_two_naturals_one_wild():
     assert melds_of(out.snapshot)[-1] == ("5H", "6H", "2C")
     assert out.snapshot.sides[0].melds[-1].kind is MeldKind.RUN
     assert check_meld(resolve("classic+open"), ("5H", "6H", "2C")).valid
-    refused(opened("classic+open", "5H 6H 2C 2D 9C 9D", ["AH AS AD"]),
-            new_meld("5H 6H 2C 2D"), "WILD_IN_RUN_NOT_ALLOWED")
+    refused(
+        opened("classic+open", "5H 6H 2C 2D 9C 9D", ["AH AS AD"]),
+        new_meld("5H 6H 2C 2D"),
+        "WILD_IN_RUN_NOT_ALLOWED",
+    )
     refused(opened("classic", "5H 6H 2C 9C 9D", ["AH AS AD"]), new_meld("5H 6H 2C"))
 
 
@@ -85,10 +111,8 @@ def test_further_1_open_run_natural_only_at_an_open_end():
     at_end = opened("classic+open", "7H 8H 4H 9C 9D 5S", ["5H 6H JK"])
     assert melds_of(at_end)[0] == ("5H", "6H", "JK")  # the wild stands for the 7
     refused(at_end, addition("m1", "7H"), "NOT_A_RUN")
-    assert melds_of(allowed(at_end, addition("m1", "8H")).snapshot)[0] == (
-        "5H", "6H", "JK", "8H")
-    assert melds_of(allowed(at_end, addition("m1", "4H")).snapshot)[0] == (
-        "4H", "5H", "6H", "JK")
+    assert melds_of(allowed(at_end, addition("m1", "8H")).snapshot)[0] == ("5H", "6H", "JK", "8H")
+    assert melds_of(allowed(at_end, addition("m1", "4H")).snapshot)[0] == ("4H", "5H", "6H", "JK")
     in_gap = opened("classic+open", "6H 9C 9D 5S", ["5H JK 7H"])
     refused(in_gap, addition("m1", "6H"), "NOT_A_RUN")
 
@@ -102,11 +126,15 @@ def test_further_1_swap_wild_is_for_groups_only():
 
 # -- 2. uruguayan -------------------------------------------------------------------------
 
+
 def test_further_2_uruguayan_counts_group_wilds_not_an_open_runs_wild():
     """The limit of two counts wilds mixed into groups of a rank: an open run's wild is
     not counted."""
-    snap = opened("classic+uruguayan+open", "QC KC 2H 7S 8S 2D 9C 9D 5S",
-                  ["QH QS QD 2C", "KH KS KD 2S", "5H 6H JK"])
+    snap = opened(
+        "classic+uruguayan+open",
+        "QC KC 2H 7S 8S 2D 9C 9D 5S",
+        ["QH QS QD 2C", "KH KS KD 2S", "5H 6H JK"],
+    )
     refused(snap, addition("m1", "QC 2H"), "SIDE_WILD_LIMIT")
     allowed(snap, addition("m1", "QC"))
     allowed(snap, new_meld("7S 8S 2D"))
@@ -115,14 +143,18 @@ def test_further_2_uruguayan_counts_group_wilds_not_an_open_runs_wild():
 def test_further_2_uruguayan_does_not_count_bolivias():
     """A wild-only group is its own meld, outside the limit: with two wilds already in the
     side's groups, wild-only groups may still be laid and grow to a bolivia."""
-    snap = opened("bolivia+uruguayan", "2D 2H JK 2S 9C 9D 5S",
-                  ["QH QS QD QC 2C", "KH KS KD KC 2S", "JK JK 2H 2D"])
+    snap = opened(
+        "bolivia+uruguayan",
+        "2D 2H JK 2S 9C 9D 5S",
+        ["QH QS QD QC 2C", "KH KS KD KC 2S", "JK JK 2H 2D"],
+    )
     allowed(snap, new_meld("2D 2H JK"))
     allowed(snap, addition("m3", "2S"))
     refused(snap, addition("m1", "2S"), "SIDE_WILD_LIMIT")
 
 
 # -- 3. bolivia ---------------------------------------------------------------------------
+
 
 def test_further_3_bolivia_counts_as_a_canasta_never_as_the_escalera():
     """A bolivia counts toward the two canastas going out needs and toward the red-3
@@ -134,8 +166,7 @@ def test_further_3_bolivia_counts_as_a_canasta_never_as_the_escalera():
     assert out.snapshot.result.reason is EndReason.WENT_OUT
     side = opened("bolivia", "5C", [BOLIVIA7, KINGS7], red_threes={0: "3H"}).sides[0]
     assert red_threes_positive(resolve("bolivia"), side)
-    assert not red_threes_positive(resolve("bolivia"),
-                                   opened("bolivia", "5C", [BOLIVIA7]).sides[0])
+    assert not red_threes_positive(resolve("bolivia"), opened("bolivia", "5C", [BOLIVIA7]).sides[0])
 
 
 def test_further_3_bolivia_stays_wild_only():
@@ -143,21 +174,41 @@ def test_further_3_bolivia_stays_wild_only():
     snap = opened("bolivia", "9C 9D 2S 5S 6S", ["JK JK 2H 2D", KINGS7])
     refused(snap, addition("m1", "9C"), "MIXED_RANKS")
     allowed(snap, addition("m1", "2S"))
-    take = make_snapshot("bolivia", 4, hands={0: "5S 6S 7C"},
-                         melds={0: ["JK JK 2H 2D", KINGS7]}, discard="4C 9S",
-                         phase=Phase.DRAW)
+    take = make_snapshot(
+        "bolivia",
+        4,
+        hands={0: "5S 6S 7C"},
+        melds={0: ["JK JK 2H 2D", KINGS7]},
+        discard="4C 9S",
+        phase=Phase.DRAW,
+    )
     assert not is_frozen(take.ruleset, take, 0)
     refused(take, TakePile(0, meld_id="m1"), "TOP_CARD_DOES_NOT_FIT")
-    allowed(make_snapshot("bolivia", 4, hands={0: "5S 6S 7C"},
-                          melds={0: ["9H 9S 9D", KINGS7]}, discard="4C 9C",
-                          phase=Phase.DRAW), TakePile(0, meld_id="m1"))
+    allowed(
+        make_snapshot(
+            "bolivia",
+            4,
+            hands={0: "5S 6S 7C"},
+            melds={0: ["9H 9S 9D", KINGS7]},
+            discard="4C 9C",
+            phase=Phase.DRAW,
+        ),
+        TakePile(0, meld_id="m1"),
+    )
 
 
 # -- 4. official merging ------------------------------------------------------------------
 
+
 def official_take(group: str, hand: str, top: str = "9C"):
-    return make_snapshot("official", 4, hands={0: hand}, melds={0: [group, KINGS7]},
-                         discard=f"4D {top}", phase=Phase.DRAW)
+    return make_snapshot(
+        "official",
+        4,
+        hands={0: hand},
+        melds={0: [group, KINGS7]},
+        discard=f"4D {top}",
+        phase=Phase.DRAW,
+    )
 
 
 def test_further_4_official_pair_take_merges_automatically():
@@ -180,11 +231,18 @@ def test_further_4_official_merge_refused_putting_a_wild_onto_a_canasta():
 
 # -- 5. qualifying cards are a minimum ----------------------------------------------------
 
+
 def test_further_5_frozen_pile_pair_is_a_minimum():
     """On a frozen pile the natural pair qualifies; more naturals of the rank and wilds
     within the group rule may join the new group."""
-    snap = make_snapshot("classic", 4, hands={0: "9C 9H 9D 2D 5C 6D 7S"},
-                         melds={0: ["AH AS AD"]}, discard="2C 4D 9S", phase=Phase.DRAW)
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={0: "9C 9H 9D 2D 5C 6D 7S"},
+        melds={0: ["AH AS AD"]},
+        discard="2C 4D 9S",
+        phase=Phase.DRAW,
+    )
     assert is_frozen(snap.ruleset, snap, 0)
     out = allowed(snap, TakePile(0, hand_cards=("9C", "9H", "9D", "2D")))
     assert sorted(melds_of(out.snapshot)[-1]) == sorted("9S 9C 9H 9D 2D".split())
@@ -194,21 +252,34 @@ def test_further_5_frozen_pile_pair_is_a_minimum():
 def test_further_5_natural_plus_wild_is_a_minimum():
     """canasta, unfrozen: one natural and one wild qualify, and further naturals and
     wilds may join within the group rule; frozen, the pair is needed (and enough)."""
-    unfrozen = make_snapshot("canasta", 4, hands={0: "9C 9H 2D JK 5C 6D 7S"},
-                             melds={0: ["AH AS AD"]}, discard="4D 9S", phase=Phase.DRAW)
+    unfrozen = make_snapshot(
+        "canasta",
+        4,
+        hands={0: "9C 9H 2D JK 5C 6D 7S"},
+        melds={0: ["AH AS AD"]},
+        discard="4D 9S",
+        phase=Phase.DRAW,
+    )
     assert not is_frozen(unfrozen.ruleset, unfrozen, 0)
     allowed(unfrozen, TakePile(0, hand_cards=("9C", "2D")))
     allowed(unfrozen, TakePile(0, hand_cards=("9C", "9H", "2D")))
     allowed(unfrozen, TakePile(0, hand_cards=("9C", "9H", "2D", "JK")))
     refused(unfrozen, TakePile(0, hand_cards=("9C", "2D", "JK")), "WILD_RULE_BROKEN")
-    frozen = make_snapshot("canasta", 4, hands={0: "9C 9H 2D JK 5C 6D 7S"},
-                           melds={0: ["AH AS AD"]}, discard="2C 4D 9S", phase=Phase.DRAW)
+    frozen = make_snapshot(
+        "canasta",
+        4,
+        hands={0: "9C 9H 2D JK 5C 6D 7S"},
+        melds={0: ["AH AS AD"]},
+        discard="2C 4D 9S",
+        phase=Phase.DRAW,
+    )
     assert is_frozen(frozen.ruleset, frozen, 0)
     refused(frozen, TakePile(0, hand_cards=("9C", "2D")), "PILE_FROZEN")
     allowed(frozen, TakePile(0, hand_cards=("9C", "9H", "2D")))
 
 
 # -- 6. spanish six players ---------------------------------------------------------------
+
 
 def test_further_6_spanish_six_players_three_pairs_unless_overridden():
     default = deal(resolve("spanish"), 6, "six")
@@ -220,6 +291,7 @@ def test_further_6_spanish_six_players_three_pairs_unless_overridden():
 
 # -- 7. the end of a match ----------------------------------------------------------------
 
+
 def test_further_7_match_end_target_first_even_in_the_last_deal():
     """pagat allows 60 deals: reaching the target in the 60th deal ends the match with a
     winner (a draw only on equal totals); no side at the target after 60 is a draw."""
@@ -229,14 +301,23 @@ def test_further_7_match_end_target_first_even_in_the_last_deal():
     assert match_outcome(pagat, 4, 60, [10500, 10500]) == (True, None, True)
     assert match_outcome(pagat, 4, 60, [9000, 8000]) == (True, None, True)
     assert match_outcome(pagat, 4, 59, [9000, 8000]) == (False, None, False)
-    ended = over(make_snapshot("pagat", 4, hands={0: "5C", 1: "6C"}, deal_number=60,
-                               match_scores=(10000, 9990), melds={0: ["AH AS AD"]}),
-                 Result(EndReason.STOCK_EXHAUSTED))
+    ended = over(
+        make_snapshot(
+            "pagat",
+            4,
+            hands={0: "5C", 1: "6C"},
+            deal_number=60,
+            match_scores=(10000, 9990),
+            melds={0: ["AH AS AD"]},
+        ),
+        Result(EndReason.STOCK_EXHAUSTED),
+    )
     report = score(ended)
     assert report.match_over and report.winner_side == 0 and not report.draw
 
 
 # -- 8. target overrides ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("profile", list(PROFILES))
 def test_further_8_target_override_for_every_profile(profile):
@@ -249,28 +330,34 @@ def test_further_8_target_override_for_every_profile(profile):
 
 
 def test_further_8_bad_target_is_an_invalid_argument_at_its_field():
-    request = pb.DealRequest(ruleset=pb.RulesetRef(
-        profile="canasta", overrides=pb.RulesetOverrides(target_score=2344)),
-        players=4, seed="target")
+    request = pb.DealRequest(
+        ruleset=pb.RulesetRef(profile="canasta", overrides=pb.RulesetOverrides(target_score=2344)),
+        players=4,
+        seed="target",
+    )
     with pytest.raises(ApiError) as err:
         call("Deal", request)
     assert err.value.code == "INVALID_ARGUMENT"
     assert [(p.field, p.reason) for p in err.value.field_violations] == [
-        ("ruleset.overrides.targetScore", "OUT_OF_RANGE")]
+        ("ruleset.overrides.targetScore", "OUT_OF_RANGE")
+    ]
     request.ruleset.overrides.target_score = 2345
     assert call("Deal", request).snapshot.ruleset.profile == "canasta"
 
 
 def test_further_8_target_in_table_sizes_is_checked_too():
     from dataclasses import replace
+
     sizes = tuple(replace(t, target_score=7) for t in resolve("classic").table_sizes)
     with pytest.raises(RulesetError) as err:
         resolve("classic", {"table_sizes": sizes})
     assert [p.field for p in err.value.problems] == [
-        f"ruleset.overrides.table_sizes[{i}].target_score" for i in range(len(sizes))]
+        f"ruleset.overrides.table_sizes[{i}].target_score" for i in range(len(sizes))
+    ]
 
 
 # -- 9. variations ------------------------------------------------------------------------
+
 
 def test_further_9_variations_in_any_order_printed_in_documented_order():
     either = resolve("pagat+open+uruguayan")
@@ -278,15 +365,17 @@ def test_further_9_variations_in_any_order_printed_in_documented_order():
     assert either == resolve("pagat+uruguayan+open")
     assert either.version == resolve("pagat+uruguayan+open").version
     problems: list = []
-    _, ref = convert.ruleset_ref_from_proto(pb.RulesetRef(profile="classic+open+uruguayan"),
-                                            "ruleset", problems)
+    _, ref = convert.ruleset_ref_from_proto(
+        pb.RulesetRef(profile="classic+open+uruguayan"), "ruleset", problems
+    )
     assert not problems and ref.profile == "classic+uruguayan+open"
     answer = call("GetRuleset", pb.GetRulesetRequest(profile="bolivia+open+uruguayan"))
     assert answer.profile == "bolivia+uruguayan+open"
 
 
-@pytest.mark.parametrize("spec", ["canasta+open", "canasta+uruguayan",
-                                  "canasta+uruguayan+open", "classic+open+open"])
+@pytest.mark.parametrize(
+    "spec", ["canasta+open", "canasta+uruguayan", "canasta+uruguayan+open", "classic+open+open"]
+)
 def test_further_9_variations_samba_profiles_only(spec):
     with pytest.raises(RulesetError) as err:
         resolve(spec)
@@ -294,6 +383,7 @@ def test_further_9_variations_samba_profiles_only(spec):
 
 
 # -- 10. CheckMeld on black 3s ------------------------------------------------------------
+
 
 def test_further_10_check_meld_black_threes_alone():
     """Without a snapshot black 3s are valid content, kind BLACK_THREES, with a note that
@@ -306,9 +396,11 @@ def test_further_10_check_meld_black_threes_alone():
     assert answer.valid and answer.kind == pb.Meld.BLACK_THREES and "going out" in answer.note
     going_out = opened("classic", "3S 3C 3S 5C", [KINGS7, QUEENS7], has_melded=[0])
     assert check_meld(going_out.ruleset, ("3S", "3C", "3S"), going_out, 0).valid
-    for not_out in (opened("classic", "3S 3C 3S 5C 6D", [KINGS7, QUEENS7]),
-                    opened("classic", "3S 3C 3S 5C", [KINGS7]),
-                    opened("classic", "3S 3C 3S 5C", [KINGS7, QUEENS7], go_out=GoOut.DENIED)):
+    for not_out in (
+        opened("classic", "3S 3C 3S 5C 6D", [KINGS7, QUEENS7]),
+        opened("classic", "3S 3C 3S 5C", [KINGS7]),
+        opened("classic", "3S 3C 3S 5C", [KINGS7, QUEENS7], go_out=GoOut.DENIED),
+    ):
         got = check_meld(not_out.ruleset, ("3S", "3C", "3S"), not_out, 0)
         assert not got.valid
         assert "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(got.violations)
@@ -316,11 +408,20 @@ def test_further_10_check_meld_black_threes_alone():
 
 # -- 11. no dead ends ---------------------------------------------------------------------
 
+
 def stranded(players: int, melds, **kw):
     """Seat 0 holds one card and draws the stock's last card, a red 3: it is laid out
     without replacement, and seat 0 is left in PLAY with a single card."""
-    snap = make_snapshot("classic", players, hands={0: "5C"}, melds={0: melds},
-                         stock=["3H"], phase=Phase.DRAW, fill_stock=False, **kw)
+    snap = make_snapshot(
+        "classic",
+        players,
+        hands={0: "5C"},
+        melds={0: melds},
+        stock=["3H"],
+        phase=Phase.DRAW,
+        fill_stock=False,
+        **kw,
+    )
     drawn = allowed(snap, DrawStock(0), listing=False).snapshot
     assert drawn.seats[0].hand == ("5C",) and drawn.turn.phase is Phase.PLAY
     return drawn
@@ -355,8 +456,14 @@ def test_further_11_no_dead_end_after_a_no():
 def test_further_11_spanish_stranded_discard_after_asking_costs_the_question():
     """spanish: asking and not going out costs −100 also when the stranded discard ends the
     deal; it is no going out after a refusal, so that penalty does not apply."""
-    snap = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
-                         has_melded=[0], go_out=GoOut.DENIED)
+    snap = make_snapshot(
+        "spanish",
+        4,
+        hands={0: "5C"},
+        melds={0: [KINGS7, QUEENS7]},
+        has_melded=[0],
+        go_out=GoOut.DENIED,
+    )
     out = allowed(snap, Discard(0, "5C"))
     assert [p.code for p in out.snapshot.sides[0].penalties] == ["ASKED_AND_DID_NOT_GO_OUT"]
     assert out.snapshot.result.reason is EndReason.STOCK_EXHAUSTED
@@ -373,12 +480,23 @@ AGREEMENT = [
     ("natural displacing a wild", "classic+open", ["5H 6H JK"], "7H", ("m1", "7H"), False),
     ("natural at an open end", "classic+open", ["5H 6H JK"], "8H", ("m1", "8H"), True),
     ("second wild in a run", "classic+open", ["5H 6H JK"], "2C", ("m1", "2C"), False),
-    ("uruguayan third group wild", "classic+uruguayan+open",
-     ["QH QS QD 2C", "KH KS KD 2S"], "9C 9D 2H", "9C 9D 2H", False),
-    ("uruguayan open run wild", "classic+uruguayan+open",
-     ["QH QS QD 2C", "KH KS KD 2S"], "7S 8S 2D", "7S 8S 2D", True),
-    ("uruguayan bolivia", "bolivia+uruguayan", ["QH QS QD QC 2C 2S"], "2D 2H JK",
-     "2D 2H JK", True),
+    (
+        "uruguayan third group wild",
+        "classic+uruguayan+open",
+        ["QH QS QD 2C", "KH KS KD 2S"],
+        "9C 9D 2H",
+        "9C 9D 2H",
+        False,
+    ),
+    (
+        "uruguayan open run wild",
+        "classic+uruguayan+open",
+        ["QH QS QD 2C", "KH KS KD 2S"],
+        "7S 8S 2D",
+        "7S 8S 2D",
+        True,
+    ),
+    ("uruguayan bolivia", "bolivia+uruguayan", ["QH QS QD QC 2C 2S"], "2D 2H JK", "2D 2H JK", True),
     ("natural onto a wild group", "bolivia", ["JK JK 2H 2D"], "9C", ("m1", "9C"), False),
     ("wild onto a wild group", "bolivia", ["JK JK 2H 2D"], "2S", ("m1", "2S"), True),
     ("official wild onto canasta", "official", [KINGS7], "2S", ("m1", "2S"), False),
@@ -386,8 +504,9 @@ AGREEMENT = [
 ]
 
 
-@pytest.mark.parametrize("case,spec,melds,hand,meld,valid", AGREEMENT,
-                         ids=[c[0] for c in AGREEMENT])
+@pytest.mark.parametrize(
+    "case,spec,melds,hand,meld,valid", AGREEMENT, ids=[c[0] for c in AGREEMENT]
+)
 def test_further_agreement(case, spec, melds, hand, meld, valid):
     """A docs/rules.md#further-decisions meld is listed iff ValidateAction accepts it iff CheckMeld
     (with the snapshot and the seat) finds it valid."""

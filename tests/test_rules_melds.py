@@ -9,13 +9,33 @@ the outcome of every profile side by side.
 from __future__ import annotations
 
 import pytest
+from test_rules_support import (
+    KINGS7,
+    PROFILES,
+    QUEENS7,
+    SAMBA_4_10,
+    allowed,
+    codes_of,
+    event_types,
+    make_snapshot,
+    melds_of,
+    refused,
+)
 
 from samba_adjudicator.engine.game import check_meld, validate
-from samba_adjudicator.engine.model import (RunEnd, Addition, Discard, GoOut, Meld, MeldCards,
-                                            MeldKind, MeldStatus, Phase, SwapWild)
+from samba_adjudicator.engine.model import (
+    Addition,
+    Discard,
+    GoOut,
+    Meld,
+    MeldCards,
+    MeldKind,
+    MeldStatus,
+    Phase,
+    RunEnd,
+    SwapWild,
+)
 from samba_adjudicator.engine.ruleset import resolve
-from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
-                                make_snapshot, melds_of, refused, event_types)
 
 
 def content(profile: str, cs: str):
@@ -24,27 +44,42 @@ def content(profile: str, cs: str):
 
 def opened(profile="classic", hand="", melds=None, players=4, **kw):
     """Seat 0 in PLAY; side 0 opened (default: one meld of aces), hand as given."""
-    return make_snapshot(profile, players, hands={0: hand},
-                         melds=melds if melds is not None else {0: ["AH AS AD"]}, **kw)
+    return make_snapshot(
+        profile,
+        players,
+        hands={0: hand},
+        melds=melds if melds is not None else {0: ["AH AS AD"]},
+        **kw,
+    )
 
 
 # -- docs/rules.md#card-values ---------------------------------------------------------------------
+
 
 def test_s2_card_values_joker_50():
     """docs/rules.md#card-values: joker 50, A 20 (bolivia allows the jokers in a wild group)."""
     assert content("bolivia", "JK JK JK").points == 150
 
 
-@pytest.mark.parametrize("cs, pts", [
-    ("AH AS AD", 60),          # A 20
-    ("AH AS 2C", 60),          # 2 20
-    ("KH KS JK", 70),          # K 10, joker 50
-    ("QH QS QD", 30), ("JH JS JD", 30), ("10H 10S 10D", 30), ("9H 9S 9D", 30),
-    ("8H 8S 8D", 30),          # K..8: 10
-    ("7H 7S 7D", 15), ("6H 6S 6D", 15), ("5H 5S 5D", 15), ("4H 4S 4D", 15),  # 7..4: 5
-    ("3S 3C 3S", 15),          # black 3: 5
-    ("4H 5H 6H 7H 8H 9H 10H", 50),
-])
+@pytest.mark.parametrize(
+    "cs, pts",
+    [
+        ("AH AS AD", 60),  # A 20
+        ("AH AS 2C", 60),  # 2 20
+        ("KH KS JK", 70),  # K 10, joker 50
+        ("QH QS QD", 30),
+        ("JH JS JD", 30),
+        ("10H 10S 10D", 30),
+        ("9H 9S 9D", 30),
+        ("8H 8S 8D", 30),  # K..8: 10
+        ("7H 7S 7D", 15),
+        ("6H 6S 6D", 15),
+        ("5H 5S 5D", 15),
+        ("4H 4S 4D", 15),  # 7..4: 5
+        ("3S 3C 3S", 15),  # black 3: 5
+        ("4H 5H 6H 7H 8H 9H 10H", 50),
+    ],
+)
 def test_s2_card_values_meld_points(cs, pts):
     """docs/rules.md#card-values: joker 50; A 20; 2 20; K..8 10; 7..4 5; black 3 5 (CheckMeld
     points)."""
@@ -53,22 +88,26 @@ def test_s2_card_values_meld_points(cs, pts):
 
 # -- docs/rules.md#runs ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cs, ok", [
-    ("4H 5H 6H", True),            # 4 is low
-    ("QH KH AH", True),            # ace high
-    ("10S JS QS KS AS", True),
-    ("KH AH 4H", False),           # no wrap
-    ("AH 4H 5H", False),           # ace is never low
-    ("AS 2S 3S", False),           # seed 004's "A-2-3" order is impossible (Decision)
-    ("AH 2H 3H", False),
-    ("4S 3S 2S", False),
-    ("3C 4C 5C", False),           # no 3s
-    ("4H 5H 5H 6H", False),        # no duplicates
-    ("4H 6H 7H", False),           # unbroken
-    ("4H 5S 6H", False),           # one suit
-    ("4H 5H 2C", False),           # no wilds without runs_allow_wilds
-    ("4H 5H JK", False),
-])
+
+@pytest.mark.parametrize(
+    "cs, ok",
+    [
+        ("4H 5H 6H", True),  # 4 is low
+        ("QH KH AH", True),  # ace high
+        ("10S JS QS KS AS", True),
+        ("KH AH 4H", False),  # no wrap
+        ("AH 4H 5H", False),  # ace is never low
+        ("AS 2S 3S", False),  # seed 004's "A-2-3" order is impossible (Decision)
+        ("AH 2H 3H", False),
+        ("4S 3S 2S", False),
+        ("3C 4C 5C", False),  # no 3s
+        ("4H 5H 5H 6H", False),  # no duplicates
+        ("4H 6H 7H", False),  # unbroken
+        ("4H 5S 6H", False),  # one suit
+        ("4H 5H 2C", False),  # no wilds without runs_allow_wilds
+        ("4H 5H JK", False),
+    ],
+)
 def test_s2_run_shape_classic(cs, ok):
     """docs/rules.md#runs: naturals of one suit, 4 low ace high, no wrap, no 2s/3s, no duplicates,
     no wilds; seed 004's A-2-3 runs are refused (Decision)."""
@@ -102,12 +141,15 @@ def test_s2_samba_is_closed_nothing_may_be_added():
     refused(snap, MeldCards(0, additions=(Addition("m1", ("4H",)),)), "MELD_CLOSED")
 
 
-@pytest.mark.parametrize("add, result", [
-    ("5H", ("5H", "6H", "7H", "8H")),
-    ("9H", ("6H", "7H", "8H", "9H")),
-    ("5H 9H", ("5H", "6H", "7H", "8H", "9H")),
-    ("4H 5H", ("4H", "5H", "6H", "7H", "8H")),
-])
+@pytest.mark.parametrize(
+    "add, result",
+    [
+        ("5H", ("5H", "6H", "7H", "8H")),
+        ("9H", ("6H", "7H", "8H", "9H")),
+        ("5H 9H", ("5H", "6H", "7H", "8H", "9H")),
+        ("4H 5H", ("4H", "5H", "6H", "7H", "8H")),
+    ],
+)
 def test_s2_run_extends_at_either_end(add, result):
     """docs/rules.md#runs: cards may be added at either end; the run is kept low to high."""
     snap = opened(hand=add + " KC KD", melds={0: ["6H 7H 8H"]})
@@ -135,8 +177,9 @@ def test_s2_several_runs_of_one_suit_never_merged():
     snap = opened(hand="9H 10H JH 7H 8H KC KD", melds={0: ["4H 5H 6H"]})
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "10H", "JH"),)))
     assert melds_of(out.snapshot) == [("4H", "5H", "6H"), ("9H", "10H", "JH")]
-    out = allowed(out.snapshot, MeldCards(0, additions=(Addition("m1", ("7H",)),
-                                                          Addition("m2", ("8H",)))))
+    out = allowed(
+        out.snapshot, MeldCards(0, additions=(Addition("m1", ("7H",)), Addition("m2", ("8H",))))
+    )
     assert melds_of(out.snapshot) == [("4H", "5H", "6H", "7H"), ("8H", "9H", "10H", "JH")]
 
 
@@ -148,8 +191,11 @@ def test_s3_runs_not_allowed_in_canasta():
 
 # -- docs/rules.md#variations ------------------------------------------------------------------
 
-@pytest.mark.parametrize("profile, ok", [("classic", False), ("classic+open", True),
-                                         ("pagat+open", True), ("official+open", True)])
+
+@pytest.mark.parametrize(
+    "profile, ok",
+    [("classic", False), ("classic+open", True), ("pagat+open", True), ("official+open", True)],
+)
 def test_s1_open_run_may_hold_one_wild(profile, ok):
     """docs/rules.md#variations (runs_allow_wilds): a run may hold at most one wild standing for a
     lacking rank; without the variation it is refused."""
@@ -170,15 +216,15 @@ def test_s1_open_run_at_most_one_wild():
     got = content("classic+open", "4H 5H 2C JK")
     assert not got.valid and "WILD_IN_RUN_NOT_ALLOWED" in codes_of(got.violations)
     snap = opened("classic+open", hand="JK KC KD", melds={0: ["4H 5H 2C"]})
-    refused(snap, MeldCards(0, additions=(Addition("m1", ("JK",)),)),
-            "WILD_IN_RUN_NOT_ALLOWED")
+    refused(snap, MeldCards(0, additions=(Addition("m1", ("JK",)),)), "WILD_IN_RUN_NOT_ALLOWED")
 
 
 def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
     """docs/rules.md#variations: a seven-card run holding a wild is a samba (closed,
     open_samba_bonus 1000, counts toward going out like any samba)."""
-    snap = opened("classic+open", hand="2C 5C", has_melded=[0],
-                  melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]})
+    snap = opened(
+        "classic+open", hand="2C 5C", has_melded=[0], melds={0: ["4H 5H 6H 7H 8H 9H", KINGS7]}
+    )
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
     assert "SAMBA_COMPLETED" in event_types(out)
     samba = out.snapshot.sides[0].melds[0]
@@ -194,6 +240,7 @@ def test_s1_open_samba_closed_scores_1000_and_counts_for_going_out():
 
 
 # -- docs/rules.md#groups --------------------------------------------------------------------------
+
 
 def test_s2_group_needs_three_cards():
     """docs/rules.md#groups: three or more cards (MELD_TOO_SHORT)."""
@@ -230,6 +277,7 @@ def test_s2_natural_or_mixed_judged_from_final_content():
     snap = opened(hand="2C 5C 5D", melds={0: [KINGS7]})
     out = allowed(snap, MeldCards(0, additions=(Addition("m1", ("2C",)),)))
     from samba_adjudicator.engine.scoring import score
+
     s0 = score(out.snapshot, provisional=True).sides[0]
     assert (s0.natural_canastas, s0.mixed_canastas, s0.canasta_bonus) == (0, 1, 300)
 
@@ -244,8 +292,14 @@ def test_s2_every_card_played_must_be_in_hand_as_multiset():
 
 WILD_RULE_CASES = {
     # docs/rules.md#parameters "Examples" verbatim, one row per profile
-    "QH QS QD 2C JK": {"classic": True, "official": True, "pagat": False, "spanish": False,
-                       "canasta": True, "bolivia": False},
+    "QH QS QD 2C JK": {
+        "classic": True,
+        "official": True,
+        "pagat": False,
+        "spanish": False,
+        "canasta": True,
+        "bolivia": False,
+    },
     "5H 5S 2C": {p: True for p in PROFILES},
     "5H 2C 2D": {p: False for p in PROFILES},
     "9H 9S 9D 9C 2C 2D JK": {p: p == "canasta" for p in PROFILES},
@@ -273,9 +327,17 @@ def test_s3_canasta_three_wilds_more_naturals_code():
     assert codes_of(got.violations) == ["WILD_RULE_BROKEN"]
 
 
-@pytest.mark.parametrize("profile, ok", [
-    ("classic", True), ("pagat", True), ("spanish", False), ("canasta", True),
-    ("bolivia", True), ("official", True)])
+@pytest.mark.parametrize(
+    "profile, ok",
+    [
+        ("classic", True),
+        ("pagat", True),
+        ("spanish", False),
+        ("canasta", True),
+        ("bolivia", True),
+        ("official", True),
+    ],
+)
 def test_s3_one_until_seven_second_wild_below_seven(profile, ok):
     """docs/rules.md#one-group-per-rank_UNTIL_SEVEN (spanish): a second wild only in a group of
     seven or more — 6-6-6-6-2-JK (six cards, two wilds) is refused only in spanish."""
@@ -292,9 +354,17 @@ def test_s3_one_until_seven_second_wild_at_seven():
     allowed(snap, MeldCards(0, additions=(Addition("m1", ("6C", "JK")),)))
 
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", "TOO_MANY_WILDS"), ("pagat", "TOO_MANY_WILDS"), ("spanish", "TOO_MANY_WILDS"),
-    ("canasta", None), ("bolivia", "TOO_MANY_WILDS"), ("official", "TOO_MANY_WILDS")])
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", "TOO_MANY_WILDS"),
+        ("pagat", "TOO_MANY_WILDS"),
+        ("spanish", "TOO_MANY_WILDS"),
+        ("canasta", None),
+        ("bolivia", "TOO_MANY_WILDS"),
+        ("official", "TOO_MANY_WILDS"),
+    ],
+)
 def test_s3_group_max_wilds(profile, expected):
     """docs/rules.md#wild-rules_max_wilds caps every rule: eight naturals and three wilds are legal
     only in canasta (cap 3); four wilds nowhere."""
@@ -306,9 +376,17 @@ def test_s3_group_max_wilds(profile, expected):
     assert not four.valid and "TOO_MANY_WILDS" in codes_of(four.violations)
 
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", None), ("pagat", None), ("spanish", None), ("canasta", None),
-    ("bolivia", None), ("official", "WILD_ONTO_CANASTA_NOT_ALLOWED")])
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", None),
+        ("pagat", None),
+        ("spanish", None),
+        ("canasta", None),
+        ("bolivia", None),
+        ("official", "WILD_ONTO_CANASTA_NOT_ALLOWED"),
+    ],
+)
 def test_s3_wild_onto_canasta(profile, expected):
     """docs/rules.md#wild-rules_onto_canasta / docs/rules.md#bolivia: official refuses any wild
     added to a completed canasta;
@@ -331,8 +409,11 @@ def test_s3_wild_onto_incomplete_group_official_allowed():
 
 # -- docs/rules.md#parameters/docs/rules.md#one-group-per-rank groups per rank ---------------------
 
-@pytest.mark.parametrize("profile, groups", [
-    ("classic", 2), ("pagat", 2), ("spanish", 2), ("canasta", 1), ("bolivia", 2)])
+
+@pytest.mark.parametrize(
+    "profile, groups",
+    [("classic", 2), ("pagat", 2), ("spanish", 2), ("canasta", 1), ("bolivia", 2)],
+)
 def test_s5_6_groups_per_rank(profile, groups):
     """docs/rules.md#wild-ruless_per_rank / docs/rules.md#one-group-per-rank: in canasta melding
     cards of a rank the side holds joins
@@ -355,10 +436,18 @@ def test_s5_6_canasta_single_card_joins_group():
 
 # -- docs/rules.md#wild-swap wild swap -------------------------------------------------------------
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", None), ("pagat", "WILD_SWAP_NOT_ALLOWED"), ("spanish", "WILD_SWAP_NOT_ALLOWED"),
-    ("canasta", "WILD_SWAP_NOT_ALLOWED"), ("bolivia", "WILD_SWAP_NOT_ALLOWED"),
-    ("official", "WILD_SWAP_NOT_ALLOWED")])
+
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", None),
+        ("pagat", "WILD_SWAP_NOT_ALLOWED"),
+        ("spanish", "WILD_SWAP_NOT_ALLOWED"),
+        ("canasta", "WILD_SWAP_NOT_ALLOWED"),
+        ("bolivia", "WILD_SWAP_NOT_ALLOWED"),
+        ("official", "WILD_SWAP_NOT_ALLOWED"),
+    ],
+)
 def test_s5_4_wild_swap_classic_only(profile, expected):
     """docs/rules.md#wild-rules_swap / docs/rules.md#wild-swap: only classic lets a player put the
     natural in an incomplete group and take the wild into the hand."""
@@ -388,6 +477,7 @@ def test_s5_4_wild_swap_mismatch(natural, wild):
 
 
 # -- docs/rules.md#black-three-groups --------------------------------------------------------------
+
 
 def two_canastas(profile="classic", hand="", **kw):
     return opened(profile, hand=hand, melds={0: [KINGS7, QUEENS7]}, has_melded=[0], **kw)
@@ -425,8 +515,7 @@ def test_s2_black_threes_only_when_going_out(case):
     if case != "partner_said_no":
         assert "BLACK_THREES_ONLY_WHEN_GOING_OUT" in codes_of(vs)
     else:
-        assert set(codes_of(vs)) & {"BLACK_THREES_ONLY_WHEN_GOING_OUT",
-                                    "GO_OUT_REFUSED_BY_PARTNER"}
+        assert set(codes_of(vs)) & {"BLACK_THREES_ONLY_WHEN_GOING_OUT", "GO_OUT_REFUSED_BY_PARTNER"}
 
 
 def test_s2_black_three_group_content_only_check():
@@ -437,10 +526,20 @@ def test_s2_black_three_group_content_only_check():
     assert "going out" in got.note
 
 
-@pytest.mark.parametrize("profile, size, ok", [
-    # (a 3-deck pack holds six black 3s, canasta's 2-deck pack four)
-    ("classic", 4, True), ("classic", 5, False), ("classic", 6, False), ("pagat", 6, True),
-    ("spanish", 6, True), ("canasta", 4, True), ("bolivia", 6, True), ("official", 6, True)])
+@pytest.mark.parametrize(
+    "profile, size, ok",
+    [
+        # (a 3-deck pack holds six black 3s, canasta's 2-deck pack four)
+        ("classic", 4, True),
+        ("classic", 5, False),
+        ("classic", 6, False),
+        ("pagat", 6, True),
+        ("spanish", 6, True),
+        ("canasta", 4, True),
+        ("bolivia", 6, True),
+        ("official", 6, True),
+    ],
+)
 def test_s3_black_three_group_max(profile, size, ok):
     """docs/rules.md#parameters black_three_group_max: 4 classic/canasta, 6 elsewhere
     (BLACK_THREE_GROUP_TOO_LARGE)."""
@@ -467,15 +566,22 @@ def test_s2_black_three_group_holds_no_wild():
 
 # -- docs/rules.md#where-melds-go where, ids; docs/rules.md#atomic-melds ---------------------------
 
+
 def test_s5_1_partners_share_melds_other_side_refused():
     """docs/rules.md#seating / docs/rules.md#where-melds-go: a partner may add to the side's melds;
     another side's meld is refused (NOT_OWN_MELD)."""
-    snap = make_snapshot("classic", 4, hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
-                         melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=2)
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={2: "AC 5C 5D", 1: "AC 5C 5D"},
+        melds={0: ["AH AS AD"], 1: ["KH KS KD"]},
+        turn_seat=2,
+    )
     out = allowed(snap, MeldCards(2, additions=(Addition("m1", ("AC",)),)))
     assert out.snapshot.turn.added_to_partner_melds
-    snap1 = make_snapshot("classic", 4, hands={1: "AC 5C 5D"},
-                          melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=1)
+    snap1 = make_snapshot(
+        "classic", 4, hands={1: "AC 5C 5D"}, melds={0: ["AH AS AD"], 1: ["KH KS KD"]}, turn_seat=1
+    )
     refused(snap1, MeldCards(1, additions=(Addition("m1", ("AC",)),)), "NOT_OWN_MELD")
 
 
@@ -486,8 +592,9 @@ def test_s5_1_meld_ids_m_n_in_action_order():
     mine = Meld("m7", ("AH", "AS", "AD"), 0, MeldKind.GROUP)
     odd = Meld("zz99", ("KH", "KS", "KD"), 0, MeldKind.GROUP)
     theirs = Meld("m3", ("QH", "QS", "QD"), 1, MeldKind.GROUP)
-    snap = make_snapshot("classic", 4, hands={0: "9H 9S 9D 4C 5C 6C 7D 8D"},
-                         melds={0: [mine, odd], 1: [theirs]})
+    snap = make_snapshot(
+        "classic", 4, hands={0: "9H 9S 9D 4C 5C 6C 7D 8D"}, melds={0: [mine, odd], 1: [theirs]}
+    )
     out = allowed(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "6C"))))
     ids = [m.id for m in out.snapshot.sides[0].melds]
     assert ids == ["m7", "zz99", "m8", "m9"]
@@ -497,28 +604,38 @@ def test_s5_1_meld_ids_m_n_in_action_order():
 def test_s2_meld_action_is_atomic():
     """docs/rules.md#atomic-melds: one bad meld refuses the whole action; nothing changes."""
     snap = opened(hand="9H 9S 9D 4C 5C 7C KH KS")
-    vs = refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "7C"))),
-                 "NOT_A_RUN")
+    vs = refused(
+        snap, MeldCards(0, new_melds=(("9H", "9S", "9D"), ("4C", "5C", "7C"))), "NOT_A_RUN"
+    )
     assert all(v.code != "MELD_CREATED" for v in vs)
 
 
 def test_s2_meld_action_atomic_additions_too():
     """docs/rules.md#atomic-melds: a good new meld plus a bad addition is refused as a whole."""
     snap = opened(hand="9H 9S 9D KC 5C 6C")
-    refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),),
-                            additions=(Addition("m1", ("KC",)),)), "MIXED_RANKS")
+    refused(
+        snap,
+        MeldCards(0, new_melds=(("9H", "9S", "9D"),), additions=(Addition("m1", ("KC",)),)),
+        "MIXED_RANKS",
+    )
 
 
 # -- docs/rules.md#uruguayan uruguayan -------------------------------------------------------------
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", None), ("classic+uruguayan", "SIDE_WILD_LIMIT"),
-    ("pagat+uruguayan", "SIDE_WILD_LIMIT"), ("official+uruguayan", "SIDE_WILD_LIMIT")])
+
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", None),
+        ("classic+uruguayan", "SIDE_WILD_LIMIT"),
+        ("pagat+uruguayan", "SIDE_WILD_LIMIT"),
+        ("official+uruguayan", "SIDE_WILD_LIMIT"),
+    ],
+)
 def test_s5_5_uruguayan_side_wild_limit(profile, expected):
     """docs/rules.md#profiles/docs/rules.md#uruguayan uruguayan: the wilds in all of a side's
     groups together never exceed two."""
-    snap = opened(profile, hand="9H 9S 9D 2D 5C 5D",
-                  melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
+    snap = opened(profile, hand="9H 9S 9D 2D 5C 5D", melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
     action = MeldCards(0, new_melds=(("9H", "9S", "9D", "2D"),))
     if expected is None:
         allowed(snap, action)
@@ -529,20 +646,23 @@ def test_s5_5_uruguayan_side_wild_limit(profile, expected):
 def test_s5_5_uruguayan_addition_counts_too():
     """docs/rules.md#uruguayan uruguayan: adding a third wild to any group of the side is
     refused."""
-    snap = opened("classic+uruguayan", hand="2D 5C 5D",
-                  melds={0: ["KH KS KD KC 2C", "QH QS QD 2H"]})
+    snap = opened(
+        "classic+uruguayan", hand="2D 5C 5D", melds={0: ["KH KS KD KC 2C", "QH QS QD 2H"]}
+    )
     refused(snap, MeldCards(0, additions=(Addition("m1", ("2D",)),)), "SIDE_WILD_LIMIT")
 
 
 def test_s5_5_uruguayan_counts_groups_only():
     """docs/rules.md#profiles uruguayan limits the wilds in a side's *groups*; an open run's wild
     is not one."""
-    snap = opened("classic+uruguayan+open", hand="4H 5H 2D 5C 5D",
-                  melds={0: ["KH KS KD 2C", "QH QS QD 2H"]})
+    snap = opened(
+        "classic+uruguayan+open", hand="4H 5H 2D 5C 5D", melds={0: ["KH KS KD 2C", "QH QS QD 2H"]}
+    )
     allowed(snap, MeldCards(0, new_melds=(("4H", "5H", "2D"),)))
 
 
 # -- docs/rules.md#bolivia wild-only groups --------------------------------------------------------
+
 
 @pytest.mark.parametrize("profile, ok", [(p, p == "bolivia") for p in PROFILES])
 def test_s8_wild_only_groups_bolivia_only(profile, ok):

@@ -6,17 +6,33 @@ inside a take, the hand floor after a take, red 3s in a taken pile.
 from __future__ import annotations
 
 import pytest
+from test_rules_support import (
+    KINGS7,
+    PROFILES,
+    QUEENS7,
+    SAMBA_4_10,
+    allowed,
+    codes_of,
+    event_types,
+    make_snapshot,
+    melds_of,
+    refused,
+)
 
-from samba_adjudicator.engine.model import (MeldCards, MeldKind, Phase, TakePile, TakeTopCard)
-from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, allowed, codes_of,
-                                event_types, make_snapshot, melds_of, refused)
+from samba_adjudicator.engine.model import MeldCards, MeldKind, Phase, TakePile, TakeTopCard
 
 
 def draw_phase(profile="classic", hand="", discard="", melds=None, players=4, **kw):
     """Seat 0 in DRAW; side 0 opened with a meld of aces unless ``melds`` says otherwise."""
-    return make_snapshot(profile, players, hands={0: hand}, discard=discard,
-                         melds=melds if melds is not None else {0: ["AH AS AD"]},
-                         phase=Phase.DRAW, **kw)
+    return make_snapshot(
+        profile,
+        players,
+        hands={0: hand},
+        discard=discard,
+        melds=melds if melds is not None else {0: ["AH AS AD"]},
+        phase=Phase.DRAW,
+        **kw,
+    )
 
 
 # -- blocked top ------------------------------------------------------------------------------
@@ -37,8 +53,12 @@ def test_s4_blocked_top(top, profile):
     blocks the pile in every profile; pagat blocks any 3, including a red-3 upcard
     (PILE_BLOCKED)."""
     pair = ("3S", "3C") if top.startswith("3") else ("9S", "9D")
-    snap = draw_phase(profile, hand=" ".join(pair) + " 5C 6D", discard="9H " + top,
-                      melds={0: ["9C 9C 9C"]} if profile != "canasta" else {0: ["KH KS KD"]})
+    snap = draw_phase(
+        profile,
+        hand=" ".join(pair) + " 5C 6D",
+        discard="9H " + top,
+        melds={0: ["9C 9C 9C"]} if profile != "canasta" else {0: ["KH KS KD"]},
+    )
     for action in (TakePile(0, hand_cards=pair), TakePile(0, meld_id="m1")):
         vs = refused(snap, action)
         assert ("PILE_BLOCKED" in codes_of(vs)) is BLOCKED[top][profile], codes_of(vs)
@@ -53,12 +73,12 @@ def test_s4_black_three_blocks_only_until_covered():
 
 # -- natural pair --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("profile", PROFILES)
 def test_s4_natural_pair_take_forms_new_group_rest_to_hand(profile):
     """docs/rules.md#take-with-pair: top card plus the pair form a new group, the rest of
     the pile goes to the hand (appended bottom to top); the turn moves to PLAY."""
-    snap = draw_phase(profile, hand="9S 9D 5C 6D", discard="4C KD 9H",
-                      melds={0: ["AH AS AD"]})
+    snap = draw_phase(profile, hand="9S 9D 5C 6D", discard="4C KD 9H", melds={0: ["AH AS AD"]})
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     new = out.snapshot
     assert sorted(new.sides[0].melds[-1].cards) == ["9D", "9H", "9S"]
@@ -77,9 +97,17 @@ def test_s4_take_needs_natural_pair(profile):
     refused(snap, TakePile(0, hand_cards=("9S",)), "TAKE_NEEDS_NATURAL_PAIR")
 
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", None), ("pagat", "WILD_RULE_BROKEN"), ("spanish", "WILD_RULE_BROKEN"),
-    ("canasta", None), ("bolivia", "WILD_RULE_BROKEN"), ("official", None)])
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", None),
+        ("pagat", "WILD_RULE_BROKEN"),
+        ("spanish", "WILD_RULE_BROKEN"),
+        ("canasta", None),
+        ("bolivia", "WILD_RULE_BROKEN"),
+        ("official", None),
+    ],
+)
 def test_s4_pair_take_with_extra_cards_within_group_rule(profile, expected):
     """docs/rules.md#take-with-pair "optionally more cards of that rank and wilds, within the group
     rule": 9H top + 9S 9D 2C JK (three naturals, two wilds) follows each profile's wild rule."""
@@ -92,9 +120,16 @@ def test_s4_pair_take_with_extra_cards_within_group_rule(profile, expected):
         refused(snap, action, expected)
 
 
-@pytest.mark.parametrize("profile, joins", [
-    ("classic", False), ("pagat", False), ("spanish", False), ("canasta", True),
-    ("bolivia", False)])
+@pytest.mark.parametrize(
+    "profile, joins",
+    [
+        ("classic", False),
+        ("pagat", False),
+        ("spanish", False),
+        ("canasta", True),
+        ("bolivia", False),
+    ],
+)
 def test_s4_pair_take_merges(profile, joins):
     """docs/rules.md#parameters pair_take_merges / docs/rules.md#discard-pile: a pair take forms a
     new group, except where the rank's
@@ -113,17 +148,30 @@ def test_s4_pair_take_merges(profile, joins):
 
 TAKE_METHODS = {
     # method -> profile -> expected code (None = legal); pile "5C KC", unfrozen everywhere
-    "natural_plus_wild": {"classic": "TAKE_NEEDS_NATURAL_PAIR", "pagat": "TAKE_NEEDS_NATURAL_PAIR",
-                          "spanish": "TAKE_NEEDS_NATURAL_PAIR", "canasta": None,
-                          "bolivia": "TAKE_NEEDS_NATURAL_PAIR",
-                          "official": "TAKE_NEEDS_NATURAL_PAIR"},
-    "extend_group": {"classic": None, "pagat": "TAKE_METHOD_NOT_ALLOWED",
-                     "spanish": "TAKE_METHOD_NOT_ALLOWED", "canasta": "TAKE_METHOD_NOT_ALLOWED",
-                     "bolivia": None, "official": None},
-    "extend_canasta": {"classic": None, "pagat": "TAKE_METHOD_NOT_ALLOWED",
-                       "spanish": "TAKE_METHOD_NOT_ALLOWED",
-                       "canasta": "TAKE_METHOD_NOT_ALLOWED",
-                       "bolivia": "TOP_CARD_DOES_NOT_FIT", "official": "TOP_CARD_DOES_NOT_FIT"},
+    "natural_plus_wild": {
+        "classic": "TAKE_NEEDS_NATURAL_PAIR",
+        "pagat": "TAKE_NEEDS_NATURAL_PAIR",
+        "spanish": "TAKE_NEEDS_NATURAL_PAIR",
+        "canasta": None,
+        "bolivia": "TAKE_NEEDS_NATURAL_PAIR",
+        "official": "TAKE_NEEDS_NATURAL_PAIR",
+    },
+    "extend_group": {
+        "classic": None,
+        "pagat": "TAKE_METHOD_NOT_ALLOWED",
+        "spanish": "TAKE_METHOD_NOT_ALLOWED",
+        "canasta": "TAKE_METHOD_NOT_ALLOWED",
+        "bolivia": None,
+        "official": None,
+    },
+    "extend_canasta": {
+        "classic": None,
+        "pagat": "TAKE_METHOD_NOT_ALLOWED",
+        "spanish": "TAKE_METHOD_NOT_ALLOWED",
+        "canasta": "TAKE_METHOD_NOT_ALLOWED",
+        "bolivia": "TOP_CARD_DOES_NOT_FIT",
+        "official": "TOP_CARD_DOES_NOT_FIT",
+    },
 }
 
 
@@ -145,18 +193,28 @@ def test_s3_take_methods(method, profile):
         action = TakePile(0, meld_id="m1")
     if expected is None:
         out = allowed(snap, action)
-        assert "KC" in out.snapshot.sides[0].melds[-1].cards or "KC" in \
-            out.snapshot.sides[0].melds[0].cards
+        assert (
+            "KC" in out.snapshot.sides[0].melds[-1].cards
+            or "KC" in out.snapshot.sides[0].melds[0].cards
+        )
         assert out.snapshot.discard_pile == ()
-        assert sorted(out.snapshot.seats[0].hand) == ["5C", "5C", "6D"] or \
-            method == "natural_plus_wild"
+        assert (
+            sorted(out.snapshot.seats[0].hand) == ["5C", "5C", "6D"]
+            or method == "natural_plus_wild"
+        )
     else:
         refused(snap, action, expected)
 
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", None), ("bolivia", None), ("official", None),
-    ("pagat", "TAKE_METHOD_NOT_ALLOWED")])
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", None),
+        ("bolivia", None),
+        ("official", None),
+        ("pagat", "TAKE_METHOD_NOT_ALLOWED"),
+    ],
+)
 def test_s4_extending_take_onto_a_run(profile, expected):
     """docs/rules.md#take-by-extending: runs included (classic, bolivia, official); the top
     card alone is added, the rest goes to the hand."""
@@ -194,12 +252,24 @@ def test_s4_extending_take_only_own_meld():
 
 FROZEN_PILES = {
     # pile (bottom..top) -> profile -> expected code of an extending / natural+wild take
-    "2C 5C KC": {"classic": "PILE_FROZEN", "bolivia": "PILE_FROZEN", "official": "PILE_FROZEN",
-                 "canasta": "PILE_FROZEN"},                     # a (buried) wild
-    "3S 5C KC": {"classic": "PILE_FROZEN", "bolivia": None, "official": None,
-                 "canasta": None},                              # a covered black 3
-    "3H 5C KC": {"classic": None, "bolivia": "PILE_FROZEN", "official": "PILE_FROZEN",
-                 "canasta": "PILE_FROZEN"},                     # a red-3 upcard
+    "2C 5C KC": {
+        "classic": "PILE_FROZEN",
+        "bolivia": "PILE_FROZEN",
+        "official": "PILE_FROZEN",
+        "canasta": "PILE_FROZEN",
+    },  # a (buried) wild
+    "3S 5C KC": {
+        "classic": "PILE_FROZEN",
+        "bolivia": None,
+        "official": None,
+        "canasta": None,
+    },  # a covered black 3
+    "3H 5C KC": {
+        "classic": None,
+        "bolivia": "PILE_FROZEN",
+        "official": "PILE_FROZEN",
+        "canasta": "PILE_FROZEN",
+    },  # a red-3 upcard
     "5C KC": {"classic": None, "bolivia": None, "official": None, "canasta": None},
 }
 
@@ -228,10 +298,22 @@ def test_s4_freeze_models(pile, profile):
 
 
 FROZEN_FOR = {  # pile -> profile -> frozenForSides (side 0 opened, side 1 not)
-    "2C 5C KC": {"classic": (0, 1), "pagat": (), "spanish": (), "canasta": (0, 1),
-                 "bolivia": (0, 1), "official": (0, 1)},
-    "5C KC": {"classic": (), "pagat": (), "spanish": (), "canasta": (1,), "bolivia": (1,),
-              "official": (1,)},
+    "2C 5C KC": {
+        "classic": (0, 1),
+        "pagat": (),
+        "spanish": (),
+        "canasta": (0, 1),
+        "bolivia": (0, 1),
+        "official": (0, 1),
+    },
+    "5C KC": {
+        "classic": (),
+        "pagat": (),
+        "spanish": (),
+        "canasta": (1,),
+        "bolivia": (1,),
+        "official": (1,),
+    },
 }
 
 
@@ -242,6 +324,7 @@ def test_s4_freeze_model_frozen_for_sides(pile, profile):
     freezes; classic freezes for everyone
     while a wild is in the pile; CANASTA also freezes for a side that has not opened."""
     from samba_adjudicator.engine.pile import frozen_for_sides
+
     snap = draw_phase(profile, hand="KS KD 5C 6D", discard=pile, melds={0: ["AH AS AD"]})
     assert frozen_for_sides(snap) == FROZEN_FOR[pile][profile]
 
@@ -250,11 +333,19 @@ def test_s4_canasta_frozen_for_unopened_side():
     """docs/rules.md#freeze: always frozen for a side that has not made its initial meld —
     natural plus wild refused (PILE_FROZEN) though the pile holds no wild."""
     snap = draw_phase("canasta", hand="KS 2D AH AS AD 5C 6D", discard="5C KC", melds={})
-    refused(snap, TakePile(0, hand_cards=("KS", "2D"), new_melds=(("AH", "AS", "AD"),)),
-            "PILE_FROZEN")
+    refused(
+        snap, TakePile(0, hand_cards=("KS", "2D"), new_melds=(("AH", "AS", "AD"),)), "PILE_FROZEN"
+    )
     # the other side (opened) may use it
-    snap1 = make_snapshot("canasta", 4, hands={1: "KS 2D 5C 6D"}, discard="5C KC",
-                          melds={1: ["AH AS AD"]}, turn_seat=1, phase=Phase.DRAW)
+    snap1 = make_snapshot(
+        "canasta",
+        4,
+        hands={1: "KS 2D 5C 6D"},
+        discard="5C KC",
+        melds={1: ["AH AS AD"]},
+        turn_seat=1,
+        phase=Phase.DRAW,
+    )
     allowed(snap1, TakePile(1, hand_cards=("KS", "2D")))
 
 
@@ -269,10 +360,17 @@ def test_s4_natural_plus_wild_forms_group_canasta():
 
 # -- top card only (pagat) ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("profile, expected", [
-    ("classic", "TAKE_METHOD_NOT_ALLOWED"), ("pagat", None),
-    ("spanish", "TAKE_METHOD_NOT_ALLOWED"), ("bolivia", "TAKE_METHOD_NOT_ALLOWED"),
-    ("official", "TAKE_METHOD_NOT_ALLOWED")])
+
+@pytest.mark.parametrize(
+    "profile, expected",
+    [
+        ("classic", "TAKE_METHOD_NOT_ALLOWED"),
+        ("pagat", None),
+        ("spanish", "TAKE_METHOD_NOT_ALLOWED"),
+        ("bolivia", "TAKE_METHOD_NOT_ALLOWED"),
+        ("official", "TAKE_METHOD_NOT_ALLOWED"),
+    ],
+)
 def test_s4_take_top_card_to_run_pagat_only(profile, expected):
     """docs/rules.md#parameters take_top_card_to_run / docs/rules.md#discard-pile: in pagat the top
     card alone may be taken to extend a
@@ -289,11 +387,14 @@ def test_s4_take_top_card_to_run_pagat_only(profile, expected):
         refused(snap, action, expected)
 
 
-@pytest.mark.parametrize("melds, top", [
-    (["5H 6H 7H 8H 9H 10H JH"], "4H"),      # samba: seven cards, closed
-    (["5H 6H 7H"], "9H"),                    # does not fit
-    (["KH KS KD"], "KC"),                    # not a run
-])
+@pytest.mark.parametrize(
+    "melds, top",
+    [
+        (["5H 6H 7H 8H 9H 10H JH"], "4H"),  # samba: seven cards, closed
+        (["5H 6H 7H"], "9H"),  # does not fit
+        (["KH KS KD"], "KC"),  # not a run
+    ],
+)
 def test_s4_take_top_card_must_extend_a_short_run(melds, top):
     """docs/rules.md#take-top-card (pagat): only onto a run of fewer than seven that it extends."""
     snap = draw_phase("pagat", hand="5C 6D", discard="KC " + top, melds={0: melds})
@@ -307,6 +408,7 @@ def test_s4_take_top_card_blocked_top():
 
 
 # -- initial meld by taking --------------------------------------------------------------------
+
 
 def test_s4_initial_meld_by_taking_counts_top_and_pair_only():
     """docs/rules.md#opening-by-taking: top card + pair count; the rest of the pile (here an ace,
@@ -337,8 +439,11 @@ def test_s4_melds_inside_a_take_use_hand_cards_only():
     """docs/rules.md#discard-pile: melds laid inside a take use hand cards only; pile cards are not
     yet meldable (CARDS_NOT_IN_HAND), but a later meld action may use them."""
     snap = draw_phase(hand="KS KD 5C 6D", discard="AH AS AD KH")
-    refused(snap, TakePile(0, hand_cards=("KS", "KD"), new_melds=(("AH", "AS", "AD"),)),
-            "CARDS_NOT_IN_HAND")
+    refused(
+        snap,
+        TakePile(0, hand_cards=("KS", "KD"), new_melds=(("AH", "AS", "AD"),)),
+        "CARDS_NOT_IN_HAND",
+    )
     out = allowed(snap, TakePile(0, hand_cards=("KS", "KD")))
     out2 = allowed(out.snapshot, MeldCards(0, new_melds=(("AH", "AS", "AD"),)))
     assert ("AH", "AS", "AD") in melds_of(out2.snapshot)
@@ -346,20 +451,20 @@ def test_s4_melds_inside_a_take_use_hand_cards_only():
 
 # -- hand floor after a take; going out by a take ---------------------------------------------
 
+
 def test_s4_hand_floor_after_take():
     """docs/rules.md#hand-floor-after-take: pile cards count as hand cards; fewer than two cards
     left after the take is refused when the side cannot go out (HAND_FLOOR)."""
-    snap = draw_phase(hand="9S 9D", discard="4C 9H")            # one card left
+    snap = draw_phase(hand="9S 9D", discard="4C 9H")  # one card left
     refused(snap, TakePile(0, hand_cards=("9S", "9D")), "HAND_FLOOR")
-    snap2 = draw_phase(hand="9S 9D", discard="4C 5D 9H")        # two cards left
+    snap2 = draw_phase(hand="9S 9D", discard="4C 5D 9H")  # two cards left
     out = allowed(snap2, TakePile(0, hand_cards=("9S", "9D")))
     assert sorted(out.snapshot.seats[0].hand) == ["4C", "5D"]
 
 
 def test_s4_hand_floor_after_take_side_may_go_out():
     """docs/rules.md#discard-pile: when the side may go out, one card left after a take is fine."""
-    snap = draw_phase(hand="9S 9D", discard="4C 9H", melds={0: [KINGS7, QUEENS7]},
-                      has_melded=[0])
+    snap = draw_phase(hand="9S 9D", discard="4C 9H", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     assert out.snapshot.seats[0].hand == ("4C",)
 
@@ -367,8 +472,7 @@ def test_s4_hand_floor_after_take_side_may_go_out():
 def test_s4_take_that_empties_hand_goes_out():
     """docs/rules.md#discard-pile: if the side may go out, a take that empties the hand goes out
     (not concealed)."""
-    snap = draw_phase(hand="9S 9D", discard="9H", melds={0: [KINGS7, QUEENS7]},
-                      has_melded=[0])
+    snap = draw_phase(hand="9S 9D", discard="9H", melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     out = allowed(snap, TakePile(0, hand_cards=("9S", "9D")))
     assert out.snapshot.turn.phase is Phase.OVER
     assert out.snapshot.result.seat == 0 and not out.snapshot.result.concealed
@@ -384,6 +488,7 @@ def test_s4_take_that_empties_hand_refused_when_side_cannot_go_out():
 
 
 # -- red 3s in a taken pile --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("profile", ["classic", "spanish", "canasta", "bolivia", "official"])
 def test_s4_red_threes_in_taken_pile_laid_out_without_replacement(profile):

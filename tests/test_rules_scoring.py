@@ -6,11 +6,18 @@ worked checks are run through ApplyAction: the deal ends by going out and Outcom
 from __future__ import annotations
 
 import pytest
+from test_rules_support import (
+    KINGS7,
+    PROFILES,
+    QUEENS7,
+    SAMBA_4_10,
+    SAMBA_8_A,
+    allowed,
+    make_snapshot,
+)
 
 from samba_adjudicator.engine.model import Discard, EndReason, Phase, Result
 from samba_adjudicator.engine.scoring import score
-from test_rules_support import (KINGS7, PROFILES, QUEENS7, SAMBA_4_10, SAMBA_8_A, allowed,
-                                make_snapshot)
 
 EXHAUSTED = Result(EndReason.STOCK_EXHAUSTED)
 
@@ -21,26 +28,46 @@ def ended(profile, players=4, **kw):
 
 def side0(snap):
     s = score(snap).sides[0]
-    assert s.deal_total == (s.meld_points + s.canasta_bonus + s.samba_bonus + s.bolivia_bonus
-                            + s.red_three_points + s.going_out_bonus + s.concealed_bonus
-                            + s.hand_penalty + s.penalty_points)
+    assert s.deal_total == (
+        s.meld_points
+        + s.canasta_bonus
+        + s.samba_bonus
+        + s.bolivia_bonus
+        + s.red_three_points
+        + s.going_out_bonus
+        + s.concealed_bonus
+        + s.hand_penalty
+        + s.penalty_points
+    )
     return s
 
 
 # -- docs/rules.md#worked-examples through ApplyAction ---------------------------------------------
+
 
 @pytest.mark.parametrize("profile, total", [("pagat", 2395), ("classic", 2295)])
 def test_s7_worked_check_through_apply(profile, total):
     """docs/rules.md#worked-examples: a side that goes out holding the samba 8–A and a natural
     canasta of kings, one red 3, partner left with JK and 7 → pagat 2395, classic 2295 (going out
     100) — read from ApplyAction's score when the last discard ends the deal."""
-    snap = make_snapshot(profile, 4, hands={0: "5C", 2: "JK 7H"},
-                         melds={0: [SAMBA_8_A, KINGS7]}, red_threes={0: "3H"}, has_melded=[0])
+    snap = make_snapshot(
+        profile,
+        4,
+        hands={0: "5C", 2: "JK 7H"},
+        melds={0: [SAMBA_8_A, KINGS7]},
+        red_threes={0: "3H"},
+        has_melded=[0],
+    )
     out = allowed(snap, Discard(0, "5C"))
     assert out.snapshot.result.reason is EndReason.WENT_OUT and out.score is not None
     s0 = out.score.sides[0]
-    assert (s0.meld_points, s0.samba_bonus, s0.canasta_bonus, s0.red_three_points,
-            s0.hand_penalty) == (150, 1500, 500, 100, -55)
+    assert (
+        s0.meld_points,
+        s0.samba_bonus,
+        s0.canasta_bonus,
+        s0.red_three_points,
+        s0.hand_penalty,
+    ) == (150, 1500, 500, 100, -55)
     assert s0.deal_total == total
 
 
@@ -48,8 +75,9 @@ def test_s7_worked_check_through_apply(profile, total):
 def test_s7_worked_check_not_gone_out_one_seven_card_meld(profile, red):
     """docs/rules.md#scoring: same deal, but the side did not go out and has only one seven-card
     meld: its red 3 is −100 in pagat, +100 in classic."""
-    snap = ended(profile, melds={0: [KINGS7, "8S 9S 10S"]}, red_threes={0: "3H"},
-                 hands={2: "JK 7H"})
+    snap = ended(
+        profile, melds={0: [KINGS7, "8S 9S 10S"]}, red_threes={0: "3H"}, hands={2: "JK 7H"}
+    )
     assert side0(snap).red_three_points == red
 
 
@@ -64,9 +92,17 @@ def test_s7_natural_canasta_of_kings_is_570():
 ALL_RED = {"canasta": "3H 3H 3D 3D"}
 
 
-@pytest.mark.parametrize("profile, points", [
-    ("classic", -600), ("pagat", -1000), ("spanish", -600), ("canasta", -800),
-    ("bolivia", -1000), ("official", -1000)])
+@pytest.mark.parametrize(
+    "profile, points",
+    [
+        ("classic", -600),
+        ("pagat", -1000),
+        ("spanish", -600),
+        ("canasta", -800),
+        ("bolivia", -1000),
+        ("official", -1000),
+    ],
+)
 def test_s3_red_three_penalty_per_card_vs_mirror(profile, points):
     """docs/rules.md#parameters red_three_penalty / docs/rules.md#scoring: a side failing
     red_three_positive_if with every red 3 of
@@ -76,21 +112,36 @@ def test_s3_red_three_penalty_per_card_vs_mirror(profile, points):
     assert side0(ended(profile, red_threes={0: reds})).red_three_points == points
 
 
-@pytest.mark.parametrize("profile, points", [
-    ("classic", 1000), ("pagat", 1000), ("spanish", 1000), ("canasta", 800),
-    ("bolivia", 1000), ("official", 1000)])
+@pytest.mark.parametrize(
+    "profile, points",
+    [
+        ("classic", 1000),
+        ("pagat", 1000),
+        ("spanish", 1000),
+        ("canasta", 800),
+        ("bolivia", 1000),
+        ("official", 1000),
+    ],
+)
 def test_s3_red_three_all_figure(profile, points):
     """docs/rules.md#parameters red_three_value / all: every red 3 of the pack counts the "all"
     figure (1000 for six, 800 for canasta's four) when the condition holds."""
     reds = ALL_RED.get(profile, "3H 3H 3H 3D 3D 3D")
     melds = [KINGS7, QUEENS7]
-    assert side0(ended(profile, red_threes={0: reds}, melds={0: melds})).red_three_points == \
-        points
+    assert side0(ended(profile, red_threes={0: reds}, melds={0: melds})).red_three_points == points
 
 
-@pytest.mark.parametrize("profile, points", [
-    ("classic", 200), ("pagat", -200), ("spanish", -200), ("canasta", 200),
-    ("bolivia", -200), ("official", -200)])
+@pytest.mark.parametrize(
+    "profile, points",
+    [
+        ("classic", 200),
+        ("pagat", -200),
+        ("spanish", -200),
+        ("canasta", 200),
+        ("bolivia", -200),
+        ("official", -200),
+    ],
+)
 def test_s3_red_three_positive_if(profile, points):
     """docs/rules.md#parameters red_three_positive_if: with one (incomplete) meld on the table, two
     red 3s count for the side in classic (INITIAL_MELD) and canasta (ANY_MELD), against it where
@@ -99,9 +150,17 @@ def test_s3_red_three_positive_if(profile, points):
     assert side0(snap).red_three_points == points
 
 
-@pytest.mark.parametrize("profile, points", [
-    ("classic", -200), ("pagat", -200), ("spanish", -200), ("canasta", -200),
-    ("bolivia", -200), ("official", -200)])
+@pytest.mark.parametrize(
+    "profile, points",
+    [
+        ("classic", -200),
+        ("pagat", -200),
+        ("spanish", -200),
+        ("canasta", -200),
+        ("bolivia", -200),
+        ("official", -200),
+    ],
+)
 def test_s3_red_three_no_meld_fails_every_condition(profile, points):
     """docs/rules.md#scoring: a side with no meld fails every condition (INITIAL_MELD, ANY_MELD,
     TWO_CANASTAS)."""
@@ -118,9 +177,18 @@ def test_s3_two_canastas_make_red_threes_positive(profile):
 
 # -- docs/rules.md#parameters cards left in hand ---------------------------------------------------
 
-@pytest.mark.parametrize("profile, black, red", [
-    ("classic", -5, -500), ("pagat", -5, -500), ("spanish", -5, -500), ("canasta", -5, -500),
-    ("bolivia", -100, -500), ("official", -5, -500)])
+
+@pytest.mark.parametrize(
+    "profile, black, red",
+    [
+        ("classic", -5, -500),
+        ("pagat", -5, -500),
+        ("spanish", -5, -500),
+        ("canasta", -5, -500),
+        ("bolivia", -100, -500),
+        ("official", -5, -500),
+    ],
+)
 def test_s3_threes_left_in_hand(profile, black, red):
     """docs/rules.md#parameters black_three_in_hand (−5; bolivia −100) and red_three_in_hand
     (−500)."""
@@ -138,6 +206,7 @@ def test_s2_card_values_left_in_hand_count_minus():
 
 
 # -- docs/rules.md#parameters bonuses --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("profile", ["classic", "pagat", "spanish", "bolivia", "official"])
 def test_s3_samba_and_canasta_bonuses(profile):
@@ -161,17 +230,31 @@ def test_s8_bolivia_bonus_2500():
 
 def test_s7_penalties_are_subtracted():
     """docs/rules.md#scoring (+ profile penalties): recorded penalties count in the deal total."""
-    snap = ended("spanish", melds={0: [KINGS7]},
-                 penalties={0: [("OUT_OF_TURN_DRAW", -100), ("ASKED_AND_DID_NOT_GO_OUT", -100)]})
+    snap = ended(
+        "spanish",
+        melds={0: [KINGS7]},
+        penalties={0: [("OUT_OF_TURN_DRAW", -100), ("ASKED_AND_DID_NOT_GO_OUT", -100)]},
+    )
     s = side0(snap)
     assert s.penalty_points == -200 and s.deal_total == 570 - 200
 
 
 # -- docs/rules.md#match-end: target_score, max_deals ----------------------------------------------
 
-@pytest.mark.parametrize("profile, players, target", [
-    ("classic", 4, 10000), ("pagat", 4, 10000), ("spanish", 4, 10000), ("canasta", 4, 5000),
-    ("canasta", 2, 5000), ("canasta", 3, 7500), ("bolivia", 4, 15000), ("official", 4, 10000)])
+
+@pytest.mark.parametrize(
+    "profile, players, target",
+    [
+        ("classic", 4, 10000),
+        ("pagat", 4, 10000),
+        ("spanish", 4, 10000),
+        ("canasta", 4, 5000),
+        ("canasta", 2, 5000),
+        ("canasta", 3, 7500),
+        ("bolivia", 4, 15000),
+        ("official", 4, 10000),
+    ],
+)
 def test_s3_target_score(profile, players, target):
     """docs/rules.md#parameters target_score / docs/rules.md#match-end: the match ends after the
     deal in which a side reaches
@@ -196,6 +279,7 @@ def test_s3_max_deals_pagat_60_then_draw(profile, over):
 
 def test_s2_match_exact_tie_for_top_is_draw():
     """docs/rules.md#match-end Decision: an exact tie for the top is a draw."""
-    rep = score(ended("classic", 4, melds={0: ["KH KS KD"], 1: ["QH QS QD"]},
-                      match_scores=[10000, 10000]))
+    rep = score(
+        ended("classic", 4, melds={0: ["KH KS KD"], 1: ["QH QS QD"]}, match_scores=[10000, 10000])
+    )
     assert rep.match_over and rep.draw and rep.winner_side is None

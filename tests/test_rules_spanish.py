@@ -8,17 +8,35 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from test_rules_support import (
+    KINGS7,
+    PROFILES,
+    QUEENS7,
+    allowed,
+    codes_of,
+    event_types,
+    make_snapshot,
+    refused,
+    with_stock,
+)
 
 from samba_adjudicator.engine import dealing
 from samba_adjudicator.engine.cards import RANK, WILD, pack_list
-from samba_adjudicator.engine.model import (Addition, AnswerGoOut, AskGoOut, Discard, DrawStock,
-                                            GoOut, MeldCards, Phase, TakePile)
+from samba_adjudicator.engine.model import (
+    Addition,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    DrawStock,
+    GoOut,
+    MeldCards,
+    Phase,
+    TakePile,
+)
 from samba_adjudicator.engine.ruleset import resolve
-from test_rules_support import (KINGS7, PROFILES, QUEENS7, allowed, codes_of, event_types,
-                                make_snapshot, refused, with_stock)
-
 
 # -- dealing with a controlled deck ----------------------------------------------------------
+
 
 def rigged_deck(profile, players, first=(), upcards=()):
     """A pack order: the hands get ``first`` then plain naturals, then ``upcards``."""
@@ -26,8 +44,11 @@ def rigged_deck(profile, players, first=(), upcards=()):
     size = rules.table_size(players).hand_size
     pack = Counter(pack_list(rules.decks, rules.jokers))
     pack.subtract(Counter(first) + Counter(upcards))
-    plain = [c for c in pack_list(rules.decks, rules.jokers)
-             if c not in WILD and RANK[c] not in ("3", "9")]
+    plain = [
+        c
+        for c in pack_list(rules.decks, rules.jokers)
+        if c not in WILD and RANK[c] not in ("3", "9")
+    ]
     hands = list(first)
     for c in plain:
         if len(hands) == players * size:
@@ -45,9 +66,14 @@ def rigged_deal(profile, players=4, first=(), upcards=("9H",)):
 
 
 UPCARDS = ("3H", "2C", "3S", "JK", "9H")
-BURIED = {"classic": ("3H", "2C", "3S"), "pagat": ("3H",), "spanish": UPCARDS,
-          "canasta": ("3H", "2C", "3S"), "bolivia": ("3H", "2C", "3S"),
-          "official": ("3H", "2C", "3S")}
+BURIED = {
+    "classic": ("3H", "2C", "3S"),
+    "pagat": ("3H",),
+    "spanish": UPCARDS,
+    "canasta": ("3H", "2C", "3S"),
+    "bolivia": ("3H", "2C", "3S"),
+    "official": ("3H", "2C", "3S"),
+}
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -74,8 +100,9 @@ def test_s9_dealt_red_three_replaced_at_first_turn(profile, owed, hand):
 def test_s9_replacements_drawn_before_the_draw():
     """docs/rules.md#spanish: the owed replacements are drawn when the seat's turn first comes,
     before its draw (stock order: replacement first, then the two drawn cards)."""
-    snap = make_snapshot("spanish", 4, hands={0: "5C 6D"}, owed={0: 1}, red_threes={0: "3H"},
-                         phase=Phase.DRAW)
+    snap = make_snapshot(
+        "spanish", 4, hands={0: "5C 6D"}, owed={0: 1}, red_threes={0: "3H"}, phase=Phase.DRAW
+    )
     snap = with_stock(snap, "9C 9D 9S 8S")
     out = allowed(snap, DrawStock(0))
     assert out.snapshot.seats[0].hand == ("5C", "6D", "9C", "9D", "9S")
@@ -86,9 +113,16 @@ def test_s9_replacements_drawn_before_the_draw():
 def test_s9_replacements_drawn_before_a_pile_take():
     """docs/rules.md#spanish: taking the pile on the first turn also draws the owed replacements
     first."""
-    snap = make_snapshot("spanish", 4, hands={0: "KS KD 5C 6D"}, owed={0: 1},
-                         red_threes={0: "3H"}, discard="4C KH", melds={0: ["AH AS AD"]},
-                         phase=Phase.DRAW)
+    snap = make_snapshot(
+        "spanish",
+        4,
+        hands={0: "KS KD 5C 6D"},
+        owed={0: 1},
+        red_threes={0: "3H"},
+        discard="4C KH",
+        melds={0: ["AH AS AD"]},
+        phase=Phase.DRAW,
+    )
     snap = with_stock(snap, "9C")
     out = allowed(snap, TakePile(0, hand_cards=("KS", "KD")))
     assert sorted(out.snapshot.seats[0].hand) == ["4C", "5C", "6D", "9C"]
@@ -100,20 +134,33 @@ def test_s9_replacements_drawn_before_a_pile_take():
 NINES = "9H 9S 9D 9C 9H 9S 9D"
 
 
-@pytest.mark.parametrize("from_dealt, with_partner, kind, points", [
-    (True, False, "DEALT_HAND", 1000), (True, True, "DEALT_HAND_WITH_PARTNER", 500),
-    (False, False, "DURING_PLAY", 500), (False, True, "DURING_PLAY_WITH_PARTNER", 200)])
+@pytest.mark.parametrize(
+    "from_dealt, with_partner, kind, points",
+    [
+        (True, False, "DEALT_HAND", 1000),
+        (True, True, "DEALT_HAND_WITH_PARTNER", 500),
+        (False, False, "DURING_PLAY", 500),
+        (False, True, "DURING_PLAY_WITH_PARTNER", 200),
+    ],
+)
 def test_s9_concealed_premiums(from_dealt, with_partner, kind, points):
     """docs/rules.md#spanish: going out concealed with a seven-card meld formed in the hand: 1000
     from the dealt hand without adding to the partner's melds; 500 from the dealt hand adding; 500
     formed in play, not adding; 200 formed in play and adding (in concealedBonus)."""
     hand = NINES + (" KC 5C" if with_partner else " 5C")
     dealt = hand if from_dealt else "4H 4S 5H 6H 7H 8H 10H JH QH 4D 5D 6D 7D 8D 10D"
-    snap = make_snapshot("spanish", 4, hands={0: hand}, dealt={0: dealt},
-                         melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[2])
+    snap = make_snapshot(
+        "spanish",
+        4,
+        hands={0: hand},
+        dealt={0: dealt},
+        melds={0: [(KINGS7, 2), (QUEENS7, 2)]},
+        has_melded=[2],
+    )
     adds = (Addition("m1", ("KC",)),) if with_partner else ()
-    s1 = allowed(snap, MeldCards(0, new_melds=(tuple(NINES.split()),), additions=adds),
-                 listing=False).snapshot
+    s1 = allowed(
+        snap, MeldCards(0, new_melds=(tuple(NINES.split()),), additions=adds), listing=False
+    ).snapshot
     assert s1.turn.added_to_partner_melds is with_partner
     out = allowed(s1, Discard(0, "5C"))
     res = out.snapshot.result
@@ -124,8 +171,14 @@ def test_s9_concealed_premiums(from_dealt, with_partner, kind, points):
 
 def test_s9_no_premium_when_not_concealed():
     """docs/rules.md#spanish: the premiums are for going out concealed only."""
-    snap = make_snapshot("spanish", 4, hands={0: NINES + " 5C"}, dealt={0: NINES + " 5C"},
-                         melds={0: [(KINGS7, 2), (QUEENS7, 2)]}, has_melded=[0, 2])
+    snap = make_snapshot(
+        "spanish",
+        4,
+        hands={0: NINES + " 5C"},
+        dealt={0: NINES + " 5C"},
+        melds={0: [(KINGS7, 2), (QUEENS7, 2)]},
+        has_melded=[0, 2],
+    )
     s1 = allowed(snap, MeldCards(0, new_melds=(tuple(NINES.split()),))).snapshot
     out = allowed(s1, Discard(0, "5C"))
     assert not out.snapshot.result.concealed and out.snapshot.result.premium is None
@@ -134,8 +187,8 @@ def test_s9_no_premium_when_not_concealed():
 
 # -- penalties --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0),
-                                              ("pagat", 0)])
+
+@pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0), ("pagat", 0)])
 def test_s9_asked_and_did_not_go_out(profile, penalty):
     """docs/rules.md#spanish: asking permission and then ending the turn without going out costs
     −100 in spanish, recorded when the turn passes (side penalties + PENALTY_ASSESSED)."""
@@ -156,11 +209,18 @@ def test_s9_asked_and_did_not_go_out(profile, penalty):
 def test_s9_trying_to_go_out_after_no(profile, penalty):
     """docs/rules.md#spanish: trying to go out after the partner said no is refused and, in
     spanish, costs −100: ApplyAction returns the input snapshot with the penalty recorded."""
-    snap = make_snapshot(profile, 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7, QUEENS7]},
-                         has_melded=[0], go_out=GoOut.DENIED)
+    snap = make_snapshot(
+        profile,
+        4,
+        hands={0: "9H 9S 9D"},
+        melds={0: [KINGS7, QUEENS7]},
+        has_melded=[0],
+        go_out=GoOut.DENIED,
+    )
     meld_out = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
     vs = refused(snap, meld_out, "GO_OUT_REFUSED_BY_PARTNER")
     from samba_adjudicator.engine.game import apply
+
     out = apply(snap, meld_out)
     pens = [(p.code, p.points) for p in out.snapshot.sides[0].penalties]
     if penalty:
@@ -181,12 +241,14 @@ def test_s9_out_of_turn_draw(profile, penalty):
     snap = make_snapshot(profile, 4, hands={0: "5C 6D", 1: "7C 8D"}, phase=Phase.DRAW)
     vs = refused(snap, DrawStock(1), "NOT_YOUR_TURN")
     from samba_adjudicator.engine.game import apply
+
     out = apply(snap, DrawStock(1))
     if penalty:
         v = next(v for v in vs if v.code == "OUT_OF_TURN_DRAW")
         assert v.penalty_points == -100
         assert [(p.code, p.points) for p in out.snapshot.sides[1].penalties] == [
-            ("OUT_OF_TURN_DRAW", -100)]
+            ("OUT_OF_TURN_DRAW", -100)
+        ]
         assert out.snapshot.sides[0].penalties == ()
         assert out.snapshot.seats[1].hand == ("7C", "8D")
     else:
@@ -195,29 +257,35 @@ def test_s9_out_of_turn_draw(profile, penalty):
 
 def test_s9_cards_exposed_out_of_turn():
     """docs/rules.md#spanish: exposing (melding) cards out of turn is penalised in spanish."""
-    snap = make_snapshot("spanish", 4, hands={0: "5C 6D", 1: "9C 9D 9S 8D 7D"},
-                         melds={1: ["AH AS AD"]})
+    snap = make_snapshot(
+        "spanish", 4, hands={0: "5C 6D", 1: "9C 9D 9S 8D 7D"}, melds={1: ["AH AS AD"]}
+    )
     vs = refused(snap, MeldCards(1, new_melds=(("9C", "9D", "9S"),)), "NOT_YOUR_TURN")
     assert "CARDS_EXPOSED_OUT_OF_TURN" in codes_of(vs)
     from samba_adjudicator.engine.game import apply
+
     out = apply(snap, MeldCards(1, new_melds=(("9C", "9D", "9S"),)))
     assert [(p.code, p.points) for p in out.snapshot.sides[1].penalties] == [
-        ("CARDS_EXPOSED_OUT_OF_TURN", -100)]
+        ("CARDS_EXPOSED_OUT_OF_TURN", -100)
+    ]
 
 
 def test_s9_three_wilds_in_a_canasta():
     """docs/rules.md#spanish: three wilds in a canasta is refused and penalised
     (THREE_WILDS_IN_CANASTA)."""
-    snap = make_snapshot("spanish", 4, hands={0: "9H 9S 9D 9C 2C 2D JK 5C 6D"},
-                         melds={0: ["AH AS AD"]})
+    snap = make_snapshot(
+        "spanish", 4, hands={0: "9H 9S 9D 9C 2C 2D JK 5C 6D"}, melds={0: ["AH AS AD"]}
+    )
     action = MeldCards(0, new_melds=(("9H", "9S", "9D", "9C", "2C", "2D", "JK"),))
     vs = refused(snap, action, "THREE_WILDS_IN_CANASTA")
     v = next(v for v in vs if v.code == "THREE_WILDS_IN_CANASTA")
     assert v.penalty_points == -100
     from samba_adjudicator.engine.game import apply
+
     out = apply(snap, action)
     assert ("THREE_WILDS_IN_CANASTA", -100) in [
-        (p.code, p.points) for p in out.snapshot.sides[0].penalties]
+        (p.code, p.points) for p in out.snapshot.sides[0].penalties
+    ]
     assert out.snapshot.sides[0].melds == snap.sides[0].melds
 
 
@@ -229,6 +297,7 @@ def test_s9_penalties_subtracted_by_scoring_after_apply():
     s = allowed(s, AnswerGoOut(2, True)).snapshot
     s = allowed(s, Discard(0, "5C")).snapshot
     from samba_adjudicator.engine.scoring import score
+
     s0 = score(s, provisional=True).sides[0]
     assert s0.penalty_points == -100
     assert s0.deal_total == 570 - 100 - (5 + 5)
@@ -236,21 +305,34 @@ def test_s9_penalties_subtracted_by_scoring_after_apply():
 
 def test_s9_spanish_goes_out_with_two_seven_card_melds():
     """docs/rules.md#spanish: spanish going out needs two seven-card melds."""
-    one = make_snapshot("spanish", 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7]},
-                        has_melded=[0])
+    one = make_snapshot("spanish", 4, hands={0: "9H 9S 9D"}, melds={0: [KINGS7]}, has_melded=[0])
     refused(one, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "GO_OUT_REQUIREMENT_NOT_MET")
-    two = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]},
-                        has_melded=[0])
+    two = make_snapshot("spanish", 4, hands={0: "5C"}, melds={0: [KINGS7, QUEENS7]}, has_melded=[0])
     assert allowed(two, Discard(0, "5C")).score.sides[0].going_out_bonus == 200
 
 
 # -- docs/rules.md#dealing, docs/rules.md#parameters dealing shape (hand_size, players allowed, six-
 
-@pytest.mark.parametrize("profile, players, size", [
-    ("classic", 2, 15), ("classic", 4, 15), ("classic", 6, 13), ("pagat", 2, 15),
-    ("pagat", 3, 15), ("pagat", 4, 15), ("spanish", 2, 15), ("spanish", 5, 15),
-    ("spanish", 6, 15), ("canasta", 2, 15), ("canasta", 3, 13), ("canasta", 4, 11),
-    ("bolivia", 4, 15), ("official", 4, 15)])
+
+@pytest.mark.parametrize(
+    "profile, players, size",
+    [
+        ("classic", 2, 15),
+        ("classic", 4, 15),
+        ("classic", 6, 13),
+        ("pagat", 2, 15),
+        ("pagat", 3, 15),
+        ("pagat", 4, 15),
+        ("spanish", 2, 15),
+        ("spanish", 5, 15),
+        ("spanish", 6, 15),
+        ("canasta", 2, 15),
+        ("canasta", 3, 13),
+        ("canasta", 4, 11),
+        ("bolivia", 4, 15),
+        ("official", 4, 15),
+    ],
+)
 def test_s3_hand_size(profile, players, size):
     """docs/rules.md#dealing / docs/rules.md#parameters hand_size: each seat receives hand_size
     cards; the seat left of the
@@ -260,26 +342,44 @@ def test_s3_hand_size(profile, players, size):
     assert snap.turn.seat == 1 and snap.turn.phase is Phase.DRAW
 
 
-@pytest.mark.parametrize("profile, players", [
-    ("classic", 3), ("classic", 5), ("pagat", 5), ("pagat", 6), ("canasta", 5),
-    ("canasta", 6), ("bolivia", 2), ("bolivia", 6), ("official", 2), ("official", 3)])
+@pytest.mark.parametrize(
+    "profile, players",
+    [
+        ("classic", 3),
+        ("classic", 5),
+        ("pagat", 5),
+        ("pagat", 6),
+        ("canasta", 5),
+        ("canasta", 6),
+        ("bolivia", 2),
+        ("bolivia", 6),
+        ("official", 2),
+        ("official", 3),
+    ],
+)
 def test_s3_players_allowed(profile, players):
     """docs/rules.md#parameters players allowed: classic 2/4/6, pagat 2–4, spanish 2–6, canasta
     2–4, bolivia and official 4 only (an unsupported count is an invalid argument)."""
     from samba_adjudicator.engine.model import InvalidInput
+
     with pytest.raises(InvalidInput):
         dealing.deal(resolve(profile), players, "x")
 
 
-@pytest.mark.parametrize("profile, overrides, sides", [
-    ("classic", {}, [(0, 3), (1, 4), (2, 5)]),
-    ("spanish", {}, [(0, 3), (1, 4), (2, 5)]),
-    ("spanish", {"six_player_layout": "TWO_TRIOS"}, [(0, 2, 4), (1, 3, 5)])])
+@pytest.mark.parametrize(
+    "profile, overrides, sides",
+    [
+        ("classic", {}, [(0, 3), (1, 4), (2, 5)]),
+        ("spanish", {}, [(0, 3), (1, 4), (2, 5)]),
+        ("spanish", {"six_player_layout": "TWO_TRIOS"}, [(0, 2, 4), (1, 3, 5)]),
+    ],
+)
 def test_s2_six_player_sides(profile, overrides, sides):
     """docs/rules.md#seating and sides / docs/rules.md#parameters six_player_layout: three pairs
     {0,3},{1,4},{2,5}; spanish
     may play two trios {0,2,4},{1,3,5}."""
     from samba_adjudicator.engine.ruleset import SixPlayerLayout
+
     ov = {k: SixPlayerLayout(v) for k, v in overrides.items()}
     snap = dealing.deal(resolve(profile, ov), 6, "x")
     assert [s.seats for s in snap.sides] == sides

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from builders import cards, make_snapshot  # noqa: F401 - re-exported for the suites
-from samba_adjudicator.engine.game import apply, validate
+
 from samba_adjudicator.engine.action_order import action_key
+from samba_adjudicator.engine.game import apply, validate
 from samba_adjudicator.engine.legal import legal_actions
 from samba_adjudicator.engine.model import Snapshot
 
@@ -80,7 +81,8 @@ def allowed(snap: Snapshot, action, *, listing: bool = True):
         if is_atomic(snap, action):
             _, keys = listed(snap, action.seat)
             assert action_key(action) in keys, (
-                f"legal atomic action {action} is missing from ListLegalActions")
+                f"legal atomic action {action} is missing from ListLegalActions"
+            )
     return out
 
 
@@ -89,6 +91,7 @@ def is_atomic(snap: Snapshot, action) -> bool:
     addition, one swap, one discard, a permission action. (A take or meld of an unopened
     side carrying further opening melds is listed only in minimal form: not judged here.)"""
     from samba_adjudicator.engine.model import MeldCards, TakePile
+
     if isinstance(action, MeldCards):
         return len(action.new_melds) + len(action.additions) == 1
     if isinstance(action, TakePile):

@@ -13,8 +13,18 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.service import pb
 
-RPCS = ["ListRulesets", "GetRuleset", "Deal", "CheckMeld", "ValidateAction", "ApplyAction",
-        "ListLegalActions", "ScoreDeal", "GetPlayerView", "ReplayDeal"]
+RPCS = [
+    "ListRulesets",
+    "GetRuleset",
+    "Deal",
+    "CheckMeld",
+    "ValidateAction",
+    "ApplyAction",
+    "ListLegalActions",
+    "ScoreDeal",
+    "GetPlayerView",
+    "ReplayDeal",
+]
 
 
 def all_messages():
@@ -26,6 +36,7 @@ def all_messages():
         seen[desc.full_name] = desc
         for n in desc.nested_types:
             walk(n)
+
     for mod in pb.MODULES:
         for desc in mod.DESCRIPTOR.message_types_by_name.values():
             walk(desc)
@@ -42,32 +53,107 @@ def test_service_and_methods():
         assert method.output_type.full_name == expected
 
 
-@pytest.mark.parametrize("name", [
-    "Ruleset", "RulesetOverrides", "RulesetRef", "TableSize", "InitialMeldBand", "Snapshot",
-    "Seat", "Side", "Meld", "Penalty", "Pile", "Turn", "Result", "Premium", "Action",
-    "DrawStock", "TakePile", "TakeTopCard", "MeldCards", "SwapWild", "Discard", "AskGoOut",
-    "AnswerGoOut", "Addition", "NewMeld", "Violation", "Event", "SideScore", "ActionResult"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ruleset",
+        "RulesetOverrides",
+        "RulesetRef",
+        "TableSize",
+        "InitialMeldBand",
+        "Snapshot",
+        "Seat",
+        "Side",
+        "Meld",
+        "Penalty",
+        "Pile",
+        "Turn",
+        "Result",
+        "Premium",
+        "Action",
+        "DrawStock",
+        "TakePile",
+        "TakeTopCard",
+        "MeldCards",
+        "SwapWild",
+        "Discard",
+        "AskGoOut",
+        "AnswerGoOut",
+        "Addition",
+        "NewMeld",
+        "Violation",
+        "Event",
+        "SideScore",
+        "ActionResult",
+    ],
+)
 def test_message_exists(name):
     assert f"samba.v1.{name}" in all_messages()
 
 
 JSON_NAMES = {
-    "Snapshot": ["ruleset", "dealNumber", "dealer", "ply", "seats", "sides", "stock",
-                 "stockCount", "stockHidden", "discardPile", "pile", "turn", "result",
-                 "signature"],
-    "Seat": ["seat", "side", "hand", "handCount", "handHidden", "hasMelded", "dealt",
-             "redThreeReplacementsOwed"],
-    "Side": ["side", "seats", "matchScore", "opened", "initialMeldRequirement", "melds",
-             "redThrees", "penalties"],
+    "Snapshot": [
+        "ruleset",
+        "dealNumber",
+        "dealer",
+        "ply",
+        "seats",
+        "sides",
+        "stock",
+        "stockCount",
+        "stockHidden",
+        "discardPile",
+        "pile",
+        "turn",
+        "result",
+        "signature",
+    ],
+    "Seat": [
+        "seat",
+        "side",
+        "hand",
+        "handCount",
+        "handHidden",
+        "hasMelded",
+        "dealt",
+        "redThreeReplacementsOwed",
+    ],
+    "Side": [
+        "side",
+        "seats",
+        "matchScore",
+        "opened",
+        "initialMeldRequirement",
+        "melds",
+        "redThrees",
+        "penalties",
+    ],
     "Meld": ["id", "cards", "laidBy", "kind", "status", "natural"],
     "Pile": ["top", "count", "blocked", "frozenForSides"],
-    "Turn": ["seat", "phase", "tookPile", "meldedThisTurn", "addedToPartnerMelds", "goOut",
-             "awaitingSeats"],
+    "Turn": [
+        "seat",
+        "phase",
+        "tookPile",
+        "meldedThisTurn",
+        "addedToPartnerMelds",
+        "goOut",
+        "awaitingSeats",
+    ],
     "Result": ["reason", "seat", "concealed", "premium"],
     "Premium": ["kind", "points"],
     "Penalty": ["code", "points"],
-    "Action": ["seat", "expectedPly", "drawStock", "takePile", "takeTopCard", "meld",
-               "swapWild", "discard", "askGoOut", "answerGoOut"],
+    "Action": [
+        "seat",
+        "expectedPly",
+        "drawStock",
+        "takePile",
+        "takeTopCard",
+        "meld",
+        "swapWild",
+        "discard",
+        "askGoOut",
+        "answerGoOut",
+    ],
     "DrawStock": ["cards"],
     "TakePile": ["handCards", "meldId", "newMelds", "additions"],
     "TakeTopCard": ["meldId"],
@@ -79,10 +165,25 @@ JSON_NAMES = {
     "NewMeld": ["cards"],
     "Violation": ["code", "message", "rule", "field", "details", "penaltyPoints"],
     "Event": ["type", "seat", "side", "meldId", "cards", "points"],
-    "SideScore": ["side", "meldPoints", "naturalCanastas", "mixedCanastas", "sambas",
-                  "bolivias", "canastaBonus", "sambaBonus", "boliviaBonus", "redThrees",
-                  "redThreePoints", "goingOutBonus", "concealedBonus", "handPenalty",
-                  "penaltyPoints", "dealTotal", "matchTotal"],
+    "SideScore": [
+        "side",
+        "meldPoints",
+        "naturalCanastas",
+        "mixedCanastas",
+        "sambas",
+        "bolivias",
+        "canastaBonus",
+        "sambaBonus",
+        "boliviaBonus",
+        "redThrees",
+        "redThreePoints",
+        "goingOutBonus",
+        "concealedBonus",
+        "handPenalty",
+        "penaltyPoints",
+        "dealTotal",
+        "matchTotal",
+    ],
     "RulesetRef": ["profile", "overrides", "version"],
     "TableSize": ["players", "handSize", "drawCount", "targetScore", "goOutCanastas"],
     "InitialMeldBand": ["fromScore", "points"],
@@ -91,8 +192,7 @@ JSON_NAMES = {
     "DealRequest": ["ruleset", "players", "seed", "dealer", "dealNumber", "matchScores"],
     "DealResponse": ["snapshot"],
     "CheckMeldRequest": ["ruleset", "cards", "snapshot", "seat", "meldId"],
-    "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations",
-                          "note"],
+    "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations", "note"],
     "ValidateActionRequest": ["snapshot", "action"],
     "ValidateActionResponse": ["legal", "violations"],
     "ApplyActionRequest": ["snapshot", "action"],
@@ -118,8 +218,9 @@ def test_json_names(message):
 def test_ruleset_has_every_engine_parameter_typed():
     desc = pb.Ruleset.DESCRIPTOR
     names = [f.name for f in desc.fields]
-    params = [f.name for f in dataclasses.fields(er.Ruleset)
-              if f.name not in ("profile", "version")]
+    params = [
+        f.name for f in dataclasses.fields(er.Ruleset) if f.name not in ("profile", "version")
+    ]
     assert names == ["profile", "version", *params, "description"]
     over = [f.name for f in pb.RulesetOverrides.DESCRIPTOR.fields]
     assert over == [*params, *er.TABLE_PARAMETERS]
@@ -133,9 +234,14 @@ def test_ruleset_has_every_engine_parameter_typed():
             assert values == [e.name for e in engine_enum]
 
 
-ENGINE_ENUMS = {"samba.v1.Meld.Kind": m.MeldKind, "samba.v1.Meld.Status": m.MeldStatus,
-                "samba.v1.Turn.Phase": m.Phase, "samba.v1.Turn.GoOut": m.GoOut,
-                "samba.v1.Result.Reason": m.EndReason, "samba.v1.Addition.End": m.RunEnd}
+ENGINE_ENUMS = {
+    "samba.v1.Meld.Kind": m.MeldKind,
+    "samba.v1.Meld.Status": m.MeldStatus,
+    "samba.v1.Turn.Phase": m.Phase,
+    "samba.v1.Turn.GoOut": m.GoOut,
+    "samba.v1.Result.Reason": m.EndReason,
+    "samba.v1.Addition.End": m.RunEnd,
+}
 
 
 @pytest.mark.parametrize("full_name", sorted(ENGINE_ENUMS))
@@ -146,9 +252,22 @@ def test_model_enums_match_engine(full_name):
 
 def test_event_types():
     assert [v.name for v in pb.Event.Type.DESCRIPTOR.values][1:] == [
-        "CARDS_DRAWN", "PILE_TAKEN", "TOP_CARD_TAKEN", "RED_THREE_LAID", "MELD_CREATED",
-        "MELD_EXTENDED", "WILD_SWAPPED", "CANASTA_COMPLETED", "SAMBA_COMPLETED", "DISCARDED",
-        "PERMISSION_ASKED", "PERMISSION_ANSWERED", "PENALTY_ASSESSED", "WENT_OUT", "DEAL_ENDED"]
+        "CARDS_DRAWN",
+        "PILE_TAKEN",
+        "TOP_CARD_TAKEN",
+        "RED_THREE_LAID",
+        "MELD_CREATED",
+        "MELD_EXTENDED",
+        "WILD_SWAPPED",
+        "CANASTA_COMPLETED",
+        "SAMBA_COMPLETED",
+        "DISCARDED",
+        "PERMISSION_ASKED",
+        "PERMISSION_ANSWERED",
+        "PENALTY_ASSESSED",
+        "WENT_OUT",
+        "DEAL_ENDED",
+    ]
 
 
 def test_every_enum_is_nested_with_unspecified_zero():
@@ -163,26 +282,39 @@ def test_every_enum_is_nested_with_unspecified_zero():
 def test_presence_fields_exactly_as_contract():
     """docs/api.md#json's optional fields (+ Action.expectedPly, GetPlayerViewResponse.
     viewerSeat, every RulesetOverrides parameter); messages have presence by nature."""
-    expected = {"samba.v1.Action.seat", "samba.v1.Action.expected_ply", "samba.v1.Turn.seat",
-                "samba.v1.Result.seat", "samba.v1.ListLegalActionsRequest.seat",
-                "samba.v1.GetPlayerViewRequest.seat", "samba.v1.ScoreDealResponse.winner_side",
-                "samba.v1.ReplayDealResponse.first_illegal_index",
-                "samba.v1.GetPlayerViewResponse.viewer_seat"}
+    expected = {
+        "samba.v1.Action.seat",
+        "samba.v1.Action.expected_ply",
+        "samba.v1.Turn.seat",
+        "samba.v1.Result.seat",
+        "samba.v1.ListLegalActionsRequest.seat",
+        "samba.v1.GetPlayerViewRequest.seat",
+        "samba.v1.ScoreDealResponse.winner_side",
+        "samba.v1.ReplayDealResponse.first_illegal_index",
+        "samba.v1.GetPlayerViewResponse.viewer_seat",
+    }
     found = set()
     for desc in all_messages().values():
         if desc.full_name == "samba.v1.RulesetOverrides":
             continue
         for f in desc.fields:
-            if f.has_presence and f.type != _d.FieldDescriptor.TYPE_MESSAGE \
-                    and f.containing_oneof is not None:
+            if (
+                f.has_presence
+                and f.type != _d.FieldDescriptor.TYPE_MESSAGE
+                and f.containing_oneof is not None
+            ):
                 found.add(f.full_name)
     assert found == expected
 
 
 def test_no_64_bit_integers():
-    bad = {_d.FieldDescriptor.TYPE_INT64, _d.FieldDescriptor.TYPE_UINT64,
-           _d.FieldDescriptor.TYPE_SINT64, _d.FieldDescriptor.TYPE_FIXED64,
-           _d.FieldDescriptor.TYPE_SFIXED64}
+    bad = {
+        _d.FieldDescriptor.TYPE_INT64,
+        _d.FieldDescriptor.TYPE_UINT64,
+        _d.FieldDescriptor.TYPE_SINT64,
+        _d.FieldDescriptor.TYPE_FIXED64,
+        _d.FieldDescriptor.TYPE_SFIXED64,
+    }
     for desc in all_messages().values():
         for f in desc.fields:
             assert f.type not in bad, f.full_name
@@ -194,14 +326,27 @@ def _behaviors(msg, field):
     return list(f.GetOptions().Extensions[field_behavior_pb2.field_behavior])
 
 
-@pytest.mark.parametrize("msg,field", [
-    (pb.GetRulesetRequest, "profile"), (pb.DealRequest, "players"), (pb.DealRequest, "seed"),
-    (pb.CheckMeldRequest, "cards"), (pb.ValidateActionRequest, "snapshot"),
-    (pb.ValidateActionRequest, "action"), (pb.ApplyActionRequest, "snapshot"),
-    (pb.ApplyActionRequest, "action"), (pb.ListLegalActionsRequest, "snapshot"),
-    (pb.ScoreDealRequest, "snapshot"), (pb.GetPlayerViewRequest, "snapshot"),
-    (pb.ReplayDealRequest, "snapshot"), (pb.Action, "seat"), (pb.Turn, "seat"),
-    (pb.Turn, "phase"), (pb.Result, "reason")])
+@pytest.mark.parametrize(
+    "msg,field",
+    [
+        (pb.GetRulesetRequest, "profile"),
+        (pb.DealRequest, "players"),
+        (pb.DealRequest, "seed"),
+        (pb.CheckMeldRequest, "cards"),
+        (pb.ValidateActionRequest, "snapshot"),
+        (pb.ValidateActionRequest, "action"),
+        (pb.ApplyActionRequest, "snapshot"),
+        (pb.ApplyActionRequest, "action"),
+        (pb.ListLegalActionsRequest, "snapshot"),
+        (pb.ScoreDealRequest, "snapshot"),
+        (pb.GetPlayerViewRequest, "snapshot"),
+        (pb.ReplayDealRequest, "snapshot"),
+        (pb.Action, "seat"),
+        (pb.Turn, "seat"),
+        (pb.Turn, "phase"),
+        (pb.Result, "reason"),
+    ],
+)
 def test_required_fields_annotated(msg, field):
     assert field_behavior_pb2.REQUIRED in _behaviors(msg, field)
 

@@ -4,12 +4,12 @@ worked checks."""
 from __future__ import annotations
 
 import pytest
-
 from builders import make_snapshot
-from samba_adjudicator.engine.model import (EndReason, InvalidInput, Phase, Premium, Result)
+
+from samba_adjudicator.engine.model import EndReason, InvalidInput, Phase, Premium, Result
 from samba_adjudicator.engine.scoring import red_three_points, score
-from samba_adjudicator.engine.vocabulary import seven_card_melds
 from samba_adjudicator.engine.view import player_view
+from samba_adjudicator.engine.vocabulary import seven_card_melds
 
 KINGS = "KH KS KD KC KH KS KD"
 SAMBA_8_A = "8S 9S 10S JS QS KS AS"
@@ -26,13 +26,22 @@ def side0(snap):
 
 
 def check_total(s):
-    terms = (s.meld_points + s.canasta_bonus + s.samba_bonus + s.bolivia_bonus
-             + s.red_three_points + s.going_out_bonus + s.concealed_bonus + s.hand_penalty
-             + s.penalty_points)
+    terms = (
+        s.meld_points
+        + s.canasta_bonus
+        + s.samba_bonus
+        + s.bolivia_bonus
+        + s.red_three_points
+        + s.going_out_bonus
+        + s.concealed_bonus
+        + s.hand_penalty
+        + s.penalty_points
+    )
     assert s.deal_total == terms
 
 
 # -- docs/rules.md#worked-examples ------------------------------------------------------------
+
 
 def test_natural_canasta_of_seven_kings_is_570():
     s = side0(ended(melds={0: [KINGS]}, result=EXHAUSTED))
@@ -42,16 +51,26 @@ def test_natural_canasta_of_seven_kings_is_570():
 
 
 def worked(profile, result=WENT_OUT_0, melds=(SAMBA_8_A, KINGS)):
-    return ended(profile, melds={0: list(melds)}, red_threes={0: "3H"},
-                 hands={2: "JK 7H"}, result=result)
+    return ended(
+        profile, melds={0: list(melds)}, red_threes={0: "3H"}, hands={2: "JK 7H"}, result=result
+    )
 
 
 def test_worked_pagat_2395():
     s = side0(worked("pagat"))
     assert (s.meld_points, s.sambas, s.samba_bonus, s.natural_canastas, s.canasta_bonus) == (
-        150, 1, 1500, 1, 500)
+        150,
+        1,
+        1500,
+        1,
+        500,
+    )
     assert (s.red_threes, s.red_three_points, s.going_out_bonus, s.hand_penalty) == (
-        1, 100, 200, -55)
+        1,
+        100,
+        200,
+        -55,
+    )
     assert s.concealed_bonus == 0 and s.penalty_points == 0
     assert s.deal_total == 2395 == 1580 + 570 + 200 + 100 - 55
     check_total(s)
@@ -65,10 +84,10 @@ def test_worked_classic_2295():
 
 
 def test_worked_red_three_one_seven_card_meld_not_out():
-    pagat = side0(worked("pagat", result=Result(EndReason.WENT_OUT, seat=1),
-                         melds=(SAMBA_8_A,)))
-    classic = side0(worked("classic", result=Result(EndReason.WENT_OUT, seat=1),
-                           melds=(SAMBA_8_A,)))
+    pagat = side0(worked("pagat", result=Result(EndReason.WENT_OUT, seat=1), melds=(SAMBA_8_A,)))
+    classic = side0(
+        worked("classic", result=Result(EndReason.WENT_OUT, seat=1), melds=(SAMBA_8_A,))
+    )
     assert pagat.red_three_points == -100
     assert classic.red_three_points == 100
     assert pagat.going_out_bonus == classic.going_out_bonus == 0
@@ -91,14 +110,17 @@ def test_canasta_all_four_800():
 
 
 def test_mirror_and_per_card_against():
-    assert side0(ended("pagat", melds={0: [KINGS]}, red_threes={0: ALL_SIX})
-                 ).red_three_points == -1000
+    assert (
+        side0(ended("pagat", melds={0: [KINGS]}, red_threes={0: ALL_SIX})).red_three_points == -1000
+    )
     assert side0(ended("canasta", red_threes={0: ALL_FOUR})).red_three_points == -800
     # classic PER_CARD: −100 each whatever the count (not −1000 for all six)
     assert side0(ended("classic", red_threes={0: ALL_SIX})).red_three_points == -600
     # spanish is PER_CARD with TWO_CANASTAS
-    assert side0(ended("spanish", melds={0: [KINGS]}, red_threes={0: ALL_SIX})
-                 ).red_three_points == -600
+    assert (
+        side0(ended("spanish", melds={0: [KINGS]}, red_threes={0: ALL_SIX})).red_three_points
+        == -600
+    )
 
 
 def test_red_three_conditions():
@@ -118,13 +140,13 @@ def test_bolivia_counts_as_seven_card_meld():
 
 
 def test_helpers_on_side():
-    snap = make_snapshot("pagat", melds={0: [SAMBA_8_A, "5H 5S 5D", KINGS,
-                                             "3S 3C 3S"]})
+    snap = make_snapshot("pagat", melds={0: [SAMBA_8_A, "5H 5S 5D", KINGS, "3S 3C 3S"]})
     assert seven_card_melds(snap.sides[0].melds)[0] == 2
     assert red_three_points(snap.ruleset, snap.sides[0]) == 0
 
 
 # -- bonuses -----------------------------------------------------------------------------
+
 
 def test_mixed_canasta():
     s = side0(ended(melds={0: ["QH QS QD QC QH 2S JK"]}, result=EXHAUSTED))
@@ -135,8 +157,13 @@ def test_mixed_canasta():
 def test_open_samba_1000():
     s = side0(ended("classic+open", melds={0: ["8S 9S 10S JS 2D KS AS"]}, result=EXHAUSTED))
     assert (s.sambas, s.samba_bonus) == (1, 1000)
-    both = side0(ended("classic+open", melds={0: ["8S 9S 10S JS 2D KS AS", SAMBA_8_A.replace(
-        "S", "H")]}, result=EXHAUSTED))
+    both = side0(
+        ended(
+            "classic+open",
+            melds={0: ["8S 9S 10S JS 2D KS AS", SAMBA_8_A.replace("S", "H")]},
+            result=EXHAUSTED,
+        )
+    )
     assert (both.sambas, both.samba_bonus) == (2, 2500)
 
 
@@ -158,6 +185,7 @@ def test_black_three_group_scores_card_values():
 
 
 # -- going out, concealed, premiums --------------------------------------------------------
+
 
 def test_going_out_only_for_the_side_of_the_seat():
     rep = score(ended("pagat", result=Result(EndReason.WENT_OUT, seat=3)))
@@ -187,6 +215,7 @@ def test_no_going_out_bonus_when_stock_exhausted():
 
 # -- cards left in hand ---------------------------------------------------------------------
 
+
 def test_black_three_in_hand_minus_5_vs_bolivia_minus_100():
     assert side0(ended("classic", hands={2: "3S 3C"})).hand_penalty == -10
     assert side0(ended("bolivia", hands={2: "3S 3C"})).hand_penalty == -200
@@ -202,8 +231,10 @@ def test_hand_penalty_counts_every_seat_of_the_side():
 
 
 def test_penalties_summed():
-    snap = ended("spanish", penalties={0: [("ASKED_AND_DID_NOT_GO_OUT", -100),
-                                           ("WENT_OUT_AFTER_REFUSAL", -100)]})
+    snap = ended(
+        "spanish",
+        penalties={0: [("ASKED_AND_DID_NOT_GO_OUT", -100), ("WENT_OUT_AFTER_REFUSAL", -100)]},
+    )
     s = side0(snap)
     assert s.penalty_points == -200
     check_total(s)
@@ -211,11 +242,16 @@ def test_penalties_summed():
 
 # -- match --------------------------------------------------------------------------------
 
+
 def test_match_total_and_not_over():
     rep = score(ended(match_scores=(1000, 2000), melds={0: [KINGS]}, result=EXHAUSTED))
     assert [s.match_total for s in rep.sides] == [1570, 2000]
     assert (rep.match_over, rep.winner_side, rep.draw, rep.provisional) == (
-        False, None, False, False)
+        False,
+        None,
+        False,
+        False,
+    )
 
 
 def test_match_over_winner():
@@ -249,16 +285,17 @@ def test_pagat_max_deals_60_is_a_draw():
 
 
 def test_target_override():
-    rep = score(ended("pagat", overrides={"target_score": 2500}, match_scores=(2500, 0),
-                      result=EXHAUSTED))
+    rep = score(
+        ended("pagat", overrides={"target_score": 2500}, match_scores=(2500, 0), result=EXHAUSTED)
+    )
     assert rep.match_over and rep.winner_side == 0
 
 
 # -- provisional and refusals ----------------------------------------------------------------
 
+
 def test_provisional_unfinished_deal():
-    snap = make_snapshot("classic", melds={0: [KINGS]}, hands={0: "5H", 1: "AS"},
-                         phase=Phase.PLAY)
+    snap = make_snapshot("classic", melds={0: [KINGS]}, hands={0: "5H", 1: "AS"}, phase=Phase.PLAY)
     rep = score(snap, provisional=True)
     assert rep.provisional
     assert rep.sides[0].deal_total == 570 - 5 and rep.sides[1].deal_total == -20
@@ -274,7 +311,8 @@ def test_final_score_needs_over():
     with pytest.raises(InvalidInput) as e:
         score(make_snapshot(phase=Phase.PLAY))
     assert [(p.field, p.reason) for p in e.value.problems] == [
-        ("snapshot.turn.phase", "PHASE_INCONSISTENT")]
+        ("snapshot.turn.phase", "PHASE_INCONSISTENT")
+    ]
 
 
 def test_hidden_hands_refused():
@@ -282,8 +320,10 @@ def test_hidden_hands_refused():
     with pytest.raises(InvalidInput) as e:
         score(view)
     assert e.value.kind == "HIDDEN_INFORMATION_REQUIRED"
-    assert [p.field for p in e.value.problems] == ["snapshot.seats[1].hand",
-                                                   "snapshot.seats[3].hand"]
+    assert [p.field for p in e.value.problems] == [
+        "snapshot.seats[1].hand",
+        "snapshot.seats[3].hand",
+    ]
 
 
 def test_score_does_not_mutate():

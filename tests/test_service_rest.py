@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from service_fixtures import REST, dealt, http, rest_call, sample_requests, server  # noqa: F401
 
 from samba_adjudicator.service import pb
-from service_fixtures import (REST, dealt, http, rest_call, sample_requests,  # noqa: F401
-                              server)
 
 pytestmark = pytest.mark.servers
 
@@ -48,8 +47,10 @@ def test_answers_print_defaults(http, sample_requests):
 def test_illegal_action_is_200(http, dealt):
     seat = dealt["turn"]["seat"]
     other = (seat + 1) % 4
-    r = http.post("/v1/actions:validate", content=json.dumps(
-        {"snapshot": dealt, "action": {"seat": other, "drawStock": {}}}))
+    r = http.post(
+        "/v1/actions:validate",
+        content=json.dumps({"snapshot": dealt, "action": {"seat": other, "drawStock": {}}}),
+    )
     assert r.status_code == 200
     body = r.json()
     assert body["legal"] is False
@@ -57,8 +58,12 @@ def test_illegal_action_is_200(http, dealt):
 
 
 def test_snake_case_accepted(http, dealt):
-    r = http.post("/v1/deals:deal", content=json.dumps(
-        {"players": 4, "seed": "snake", "deal_number": 3, "match_scores": [10, 20]}))
+    r = http.post(
+        "/v1/deals:deal",
+        content=json.dumps(
+            {"players": 4, "seed": "snake", "deal_number": 3, "match_scores": [10, 20]}
+        ),
+    )
     assert r.status_code == 200, r.text
     snap = r.json()["snapshot"]
     assert snap["dealNumber"] == 3
@@ -66,8 +71,12 @@ def test_snake_case_accepted(http, dealt):
 
 
 def test_unknown_field_is_400_with_field_path(http, dealt):
-    r = http.post("/v1/actions:validate", content=json.dumps(
-        {"snapshot": dealt, "action": {"seat": 0, "drawStock": {}, "handcards": []}}))
+    r = http.post(
+        "/v1/actions:validate",
+        content=json.dumps(
+            {"snapshot": dealt, "action": {"seat": 0, "drawStock": {}, "handcards": []}}
+        ),
+    )
     err = _error(r, 400, "INVALID_ARGUMENT", "INVALID_REQUEST")
     br = [d for d in err["details"] if d["@type"].endswith("google.rpc.BadRequest")]
     assert len(br) == 1
@@ -79,12 +88,24 @@ def test_bad_card_path(http):
     r = http.post("/v1/melds:check", content=json.dumps({"cards": ["7H", "ZZ", "7C"]}))
     err = _error(r, 400, "INVALID_ARGUMENT", "INVALID_REQUEST")
     br = next(d for d in err["details"] if d["@type"].endswith("BadRequest"))
-    assert {"field": "cards[1]", "reason": "UNKNOWN_CARD_CODE"}.items() <= \
-        br["fieldViolations"][0].items()
+    assert {"field": "cards[1]", "reason": "UNKNOWN_CARD_CODE"}.items() <= br["fieldViolations"][
+        0
+    ].items()
 
 
-@pytest.mark.parametrize("body", [b"", b"garbage", b"[1,2]", b"null", b"{\"players\": \"x\"}",
-                                  b"\xff\xfe", b"{" * 5000, b"{\"seed\": NaN}"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"garbage",
+        b"[1,2]",
+        b"null",
+        b'{"players": "x"}',
+        b"\xff\xfe",
+        b"{" * 5000,
+        b'{"seed": NaN}',
+    ],
+)
 def test_garbage_bodies_are_400_json(http, body):
     r = http.post("/v1/deals:deal", content=body)
     _error(r, 400, "INVALID_ARGUMENT", "INVALID_REQUEST")
@@ -128,6 +149,7 @@ def test_oversize_chunked_is_413(http):
         for _ in range(20):
             yield b"x" * 65536
         yield b'"}'
+
     r = http.post("/v1/deals:deal", content=chunks())
     _error(r, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
 
@@ -143,8 +165,12 @@ def test_request_id_echoed_and_generated(http):
 
 
 def test_version_header_everywhere(http):
-    for r in (http.get("/healthz"), http.get("/nope"), http.get("/metrics"),
-              http.post("/v1/deals:deal", content=b"x")):
+    for r in (
+        http.get("/healthz"),
+        http.get("/nope"),
+        http.get("/metrics"),
+        http.post("/v1/deals:deal", content=b"x"),
+    ):
         assert r.headers["x-samba-version"]
 
 
@@ -171,19 +197,36 @@ def _metric(text: str, name: str, **labels) -> float:
 
 
 def test_metrics_count_requests(http, dealt):
-    before = _metric(http.get("/metrics").text, "samba_requests_total",
-                     method="ValidateAction", transport="rest", outcome="illegal",
-                     profile="classic")
+    before = _metric(
+        http.get("/metrics").text,
+        "samba_requests_total",
+        method="ValidateAction",
+        transport="rest",
+        outcome="illegal",
+        profile="classic",
+    )
     seat = (dealt["turn"]["seat"] + 1) % 4
-    http.post("/v1/actions:validate", content=json.dumps(
-        {"snapshot": dealt, "action": {"seat": seat, "drawStock": {}}}))
+    http.post(
+        "/v1/actions:validate",
+        content=json.dumps({"snapshot": dealt, "action": {"seat": seat, "drawStock": {}}}),
+    )
     text = http.get("/metrics").text
-    after = _metric(text, "samba_requests_total", method="ValidateAction", transport="rest",
-                    outcome="illegal", profile="classic")
+    after = _metric(
+        text,
+        "samba_requests_total",
+        method="ValidateAction",
+        transport="rest",
+        outcome="illegal",
+        profile="classic",
+    )
     assert after == before + 1
     assert _metric(text, "samba_violations_total", code="NOT_YOUR_TURN") >= 1
-    assert _metric(text, "samba_request_duration_seconds_count", method="ValidateAction",
-                   transport="rest") >= 1
+    assert (
+        _metric(
+            text, "samba_request_duration_seconds_count", method="ValidateAction", transport="rest"
+        )
+        >= 1
+    )
     assert "samba_requests_in_flight" in text
     assert _metric(text, "samba_build_info") == 1
 
@@ -191,12 +234,21 @@ def test_metrics_count_requests(http, dealt):
 def test_metrics_count_invalid_argument(http):
     http.post("/v1/deals:deal", content=b"{}")
     text = http.get("/metrics").text
-    assert _metric(text, "samba_requests_total", method="Deal", transport="rest",
-                   outcome="invalid_argument") >= 1
+    assert (
+        _metric(
+            text,
+            "samba_requests_total",
+            method="Deal",
+            transport="rest",
+            outcome="invalid_argument",
+        )
+        >= 1
+    )
     assert _metric(text, "samba_errors_total", method="Deal", code="INVALID_ARGUMENT") >= 1
 
 
 # -- OpenAPI ------------------------------------------------------------------------------
+
 
 def _messages_reachable() -> list:
     seen, out, todo = set(), [], []
@@ -248,21 +300,26 @@ def test_openapi_operations(http):
         assert ops[method][:2] == (verb, path), method
         op = ops[method][2]
         out = pb.SERVICE.methods_by_name[method].output_type.full_name.removeprefix("samba.v1.")
-        assert op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] \
-            .endswith("/" + out)
-        assert op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"] \
-            .endswith("/Error")
+        assert op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/" + out
+        )
+        assert op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/Error"
+        )
         if verb == "POST":
             inp = pb.SERVICE.methods_by_name[method].input_type.full_name
-            assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"] \
-                .endswith("/" + inp.removeprefix("samba.v1."))
+            assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+                "/" + inp.removeprefix("samba.v1.")
+            )
     # structure: repeated -> array, nested message -> $ref, map -> object, enum -> string
     schemas = doc["components"]["schemas"]
     seats = schemas["Snapshot"]["properties"]["seats"]
     assert seats["type"] == "array" and seats["items"]["$ref"].endswith("/Seat")
     assert schemas["Violation"]["properties"]["details"] == {
-        "type": "object", "additionalProperties": {"type": "string"},
-        "description": "Machine-readable details, e.g. `required`, `actual`."}
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "Machine-readable details, e.g. `required`, `actual`.",
+    }
     assert schemas["Turn.Phase"]["type"] == "string"
     assert "snapshot" in schemas["ValidateActionRequest"]["required"]
 
@@ -286,9 +343,11 @@ def test_readyz_503_while_draining():
     app = create_app(rt, Settings())
 
     async def probe():
-        async with _httpx.AsyncClient(transport=_httpx.ASGITransport(app=app),
-                                      base_url="http://t") as c:
+        async with _httpx.AsyncClient(
+            transport=_httpx.ASGITransport(app=app), base_url="http://t"
+        ) as c:
             return (await c.get("/readyz")).status_code
+
     assert asyncio.run(probe()) == 503  # starting
     rt.state.set_ready()
     assert asyncio.run(probe()) == 200
@@ -300,6 +359,7 @@ def test_openapi_states_what_the_service_enforces(http, sample_requests):
     """Unknown fields are refused, and a REQUIRED list or string may not be empty: the
     document says so (additionalProperties, minItems, minLength), and the service does."""
     from samba_adjudicator.service import descriptors
+
     schemas = http.get("/openapi.json").json()["components"]["schemas"]
     for desc in _messages_reachable():
         schema = schemas[desc.full_name.removeprefix("samba.v1.")]
@@ -315,6 +375,7 @@ def test_openapi_states_what_the_service_enforces(http, sample_requests):
     empty = http.post("/v1/melds:check", content=json.dumps({"cards": []}))
     assert empty.status_code == 400
     assert empty.json()["error"]["details"][1]["fieldViolations"][0]["field"] == "cards"
-    unknown = http.post("/v1/melds:check", content=json.dumps(
-        {**sample_requests["CheckMeld"], "extra": 1}))
+    unknown = http.post(
+        "/v1/melds:check", content=json.dumps({**sample_requests["CheckMeld"], "extra": 1})
+    )
     assert unknown.status_code == 400

@@ -7,16 +7,16 @@ import base64
 import json
 
 import pytest
+from builders import make_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
-from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service import cli, convert, grpc_server, jsonio, pb, wire
-from samba_adjudicator.service.loading import load_snapshot
 from samba_adjudicator.service.api import Adjudicator
 from samba_adjudicator.service.decoding import decode_json
+from samba_adjudicator.service.loading import load_snapshot
 from samba_adjudicator.service.runtime import Runtime
 from samba_adjudicator.service.signing import Signer
 
@@ -25,9 +25,15 @@ pytestmark = pytest.mark.engine
 
 def position() -> m.Snapshot:
     """Seat 0 in PLAY with melds to make and a meld to add to."""
-    return make_snapshot("pagat", 4, hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD",
-                                            1: "4D 4S", 2: "JK", 3: "KC KD"},
-                         discard="9C", turn_seat=0, phase=m.Phase.PLAY, took_pile=False)
+    return make_snapshot(
+        "pagat",
+        4,
+        hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD", 1: "4D 4S", 2: "JK", 3: "KC KD"},
+        discard="9C",
+        turn_seat=0,
+        phase=m.Phase.PLAY,
+        took_pile=False,
+    )
 
 
 def pb_requests(snap: pb.Snapshot) -> list[tuple[str, object]]:
@@ -50,8 +56,7 @@ def pb_requests(snap: pb.Snapshot) -> list[tuple[str, object]]:
         ("GetPlayerView", pb.GetPlayerViewRequest(snapshot=snap, seat=1)),
         ("ReplayDeal", pb.ReplayDealRequest(snapshot=snap, actions=[meld, out_of_turn])),
         ("CheckMeld", pb.CheckMeldRequest(snapshot=snap, seat=0, cards=["7H", "8H", "9H"])),
-        ("CheckMeld", pb.CheckMeldRequest(snapshot=snap, seat=0, meld_id="m99",
-                                          cards=["7H"])),
+        ("CheckMeld", pb.CheckMeldRequest(snapshot=snap, seat=0, meld_id="m99", cards=["7H"])),
     ]
 
 
@@ -96,8 +101,9 @@ def test_a_snapshot_with_problems_is_never_remembered():
     for _ in range(2):
         status, answer = cli.run("ValidateAction", body.encode(), adjudicator=adj)
         assert status == cli.EXIT_INVALID
-        fields = [v["field"] for d in answer["error"]["details"]
-                  for v in d.get("fieldViolations", ())]
+        fields = [
+            v["field"] for d in answer["error"]["details"] for v in d.get("fieldViolations", ())
+        ]
         assert "snapshot.seats[0].hand[0]" in fields
     assert not adj.snapshots.cache.items
 
@@ -142,10 +148,15 @@ def test_metrics_profile_label_is_the_same_on_the_fast_path():
     runtime = Runtime(None, Adjudicator())
     discard = pb.Action(seat=0)
     discard.discard.card = "KS"
-    data = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(position()),
-                                    action=discard).SerializeToString()
-    labels = {"method": "ValidateAction", "transport": "grpc", "outcome": "legal",
-              "profile": "pagat"}
+    data = pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(position()), action=discard
+    ).SerializeToString()
+    labels = {
+        "method": "ValidateAction",
+        "transport": "grpc",
+        "outcome": "legal",
+        "profile": "pagat",
+    }
     before = REGISTRY.get_sample_value("samba_requests_total", labels) or 0
     grpc_answer(runtime, "ValidateAction", data)
     grpc_answer(runtime, "ValidateAction", data)
@@ -154,11 +165,13 @@ def test_metrics_profile_label_is_the_same_on_the_fast_path():
 
 # -- service.wire ---------------------------------------------------------------------------
 
+
 def sample_request() -> bytes:
     action = pb.Action(seat=0)
     action.discard.card = "KS"
-    return pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(position()),
-                                    action=action).SerializeToString()
+    return pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(position()), action=action
+    ).SerializeToString()
 
 
 def test_split_field_finds_the_snapshot():
@@ -175,13 +188,13 @@ def test_split_field_declines_what_protobuf_would_merge_or_reject():
     payload, _ = wire.split_field(data, 1)
     twice = data + b"\x0a" + bytes([len(b"\x60\x05")]) + b"\x60\x05"  # field 1 again: merged
     assert wire.split_field(twice, 1) is None
-    assert wire.split_field(data[:-1], 1) is None          # truncated
+    assert wire.split_field(data[:-1], 1) is None  # truncated
     assert wire.split_field(b"\x18\x01" + data, 1)[0] == payload  # other fields: skipped
     assert wire.split_field(b"\x08\x01" + data, 1) is None  # field 1 as a varint
-    assert wire.split_field(b"\x0b\x0c", 1) is None        # a group
-    assert wire.split_field(b"\x12\x00", 1) is None        # no field 1 at all
+    assert wire.split_field(b"\x0b\x0c", 1) is None  # a group
+    assert wire.split_field(b"\x12\x00", 1) is None  # no field 1 at all
     assert wire.split_field(b"\x0a\x00", 1) == (b"", b"")
-    assert wire.split_field(b"\x0a\x80", 1) is None        # unfinished length varint
+    assert wire.split_field(b"\x0a\x80", 1) is None  # unfinished length varint
 
 
 @settings(max_examples=300, deadline=None)
@@ -209,22 +222,36 @@ def test_split_field_agrees_with_protobuf(noise, cut):
 
 # -- jsonio.loads: orjson first, the json module as the reference ---------------------------
 
-@pytest.mark.parametrize("text", [
-    '{"seed": 123456789012345678901234567890}',   # past 64 bits: kept exact
-    '{"seed": -9223372036854775809}',
-    '{"a": "\\ud800"}',                            # lone surrogate: json accepts it
-    '{"a": 1, "a": 2}',
-    '{"a": [1.5, -0, 1e2]}',
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"seed": 123456789012345678901234567890}',  # past 64 bits: kept exact
+        '{"seed": -9223372036854775809}',
+        '{"a": "\\ud800"}',  # lone surrogate: json accepts it
+        '{"a": 1, "a": 2}',
+        '{"a": [1.5, -0, 1e2]}',
+    ],
+)
 def test_loads_gives_what_json_gives(text):
     assert jsonio.loads(text.encode()) == json.loads(text)
     assert jsonio.loads(text) == json.loads(text)
 
 
-@pytest.mark.parametrize("raw", [b'{"a": NaN}', b'{"a": Infinity}', b"\xef\xbb\xbf{}",
-                                 b'{"a": "\xff"}', b"[" * 100000, b'{"a": 1'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": NaN}',
+        b'{"a": Infinity}',
+        b"\xef\xbb\xbf{}",
+        b'{"a": "\xff"}',
+        b"[" * 100000,
+        b'{"a": 1',
+    ],
+)
 def test_loads_refuses_what_json_refuses(raw):
     from samba_adjudicator.engine.model import InvalidInput
+
     with pytest.raises(InvalidInput) as e:
         jsonio.loads(raw)
     assert [p.reason for p in e.value.problems] == ["MALFORMED_JSON"]
@@ -232,8 +259,9 @@ def test_loads_refuses_what_json_refuses(raw):
 
 def test_long_integer_out_of_range_is_reported_exactly():
     with pytest.raises(Exception) as e:
-        jsonio.parse_request('{"players": 4, "seed": "s", "dealer": 123456789012345678901}',
-                             pb.DealRequest)
+        jsonio.parse_request(
+            '{"players": 4, "seed": "s", "dealer": 123456789012345678901}', pb.DealRequest
+        )
     assert any(p.field == "dealer" for p in e.value.problems)
 
 
@@ -241,6 +269,7 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
     """A call without a source (a library user, the tests) keys the snapshot by its
     deterministic bytes: a second call answers the same from the loaded snapshot."""
     from samba_adjudicator.service.errors import ApiError
+
     snap = convert.snapshot_to_proto(position())
 
     def answer(adj, method, request):
@@ -263,12 +292,16 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
 
 # -- positions the service produced (SnapshotLoader.remember) ---------------------------------
 
+
 def same_snapshot(a: m.Snapshot, b: m.Snapshot) -> bool:
     """Equal in every field, the ones left out of == included."""
-    return (a == b and a.signature == b.signature
-            and a.ruleset_ref.profile == b.ruleset_ref.profile
-            and a.ruleset_ref.version == b.ruleset_ref.version
-            and dict(a.ruleset_ref.overrides) == dict(b.ruleset_ref.overrides))
+    return (
+        a == b
+        and a.signature == b.signature
+        and a.ruleset_ref.profile == b.ruleset_ref.profile
+        and a.ruleset_ref.version == b.ruleset_ref.version
+        and dict(a.ruleset_ref.overrides) == dict(b.ruleset_ref.overrides)
+    )
 
 
 def answered_snapshot(method: str, out: bytes) -> bytes:
@@ -277,20 +310,33 @@ def answered_snapshot(method: str, out: bytes) -> bytes:
     return wire.split_field(out, number)[0]
 
 
-@pytest.mark.parametrize("spec,players,signed", [
-    ("classic", 4, False), ("classic", 6, False), ("pagat", 2, True), ("pagat", 3, False),
-    ("spanish", 4, False), ("bolivia", 4, False), ("official", 4, False),
-    ("canasta", 4, False), ("classic+open", 4, False), ("classic+uruguayan", 2, True)])
+@pytest.mark.parametrize(
+    "spec,players,signed",
+    [
+        ("classic", 4, False),
+        ("classic", 6, False),
+        ("pagat", 2, True),
+        ("pagat", 3, False),
+        ("spanish", 4, False),
+        ("bolivia", 4, False),
+        ("official", 4, False),
+        ("canasta", 4, False),
+        ("classic+open", 4, False),
+        ("classic+uruguayan", 2, True),
+    ],
+)
 def test_produced_positions_are_remembered_exactly(spec, players, signed):
     """Deal, then apply listed actions: each answered snapshot is kept as loaded, equal in
     every field to loading its bytes, and the next calls on it answer like a fresh service."""
     import random
+
     signer = Signer.parse(f"k1:{base64.b64encode(b'k' * 32).decode()}") if signed else None
     runtime = Runtime(None, Adjudicator(signer=signer))
     adj = runtime.adjudicator
     rng = random.Random(f"{spec}/{players}")
-    deal = pb.DealRequest(players=players, seed=f"remember-{spec}", ruleset=pb.RulesetRef(
-        profile=spec))
+    deal = pb.DealRequest(
+        players=players, seed=f"remember-{spec}", ruleset=pb.RulesetRef(profile=spec)
+    )
     out, status = grpc_answer(runtime, "Deal", deal.SerializeToString())
     assert status is None
     snapshot_bytes, method = answered_snapshot("Deal", out), "Deal"
@@ -301,8 +347,10 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
         assert same_snapshot(kept, loaded), method
         snap_msg = pb.Snapshot.FromString(snapshot_bytes)
         listing = pb.ListLegalActionsRequest(snapshot=snap_msg, page_size=1000)
-        calls = [("ListLegalActions", listing),
-                 ("ScoreDeal", pb.ScoreDealRequest(snapshot=snap_msg, provisional=True))]
+        calls = [
+            ("ListLegalActions", listing),
+            ("ScoreDeal", pb.ScoreDealRequest(snapshot=snap_msg, provisional=True)),
+        ]
         fresh = Runtime(None, Adjudicator(signer=signer))
         for name, request in calls:
             data = request.SerializeToString()
@@ -324,18 +372,23 @@ def test_produced_positions_are_remembered_for_json_clients():
     object sent back is not walked again, and answers as a fresh service would."""
     adj = Adjudicator()
     dealt = Runtime(None, adj, count_calls=False).call(
-        "Deal", pb.DealRequest(players=4, seed="json-remember"))
+        "Deal", pb.DealRequest(players=4, seed="json-remember")
+    )
     rendered = jsonio.to_dict(dealt)
     adj.snapshots.remember_json(dealt.snapshot, rendered["snapshot"])
-    body = json.dumps({"snapshot": rendered["snapshot"],
-                       "action": {"seat": rendered["snapshot"]["turn"]["seat"],
-                                  "drawStock": {}}}).encode()
+    body = json.dumps(
+        {
+            "snapshot": rendered["snapshot"],
+            "action": {"seat": rendered["snapshot"]["turn"]["seat"], "drawStock": {}},
+        }
+    ).encode()
     _, _, source = decode_json(body, pb.ApplyActionRequest, adj.snapshots)
     assert source is not None and source.loaded is not None
     loaded = load_snapshot(dealt.snapshot)
     assert same_snapshot(source.loaded, loaded)
-    assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == \
-        cli.run("ApplyAction", body, adjudicator=Adjudicator(), request_id="r")
+    assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == cli.run(
+        "ApplyAction", body, adjudicator=Adjudicator(), request_id="r"
+    )
 
 
 def test_a_cache_of_size_zero_keeps_nothing_and_answers_the_same():

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from builders import make_snapshot
+
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.dealing import deal
 from samba_adjudicator.engine.model import InvalidInput

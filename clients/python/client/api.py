@@ -27,13 +27,20 @@ DEFAULT_TIMEOUT = 10.0
 def _method(name: str):
     rpc = RPCS[name]
 
-    def method(self, request: Request = None, *, timeout: float | None = None,
-               request_id: str | None = None):
+    def method(
+        self,
+        request: Request = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ):
         return self.call(name, request, timeout=timeout, request_id=request_id)
 
     method.__name__ = method.__qualname__ = rpc.python_name
-    method.__doc__ = (f"``{name}`` (REST ``{rpc.verb} {rpc.path}``): "
-                      f"{rpc.request_class.__name__} -> {rpc.response_class.__name__}.")
+    method.__doc__ = (
+        f"``{name}`` (REST ``{rpc.verb} {rpc.path}``): "
+        f"{rpc.request_class.__name__} -> {rpc.response_class.__name__}."
+    )
     return method
 
 
@@ -55,31 +62,46 @@ class _Methods:
         self.transport = transport
         self.timeout = timeout
 
-    def _prepare(self, method: str, request: Request, timeout: float | None,
-                 request_id: str | None):
+    def _prepare(
+        self, method: str, request: Request, timeout: float | None, request_id: str | None
+    ):
         rpc = RPCS[method]
-        return (rpc, request_message(rpc, request), self.timeout if timeout is None else timeout,
-                request_id or uuid.uuid4().hex)
+        return (
+            rpc,
+            request_message(rpc, request),
+            self.timeout if timeout is None else timeout,
+            request_id or uuid.uuid4().hex,
+        )
 
 
 class Client(_Methods):
     """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
 
     @classmethod
-    def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             channel=None) -> Client:
+    def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None) -> Client:
         return cls(GrpcTransport(target, channel), timeout)
 
     @classmethod
-    def rest(cls, base_url: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             http=None, headers: dict[str, str] | None = None) -> Client:
+    def rest(
+        cls,
+        base_url: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        http=None,
+        headers: dict[str, str] | None = None,
+    ) -> Client:
         return cls(RestTransport(base_url, http, headers), timeout)
 
-    def call(self, method: str, request: Request = None, *, timeout: float | None = None,
-             request_id: str | None = None):
+    def call(
+        self,
+        method: str,
+        request: Request = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, timeout, request_id = self._prepare(method, request, timeout,
-                                                          request_id)
+        rpc, message, timeout, request_id = self._prepare(method, request, timeout, request_id)
         return answer_as(request, self.transport.invoke(rpc, message, timeout, request_id))
 
     def close(self) -> None:
@@ -96,22 +118,33 @@ class AsyncClient(_Methods):
     """An asyncio client: ``await client.deal(...)``. ``AsyncClient.grpc`` / ``.rest``."""
 
     @classmethod
-    def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             channel=None) -> AsyncClient:
+    def grpc(
+        cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None
+    ) -> AsyncClient:
         return cls(AsyncGrpcTransport(target, channel), timeout)
 
     @classmethod
-    def rest(cls, base_url: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             http=None, headers: dict[str, str] | None = None) -> AsyncClient:
+    def rest(
+        cls,
+        base_url: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        http=None,
+        headers: dict[str, str] | None = None,
+    ) -> AsyncClient:
         return cls(AsyncRestTransport(base_url, http, headers), timeout)
 
-    async def call(self, method: str, request: Request = None, *,
-                   timeout: float | None = None, request_id: str | None = None):
+    async def call(
+        self,
+        method: str,
+        request: Request = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, timeout, request_id = self._prepare(method, request, timeout,
-                                                          request_id)
-        return answer_as(request, await self.transport.invoke(rpc, message, timeout,
-                                                              request_id))
+        rpc, message, timeout, request_id = self._prepare(method, request, timeout, request_id)
+        return answer_as(request, await self.transport.invoke(rpc, message, timeout, request_id))
 
     async def close(self) -> None:
         await self.transport.close()

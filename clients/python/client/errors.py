@@ -18,12 +18,18 @@ from google.rpc import error_details_pb2, status_pb2
 _STATUS_BY_NAME = {code.name: code for code in grpc.StatusCode}
 _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 _STATUS_BY_HTTP = {
-    400: grpc.StatusCode.INVALID_ARGUMENT, 401: grpc.StatusCode.UNAUTHENTICATED,
-    403: grpc.StatusCode.PERMISSION_DENIED, 404: grpc.StatusCode.NOT_FOUND,
-    409: grpc.StatusCode.ABORTED, 413: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    429: grpc.StatusCode.RESOURCE_EXHAUSTED, 499: grpc.StatusCode.CANCELLED,
-    501: grpc.StatusCode.UNIMPLEMENTED, 502: grpc.StatusCode.UNAVAILABLE,
-    503: grpc.StatusCode.UNAVAILABLE, 504: grpc.StatusCode.DEADLINE_EXCEEDED,
+    400: grpc.StatusCode.INVALID_ARGUMENT,
+    401: grpc.StatusCode.UNAUTHENTICATED,
+    403: grpc.StatusCode.PERMISSION_DENIED,
+    404: grpc.StatusCode.NOT_FOUND,
+    409: grpc.StatusCode.ABORTED,
+    413: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    429: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    499: grpc.StatusCode.CANCELLED,
+    501: grpc.StatusCode.UNIMPLEMENTED,
+    502: grpc.StatusCode.UNAVAILABLE,
+    503: grpc.StatusCode.UNAVAILABLE,
+    504: grpc.StatusCode.DEADLINE_EXCEEDED,
 }
 _DETAILS_KEY = "grpc-status-details-bin"
 
@@ -46,11 +52,18 @@ class AdjudicatorError(Exception):
     (every BadRequest field violation) and, over REST, ``http_status``.
     """
 
-    def __init__(self, code: grpc.StatusCode, message: str, *, reason: str = "",
-                 domain: str = "", request_id: str = "",
-                 metadata: Mapping[str, str] | None = None,
-                 violations: Iterable[FieldViolation] = (),
-                 http_status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str = "",
+        domain: str = "",
+        request_id: str = "",
+        metadata: Mapping[str, str] | None = None,
+        violations: Iterable[FieldViolation] = (),
+        http_status: int | None = None,
+    ) -> None:
         super().__init__(f"{code.name}{' ' + reason if reason else ''}: {message}")
         self.code = code
         self.status = code.name
@@ -63,8 +76,13 @@ class AdjudicatorError(Exception):
         self.http_status = http_status
 
 
-def _from_details(code: grpc.StatusCode, message: str, details: Iterable[any_pb2.Any],
-                  request_id: str, http_status: int | None = None) -> AdjudicatorError:
+def _from_details(
+    code: grpc.StatusCode,
+    message: str,
+    details: Iterable[any_pb2.Any],
+    request_id: str,
+    http_status: int | None = None,
+) -> AdjudicatorError:
     info = None
     violations: list[FieldViolation] = []
     for detail in details:
@@ -74,14 +92,22 @@ def _from_details(code: grpc.StatusCode, message: str, details: Iterable[any_pb2
         elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
-            violations += [FieldViolation(v.field, v.reason, v.description)
-                           for v in bad.field_violations]
+            violations += [
+                FieldViolation(v.field, v.reason, v.description) for v in bad.field_violations
+            ]
     reason = info.reason if info else ""
     if not info and code is grpc.StatusCode.DEADLINE_EXCEEDED:
         reason = "DEADLINE_EXCEEDED"  # the client's own deadline: what the server would say
-    return AdjudicatorError(code, message, reason=reason, domain=info.domain if info else "",
-                            metadata=info.metadata if info else None, request_id=request_id,
-                            violations=violations, http_status=http_status)
+    return AdjudicatorError(
+        code,
+        message,
+        reason=reason,
+        domain=info.domain if info else "",
+        metadata=info.metadata if info else None,
+        request_id=request_id,
+        violations=violations,
+        http_status=http_status,
+    )
 
 
 def from_grpc(err: grpc.RpcError, request_id: str) -> AdjudicatorError:
@@ -97,11 +123,16 @@ def from_rest(http_status: int, body: Any, request_id: str) -> AdjudicatorError:
     """The REST error body ``{"error": {code, status, message, details}}``; a body that is
     not the service's (a proxy's page) still gives a status from the HTTP code."""
     error = body.get("error") if isinstance(body, dict) else None
-    fallback = _STATUS_BY_HTTP.get(http_status, grpc.StatusCode.INTERNAL
-                                   if http_status >= 500 else grpc.StatusCode.UNKNOWN)
+    fallback = _STATUS_BY_HTTP.get(
+        http_status, grpc.StatusCode.INTERNAL if http_status >= 500 else grpc.StatusCode.UNKNOWN
+    )
     if not isinstance(error, dict):
-        return AdjudicatorError(fallback, f"HTTP {http_status} without an error body",
-                                request_id=request_id, http_status=http_status)
+        return AdjudicatorError(
+            fallback,
+            f"HTTP {http_status} without an error body",
+            request_id=request_id,
+            http_status=http_status,
+        )
     details = []
     for raw in error.get("details") or ():
         detail = any_pb2.Any()
@@ -111,8 +142,7 @@ def from_rest(http_status: int, body: Any, request_id: str) -> AdjudicatorError:
             continue  # a detail we cannot read must not hide the status and message
         details.append(detail)
     code = _STATUS_BY_NAME.get(error.get("status"), fallback)
-    return _from_details(code, str(error.get("message", "")), details, request_id,
-                         http_status)
+    return _from_details(code, str(error.get("message", "")), details, request_id, http_status)
 
 
 def local(code: grpc.StatusCode, message: str, request_id: str) -> AdjudicatorError:

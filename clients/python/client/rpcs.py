@@ -35,8 +35,8 @@ ROUTES = {
 
 @dataclasses.dataclass(frozen=True)
 class Rpc:
-    name: str               # "ValidateAction"
-    python_name: str        # "validate_action"
+    name: str  # "ValidateAction"
+    python_name: str  # "validate_action"
     request_class: type[Message]
     response_class: type[Message]
     verb: str
@@ -47,9 +47,16 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-RPCS = {m.name: Rpc(m.name, _snake(m.name), message_factory.GetMessageClass(m.input_type),
-                    message_factory.GetMessageClass(m.output_type), *ROUTES[m.name])
-        for m in SERVICE.methods}
+RPCS = {
+    m.name: Rpc(
+        m.name,
+        _snake(m.name),
+        message_factory.GetMessageClass(m.input_type),
+        message_factory.GetMessageClass(m.output_type),
+        *ROUTES[m.name],
+    )
+    for m in SERVICE.methods
+}
 
 
 def request_message(rpc: Rpc, request: Message | dict[str, Any] | None) -> Message:
@@ -71,6 +78,7 @@ def rest_target(rpc: Rpc, message: Message) -> tuple[str, str, bytes | None]:
     """(verb, path, body) of the REST call."""
     if rpc.name == "GetRuleset":
         from urllib.parse import quote
+
         return rpc.verb, rpc.path.format(profile=quote(message.profile, safe="")), None
     if rpc.verb == "GET":
         return rpc.verb, rpc.path, None

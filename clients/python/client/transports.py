@@ -25,11 +25,11 @@ class GrpcTransport:
         self.channel = channel or grpc.insecure_channel(target)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
 
-    def invoke(self, rpc: Rpc, message: Message, timeout: float | None,
-               request_id: str) -> Message:
+    def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
         try:
-            return getattr(self.stub, rpc.name)(message, timeout=timeout,
-                                                metadata=(("x-request-id", request_id),))
+            return getattr(self.stub, rpc.name)(
+                message, timeout=timeout, metadata=(("x-request-id", request_id),)
+            )
         except grpc.RpcError as err:
             raise errors.from_grpc(err, request_id) from None
 
@@ -42,11 +42,13 @@ class AsyncGrpcTransport:
         self.channel = channel or grpc.aio.insecure_channel(target)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
 
-    async def invoke(self, rpc: Rpc, message: Message, timeout: float | None,
-                     request_id: str) -> Message:
+    async def invoke(
+        self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
+    ) -> Message:
         try:
             return await getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=(("x-request-id", request_id),))
+                message, timeout=timeout, metadata=(("x-request-id", request_id),)
+            )
         except grpc.aio.AioRpcError as err:
             raise errors.from_grpc(err, request_id) from None
 
@@ -54,23 +56,22 @@ class AsyncGrpcTransport:
         await self.channel.close()
 
 
-def _rest_request(rpc: Rpc, message: Message, timeout: float | None,
-                  request_id: str) -> dict[str, Any]:
+def _rest_request(
+    rpc: Rpc, message: Message, timeout: float | None, request_id: str
+) -> dict[str, Any]:
     verb, path, body = rest_target(rpc, message)
     headers = {"x-request-id": request_id}
     if body is not None:
         headers["content-type"] = "application/json"
     if timeout is not None:
         headers["x-server-timeout"] = f"{timeout:g}"
-    return {"method": verb, "url": path, "content": body, "headers": headers,
-            "timeout": timeout}
+    return {"method": verb, "url": path, "content": body, "headers": headers, "timeout": timeout}
 
 
 def _rest_failure(err: httpx.HTTPError, request_id: str) -> errors.AdjudicatorError:
     if isinstance(err, httpx.TimeoutException):
         return errors.local(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time", request_id)
-    return errors.local(grpc.StatusCode.UNAVAILABLE, f"cannot reach the server: {err}",
-                        request_id)
+    return errors.local(grpc.StatusCode.UNAVAILABLE, f"cannot reach the server: {err}", request_id)
 
 
 def _rest_result(rpc: Rpc, response: httpx.Response, request_id: str) -> Message:
@@ -82,19 +83,22 @@ def _rest_result(rpc: Rpc, response: httpx.Response, request_id: str) -> Message
     if not response.is_success:
         raise errors.from_rest(response.status_code, body, request_id)
     if body is None:
-        raise errors.AdjudicatorError(grpc.StatusCode.INTERNAL,
-                                      f"HTTP {response.status_code} answer is not JSON",
-                                      request_id=request_id, http_status=response.status_code)
+        raise errors.AdjudicatorError(
+            grpc.StatusCode.INTERNAL,
+            f"HTTP {response.status_code} answer is not JSON",
+            request_id=request_id,
+            http_status=response.status_code,
+        )
     return rest_answer(rpc, body)
 
 
 class RestTransport:
-    def __init__(self, base_url: str, http: httpx.Client | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, base_url: str, http: httpx.Client | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         self.http = http or httpx.Client(base_url=base_url, headers=headers)
 
-    def invoke(self, rpc: Rpc, message: Message, timeout: float | None,
-               request_id: str) -> Message:
+    def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
         try:
             response = self.http.request(**_rest_request(rpc, message, timeout, request_id))
         except httpx.HTTPError as err:
@@ -106,15 +110,19 @@ class RestTransport:
 
 
 class AsyncRestTransport:
-    def __init__(self, base_url: str, http: httpx.AsyncClient | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        http: httpx.AsyncClient | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.http = http or httpx.AsyncClient(base_url=base_url, headers=headers)
 
-    async def invoke(self, rpc: Rpc, message: Message, timeout: float | None,
-                     request_id: str) -> Message:
+    async def invoke(
+        self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
+    ) -> Message:
         try:
-            response = await self.http.request(
-                **_rest_request(rpc, message, timeout, request_id))
+            response = await self.http.request(**_rest_request(rpc, message, timeout, request_id))
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
         return _rest_result(rpc, response, request_id)

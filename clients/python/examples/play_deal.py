@@ -17,8 +17,16 @@ from samba_adjudicator.client import AsyncClient, Client
 
 # Lower is preferred. Melding first gets canastas (and a chance to go out); drawing from
 # an empty stock ends the deal, so the bot never keeps a dry game alive by taking piles.
-PREFERENCE = {"meld": 1, "takePile": 2, "takeTopCard": 2, "drawStock": 3, "discard": 4,
-              "answerGoOut": 5, "askGoOut": 7, "swapWild": 8}
+PREFERENCE = {
+    "meld": 1,
+    "takePile": 2,
+    "takeTopCard": 2,
+    "drawStock": 3,
+    "discard": 4,
+    "answerGoOut": 5,
+    "askGoOut": 7,
+    "swapWild": 8,
+}
 
 
 def preference(action: dict, snapshot: dict) -> int:
@@ -71,8 +79,15 @@ class Game:
         print(f"deal over after {self.applied} actions: {snapshot['result']['reason']}")
         for side in score["sides"]:
             print(f"side {side['side']}: {side['dealTotal']} points")
-        print(json.dumps({"applied": self.applied, "reason": snapshot["result"]["reason"],
-                          "sides": [side["dealTotal"] for side in score["sides"]]}))
+        print(
+            json.dumps(
+                {
+                    "applied": self.applied,
+                    "reason": snapshot["result"]["reason"],
+                    "sides": [side["dealTotal"] for side in score["sides"]],
+                }
+            )
+        )
 
 
 def play(client: Client, game: Game) -> None:
@@ -108,16 +123,19 @@ async def play_async(client: AsyncClient, game: Game) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--transport", choices=("grpc", "rest"), default="rest")
-    p.add_argument("--target", default="http://127.0.0.1:8080",
-                   help="REST base URL, or host:port for gRPC")
+    p.add_argument(
+        "--target", default="http://127.0.0.1:8080", help="REST base URL, or host:port for gRPC"
+    )
     p.add_argument("--seed", default="example-bot")
     p.add_argument("--asyncio", action="store_true", help="use AsyncClient")
     args = p.parse_args()
     game = Game(args.seed)
     if args.asyncio:
+
         async def run() -> None:
             async with getattr(AsyncClient, args.transport)(args.target) as client:
                 await play_async(client, game)
+
         asyncio.run(run())
     else:
         with getattr(Client, args.transport)(args.target) as client:
