@@ -14,14 +14,15 @@ STAMP := $(VENV)/.installed
         bench-service bench-abuse fuzz image-test clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
-# service's per-call modules compiled with mypyc (the dev extra's mypy) into
-# engine/_compiled and service/_compiled, made again when one of their sources changes.
+# service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
+# extra's mypy) into each folder's _compiled/, made again when one of their sources changes.
+# The folders are listed once, in pyproject.toml ([tool.samba-adjudicator] compiled).
 # SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
-# compiler works; 1 requires the compiled build; 0 skips it. About two minutes the first time.
+# compiler works; 1 requires the compiled build; 0 skips it (`make run SAMBA_COMPILE=0`
+# starts in a minute instead of several).
 SAMBA_COMPILE ?= auto
-HOT_SOURCES := $(wildcard engine/*.py) $(addprefix service/,$(addsuffix .py,required jsonio \
-               convert actions answers derived_fields decoding loading wire boundary api \
-               runtime))
+COMPILED_FOLDERS := $(shell sed -n 's/^compiled = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
+HOT_SOURCES := $(foreach folder,$(COMPILED_FOLDERS),$(wildcard $(folder)/*.py))
 COMPILED := engine/_compiled/SOURCES.json
 
 install: $(STAMP) $(COMPILED)
@@ -183,5 +184,5 @@ fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} FUZZ_RANDOM=1 $(PY) -m pytest tests/test_fuzz.py -p no:xdist
 
 clean:
-	rm -rf $(VENV) $(TOOLS) generated build *.egg-info engine/_compiled service/_compiled \
+	rm -rf $(VENV) $(TOOLS) generated build *.egg-info engine/_compiled service/*/_compiled \
 	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 from setuptools import setup
@@ -32,37 +33,27 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 
-# Every engine module but the package file and the build choice itself, and the service's
-# per-call modules: the required-field walk, proto3 JSON, conversion, loading.
-SERVICE_MODULES = (
-    "required",
-    "jsonio",
-    "convert",
-    "actions",
-    "answers",
-    "derived_fields",
-    "decoding",
-    "loading",
-    "wire",
-    "boundary",
-    "api",
-    "runtime",
-)
-PACKAGES = {"engine": "engine", "service": "service"}
+# The compiled folders are listed once, in pyproject.toml ([tool.samba-adjudicator] compiled):
+# every module in them but the package files and the build choice itself.
 NOT_COMPILED = {"__init__.py", "build.py"}
 GROUP = "samba_adjudicator.engine._compiled.hot"
 STAMP = "SOURCES.json"
 
 
+def compiled_folders() -> list[str]:
+    """The repository folders whose modules are compiled (engine, service/codec, …)."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["samba-adjudicator"]["compiled"]
+
+
 def hot_sources() -> dict[str, Path]:
     """Module name -> source file of every compiled module."""
-    sources = {
-        f"samba_adjudicator.engine.{p.stem}": p
-        for p in sorted((ROOT / "engine").glob("*.py"))
-        if p.name not in NOT_COMPILED
-    }
-    for name in SERVICE_MODULES:
-        sources[f"samba_adjudicator.service.{name}"] = ROOT / "service" / f"{name}.py"
+    sources = {}
+    for folder in compiled_folders():
+        package = "samba_adjudicator." + folder.replace("/", ".")
+        for path in sorted((ROOT / folder).glob("*.py")):
+            if path.name not in NOT_COMPILED:
+                sources[f"{package}.{path.stem}"] = path
     return sources
 
 
@@ -115,8 +106,8 @@ class BuildHotPaths(build_ext):
     falls back to the pure-Python build when compiling fails."""
 
     def run(self) -> None:
-        for package in PACKAGES:
-            self._target(package).mkdir(parents=True, exist_ok=True)
+        for folder in compiled_folders():
+            self._target(folder).mkdir(parents=True, exist_ok=True)
         try:
             super().run()
         except Exception as exc:  # a missing compiler surfaces as several error types
@@ -128,11 +119,11 @@ class BuildHotPaths(build_ext):
             return
         (self._target("engine") / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n")
 
-    def _target(self, package: str) -> Path:
+    def _target(self, folder: str) -> Path:
         """The folder of a package's compiled modules: in the tree, or in the build."""
         if self.inplace:
-            return ROOT / PACKAGES[package] / "_compiled"
-        return Path(self.build_lib) / "samba_adjudicator" / package / "_compiled"
+            return ROOT / folder / "_compiled"
+        return Path(self.build_lib) / "samba_adjudicator" / folder / "_compiled"
 
 
 def extensions_or_none() -> list:

@@ -30,8 +30,8 @@ from service_bench import Server  # noqa: E402
 from service_fixtures import REST, memory_mb  # noqa: E402
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service import pb  # noqa: E402
-from samba_adjudicator.service.cli import run  # noqa: E402
+from samba_adjudicator.service.base import pb  # noqa: E402
+from samba_adjudicator.service.transport.cli import run  # noqa: E402
 
 
 def probe(server: Server, stop: threading.Event) -> dict[str, list[float]]:

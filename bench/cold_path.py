@@ -45,18 +45,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import scenarios  # noqa: E402
 from samba_adjudicator import engine  # noqa: E402
 from samba_adjudicator.engine.model import Problem, Snapshot  # noqa: E402
-from samba_adjudicator.service import answers, convert, derived_fields, jsonio, pb, required, wire  # noqa: E402
-from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
-from samba_adjudicator.service.api import Adjudicator  # noqa: E402
-from samba_adjudicator.service.loading import (  # noqa: E402
+from samba_adjudicator.service.base import pb  # noqa: E402
+from samba_adjudicator.service.base.signing import Signer  # noqa: E402
+from samba_adjudicator.service.codec import answers, convert, derived_fields, jsonio, required, wire  # noqa: E402
+from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
+from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
+from samba_adjudicator.service.pipeline.loading import (  # noqa: E402
     SNAPSHOT,
     SnapshotLoader,
     cache_key,
     json_cache_key,
     pin_version,
 )
-from samba_adjudicator.service.runtime import Runtime  # noqa: E402
-from samba_adjudicator.service.signing import Signer  # noqa: E402
+from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
 
 METHOD = "ValidateAction"
 Request = pb.ValidateActionRequest
@@ -319,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     min_time, repeats = (0.04, 5) if args.quick else (0.1, 9)
-    from samba_adjudicator.service.server import tune_gc
+    from samba_adjudicator.service.transport.server import tune_gc
 
     positions = (
         ("opening", scenarios.opening()),

@@ -13,7 +13,7 @@ take) it times, in microseconds per call (median of several repeats):
   json.loads + json.dumps of the same JSON text.
 
 Figures are reported as ratios to the protobuf baseline so they compare across machines.
-The garbage collector is set up as the server sets it up (``service.server.tune_gc``).
+The garbage collector is set up as the server sets it up (``service.transport.server.tune_gc``).
 """
 
 from __future__ import annotations
@@ -53,10 +53,11 @@ def per_call_us(fn, min_time: float = 0.2, repeats: int = 5) -> float:
 
 def figures(s) -> tuple[dict[str, float], float, int]:
     """(µs per call by measurement, the protobuf baseline, request bytes) at position ``s``."""
-    from samba_adjudicator.service import convert, jsonio, pb
-    from samba_adjudicator.service.actions import action_to_proto
-    from samba_adjudicator.service.api import Adjudicator
-    from samba_adjudicator.service.cli import run
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.codec import convert, jsonio
+    from samba_adjudicator.service.codec.actions import action_to_proto
+    from samba_adjudicator.service.pipeline.api import Adjudicator
+    from samba_adjudicator.service.transport.cli import run
 
     action = scenarios.typical_action(s)
     request = pb.ValidateActionRequest(
@@ -109,9 +110,9 @@ def figures(s) -> tuple[dict[str, float], float, int]:
 
 
 def main() -> int:
-    from samba_adjudicator.service.server import tune_gc
+    from samba_adjudicator.service.transport.server import tune_gc
 
-    tune_gc()  # the collector as the server sets it up (service/server.py)
+    tune_gc()  # the collector as the server sets it up (service/transport/server.py)
     rows = []
     for name, make in (
         ("opening", scenarios.opening),

@@ -60,10 +60,11 @@ import json, sys
 sys.path.insert(0, {root!r})
 from bench import scenarios
 from samba_adjudicator.engine import apply, legal_actions, score, validate
-from samba_adjudicator.service import convert, jsonio, pb
-from samba_adjudicator.service.actions import action_to_proto
-from samba_adjudicator.service.api import Adjudicator
-from samba_adjudicator.service.cli import run
+from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.transport.cli import run
 s = getattr(scenarios, {position!r})()
 action = scenarios.typical_action(s)
 request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),

@@ -195,8 +195,9 @@ def position(
 
 def baseline(s: Snapshot, actions: list[Action]) -> Callable[[], object]:
     """protobuf parse+serialize of the position's ValidateActionRequest."""
-    from samba_adjudicator.service import convert, pb
-    from samba_adjudicator.service.actions import action_to_proto
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.codec import convert
+    from samba_adjudicator.service.codec.actions import action_to_proto
 
     melds = [a for a in actions if isinstance(a, MeldCards)]
     action = (melds or [a for a in actions if isinstance(a, Discard)] or actions)[0]
@@ -249,13 +250,13 @@ def table(out: list[Row]) -> str:
 
 
 def main() -> int:
-    from samba_adjudicator.service.server import tune_gc
+    from samba_adjudicator.service.transport.server import tune_gc
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args()
-    tune_gc()  # the collector as the server sets it up (service/server.py)
+    tune_gc()  # the collector as the server sets it up (service/transport/server.py)
     min_time, repeats = (0.01, 1) if args.quick else (0.2, 5)
     out = rows(min_time, repeats, verbose=not args.json)
     if args.json:

@@ -51,8 +51,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from scenarios import midgame, typical_action  # noqa: E402
 
-from samba_adjudicator.service import convert, jsonio, pb  # noqa: E402
-from samba_adjudicator.service.actions import action_to_proto  # noqa: E402
+from samba_adjudicator.service.base import pb  # noqa: E402
+from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
+from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
 
 VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
 ECHO = "/samba.v1.Bench/Echo"
@@ -100,7 +101,7 @@ class Server:
         exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) or shutil.which(
             "samba-adjudicator"
         )
-        cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.cli"]
+        cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.transport.cli"]
         env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_LOG_LEVEL": "warning"}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(

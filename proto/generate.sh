@@ -16,7 +16,7 @@ mkdir -p generated
   --include_source_info --include_imports \
   --descriptor_set_out=generated/samba/v1/descriptors.binpb proto/samba/v1/*.proto
 # descriptors.binpb keeps the .proto comments (source info): the OpenAPI document takes its
-# descriptions from them (service/proto_docs.py).
+# descriptions from them (service/web/proto_docs.py).
 # protoc writes absolute imports (`from samba.v1 import x_pb2`); the modules live under a
 # unique import name instead, so sibling imports become relative.
 sed -i -E 's/^from samba\.v1 import /from . import /' generated/samba/v1/*.py generated/samba/v1/*.pyi

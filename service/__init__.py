@@ -1,23 +1,16 @@
-"""Transports of the Samba adjudicator around the pure engine.
+"""The service around the pure engine, in folders by role (docs/service.md#layout).
 
-- ``service.pb``: the generated protobuf messages (one namespace).
-- ``service.descriptors``: facts read from the protobuf descriptors.
-- ``service.required``: the required-field check (every request, both encodings).
-- ``service.jsonio``: proto3 JSON in and out, every problem of a request collected.
-- ``service.convert``: protobuf messages <-> engine values (paths, cards, rulesets,
-  snapshots); ``service.actions``: actions; ``service.answers``: violations, events,
-  scores, meld checks; ``service.derived_fields``: client-given output-only fields checked.
-- ``service.decoding``: a transport's request bytes -> message, problems, snapshot source.
-- ``service.loading``: the one snapshot-loading pipeline and its cache.
-- ``service.api``: one transport-neutral implementation of every RPC.
-- ``service.runtime``: one call of any transport or the CLI (``Runtime.answer``), metrics.
-- ``service.boundary``: the one error boundary (any exception -> ApiError).
-- ``service.errors``: ApiError and the error bodies (REST/CLI JSON, gRPC rich status).
-- ``service.signing``: snapshot signatures (docs/api.md#server).
-- ``service.cli``: the ``samba-adjudicator`` command.
+- ``base``: what every layer uses: the generated messages (``pb``), descriptor facts,
+  errors and their bodies, the LRU cache, snapshot signatures and page tokens.
+- ``codec``: request and answer encodings: the required-field walk, proto3 JSON, protobuf
+  <-> engine values (snapshots, actions, answers), derived fields, the wire reader.
+- ``pipeline``: one call, transport-neutral: decoding, snapshot loading, the RPCs (``api``),
+  the error boundary, the runtime that answers any transport.
+- ``transport``: the I/O shells: the gRPC server, the REST gateway, its HTTP guard, the
+  listeners, the process (``server``) and the ``samba-adjudicator`` command (``cli``).
+- ``ops``: configuration, logs, metrics.
+- ``web``: the human pages: OpenAPI, Swagger UI/ReDoc, the reference, the playground.
+
+``codec`` and ``pipeline`` are compiled with mypyc with the engine (pyproject.toml
+``[tool.samba-adjudicator] compiled``); their packages find the compiled build first.
 """
-
-from samba_adjudicator.engine import build as _build
-
-# The compiled build, when chosen, is found before the sources (engine/build.py).
-__path__ = _build.search_path(__path__)

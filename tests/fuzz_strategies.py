@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.model import Phase
-from samba_adjudicator.service import convert, jsonio
-from samba_adjudicator.service.actions import action_to_proto
+from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.codec.actions import action_to_proto
 
 SPECS = (
     ("classic", 4),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from builders import make_snapshot, pack_counts, ruleset_of
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service import convert, jsonio
+from samba_adjudicator.service.codec import convert, jsonio
 
 #: Cards the other seats and the pile hold in ``huge_hand``.
 _ELSEWHERE = ("3H", "3D", "4D", "4S", "4C", "9C")

@@ -198,7 +198,7 @@ def serve_and_call() -> None:
         assert rulesets.status_code == 200, rulesets.text
         profiles = [r["profile"] for r in rulesets.json()["rulesets"]]
         from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
-        from samba_adjudicator.service import pb
+        from samba_adjudicator.service.base import pb
 
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as ch:
             dealt = adjudicator_pb2_grpc.AdjudicatorStub(ch).Deal(

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from samba_adjudicator.client.rpcs import ROUTES  # noqa: E402
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service.api import METHODS, kebab  # noqa: E402
+from samba_adjudicator.service.pipeline.api import METHODS, kebab  # noqa: E402
 
 #: RPC -> (verb, path) of the REST gateway: the client's table (one statement of the routes).
 REST = ROUTES
@@ -49,7 +49,7 @@ class ServerProcess:
             [
                 sys.executable,
                 "-m",
-                "samba_adjudicator.service.cli",
+                "samba_adjudicator.service.transport.cli",
                 "serve",
                 "--host",
                 "127.0.0.1",
@@ -144,7 +144,7 @@ def grpc_call(stub, method: str, body: dict, **kw):
 
 def cli_call(method: str, body: dict, env: dict | None = None) -> tuple[int, dict]:
     p = subprocess.run(
-        [sys.executable, "-m", "samba_adjudicator.service.cli", kebab(method)],
+        [sys.executable, "-m", "samba_adjudicator.service.transport.cli", kebab(method)],
         input=json.dumps(body),
         capture_output=True,
         text=True,

@@ -1,5 +1,5 @@
-"""service.api in process: errors, paging, signing, limits, version pins (docs/api.md#methods,
-#errors, #server)."""
+"""service.pipeline.api in process: errors, paging, signing, limits, version pins
+(docs/api.md#methods, #errors, #server)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from builders import make_snapshot
 from google.rpc import code_pb2, error_details_pb2
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service import convert, errors, jsonio, pb
-from samba_adjudicator.service.api import METHODS, Adjudicator, kebab, response_type
-from samba_adjudicator.service.errors import ApiError
-from samba_adjudicator.service.runtime import Runtime
-from samba_adjudicator.service.signing import Signer
+from samba_adjudicator.service.base import errors, pb
+from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator, kebab, response_type
+from samba_adjudicator.service.pipeline.runtime import Runtime
 
 pytestmark = pytest.mark.engine
 KEY = base64.b64encode(b"k" * 32).decode()
@@ -408,10 +409,10 @@ def test_listed_card_lists_are_in_canonical_order():
 
 
 def test_the_error_boundary_translates_every_exception(caplog):
-    """service.boundary: the one translation every transport and the CLI go through."""
+    """service.pipeline.boundary: the one translation every transport and the CLI go through."""
     from samba_adjudicator.engine.model import InvalidInput, Problem
     from samba_adjudicator.engine.ruleset import RulesetError
-    from samba_adjudicator.service.boundary import as_api_error
+    from samba_adjudicator.service.pipeline.boundary import as_api_error
 
     given = ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no")
     assert as_api_error(given, "GetRuleset") is given
@@ -439,7 +440,7 @@ def test_the_error_boundary_translates_every_exception(caplog):
 def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
     """The transport looks the snapshot's key up; loading does not look again (a miss used
     to be looked up twice). The protobuf and JSON paths, on a miss and on a hit."""
-    from samba_adjudicator.service import cli
+    from samba_adjudicator.service.transport import cli
 
     adj = Adjudicator()
     lookups = []
@@ -467,7 +468,7 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
 
 def test_the_cli_answers_an_unexpected_exception_with_internal(monkeypatch):
     """The CLI goes through the same boundary as the servers: INTERNAL, never a traceback."""
-    from samba_adjudicator.service import cli
+    from samba_adjudicator.service.transport import cli
 
     body = jsonio.dumps(jsonio.to_dict(validate_request())).encode()
     status, body = cli.run(

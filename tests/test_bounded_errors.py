@@ -13,7 +13,7 @@ from grpc_status import rpc_status
 from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
 
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service import errors, pb
+from samba_adjudicator.service.base import errors, pb
 
 pytestmark = pytest.mark.servers
 

@@ -182,7 +182,7 @@ def test_playground_shows_canastas_sambas_and_a_frozen_pile(page, server):  # no
     pile freezes it in classic), pasted into the page, then a meld played by clicking."""
     from builders import make_snapshot
 
-    from samba_adjudicator.service import convert, jsonio
+    from samba_adjudicator.service.codec import convert, jsonio
 
     snap = make_snapshot(
         "classic",

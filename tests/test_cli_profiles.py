@@ -1,6 +1,6 @@
 """Every CLI method answers for every profile and variation (issue: the other rulesets).
 
-Runs the CLI's own entry (`service.cli.run`: JSON text in, the REST body and exit status
+Runs the CLI's own entry (`service.transport.cli.run`: JSON text in, the REST body and exit status
 out, exactly what the command prints) in process, since a subprocess per call for every
 profile would be slow; tests/test_cli.py runs the real command.
 """
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from samba_adjudicator.service.api import Adjudicator
-from samba_adjudicator.service.cli import run
+from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.transport.cli import run
 
 SPECS = [
     "classic",

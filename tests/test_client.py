@@ -14,7 +14,7 @@ import pytest
 from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
 from samba_adjudicator.client import AdjudicatorError, AsyncClient, Client
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 

@@ -23,9 +23,9 @@ HOT_MODULES = (
     "samba_adjudicator.engine.game",
     "samba_adjudicator.engine.legal",
     "samba_adjudicator.engine.model",
-    "samba_adjudicator.service.convert",
-    "samba_adjudicator.service.jsonio",
-    "samba_adjudicator.service.loading",
+    "samba_adjudicator.service.codec.convert",
+    "samba_adjudicator.service.codec.jsonio",
+    "samba_adjudicator.service.pipeline.loading",
 )
 
 
@@ -167,9 +167,10 @@ def test_the_problems_of_a_request_are_collected_bounded():
     from huge_positions import bad_codes, huge_hand
 
     from samba_adjudicator.engine.model import InvalidInput
-    from samba_adjudicator.service import jsonio, pb
-    from samba_adjudicator.service.errors import MAX_LISTED_PROBLEMS
-    from samba_adjudicator.service.loading import SnapshotLoader
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS
+    from samba_adjudicator.service.codec import jsonio
+    from samba_adjudicator.service.pipeline.loading import SnapshotLoader
 
     body = {"snapshot": bad_codes(huge_hand(), 5000), "action": {"seat": 0, "drawStock": {}}}
     msg, problems = jsonio.decode(json.dumps(body), pb.ValidateActionRequest)
@@ -181,15 +182,20 @@ def test_the_problems_of_a_request_are_collected_bounded():
 
 
 def test_make_rebuilds_when_any_compiled_source_changes():
-    """The Makefile's HOT_SOURCES (what makes `make install` compile again) names the
-    service modules setup.py compiles, and is defined before `install` uses it."""
-    import re
+    """The Makefile derives HOT_SOURCES (what makes `make install` compile again) from the
+    compiled folders pyproject.toml lists, and defines it before `install` uses it."""
+    import subprocess
+    import tomllib
 
+    folders = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["samba-adjudicator"]
+    expected = {
+        str(p.relative_to(ROOT)) for f in folders["compiled"] for p in (ROOT / f).glob("*.py")
+    }
+    database = subprocess.run(
+        ["make", "-pn", "install"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    line = next(x for x in database.splitlines() if x.startswith("HOT_SOURCES :="))
+    assert set(line.split(":=", 1)[1].split()) == expected
+    assert {"service/codec/jsonio.py", "service/pipeline/api.py", "engine/game.py"} <= expected
     makefile = (ROOT / "Makefile").read_text()
-    setup = (ROOT / "setup.py").read_text()
-    compiled = set(
-        re.findall(r'"(\w+)"', re.search(r"SERVICE_MODULES = \(([^)]*)\)", setup).group(1))
-    )
-    listed = re.search(r"addsuffix \.py,([^)]*)\)", makefile).group(1)
-    assert set(listed.replace("\\", " ").split()) == compiled
     assert makefile.index("COMPILED :=") < makefile.index("install: $(STAMP) $(COMPILED)")

@@ -174,7 +174,8 @@ def test_the_cap_fits_the_open_files_limit():
     code = (
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (600, 600))\n"
-        "from samba_adjudicator.service import config, listeners\n"
+        "from samba_adjudicator.service.ops import config\n"
+        "from samba_adjudicator.service.transport import listeners\n"
         "print(listeners.fit_connections(config.load([], environ={})).max_connections)\n"
     )
     out = subprocess.run(

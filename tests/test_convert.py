@@ -1,4 +1,4 @@
-"""service.convert: cards, rulesets, snapshots and actions between protobuf and the engine."""
+"""service.codec.convert: cards, rulesets, snapshots and actions between protobuf and the engine."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from builders import make_snapshot
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
-from samba_adjudicator.service import actions, answers, convert, jsonio, pb
-from samba_adjudicator.service.loading import load_snapshot
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec import actions, answers, convert, jsonio
+from samba_adjudicator.service.pipeline.loading import load_snapshot
 
 
 def reasons(problems):

@@ -15,7 +15,8 @@ from service_fixtures import channel, http, server, stub  # noqa: F401
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import deadline
-from samba_adjudicator.service import convert, pb
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec import convert
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 _TICK = os.sysconf("SC_CLK_TCK")

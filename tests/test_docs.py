@@ -19,7 +19,7 @@ import pytest
 from samba_adjudicator.engine.game import check_meld
 from samba_adjudicator.engine.ruleset import resolve
 from samba_adjudicator.engine.violations import CODES, violation
-from samba_adjudicator.service.pages import github_slug
+from samba_adjudicator.service.web.pages import github_slug
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

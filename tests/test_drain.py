@@ -17,7 +17,7 @@ from huge_positions import huge_hand
 from service_fixtures import ServerProcess
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 

@@ -15,7 +15,7 @@ from huge_positions import worst_requests
 from service_fixtures import REST, ServerProcess, memory_mb
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 

@@ -20,8 +20,8 @@ from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 from service_fixtures import REST, channel, http, server, stub  # noqa: F401
 
-from samba_adjudicator.service import pb
-from samba_adjudicator.service.api import METHODS
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.pipeline.api import METHODS
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 #: Examples per REST route (schemathesis) and of played positions; `make fuzz` raises both.

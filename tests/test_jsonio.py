@@ -1,4 +1,4 @@
-"""service.jsonio: proto3 JSON in (every problem, with paths) and out (every field)."""
+"""service.codec.jsonio: proto3 JSON in (every problem, with paths) and out (every field)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 import pytest
 
 from samba_adjudicator.engine.model import InvalidInput
-from samba_adjudicator.service import jsonio, pb, required
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec import jsonio, required
 
 
 def problems(text, msg_type):
@@ -161,9 +162,10 @@ def test_fast_fill_matches_json_format_parse_dict():
     from google.protobuf import json_format
 
     from samba_adjudicator.engine import apply, deal, legal_actions, resolve
-    from samba_adjudicator.service import convert, pb
-    from samba_adjudicator.service.actions import action_to_proto
-    from samba_adjudicator.service.jsonio import _fill, _walk_message
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.codec import convert
+    from samba_adjudicator.service.codec.actions import action_to_proto
+    from samba_adjudicator.service.codec.jsonio import _fill, _walk_message
 
     s = deal(resolve("spanish"), 6, "fill-test")
     actions, _ = legal_actions(s)
@@ -302,9 +304,10 @@ def test_the_single_pass_decodes_as_the_walk_then_the_fill():
     real requests, well-formed or given an odd value, it builds the same message and the
     same problems (paths, reasons, texts, order) as the two-pass reference."""
     from samba_adjudicator.engine import deal, legal_actions, resolve
-    from samba_adjudicator.service import convert, pb
-    from samba_adjudicator.service.actions import action_to_proto
-    from samba_adjudicator.service.jsonio import _decode_dict_in_two_passes
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.codec import convert
+    from samba_adjudicator.service.codec.actions import action_to_proto
+    from samba_adjudicator.service.codec.jsonio import _decode_dict_in_two_passes
 
     s = deal(resolve("classic"), 4, "single-pass")
     action = legal_actions(s)[0][0]

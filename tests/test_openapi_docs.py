@@ -12,8 +12,9 @@ import re
 import pytest
 from service_fixtures import REST, http, server  # noqa: F401
 
-from samba_adjudicator.service import pb, proto_docs
-from samba_adjudicator.service.pages import DOC_ASSETS, PLAYGROUND_FILES
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.web import proto_docs
+from samba_adjudicator.service.web.pages import DOC_ASSETS, PLAYGROUND_FILES
 
 pytestmark = pytest.mark.servers
 

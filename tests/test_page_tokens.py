@@ -14,10 +14,11 @@ from builders import make_snapshot
 from service_fixtures import ServerProcess
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service import convert, jsonio, page_tokens, pb
-from samba_adjudicator.service.api import Adjudicator
-from samba_adjudicator.service.errors import ApiError
-from samba_adjudicator.service.signing import Signer
+from samba_adjudicator.service.base import page_tokens, pb
+from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.pipeline.api import Adjudicator
 
 pytestmark = [pytest.mark.engine, pytest.mark.servers]
 

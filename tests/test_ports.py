@@ -26,7 +26,7 @@ def _serve(*args: str) -> subprocess.CompletedProcess:
         [
             sys.executable,
             "-m",
-            "samba_adjudicator.service.cli",
+            "samba_adjudicator.service.transport.cli",
             "serve",
             "--host",
             "127.0.0.1",

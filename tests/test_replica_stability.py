@@ -11,7 +11,8 @@ import pytest
 from google.protobuf import json_format
 from service_fixtures import ServerProcess, http, server  # noqa: F401
 
-from samba_adjudicator.service import jsonio, pb
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec import jsonio
 
 pytestmark = pytest.mark.servers
 

@@ -41,10 +41,11 @@ from samba_adjudicator.engine.model import (
 from samba_adjudicator.engine.pile import is_frozen
 from samba_adjudicator.engine.ruleset import PROFILES, RulesetError, SixPlayerLayout, resolve
 from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive, score
-from samba_adjudicator.service import convert, pb
-from samba_adjudicator.service.api import Adjudicator
-from samba_adjudicator.service.errors import ApiError
-from samba_adjudicator.service.runtime import Runtime
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.codec import convert
+from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.pipeline.runtime import Runtime
 
 BOLIVIA7 = "JK JK JK 2C 2D 2H 2S"
 

@@ -11,7 +11,7 @@ from google.protobuf import descriptor as _d
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 RPCS = [
     "ListRulesets",

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from service_fixtures import ServerProcess, server  # noqa: F401
 
-from samba_adjudicator.service import config
+from samba_adjudicator.service.ops import config
 
 GAME = "https://game.example"
 LOCAL = "http://localhost:3000"

@@ -26,7 +26,7 @@ from service_fixtures import (  # noqa: F401
     stub,
 )
 
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 
@@ -64,7 +64,7 @@ def test_every_method(stub, sample_requests, method):
 def _request(method, body):
     from google.protobuf import json_format
 
-    from samba_adjudicator.service.api import METHODS
+    from samba_adjudicator.service.pipeline.api import METHODS
 
     return json_format.ParseDict(body, METHODS[method][0]())
 

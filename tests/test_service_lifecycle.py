@@ -11,7 +11,8 @@ import httpx
 import pytest
 from service_fixtures import ServerProcess, wait_for
 
-from samba_adjudicator.service import config, pb
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.ops import config
 
 pytestmark = pytest.mark.servers
 
@@ -160,7 +161,7 @@ def test_two_workers_share_ports_and_metrics(tmp_path):
 def test_tune_gc_freezes_the_start_up_heap_and_raises_the_young_threshold():
     import gc
 
-    from samba_adjudicator.service import server
+    from samba_adjudicator.service.transport import server
 
     before = gc.get_threshold()
     try:

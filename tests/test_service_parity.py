@@ -20,8 +20,8 @@ from service_fixtures import (  # noqa: F401
 )
 
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service import errors as _errors
-from samba_adjudicator.service import jsonio
+from samba_adjudicator.service.base import errors as _errors
+from samba_adjudicator.service.codec import jsonio
 
 pytestmark = pytest.mark.servers
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from service_fixtures import REST, dealt, http, rest_call, sample_requests, server  # noqa: F401
 
-from samba_adjudicator.service import pb
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 
@@ -335,9 +335,9 @@ def test_readyz_503_while_draining():
 
     import httpx as _httpx
 
-    from samba_adjudicator.service.config import Settings
-    from samba_adjudicator.service.rest import create_app
-    from samba_adjudicator.service.runtime import Runtime
+    from samba_adjudicator.service.ops.config import Settings
+    from samba_adjudicator.service.pipeline.runtime import Runtime
+    from samba_adjudicator.service.transport.rest import create_app
 
     rt = Runtime(Settings())
     app = create_app(rt, Settings())
@@ -358,7 +358,7 @@ def test_readyz_503_while_draining():
 def test_openapi_states_what_the_service_enforces(http, sample_requests):
     """Unknown fields are refused, and a REQUIRED list or string may not be empty: the
     document says so (additionalProperties, minItems, minLength), and the service does."""
-    from samba_adjudicator.service import descriptors
+    from samba_adjudicator.service.base import descriptors
 
     schemas = http.get("/openapi.json").json()["components"]["schemas"]
     for desc in _messages_reachable():

@@ -1,5 +1,5 @@
-"""A snapshot sent again is not parsed again (service.decoding, service.loading): the answers on
-that fast path must be exactly the answers of the ordinary path, on both encodings."""
+"""A snapshot sent again is not parsed again (service.pipeline.decoding and loading): the
+answers on that fast path must be exactly the answers of the ordinary path, on both encodings."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service import cli, convert, grpc_server, jsonio, pb, wire
-from samba_adjudicator.service.api import Adjudicator
-from samba_adjudicator.service.decoding import decode_json
-from samba_adjudicator.service.loading import load_snapshot
-from samba_adjudicator.service.runtime import Runtime
-from samba_adjudicator.service.signing import Signer
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec import convert, jsonio, wire
+from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.pipeline.decoding import decode_json
+from samba_adjudicator.service.pipeline.loading import load_snapshot
+from samba_adjudicator.service.pipeline.runtime import Runtime
+from samba_adjudicator.service.transport import cli, grpc_server
 
 pytestmark = pytest.mark.engine
 
@@ -163,7 +165,7 @@ def test_metrics_profile_label_is_the_same_on_the_fast_path():
     assert REGISTRY.get_sample_value("samba_requests_total", labels) == before + 2
 
 
-# -- service.wire ---------------------------------------------------------------------------
+# -- service.codec.wire ---------------------------------------------------------------------------
 
 
 def sample_request() -> bytes:
@@ -268,7 +270,7 @@ def test_long_integer_out_of_range_is_reported_exactly():
 def test_in_process_calls_with_whole_messages_use_the_same_cache():
     """A call without a source (a library user, the tests) keys the snapshot by its
     deterministic bytes: a second call answers the same from the loaded snapshot."""
-    from samba_adjudicator.service.errors import ApiError
+    from samba_adjudicator.service.base.errors import ApiError
 
     snap = convert.snapshot_to_proto(position())
 

@@ -3,12 +3,12 @@
 Every Adjudicator method is a generic unary handler taking the *raw* request bytes, so that
 everything that can go wrong is answered by us with a rich status (AIP-193, docs/api.md#errors):
 
-- the bytes are parsed by ``service.decoding`` inside the call (a parse failure is
+- the bytes are parsed by ``service.pipeline.decoding`` inside the call (a parse failure is
   INVALID_ARGUMENT, not grpc's INTERNAL);
 - ``ApiError`` -> ``google.rpc.Status`` with ErrorInfo (domain ``samba.v1``, reason,
   ``metadata.requestId``) and, for invalid arguments, BadRequest, sent through
   ``grpc_status.rpc_status.to_status`` (trailer ``grpc-status-details-bin``);
-- any other exception -> INTERNAL with ErrorInfo (``service.boundary``); never UNKNOWN;
+- any other exception -> INTERNAL with ErrorInfo (``service.pipeline.boundary``); never UNKNOWN;
 - deadlines: ``context.time_remaining()`` becomes the call's deadline (DEADLINE_EXCEEDED);
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
@@ -36,10 +36,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from . import errors, pb
-from .decoding import ProtobufDecoder
-from .errors import ApiError
-from .runtime import Runtime, request_id_from
+from samba_adjudicator.service.base import errors, pb
+from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
+from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"

@@ -201,7 +201,7 @@ def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
 
 
 def _detail_dict(msg) -> dict:
-    from .jsonio import to_dict
+    from samba_adjudicator.service.codec.jsonio import to_dict
 
     body = {"@type": "type.googleapis.com/" + msg.DESCRIPTOR.full_name}
     body.update(to_dict(msg))

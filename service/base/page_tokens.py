@@ -26,8 +26,7 @@ import json
 import os
 
 from samba_adjudicator.engine.model import Problem
-
-from .errors import ApiError, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, invalid_argument
 
 ENV = "SAMBA_PAGE_TOKEN_KEY"
 _DERIVATION_LABEL = b"samba.v1 page tokens"
@@ -38,7 +37,7 @@ PROCESS_KEY = os.urandom(32)
 def key_from(spec: str, signer=None) -> bytes:
     """The key of the module docstring from a ``SAMBA_PAGE_TOKEN_KEY`` value (may be empty)
     and the snapshot signer (may be None). ValueError for a malformed value."""
-    from .signing import decode_key
+    from samba_adjudicator.service.base.signing import decode_key
 
     if spec and spec.strip():
         raw = decode_key(spec)

@@ -2,11 +2,11 @@
 
 ``parse_request(text, RequestType)`` walks the JSON against the message descriptor and
 collects *every* problem (unknown fields with their paths, wrong types, unknown enum names,
-missing REQUIRED fields: ``service.required``) before a message is filled; it raises
+missing REQUIRED fields: ``service.codec.required``) before a message is filled; it raises
 ``engine.model.InvalidInput`` with all of them. Input accepts lowerCamelCase and snake_case
 names; ``null`` means "not set". ``loads`` reads the text (orjson, with the ``json`` module
 as the reference for anything orjson refuses); ``decode`` / ``decode_dict`` are the lenient
-forms transports use (``service.decoding``).
+forms transports use (``service.pipeline.decoding``).
 
 ``to_dict``/``dumps`` render answers: lowerCamelCase, every field printed (zeros, false,
 empty lists) except fields with presence (``optional`` scalars, messages), absent when unset.
@@ -26,8 +26,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
-
-from .descriptors import (
+from samba_adjudicator.service.base.descriptors import (
     F,
     fields_by_json_key,
     fields_by_json_name,
@@ -35,8 +34,8 @@ from .descriptors import (
     is_synthetic_oneof,
     join,
 )
-from .errors import ProblemList, Problems, too_many_items
-from .required import with_required
+from samba_adjudicator.service.base.errors import ProblemList, Problems, too_many_items
+from samba_adjudicator.service.codec.required import with_required
 
 MALFORMED_JSON = "MALFORMED_JSON"
 _INT_RANGES = {
@@ -122,7 +121,7 @@ _LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}")
 def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, Problems]:
     """Lenient parse for transports: the message built from every well-formed part, and
     the structural problems found (unknown fields, types, enum names), *without* the
-    required-field check (``service.api`` runs it on every transport and reports it
+    required-field check (``service.pipeline.api`` runs it on every transport and reports it
     together with the problems conversion finds). Raises InvalidInput only for text that
     is not a JSON object."""
     return decode_dict(loads(text), message_type)

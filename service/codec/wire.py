@@ -2,7 +2,7 @@
 
 The gRPC transport uses ``split_field`` to look at a request's ``snapshot`` bytes before
 parsing anything: when the service has already loaded exactly those bytes, only the rest of
-the request (the action, the seat, ...) is parsed (see ``service.api.SnapshotSource``).
+the request (the action, the seat, ...) is parsed (see ``service.pipeline.api.SnapshotSource``).
 
 Anything unusual (a malformed varint, a group, the field appearing twice — which protobuf
 would merge — or with the wrong wire type) returns ``None``: the caller then parses the

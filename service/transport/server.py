@@ -42,10 +42,15 @@ from typing import NoReturn
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import stop_all
-
-from . import config as _config
-from .listeners import PortUnavailable, bind_http, check_grpc_port, fit_connections, open_socket
-from .logs import setup_logging
+from samba_adjudicator.service.ops import config as _config
+from samba_adjudicator.service.ops.logs import setup_logging
+from samba_adjudicator.service.transport.listeners import (
+    PortUnavailable,
+    bind_http,
+    check_grpc_port,
+    fit_connections,
+    open_socket,
+)
 
 log = logging.getLogger("samba.server")
 
@@ -75,10 +80,10 @@ class Worker:
         settings = fit_connections(settings)
         import uvicorn
 
-        from .grpc_server import make_server
-        from .http_guard import ConnectionGuard, protocol_class
-        from .rest import create_app
-        from .runtime import Runtime, State
+        from samba_adjudicator.service.pipeline.runtime import Runtime, State
+        from samba_adjudicator.service.transport.grpc_server import make_server
+        from samba_adjudicator.service.transport.http_guard import ConnectionGuard, protocol_class
+        from samba_adjudicator.service.transport.rest import create_app
 
         self.settings = settings
         self.state = State()
@@ -328,7 +333,7 @@ class _Supervisor:
 
     def watch(self) -> None:
         """Replace workers that die until a signal (or too many deaths in a minute)."""
-        from . import metrics
+        from samba_adjudicator.service.ops import metrics
 
         restarts: list[float] = []
         while not self.stopping.wait(0.5):
@@ -362,7 +367,7 @@ class _Supervisor:
             self._join(p, limit)
 
     def _join(self, p, limit: float) -> None:
-        from . import metrics
+        from samba_adjudicator.service.ops import metrics
 
         p.join(max(limit - time.monotonic(), 0.1))
         if p.is_alive():
@@ -424,8 +429,8 @@ def serve_main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     try:
-        from . import page_tokens
-        from .signing import Signer
+        from samba_adjudicator.service.base import page_tokens
+        from samba_adjudicator.service.base.signing import Signer
 
         key = page_tokens.key_from(settings.page_token_key, Signer.parse(settings.snapshot_keys))
     except ValueError as e:

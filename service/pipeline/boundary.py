@@ -20,9 +20,13 @@ from collections.abc import Iterable
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.engine.ruleset import RulesetError
-
-from .convert import json_path
-from .errors import ApiError, ProblemList, internal_error, invalid_argument
+from samba_adjudicator.service.base.errors import (
+    ApiError,
+    ProblemList,
+    internal_error,
+    invalid_argument,
+)
+from samba_adjudicator.service.codec.convert import json_path
 
 log = logging.getLogger("samba.api")
 

@@ -3,7 +3,7 @@
 ``samba-adjudicator <method> [--input FILE]``: one JSON request on stdin (or FILE), the
 REST answer body on stdout. Exit 0 where REST answers 200 (``legal: false`` included), 2
 for an invalid argument (REST's 400 body), 1 for any other error (its REST body). Never a
-traceback. ``samba-adjudicator serve ...`` delegates to ``service.server.serve_main``.
+traceback. ``samba-adjudicator serve ...`` delegates to ``service.transport.server.serve_main``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
 
 def _commands() -> dict[str, str]:
-    from .api import METHODS, kebab
+    from samba_adjudicator.service.pipeline.api import METHODS, kebab
 
     return {kebab(name): name for name in METHODS}
 
@@ -55,16 +55,21 @@ def run(
 ) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics."""
-    from .errors import ApiError, internal_error, new_request_id, rest_body
-    from .jsonio import to_dict
-    from .runtime import Runtime
+    from samba_adjudicator.service.base.errors import (
+        ApiError,
+        internal_error,
+        new_request_id,
+        rest_body,
+    )
+    from samba_adjudicator.service.codec.jsonio import to_dict
+    from samba_adjudicator.service.pipeline.runtime import Runtime
 
     request_id = request_id or new_request_id()
     try:
         if adjudicator is None:
-            from . import page_tokens
-            from .api import Adjudicator
-            from .signing import Signer
+            from samba_adjudicator.service.base import page_tokens
+            from samba_adjudicator.service.base.signing import Signer
+            from samba_adjudicator.service.pipeline.api import Adjudicator
 
             signer = Signer.from_env()
             adjudicator = Adjudicator(
@@ -84,7 +89,9 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
-        from .server import serve_main  # lazily: the servers pull in grpc and FastAPI
+        from samba_adjudicator.service.transport.server import (
+            serve_main,
+        )  # lazily: the servers pull in grpc and FastAPI
 
         return serve_main(argv[1:]) or 0
     logging.basicConfig(
@@ -105,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"samba-adjudicator: cannot read {args.input}: {e.strerror}", file=sys.stderr)
         return EXIT_ERROR
-    from .jsonio import dumps
+    from samba_adjudicator.service.codec.jsonio import dumps
 
     status, body = run(commands[args.command], data)
     sys.stdout.write(dumps(body) + "\n")

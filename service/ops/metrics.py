@@ -20,7 +20,7 @@ Multi-process: with ``PROMETHEUS_MULTIPROC_DIR`` set (``serve --workers N`` sets
 it is missing) every worker writes its samples there and ``/metrics`` sums them
 (``prometheus_client.multiprocess``); the in-flight gauge is summed over live processes
 (``livesum``). The environment variable must be set before ``prometheus_client`` is first
-imported, which ``service.server`` takes care of.
+imported, which ``service.transport.server`` takes care of.
 """
 
 from __future__ import annotations

@@ -12,10 +12,9 @@ from typing import Any
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.model import Problem
-
-from . import pb
-from .convert import card, cards
-from .errors import Problems
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import Problems
+from samba_adjudicator.service.codec.convert import card, cards
 
 
 def meld_ids(snap: m.Snapshot) -> set[str]:

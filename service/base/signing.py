@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .errors import ApiError
+from samba_adjudicator.service.base.errors import ApiError
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
 VERSION = "v1"

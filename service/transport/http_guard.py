@@ -24,10 +24,14 @@ from collections import OrderedDict
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from samba_adjudicator.engine.model import Problem
-
-from . import jsonio
-from .errors import ApiError, invalid_argument, new_request_id, rest_body
-from .runtime import VERSION_HEADER
+from samba_adjudicator.service.base.errors import (
+    ApiError,
+    invalid_argument,
+    new_request_id,
+    rest_body,
+)
+from samba_adjudicator.service.codec import jsonio
+from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER
 
 log = logging.getLogger("samba.rest")
 

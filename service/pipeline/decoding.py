@@ -1,11 +1,11 @@
 """A transport's request bytes -> (request message, structural problems, SnapshotSource).
 
 Both encodings look the request's snapshot up in the loaded-snapshot cache *before*
-parsing it (``service.loading``): when the service has loaded exactly that encoding before,
+parsing it (``service.pipeline.loading``): when the service has loaded exactly that encoding before,
 only the rest of the request (the action, the seat, ...) is parsed and the message comes
 back without its ``snapshot``.
 
-- ``ProtobufDecoder(method, loader)``: gRPC bytes (``service.wire`` finds the snapshot field);
+- ``ProtobufDecoder(method, loader)``: gRPC bytes (``service.codec.wire`` finds the snapshot field);
   malformed bytes are INVALID_ARGUMENT (MALFORMED_MESSAGE), never grpc's INTERNAL.
 - ``decode_json(text, RequestType, loader)``: proto3 JSON (REST and CLI); text that is not a
   JSON object raises InvalidInput (MALFORMED_JSON), every other problem is returned.
@@ -16,9 +16,15 @@ from __future__ import annotations
 from google.protobuf.message import DecodeError, Message
 
 from samba_adjudicator.engine.model import Problem
-
-from . import errors, jsonio, wire
-from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
+from samba_adjudicator.service.base import errors
+from samba_adjudicator.service.codec import jsonio, wire
+from samba_adjudicator.service.pipeline.loading import (
+    SNAPSHOT,
+    SnapshotLoader,
+    SnapshotSource,
+    cache_key,
+    json_cache_key,
+)
 
 Decoded = tuple[Message, errors.Problems, SnapshotSource | None]
 

@@ -35,7 +35,7 @@ class Settings:
     read_timeout_seconds: float = 10.0
     idle_timeout_seconds: float = 75.0
     snapshot_keys: str = field(default="", repr=False)
-    page_token_key: str = field(default="", repr=False)  # base64; service.page_tokens
+    page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
     cors_origins: tuple[str, ...] = ()
     # test/bench knobs (environment only)

@@ -1,11 +1,11 @@
-"""What the servers and the CLI share around ``service.api``: one call = decode, answer,
+"""What the servers and the CLI share around ``service.pipeline.api``: one call = decode, answer,
 error boundary; for the servers also metrics, a log line and a deadline.
 
-``Runtime.answer(method, decode, deadline)`` decodes a request (``service.decoding``), runs
+``Runtime.answer(method, decode, deadline)`` decodes a request (``service.pipeline.decoding``), runs
 ``Adjudicator.call`` and returns the response message or raises ``ApiError``, never
-anything else (``service.boundary``): it is the one error boundary of every transport and
+anything else (``service.pipeline.boundary``): it is the one error boundary of every transport and
 of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
-is ``answer`` counted in ``service.metrics`` and logged (one JSON line per call).
+is ``answer`` counted in ``service.ops.metrics`` and logged (one JSON line per call).
 
 ``State`` is the process's lifecycle (starting -> serving -> draining) read by ``/readyz``
 and the gRPC health service.
@@ -27,13 +27,12 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
-
-from . import metrics as _metrics
-from .api import METHODS, Adjudicator
-from .boundary import as_api_error
-from .decoding import Decoded, ProtobufDecoder, decode_json
-from .errors import ApiError, Problems, new_request_id
-from .loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
+from samba_adjudicator.service.base.errors import ApiError, Problems, new_request_id
+from samba_adjudicator.service.ops import metrics as _metrics
+from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
+from samba_adjudicator.service.pipeline.boundary import as_api_error
+from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
+from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
 log = logging.getLogger("samba.server")
 
@@ -164,8 +163,8 @@ class Runtime:
         count_calls: bool = True,
     ) -> None:
         if adjudicator is None:
-            from . import page_tokens
-            from .signing import Signer
+            from samba_adjudicator.service.base import page_tokens
+            from samba_adjudicator.service.base.signing import Signer
 
             signer = Signer.from_env()
             adjudicator = Adjudicator(
@@ -196,7 +195,7 @@ class Runtime:
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
-        """gRPC: request bytes -> Decoded (``service.decoding``)."""
+        """gRPC: request bytes -> Decoded (``service.pipeline.decoding``)."""
         decoder = self._decoders.get(method)
         if decoder is None:
             decoder = self._decoders[method] = ProtobufDecoder(
@@ -218,7 +217,7 @@ class Runtime:
         call: CallRecord | None = None,
     ) -> Message:
         """The error boundary: decode the request, adjudicate it and return the response,
-        or raise ApiError (``service.boundary``), never anything else. ``deadline``
+        or raise ApiError (``service.pipeline.boundary``), never anything else. ``deadline``
         (``time.monotonic()`` value): passed before or after the engine ran, the answer is
         DEADLINE_EXCEEDED. ``call``: filled in for the accounting."""
         try:
@@ -251,7 +250,7 @@ class Runtime:
         request_id: str,
         deadline: float | None = None,
     ) -> Message:
-        """``answer`` one call of a server, counted in ``service.metrics`` and logged (one
+        """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
         runs inside the accounting, so parse failures are counted and timed as well."""
         m = self.metrics

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from samba_adjudicator.engine import model as m
-
-from . import pb
-from .convert import json_path
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec.convert import json_path
 
 
 def violation_to_proto(v: m.Violation) -> pb.Violation:

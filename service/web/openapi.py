@@ -27,7 +27,8 @@ from typing import Any
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
 
-from . import descriptors, pb, proto_docs
+from samba_adjudicator.service.base import descriptors, pb
+from samba_adjudicator.service.web import proto_docs
 
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE
@@ -345,7 +346,7 @@ def build(
     examples: dict[str, dict] | None = None,
 ) -> dict:
     """The document for ``routes``: (rpc name, HTTP verb, path, tag, summary) tuples;
-    ``examples``: RPC name -> {"request", "response", "error"} bodies (service.examples)."""
+    ``examples``: RPC name -> {"request", "response", "error"} bodies (service.web.examples)."""
     b = SchemaBuilder()
     paths: dict[str, dict] = {}
     examples = examples or {}

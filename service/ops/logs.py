@@ -40,7 +40,7 @@ def setup_logging(level: str) -> None:
     root.addHandler(handler)
     root.setLevel(level.upper())
     # uvicorn's own loggers propagate to ours; its per-request access log is replaced by
-    # the service's request lines (service.runtime).
+    # the service's request lines (service.pipeline.runtime).
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers.clear()
         logging.getLogger(name).propagate = True

@@ -32,12 +32,12 @@ import orjson
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
-
-from . import convert, derived_fields, pb
-from .actions import action_from_proto, meld_ids
-from .errors import ApiError, Problems, invalid_argument
-from .lru import Lru
-from .signing import Signer
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError, Problems, invalid_argument
+from samba_adjudicator.service.base.lru import Lru
+from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec import convert, derived_fields
+from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
 SNAPSHOT_CACHE_SIZE = 1024

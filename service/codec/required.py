@@ -2,7 +2,7 @@
 ``google.api.field_behavior = REQUIRED`` and every real ``oneof`` of a request.
 
 It works on any message, so gRPC (binary) requests get the same check as JSON ones
-(``service.api`` runs it on every request and reports it together with the problems
+(``service.pipeline.api`` runs it on every request and reports it together with the problems
 parsing and conversion found: ``with_required``).
 """
 
@@ -15,9 +15,8 @@ from google.protobuf import descriptor as _d
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.model import Problem
-
-from .descriptors import F, is_map, is_required, join, real_oneofs
-from .errors import ProblemList
+from samba_adjudicator.service.base.descriptors import F, is_map, is_required, join, real_oneofs
+from samba_adjudicator.service.base.errors import ProblemList
 
 
 def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -> list[Problem]:

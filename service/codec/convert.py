@@ -4,11 +4,11 @@ Input rules:
 - Cards go through ``engine.cards.parse_card`` (``T`` for 10, lower case); every bad code
   is a Problem at its exact path (``snapshot.seats[0].hand[3]``), reason UNKNOWN_CARD_CODE.
 - Problems are collected, never repaired, and raised together as ``InvalidInput``.
-  Builders append to a ``problems`` list; ``service.loading`` raises.
+  Builders append to a ``problems`` list; ``service.pipeline.loading`` raises.
 - Paths are JSON names relative to the request; engine paths in snake_case are camelised.
-- Output-only snapshot fields are not read here (``service.derived_fields`` checks them).
+- Output-only snapshot fields are not read here (``service.codec.derived_fields`` checks them).
 
-Actions are in ``service.actions``, the judgements answered in ``service.answers``.
+Actions are in ``service.codec.actions``, the judgements answered in ``service.codec.answers``.
 
 Output: every output-only field is filled from ``engine.derived``; cards are canonical.
 """
@@ -29,9 +29,8 @@ from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.model import InvalidInput, Problem
-
-from . import pb
-from .errors import ProblemList, Problems
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ProblemList, Problems
 
 # -- paths --------------------------------------------------------------------------------
 
@@ -315,7 +314,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
 def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
 
-    Never raises and never judges consistency (``service.loading`` does that). Fields
+    Never raises and never judges consistency (``service.pipeline.loading`` does that). Fields
     the required-field check reports (``turn.phase``, …) get a neutral stand-in here.
     Returns None when the ruleset cannot be resolved.
     """

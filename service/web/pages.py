@@ -5,7 +5,7 @@ another site, so they work offline and behind a firewall.
 
 Swagger UI and ReDoc come from the ``fastapi-offline`` distribution, which ships their
 bundles as package data; the playground is the small HTML/JS/CSS set in
-``service/playground/``; the documentation is docs/*.md, installed as package data of
+``service/web/playground/``; the documentation is docs/*.md, installed as package data of
 ``samba_adjudicator.docs`` and rendered by ``markdown``.
 """
 
@@ -31,7 +31,7 @@ DOC_ASSETS = {
     "favicon.png": "image/png",
 }
 DOC_ASSETS_PACKAGE = "fastapi_offline"
-PLAYGROUND_PACKAGE = "samba_adjudicator.service"
+PLAYGROUND_PACKAGE = "samba_adjudicator.service.web"
 #: The playground's own files (file name -> media type).
 PLAYGROUND_FILES = {
     "playground.js": "text/javascript",

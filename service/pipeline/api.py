@@ -1,6 +1,6 @@
 """One transport-neutral implementation of every RPC of ``samba.v1.Adjudicator``.
 
-Usage (every transport goes through ``service.runtime.Runtime.answer``, the error
+Usage (every transport goes through ``service.pipeline.runtime.Runtime.answer``, the error
 boundary, which decodes the request and then calls)::
 
     adj = Adjudicator(signer=Signer.from_env())
@@ -9,9 +9,9 @@ boundary, which decodes the request and then calls)::
 
 ``call`` returns the response message; it raises ``ApiError`` for the service's own
 refusals and lets engine ``InvalidInput`` / ``RulesetError`` (and, for a bug, anything)
-through to ``service.boundary``. The required-field check (descriptor-driven) runs on every
+through to ``service.pipeline.boundary``. The required-field check (descriptor-driven) runs on every
 request and every problem of a request is reported together. Snapshots are loaded by
-``service.loading`` (one pipeline, one cache).
+``service.pipeline.loading`` (one pipeline, one cache).
 
 ``METHODS[name] = (RequestType, handler)`` with ``handler(adjudicator, request)``.
 """
@@ -27,13 +27,24 @@ from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
-
-from . import answers, convert, jsonio, page_tokens, pb, required
-from .actions import action_to_proto
-from .errors import ApiError, Problems, invalid_argument, too_many_items
-from .loading import SNAPSHOT, SNAPSHOT_CACHE_SIZE, SnapshotLoader, SnapshotSource, pin_version
-from .lru import Lru
-from .signing import Signer
+from samba_adjudicator.service.base import page_tokens, pb
+from samba_adjudicator.service.base.errors import (
+    ApiError,
+    Problems,
+    invalid_argument,
+    too_many_items,
+)
+from samba_adjudicator.service.base.lru import Lru
+from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec import answers, convert, jsonio, required
+from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.pipeline.loading import (
+    SNAPSHOT,
+    SNAPSHOT_CACHE_SIZE,
+    SnapshotLoader,
+    SnapshotSource,
+    pin_version,
+)
 
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100

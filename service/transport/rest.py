@@ -1,11 +1,11 @@
-"""The REST gateway: a FastAPI app over the same ``service.api`` as gRPC.
+"""The REST gateway: a FastAPI app over the same ``service.pipeline.api`` as gRPC.
 
 Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
 plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json``, and
-the pages of ``service.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw
+the pages of ``service.web.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw
 bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
-by ``service.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
+by ``service.codec.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
 JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
 unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
 included; never an HTML page.
@@ -14,7 +14,7 @@ Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`
 answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
 
 Calls are answered inline on the event loop, except the methods of
-``service.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
+``service.pipeline.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
 (``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled.
 """
 
@@ -35,12 +35,20 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
-
-from . import examples, jsonio, metrics, openapi, pages, pb
-from .api import REMEMBERS
-from .boundary import as_api_error
-from .errors import ApiError, invalid_argument, rest_body
-from .runtime import VERSION, VERSION_HEADER, Runtime, request_id_from, shutting_down
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError, invalid_argument, rest_body
+from samba_adjudicator.service.codec import jsonio
+from samba_adjudicator.service.ops import metrics
+from samba_adjudicator.service.pipeline.api import REMEMBERS
+from samba_adjudicator.service.pipeline.boundary import as_api_error
+from samba_adjudicator.service.pipeline.runtime import (
+    VERSION,
+    VERSION_HEADER,
+    Runtime,
+    request_id_from,
+    shutting_down,
+)
+from samba_adjudicator.service.web import examples, openapi, pages
 
 JSON = "application/json"
 

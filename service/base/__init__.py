@@ -1,0 +1,1 @@
+"""What every layer of the service uses: messages, descriptor facts, errors, keys."""

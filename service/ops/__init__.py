@@ -1,0 +1,1 @@
+"""Process operations: configuration, structured logs, Prometheus metrics."""
