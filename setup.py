@@ -117,7 +117,12 @@ class BuildHotPaths(build_ext):
                 f"samba-adjudicator: not compiled ({exc}); the Python source runs", file=sys.stderr
             )
             return
-        (self._target("engine") / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n")
+        stamp = self._target("engine") / STAMP
+        if not self.extensions:
+            # SAMBA_COMPILE=0: no compiled build, so no stamp that would claim one
+            stamp.unlink(missing_ok=True)
+            return
+        stamp.write_text(json.dumps(source_hashes(), indent=1) + "\n")
 
     def _target(self, folder: str) -> Path:
         """The folder of a package's compiled modules: in the tree, or in the build."""
