@@ -57,14 +57,16 @@ def hand_floor_violations(
     allow_empty: bool,
 ) -> list[Violation]:
     """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the
-    side may go out; none left (``allow_empty``) only by going out."""
+    side may go out; none left (``allow_empty``) only by going out. After the partner's
+    "no", keeping one card (the last to be discarded) is as much an attempt to go out as
+    keeping none: both carry the spanish penalty (docs/rules.md "Further decisions")."""
     if left >= HAND_FLOOR:
         return []
     if go_out is GoOut.DENIED:
-        out = [violation("GO_OUT_REFUSED_BY_PARTNER", field)]
-        if left == 0:
-            out += penalties.went_out_after_refusal(rules, field)
-        return out
+        return [
+            violation("GO_OUT_REFUSED_BY_PARTNER", field),
+            *penalties.went_out_after_refusal(rules, field),
+        ]
     if not meets_go_out_requirement(rules, players, melds):
         if left == 0:
             return go_out_requirement_violations(rules, players, melds, field)

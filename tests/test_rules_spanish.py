@@ -205,14 +205,17 @@ def test_s9_asked_and_did_not_go_out(profile, penalty):
         assert pens == () and "PENALTY_ASSESSED" not in event_types(out)
 
 
+@pytest.mark.parametrize("hand", ["9H 9S 9D", "9H 9S 9D 5C"], ids=["every-card", "all-but-one"])
 @pytest.mark.parametrize("profile, penalty", [("spanish", -100), ("classic", 0)])
-def test_s9_trying_to_go_out_after_no(profile, penalty):
+def test_s9_trying_to_go_out_after_no(profile, penalty, hand):
     """docs/rules.md#spanish: trying to go out after the partner said no is refused and, in
-    spanish, costs −100: ApplyAction returns the input snapshot with the penalty recorded."""
+    spanish, costs −100: ApplyAction returns the input snapshot with the penalty recorded.
+    Melding down to one card (the last to be discarded) is the same attempt as melding every
+    card: the same codes and the same penalty (docs/rules.md "Further decisions")."""
     snap = make_snapshot(
         profile,
         4,
-        hands={0: "9H 9S 9D"},
+        hands={0: hand},
         melds={0: [KINGS7, QUEENS7]},
         has_melded=[0],
         go_out=GoOut.DENIED,
