@@ -7,23 +7,13 @@ action, as if the stock ran out (``end_stranded``).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 from . import penalties
 from .model import EndReason, Event, GoOut, Phase, Premium, Result, Turn
+from .premiums import earned_premium
 from .table_rules import meets_go_out_requirement
-from .vocabulary import is_canasta, is_samba
 from .work import Work
-
-#: (kind, points) by (formed from the dealt hand or during play) × (with the partner's
-#: melds or alone) (docs/rules.md#spanish).
-SPANISH_PREMIUMS = (
-    ("DEALT_HAND", 1000),
-    ("DEALT_HAND_WITH_PARTNER", 500),
-    ("DURING_PLAY", 500),
-    ("DURING_PLAY_WITH_PARTNER", 200),
-)
 
 
 def may_go_out(work: Work) -> bool:
@@ -39,7 +29,7 @@ def finish_if_out(work: Work) -> None:
     if work.hands[work.seat] or seat.hand_hidden:
         return
     concealed = not seat.has_melded and not work.turn.took_pile
-    premium = spanish_premium(work) if concealed else None
+    premium = concealed_premium(work) if concealed else None
     fold_melded(work)
     work.turn = replace(work.turn, phase=Phase.OVER)
     work.result = Result(EndReason.WENT_OUT, work.seat, concealed, premium)
@@ -49,20 +39,15 @@ def finish_if_out(work: Work) -> None:
     work.events.append(Event("DEAL_ENDED", work.seat, work.side))
 
 
-def spanish_premium(work: Work) -> Premium | None:
+def concealed_premium(work: Work) -> Premium | None:
     """Going out concealed with a seven-card meld formed in the hand (docs/rules.md#spanish)."""
-    if not work.base.ruleset.concealed_premiums:
-        return None
-    sevens = [
-        m for m in work.side_melds if m.laid_by == work.seat and (is_canasta(m) or is_samba(m))
-    ]
-    if not sevens:
-        return None
-    dealt = Counter(work.base.seats[work.seat].dealt)
-    from_dealt = any(not (Counter(m.cards) - dealt) for m in sevens)
-    with_partner = work.turn.added_to_partner_melds
-    kind, points = SPANISH_PREMIUMS[(0 if from_dealt else 2) + (1 if with_partner else 0)]
-    return Premium(kind, points)
+    return earned_premium(
+        work.base.ruleset,
+        work.seat,
+        work.side_melds,
+        work.base.seats[work.seat].dealt,
+        work.turn.added_to_partner_melds,
+    )
 
 
 def fold_melded(work: Work) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .premium_kinds import ConcealedPremium
 from .ruleset_checks import check_parameters
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
@@ -156,7 +157,7 @@ class Ruleset:
     go_out_sambas: int
     go_out_bonus: int
     concealed_bonus: int
-    concealed_premiums: bool
+    concealed_premiums: tuple[ConcealedPremium, ...]
     samba_bonus: int
     open_samba_bonus: int
     runs_allow_wilds: bool
@@ -223,6 +224,10 @@ def _bands(*rows: tuple[int, int]) -> tuple[InitialMeldBand, ...]:
     return tuple(InitialMeldBand(*row) for row in rows)
 
 
+def _premiums(*rows: tuple[str, int]) -> tuple[ConcealedPremium, ...]:
+    return tuple(ConcealedPremium(*row) for row in rows)
+
+
 PAGAT_BANDS = _bands((INT32_MIN, 15), (0, 50), (1500, 90), (3000, 120), (7000, 150))
 
 _CLASSIC = dict(
@@ -257,7 +262,7 @@ _CLASSIC = dict(
     go_out_sambas=0,
     go_out_bonus=100,
     concealed_bonus=200,
-    concealed_premiums=False,
+    concealed_premiums=(),
     samba_bonus=1500,
     open_samba_bonus=1000,
     runs_allow_wilds=False,
@@ -304,7 +309,13 @@ _SPANISH = {
     "black_three_group_max": 6,
     "go_out_bonus": 200,
     "concealed_bonus": 0,
-    "concealed_premiums": True,
+    # (kind, points): the seed-000 premiums for going out concealed (docs/rules.md#spanish)
+    "concealed_premiums": _premiums(
+        ("DEALT_HAND", 1000),
+        ("DEALT_HAND_WITH_PARTNER", 500),
+        ("DURING_PLAY", 500),
+        ("DURING_PLAY_WITH_PARTNER", 200),
+    ),
     "penalties_enabled": True,
 }
 

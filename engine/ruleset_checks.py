@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .premium_kinds import PREMIUM_KINDS
+
 if TYPE_CHECKING:
+    from .premium_kinds import ConcealedPremium
     from .ruleset import InitialMeldBand
 
 TARGET_TEXT = "the target score must be a positive multiple of 5"
@@ -51,6 +54,7 @@ def check_parameters(
     _check_tables(params, scalar_target, bad)
     _check_bounds(params, _MINIMUMS, bad)
     _check_bands(params["initial_meld"], bad)
+    _check_premiums(params["concealed_premiums"], bad)
     return out
 
 
@@ -85,3 +89,17 @@ def _check_bands(bands: tuple[InitialMeldBand, ...], bad: Bad) -> None:
         bad("initial_meld", "at least one band is needed")
     elif [b.from_score for b in bands] != sorted(b.from_score for b in bands):
         bad("initial_meld", "bands must be in increasing from_score order")
+
+
+def _check_premiums(premiums: tuple[ConcealedPremium, ...], bad: Bad) -> None:
+    """Each row names one of the four kinds, at most once, with points not negative."""
+    seen: set[str] = set()
+    for i, premium in enumerate(premiums):
+        where = f"concealed_premiums[{i}]"
+        if premium.kind not in PREMIUM_KINDS:
+            bad(f"{where}.kind", f"kind must be one of {', '.join(PREMIUM_KINDS)}")
+        elif premium.kind in seen:
+            bad(f"{where}.kind", f"kind {premium.kind} is listed twice")
+        seen.add(premium.kind)
+        if premium.points < 0:
+            bad(f"{where}.points", "points must not be negative")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from played_endings import went_out
 from test_rules_support import (
     KINGS7,
     PROFILES,
@@ -33,7 +34,8 @@ from samba_adjudicator.engine.model import (
     Phase,
     TakePile,
 )
-from samba_adjudicator.engine.ruleset import resolve
+from samba_adjudicator.engine.premium_kinds import ConcealedPremium
+from samba_adjudicator.engine.ruleset import RulesetError, resolve
 
 # -- dealing with a controlled deck ----------------------------------------------------------
 
@@ -386,3 +388,44 @@ def test_s2_six_player_sides(profile, overrides, sides):
     ov = {k: SixPlayerLayout(v) for k, v in overrides.items()}
     snap = dealing.deal(resolve(profile, ov), 6, "x")
     assert [s.seats for s in snap.sides] == sides
+
+
+def test_s9_premiums_are_a_parameter_of_the_ruleset():
+    """docs/rules.md#spanish-premiums: the kinds and points are the ruleset's
+    ``concealed_premiums`` (only spanish lists them); an override pays its own table."""
+    assert [(p.kind, p.points) for p in resolve("spanish").concealed_premiums] == [
+        ("DEALT_HAND", 1000),
+        ("DEALT_HAND_WITH_PARTNER", 500),
+        ("DURING_PLAY", 500),
+        ("DURING_PLAY_WITH_PARTNER", 200),
+    ]
+    for profile in PROFILES:
+        if profile != "spanish":
+            assert resolve(profile).concealed_premiums == ()
+    for profile in ("classic", "pagat", "official"):
+        ending = went_out(profile)
+        assert ending.result.concealed and ending.result.premium is None
+    table = (ConcealedPremium("DEALT_HAND", 700),)
+    paid = went_out("spanish", overrides={"concealed_premiums": table})
+    assert (paid.result.premium.kind, paid.result.premium.points) == ("DEALT_HAND", 700)
+    unpaid = went_out("spanish", from_dealt=False, overrides={"concealed_premiums": table})
+    assert unpaid.result.concealed and unpaid.result.premium is None
+
+
+@pytest.mark.parametrize(
+    "table, field",
+    [
+        ((ConcealedPremium("JACKPOT", 100),), "concealed_premiums[0].kind"),
+        ((ConcealedPremium("DURING_PLAY", -1),), "concealed_premiums[0].points"),
+        (
+            (ConcealedPremium("DURING_PLAY", 1), ConcealedPremium("DURING_PLAY", 2)),
+            "concealed_premiums[1].kind",
+        ),
+    ],
+)
+def test_s9_a_bad_premium_table_is_refused(table, field):
+    with pytest.raises(RulesetError) as e:
+        resolve("spanish", {"concealed_premiums": table})
+    assert [(p.field, p.reason) for p in e.value.problems] == [
+        (f"ruleset.overrides.{field}", "OUT_OF_RANGE")
+    ]

@@ -29,6 +29,7 @@ from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.model import InvalidInput, Problem
+from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ProblemList, Problems
 
@@ -134,7 +135,11 @@ def _set(msg: Message, name: str, value: Any) -> None:
 
 # -- rulesets -----------------------------------------------------------------------------
 
-_ROW_TYPES = {"TableSize": er.TableSize, "InitialMeldBand": er.InitialMeldBand}
+_ROW_TYPES = {
+    "TableSize": er.TableSize,
+    "InitialMeldBand": er.InitialMeldBand,
+    "ConcealedPremium": ConcealedPremium,
+}
 
 
 def overrides_from_proto(msg: pb.RulesetOverrides, path: str, problems: Problems) -> dict[str, Any]:
