@@ -28,8 +28,8 @@ from itertools import chain
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
 from .model import EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot
+from .outcome_checks import check_outcome
 from .ruleset import RedThreeReplacement
-from .violations import CODES
 
 #: Records a problem: (field path, reason, description).
 Add = Callable[[str, str, str], None]
@@ -89,6 +89,7 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
     _turn(snapshot, add)
     _turn_flags(snapshot, add)
     _result(snapshot, add)
+    check_outcome(snapshot, add)
     return out
 
 
@@ -217,7 +218,7 @@ def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
 
 
 def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
-    """Melds, red 3s and penalties of each side."""
+    """Melds and red 3s of each side (penalties: engine.outcome_checks)."""
     ids: set[str] = set()
     for k, side in enumerate(snapshot.sides):
         for j, meld in enumerate(side.melds):
@@ -228,13 +229,6 @@ def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
                     f"sides[{k}].redThrees[{x}]",
                     "OUT_OF_RANGE",
                     f"{card} is not a red 3 (3H or 3D)",
-                )
-        for x, penalty in enumerate(side.penalties):
-            if penalty.code not in CODES:
-                add(
-                    f"sides[{k}].penalties[{x}].code",
-                    "OUT_OF_RANGE",
-                    f"unknown penalty code {penalty.code!r}",
                 )
 
 

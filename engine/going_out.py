@@ -30,7 +30,8 @@ def finish_if_out(work: Work) -> None:
         return
     concealed = not seat.has_melded and not work.turn.took_pile
     premium = concealed_premium(work) if concealed else None
-    fold_melded(work)
+    # The final turn's melding stays in turn.meldedThisTurn, out of hasMelded ("an earlier
+    # turn"): so the final snapshot still shows whether the going out was concealed.
     work.turn = replace(work.turn, phase=Phase.OVER)
     work.result = Result(EndReason.WENT_OUT, work.seat, concealed, premium)
     work.events.append(
@@ -80,7 +81,6 @@ def end_stranded(work: Work) -> None:
     red 3s (or in a hand-built position); without this it could neither meld nor
     discard, and after a "no" to "may I go out?" not even ask."""
     assess_asked_penalty(work)
-    fold_melded(work)
     work.turn = replace(work.turn, phase=Phase.OVER)
     work.result = Result(EndReason.STOCK_EXHAUSTED)
     work.events.append(Event("DEAL_ENDED", work.seat, work.side))

@@ -12,6 +12,14 @@ from .model import GoOut, Penalty, Violation
 from .ruleset import Ruleset
 from .violations import violation
 
+#: The codes of the penalties the engine records in a side's ``penalties``.
+RECORDED_CODES = (
+    "ASKED_AND_DID_NOT_GO_OUT",
+    "WENT_OUT_AFTER_REFUSAL",
+    "OUT_OF_TURN_DRAW",
+    "CARDS_EXPOSED_OUT_OF_TURN",
+    "THREE_WILDS_IN_CANASTA",
+)
 #: Three wilds make a canasta penalised from this many (seed 000).
 PENALISED_CANASTA_WILDS = 3
 

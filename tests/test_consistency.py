@@ -7,10 +7,21 @@ from dataclasses import replace
 
 import pytest
 from builders import make_snapshot
+from played_endings import went_out
 
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.dealing import deal
-from samba_adjudicator.engine.model import EndReason, GoOut, Meld, MeldKind, Penalty, Phase, Result
+from samba_adjudicator.engine.model import (
+    EndReason,
+    GoOut,
+    Meld,
+    MeldKind,
+    Penalty,
+    Phase,
+    Premium,
+    Result,
+)
+from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.engine.ruleset import PROFILES, SixPlayerLayout, resolve
 from samba_adjudicator.engine.view import player_view
 
@@ -68,9 +79,16 @@ def test_two_trios_deal_is_consistent():
 
 def test_builder_snapshot_is_consistent():
     assert check_snapshot(base()) == []
-    over = base(
+    over = make_snapshot(
+        "classic",
+        4,
+        hands={1: "KD KD", 2: "AS", 3: "QC QC"},
+        melds={0: ["8S 9S 10S", "JD JC 2H"], 1: ["4C 4D 4H"]},
+        red_threes={1: "3D"},
+        discard="6C 7C",
         phase=Phase.OVER,
-        result=Result(EndReason.WENT_OUT, seat=2),
+        result=Result(EndReason.WENT_OUT, seat=0),
+        has_melded=[0],
         melded_this_turn=True,
         go_out=GoOut.GRANTED,
     )
@@ -219,6 +237,7 @@ def test_black_three_meld_is_fine_content_wise():
         melds={0: ["3S 3C 3S"]},
         phase=Phase.OVER,
         result=Result(EndReason.WENT_OUT, seat=0),
+        has_melded=[0],
     )
     assert check_snapshot(snap) == []
 
@@ -252,8 +271,38 @@ def test_red_threes_only_red_threes():
 
 
 def test_unknown_penalty_code():
-    snap = set_side(base(), 1, penalties=(Penalty("RED_THREE_IN_HAND", -500), Penalty("NOPE", -1)))
-    only(snap, ("sides[1].penalties[1].code", "OUT_OF_RANGE"))
+    """A penalty names one the engine records: not a refusal code, not a scoring term."""
+    snap = make_snapshot("spanish", 4)
+    snap = set_side(
+        snap,
+        1,
+        penalties=(
+            Penalty("ASKED_AND_DID_NOT_GO_OUT", -100),
+            Penalty("RED_THREE_IN_HAND", -500),
+            Penalty("NOPE", -1),
+        ),
+    )
+    only(
+        snap,
+        ("sides[1].penalties[1].code", "OUT_OF_RANGE"),
+        ("sides[1].penalties[2].code", "OUT_OF_RANGE"),
+    )
+
+
+@pytest.mark.parametrize("points", [-99, -1000, 0, 100, 123456])
+def test_penalty_points_are_the_rulesets(points):
+    """docs/rules.md#snapshot-fields: a penalty is worth the ruleset's penalty points, never
+    what the snapshot says (ScoreDeal adds them up)."""
+    snap = set_side(
+        make_snapshot("spanish", 4), 0, penalties=(Penalty("OUT_OF_TURN_DRAW", points),)
+    )
+    only(snap, ("sides[0].penalties[0].points", "DERIVED_FIELD_DISAGREES"))
+
+
+@pytest.mark.parametrize("profile", ["classic", "pagat", "canasta", "bolivia", "official"])
+def test_no_penalties_without_penalties_enabled(profile):
+    snap = set_side(make_snapshot(profile, 4), 1, penalties=(Penalty("OUT_OF_TURN_DRAW", -100),))
+    only(snap, ("sides[1].penalties[0]", "OUT_OF_RANGE"))
 
 
 # -- turn, phase, deal ----------------------------------------------------------------
@@ -364,3 +413,132 @@ def test_unknown_codes_in_dealt_are_reported_at_their_index():
         ("seats[1].dealt[1]", "UNKNOWN_CARD_CODE"),
         ("seats[1].dealt[3]", "UNKNOWN_CARD_CODE"),
     ]
+
+
+# -- the result: figures the rules produce (docs/rules.md#snapshot-fields) -------------------
+
+
+def with_result(snap, **kw):
+    return replace(snap, result=replace(snap.result, **kw))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"with_partner": True},
+        {"from_dealt": False},
+        {"from_dealt": False, "with_partner": True},
+        {"concealed": False},
+    ],
+)
+def test_played_spanish_endings_are_consistent(kw):
+    snap = went_out("spanish", **kw)
+    assert check_snapshot(snap) == []
+    for seat in (None, 0, 1):
+        assert check_snapshot(player_view(snap, seat)) == []
+
+
+@pytest.mark.parametrize("profile", ["classic", "pagat"])
+def test_premium_in_a_profile_without_premiums(profile):
+    """Issue 19: a classic or pagat result carrying a premium is refused, not scored."""
+    snap = went_out(profile)
+    assert check_snapshot(snap) == [] and snap.result.concealed
+    only(
+        with_result(snap, premium=Premium("DEALT_HAND", 1000)),
+        ("result.premium", "OUT_OF_RANGE"),
+    )
+
+
+@pytest.mark.parametrize(
+    "premium, problem",
+    [
+        (Premium("BIG", 1000), ("result.premium.kind", "OUT_OF_RANGE")),
+        (Premium("", 0), ("result.premium.kind", "OUT_OF_RANGE")),
+        (Premium("DEALT_HAND", -100), ("result.premium.points", "DERIVED_FIELD_DISAGREES")),
+        (Premium("DEALT_HAND", 123456), ("result.premium.points", "DERIVED_FIELD_DISAGREES")),
+        (Premium("DEALT_HAND", 500), ("result.premium.points", "DERIVED_FIELD_DISAGREES")),
+        (Premium("DURING_PLAY", 500), ("result.premium.kind", "DERIVED_FIELD_DISAGREES")),
+        (
+            Premium("DEALT_HAND_WITH_PARTNER", 500),
+            ("result.premium.kind", "DERIVED_FIELD_DISAGREES"),
+        ),
+        (None, ("result.premium", "DERIVED_FIELD_DISAGREES")),
+    ],
+)
+def test_spanish_premium_is_the_one_earned(premium, problem):
+    """Only one of the four kinds, with its own points, and the one the table earns
+    (DEALT_HAND here: seven nines from the dealt hand, nothing added to the partner's)."""
+    snap = went_out("spanish")
+    assert snap.result.premium == Premium("DEALT_HAND", 1000)
+    only(with_result(snap, premium=premium), problem)
+
+
+def test_spanish_premium_needs_a_concealed_going_out():
+    snap = went_out("spanish", concealed=False)
+    only(
+        with_result(snap, premium=Premium("DEALT_HAND", 1000)),
+        ("result.premium", "PHASE_INCONSISTENT"),
+    )
+    over = make_snapshot(
+        "spanish", 4, phase=Phase.OVER, result=Result(EndReason.STOCK_EXHAUSTED, None)
+    )
+    only(
+        with_result(over, premium=Premium("DURING_PLAY", 500)),
+        ("result.premium", "PHASE_INCONSISTENT"),
+    )
+
+
+def test_premium_with_the_dealt_hand_hidden():
+    """A view hides the going-out seat's ``dealt``: either origin of the meld is accepted,
+    nothing else (the partner flag, the points and the need for a premium still hold)."""
+    view = player_view(went_out("spanish"), 1)
+    assert view.seats[0].dealt == ()
+    assert check_snapshot(with_result(view, premium=Premium("DURING_PLAY", 500))) == []
+    for premium in (Premium("DURING_PLAY_WITH_PARTNER", 200), None):
+        bad = with_result(view, premium=premium)
+        assert {p.field for p in check_snapshot(bad)} <= {"result.premium", "result.premium.kind"}
+        assert check_snapshot(bad)
+
+
+def test_premium_comes_from_the_rulesets_table():
+    """The points come from the ruleset's ``concealed_premiums`` (an override pays others)."""
+    table = (ConcealedPremium("DEALT_HAND", 700), ConcealedPremium("DURING_PLAY", 300))
+    snap = went_out("classic")
+    snap = replace(snap, ruleset=replace(snap.ruleset, concealed_premiums=table))
+    only(snap, ("result.premium", "DERIVED_FIELD_DISAGREES"))
+    assert check_snapshot(with_result(snap, premium=Premium("DEALT_HAND", 700))) == []
+    only(
+        with_result(snap, premium=Premium("DEALT_HAND", 1000)),
+        ("result.premium.points", "DERIVED_FIELD_DISAGREES"),
+    )
+
+
+def test_result_seat_is_the_last_turns_seat_with_an_empty_hand():
+    snap = went_out("spanish")
+    moved = replace(snap, turn=replace(snap.turn, seat=1))
+    only(moved, ("result.seat", "DERIVED_FIELD_DISAGREES"))
+    holding = set_seat(snap, 0, hand=snap.stock[:2], hand_count=2)
+    holding = replace(holding, stock=snap.stock[2:], stock_count=len(snap.stock) - 2)
+    only(holding, ("result.seat", "PHASE_INCONSISTENT"))
+
+
+def test_concealed_is_checked():
+    """Concealed exactly when the seat took no pile this turn and laid nothing in an earlier
+    turn; the final snapshot keeps that turn's melding in meldedThisTurn, not hasMelded."""
+    snap = went_out("spanish")
+    assert not snap.seats[0].has_melded and snap.turn.melded_this_turn
+    took = replace(snap, turn=replace(snap.turn, took_pile=True))
+    only(took, ("result.concealed", "DERIVED_FIELD_DISAGREES"))
+    only(
+        with_result(snap, concealed=False),
+        ("result.concealed", "DERIVED_FIELD_DISAGREES"),
+        ("result.premium", "PHASE_INCONSISTENT"),
+    )
+    earlier = went_out("classic", concealed=False)
+    assert earlier.seats[0].has_melded and not earlier.result.concealed
+    only(with_result(earlier, concealed=True), ("result.concealed", "DERIVED_FIELD_DISAGREES"))
+    stock_end = make_snapshot(
+        "classic", 4, phase=Phase.OVER, result=Result(EndReason.STOCK_EXHAUSTED, None)
+    )
+    only(with_result(stock_end, concealed=True), ("result.concealed", "PHASE_INCONSISTENT"))
