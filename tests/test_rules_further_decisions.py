@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from builders import over
+from played_endings import went_out
 from test_rules_support import (
     KINGS7,
     QUEENS7,
@@ -19,7 +20,7 @@ from test_rules_support import (
     refused,
 )
 
-from samba_adjudicator.engine import deal, legal_actions, validate
+from samba_adjudicator.engine import apply, deal, legal_actions, validate
 from samba_adjudicator.engine.game import check_meld
 from samba_adjudicator.engine.melds import order_run
 from samba_adjudicator.engine.model import (
@@ -468,6 +469,45 @@ def test_further_11_spanish_stranded_discard_after_asking_costs_the_question():
     out = allowed(snap, Discard(0, "5C"))
     assert [p.code for p in out.snapshot.sides[0].penalties] == ["ASKED_AND_DID_NOT_GO_OUT"]
     assert out.snapshot.result.reason is EndReason.STOCK_EXHAUSTED
+
+
+@pytest.mark.parametrize("hand", ["9H 9S 9D", "9H 9S 9D 5C"], ids=["every-card", "all-but-one"])
+def test_further_12_spanish_after_a_no_melding_down_to_one_card_costs_the_penalty(hand):
+    """Melding every card and melding all but one are the same attempt to go out: the same
+    codes, and the refusal's penalty recorded by ApplyAction."""
+    snap = opened("spanish", hand, [KINGS7, QUEENS7], has_melded=[0], go_out=GoOut.DENIED)
+    meld = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
+    vs = refused(snap, meld, "WENT_OUT_AFTER_REFUSAL")
+    assert codes_of(vs) == ["GO_OUT_REFUSED_BY_PARTNER", "WENT_OUT_AFTER_REFUSAL"]
+    assert next(v for v in vs if v.code == "WENT_OUT_AFTER_REFUSAL").penalty_points == -100
+    out = apply(snap, meld)
+    assert [(p.code, p.points) for p in out.snapshot.sides[0].penalties] == [
+        ("WENT_OUT_AFTER_REFUSAL", -100)
+    ]
+    classic = opened("classic", hand, [KINGS7, QUEENS7], has_melded=[0], go_out=GoOut.DENIED)
+    assert codes_of(refused(classic, meld)) == ["GO_OUT_REFUSED_BY_PARTNER"]
+
+
+@pytest.mark.parametrize(
+    "profile, premium, field",
+    [
+        ("classic", {"kind": "DEALT_HAND", "points": 1000}, "snapshot.result.premium"),
+        ("pagat", {"kind": "DEALT_HAND", "points": 1000}, "snapshot.result.premium"),
+        ("spanish", {"kind": "DEALT_HAND", "points": 123456}, "snapshot.result.premium.points"),
+        ("spanish", {"kind": "NOPE", "points": 1000}, "snapshot.result.premium.kind"),
+    ],
+)
+def test_further_13_a_premium_is_never_taken_on_trust(profile, premium, field):
+    """ScoreDeal refuses a premium the table does not earn (it scored a classic DEALT_HAND
+    1000 as 1,200 concealed bonus) and scores the one the engine wrote."""
+    msg = convert.snapshot_to_proto(went_out(profile))
+    earned = call("ScoreDeal", pb.ScoreDealRequest(snapshot=msg))
+    assert earned.sides[0].concealed_bonus == {"classic": 200, "pagat": 0, "spanish": 1000}[profile]
+    msg.result.premium.CopyFrom(pb.Premium(**premium))
+    with pytest.raises(ApiError) as e:
+        call("ScoreDeal", pb.ScoreDealRequest(snapshot=msg))
+    assert e.value.code == "INVALID_ARGUMENT"
+    assert field in [v.field for v in e.value.field_violations]
 
 
 # -- ListLegalActions, ValidateAction and CheckMeld agree ----------------------------------
