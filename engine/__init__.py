@@ -10,9 +10,10 @@ Vocabulary:
 
 Where a rule lives (docs/rules.md#where-it-lives has the full table): the words of melds
 in ``vocabulary``, a meld's content in ``melds``, a side's rules in ``table_rules``, the
-turn in ``game``, laying melds in ``laying``, takes in ``takes``, going out and premiums in
-``going_out``, spanish penalties in ``penalties``, the pile in ``pile``; ``work`` is the
-working copy ``apply`` plays on.
+turn in ``game``, laying melds in ``laying``, takes in ``takes``, going out in
+``going_out``, the premiums it earns in ``premiums``, spanish penalties in ``penalties``, the
+pile in ``pile``, the checks of a snapshot in ``consistency`` and ``outcome_checks``;
+``work`` is the working copy ``apply`` plays on.
 """
 
 from . import build as _build

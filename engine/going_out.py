@@ -1,4 +1,5 @@
-"""Going out, the end of a turn and the spanish premiums (docs/rules.md#turn, #going-out, #spanish).
+"""Going out and the end of a turn (docs/rules.md#turn, #going-out); the premium a concealed
+going out earns comes from engine.premiums (docs/rules.md#spanish-premiums).
 
 A seat whose hand empties while its side may go out ends the deal (``finish_if_out``);
 otherwise a turn ends with a discard (``end_turn``), or, for a seat left without a legal
