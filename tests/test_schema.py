@@ -322,6 +322,7 @@ def test_presence_fields_exactly_as_contract():
         "samba.v1.ScoreDealResponse.winner_side",
         "samba.v1.ReplayDealResponse.first_illegal_index",
         "samba.v1.GetPlayerViewResponse.viewer_seat",
+        "samba.v1.Addition.end",
     }
     found = set()
     for desc in all_messages().values():

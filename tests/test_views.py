@@ -431,3 +431,57 @@ def test_spanish_first_turn_with_owed_replacements_lists_the_draw_on_the_view():
         assert listed.actions[0] == full.actions[0]
     check = pb.ValidateActionRequest(snapshot=view.snapshot, action=listed.actions[0])
     assert call(adj, "ValidateAction", check).legal
+
+
+# -- smaller rough edges (item 6) -----------------------------------------------------------
+
+
+def test_listed_additions_print_no_unspecified_end():
+    """An addition's ``end`` is absent unless said (docs/api.md#json-rest-and-cli)."""
+    from samba_adjudicator.service.codec import jsonio
+
+    snap = make_snapshot(
+        "classic", 4, hands={0: "7H 7D 5C 5D 9S"}, melds={0: ["7S 7C 7H"]}, has_melded=[0]
+    )
+    listed = call(
+        Adjudicator(),
+        "ListLegalActions",
+        pb.ListLegalActionsRequest(snapshot=convert.snapshot_to_proto(snap)),
+    )
+    additions = [
+        a for a in jsonio.to_dict(listed)["actions"] if "meld" in a and a["meld"]["additions"]
+    ]
+    assert additions
+    assert all("end" not in add for a in additions for add in a["meld"]["additions"])
+
+
+def test_service_md_not_their_turn_example_is_illegal():
+    """docs/service.md validates a draw by the seat after the one to move: not their turn."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "service.md").read_text()
+    line = next(x for x in text.splitlines() if "actions:validate" not in x and "drawStock" in x)
+    seat_expr = re.search(r"seat: (\(\(\.snapshot\.turn\.seat \+ 1\) % 4\))", line)
+    assert seat_expr, line  # the example computes the seat from the dealt snapshot
+    adj = Adjudicator()
+    dealt = call(adj, "Deal", pb.DealRequest(players=4, seed="my-secret-seed")).snapshot
+    req = pb.ValidateActionRequest(snapshot=dealt)
+    req.action.seat = (dealt.turn.seat + 1) % 4
+    req.action.draw_stock.SetInParent()
+    out = call(adj, "ValidateAction", req)
+    assert not out.legal and [v.code for v in out.violations] == ["NOT_YOUR_TURN"]
+
+
+def test_permission_answered_points_say_the_answer_as_documented():
+    from pathlib import Path
+
+    api = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    assert "`PERMISSION_ANSWERED` the answer: `1` allowed, `0`" in " ".join(api.split())
+    snap = make_snapshot("classic", 4, hands={0: "4C 5C", 2: "7D"}, go_out=GoOut.ASKED)
+    for allow, points in ((True, 1), (False, 0)):
+        req = pb.ApplyActionRequest(snapshot=convert.snapshot_to_proto(snap))
+        req.action.seat = 2
+        req.action.answer_go_out.allow = allow
+        (event,) = call(Adjudicator(), "ApplyAction", req).events
+        assert (event.type, event.points) == (pb.Event.PERMISSION_ANSWERED, points)
