@@ -485,3 +485,34 @@ def test_permission_answered_points_say_the_answer_as_documented():
         req.action.answer_go_out.allow = allow
         (event,) = call(Adjudicator(), "ApplyAction", req).events
         assert (event.type, event.points) == (pb.Event.PERMISSION_ANSWERED, points)
+
+
+def test_a_page_token_continues_with_another_page_size_as_documented():
+    """docs/guide.md and docs/api.md: the token is bound to the snapshot and seat; the page
+    size may change from page to page (AIP-158)."""
+    from pathlib import Path
+
+    guide = " ".join(
+        (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text().split()
+    )
+    assert "the page size may change from page to page" in guide
+    adj = Adjudicator()
+    snap = convert.snapshot_to_proto(
+        make_snapshot("classic", 4, hands={0: "QH QS QD 7H 8H 9H 10H 5C 5D 2S 4C 6C KS AD"})
+    )
+    whole = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=1000))
+    first = call(adj, "ListLegalActions", pb.ListLegalActionsRequest(snapshot=snap, page_size=3))
+    rest = call(
+        adj,
+        "ListLegalActions",
+        pb.ListLegalActionsRequest(snapshot=snap, page_size=1000, page_token=first.next_page_token),
+    )
+    assert list(first.actions) + list(rest.actions) == list(whole.actions)
+
+
+def test_a_carried_deal_is_counted_under_the_previous_deal_profile():
+    from samba_adjudicator.service.pipeline.runtime import _profile_of
+
+    previous = finished("pagat", [0, 0])
+    assert _profile_of(pb.DealRequest(players=4, seed="s", previous=previous)) == "pagat"
+    assert _profile_of(pb.DealRequest(players=4, seed="s")) == "classic"
