@@ -7,12 +7,11 @@ server would: one call per move, each player handed its own view and events."""
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 import random
 
 import pytest
-from builders import make_snapshot, over
+from builders import make_snapshot
 from service_fixtures import ServerProcess
 
 from samba_adjudicator.engine import (
@@ -26,7 +25,7 @@ from samba_adjudicator.engine import (
 )
 from samba_adjudicator.engine.action_order import action_key
 from samba_adjudicator.engine.derived import awaiting_seats
-from samba_adjudicator.engine.model import EndReason, Event, GoOut, Phase, Result
+from samba_adjudicator.engine.model import Event, GoOut, Phase, RulesetRef
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.base.signing import Signer
@@ -238,11 +237,13 @@ def test_previous_must_be_over_and_alone(rest):
 
 
 def finished(profile: str, scores, deal_number: int = 1):
-    snap = make_snapshot(
-        profile, 4, hands={0: "4C 5D", 1: "6C", 2: "7C 8C", 3: "9D"}, match_scores=scores
-    )
-    snap = over(snap, Result(EndReason.STOCK_EXHAUSTED))
-    return convert.snapshot_to_proto(dataclasses.replace(snap, deal_number=deal_number))
+    """A deal played to its end (the first listed action each time, so drawing until the
+    stock runs out), dealt as deal ``deal_number`` with these match scores."""
+    rules, ref = resolve(profile), RulesetRef(profile=profile)
+    s = deal(rules, 4, f"finished-{profile}", 0, deal_number, tuple(scores), ref)
+    while s.turn.phase is not Phase.OVER:
+        s = apply(s, legal_actions(s)[0][0]).snapshot
+    return convert.snapshot_to_proto(s)
 
 
 @pytest.mark.parametrize(
