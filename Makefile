@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-instructions \
-        bench-service bench-abuse fuzz image-test clean
+        bench-service bench-abuse bench-views fuzz image-test clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -170,6 +170,11 @@ bench-instructions: install
 # See docs/service.md. BENCH_ARGS="--duration 5" to shorten.
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
+# Calls and wall time per deal for a game server: list + apply + a view per seat, against
+# one ApplyAction with includeViews/includeLegalActions, REST and gRPC (docs/guide.md).
+bench-views: install
+	$(PY) bench/views_bench.py $(BENCH_ARGS)
 
 # The worst malformed request of each route against a fresh server, while a probe times
 # cheap calls (REST /healthz, gRPC GetRuleset): latency ratios to a quiet server and peak

@@ -29,7 +29,7 @@ from .legal import legal_actions
 from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
 from .ruleset import PROFILES, Ruleset, RulesetError, profile_rulesets, resolve
 from .scoring import score
-from .view import player_view
+from .view import events_seen_by, player_view
 
 __all__ = [
     "parse_card",
@@ -48,4 +48,5 @@ __all__ = [
     "legal_actions",
     "score",
     "player_view",
+    "events_seen_by",
 ]

@@ -18,6 +18,7 @@ from . import melds as M
 from . import penalties
 from .cards import RANK, WILD, pack_counts
 from .deadline import checkpoint
+from .derived import awaiting_seats
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
 from .model import (
@@ -48,7 +49,7 @@ from .model import (
 from .scoring import score as score_deal
 from .table_rules import hand_floor_violations, initial_meld_violations
 from .takes import take_pile, take_top_card
-from .violations import violation
+from .violations import not_your_turn, violation
 from .vocabulary import SEVEN
 from .work import Refused, Work
 
@@ -191,8 +192,7 @@ def _turn_violations(s: Snapshot, action: Action) -> list[Violation]:
             return [violation("NOT_A_PARTNER", "action.seat", seat=action.seat)]
         return []
     if action.seat != turn.seat or turn.go_out is GoOut.ASKED:
-        whose = turn.seat if turn.go_out is not GoOut.ASKED else "partner"
-        out = [violation("NOT_YOUR_TURN", "action.seat", turn=whose, seat=action.seat)]
+        out = [not_your_turn(turn.seat, awaiting_seats(s), action.seat, turn.go_out)]
         if action.seat != turn.seat:
             out += penalties.out_of_turn(
                 s.ruleset,

@@ -53,6 +53,7 @@ from .shapes import (
     submultisets,
 )
 from .table_rules import initial_requirement
+from .takes import owes_hidden_replacements
 from .vocabulary import SEVEN
 
 __all__ = ["legal_actions", "MAX_OPENING_MELDS", "MAX_OPENING_CANDIDATES"]
@@ -123,6 +124,10 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
     sure: list[Listed] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)
+        if owes_hidden_replacements(s, seat):
+            # a take's legality depends on the replacements it draws first (hidden): the
+            # list holds the draw, which is legal whatever comes, and says it is partial
+            return [], [DrawStock(seat)], len(candidates) == 1
     else:
         candidates, complete, sure = _play_candidates(s, seat)
     quick = _QuickCheck(s, seat)

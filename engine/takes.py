@@ -12,8 +12,18 @@ from . import pile as P
 from .cards import RANK, RED_THREES, WILD, points
 from .going_out import finish_if_out
 from .laying import lay_melds
-from .model import Event, InvalidInput, MeldKind, Phase, Problem, TakePile, TakeTopCard, Violation
-from .ruleset import ExtendTake, GroupsPerRank, Ruleset
+from .model import (
+    Event,
+    InvalidInput,
+    MeldKind,
+    Phase,
+    Problem,
+    Snapshot,
+    TakePile,
+    TakeTopCard,
+    Violation,
+)
+from .ruleset import ExtendTake, GroupsPerRank, RedThreeReplacement, Ruleset
 from .table_rules import hand_floor_violations, initial_meld_violations, side_wild_limit_violations
 from .violations import violation
 from .vocabulary import SEVEN
@@ -78,6 +88,17 @@ def _takeable_top(work: Work, field: str) -> str:
     if P.is_blocked(work.base.ruleset, work.base):
         raise Refused([violation("PILE_BLOCKED", field, top=top)])
     return top
+
+
+def owes_hidden_replacements(s: Snapshot, seat: int) -> bool:
+    """The seat's first draw-phase action draws red-3 replacements owed (spanish) from a
+    hidden stock: a take then depends on cards the snapshot does not show
+    (docs/rules.md#decisions, item 9)."""
+    return (
+        s.stock_hidden
+        and s.seats[seat].red_three_replacements_owed > 0
+        and s.ruleset.red_threes is RedThreeReplacement.REPLACE_AT_FIRST_TURN
+    )
 
 
 def _require_stock_for_owed(work: Work) -> None:

@@ -4,13 +4,18 @@ Other seats' ``hand`` and ``dealt`` are emptied with ``hand_count`` kept, so eve
 non-empty hand but the viewer's is hidden; the stock is hidden (``stock`` emptied,
 ``stock_count`` kept); the signature is cleared (the service signs the view afresh when
 signing is on). Everything else — melds, red 3s, the discard pile, the turn — is public.
+
+``events_seen_by`` is the same rule for the events of an action: the cards a seat draws from
+the stock go to its hidden hand, so a ``CARDS_DRAWN`` event shows them to the drawer only;
+every other seat, and a spectator, learns how many were drawn. Every other event is about
+public cards (the pile, the table, red 3s laid out) and is seen as it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from .model import InvalidInput, Problem, Seat, Snapshot
+from .model import Event, InvalidInput, Problem, Seat, Snapshot
 
 
 def _hide(seat: Seat) -> Seat:
@@ -38,3 +43,19 @@ def player_view(snapshot: Snapshot, seat: int | None) -> Snapshot:
     seats = tuple(s if i == seat else _hide(s) for i, s in enumerate(snapshot.seats))
     stock_count = len(snapshot.stock) if snapshot.stock else snapshot.stock_count
     return replace(snapshot, seats=seats, stock=(), stock_count=stock_count, signature="")
+
+
+#: Events whose cards go to the acting seat's hidden hand.
+PRIVATE_EVENTS = frozenset({"CARDS_DRAWN"})
+
+
+def events_seen_by(events: tuple[Event, ...], viewer: int | None) -> list[tuple[Event, int]]:
+    """Each event as ``viewer`` (None: a spectator) may see it, with the number of cards it
+    concerns: a private event of another seat has its cards emptied, its count kept."""
+    seen: list[tuple[Event, int]] = []
+    for e in events:
+        if e.type in PRIVATE_EVENTS and e.seat != viewer and e.cards:
+            seen.append((replace(e, cards=()), len(e.cards)))
+        else:
+            seen.append((e, len(e.cards)))
+    return seen

@@ -5,7 +5,9 @@ Every refusal the engine gives is built here, so a code always names the same ru
 
 from __future__ import annotations
 
-from .model import Violation
+from dataclasses import replace
+
+from .model import GoOut, Violation
 
 #: Where a violation's ``rule`` points: a section of the project's rules reference.
 RULE = "docs/rules.md#"
@@ -137,3 +139,20 @@ def violation(code: str, field: str = "", penalty: int = 0, **details: object) -
         details=text,
         penalty_points=penalty,
     )
+
+
+def not_your_turn(turn: int, awaiting: tuple[int, ...], seat: int, go_out: GoOut) -> Violation:
+    """NOT_YOUR_TURN, said with the seats the deal waits for (``turn.awaitingSeats``,
+    details ``awaitingSeats``, space-separated; ``turn`` is always ``turn.seat``): while
+    "may I go out?" is open they are the asker's partners, whose only action is their
+    answer, so the message names the question rather than a turn."""
+    waited = " ".join(str(a) for a in awaiting)
+    out = violation("NOT_YOUR_TURN", "action.seat", turn=turn, awaitingSeats=waited, seat=seat)
+    if go_out is not GoOut.ASKED:
+        return out
+    who = "seat " + " or ".join(str(a) for a in awaiting)
+    if seat in awaiting:
+        text = f"seat {turn} asked to go out: seat {seat} answers first (answerGoOut)"
+    else:
+        text = f"seat {turn} asked to go out: the deal waits for {who} to answer, not seat {seat}"
+    return replace(out, message=text)

@@ -167,6 +167,41 @@ def test_playground_deals_plays_and_explains(page, server):  # noqa: F811
     _same_origin(page, server.base_url)
 
 
+def test_playground_verdict_is_about_the_action_judged_and_highlights_the_awaited_seat(
+    page,
+    server,  # noqa: F811
+):
+    page.goto(server.base_url + "/playground")
+    page.select_option("#players", "4")
+    page.fill("#seed", "browser-verdict")
+    page.click("#deal")
+    page.wait_for_selector("#actions li button")
+    # an action applied from the list: the verdict says so and names it
+    page.locator("#actions li button").first.click()
+    page.wait_for_function("document.querySelector('#turn').innerText.includes('PLAY')")
+    assert page.inner_text("#verdict") == "legal · applied: seat 1: draw from the stock"
+    # an error (the typed action is not JSON) leaves no verdict standing
+    page.fill("#action-json", "{not json")
+    page.click("#validate")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#verdict") == ""
+    # a validated action: its own verdict
+    page.fill("#action-json", json.dumps({"seat": 0, "drawStock": {}}))
+    page.click("#validate")
+    page.wait_for_selector("#verdict .illegal")
+    assert "validated: seat 0: draw from the stock" in page.inner_text("#verdict")
+    # "may I go out?": the partner is awaited, and highlighted, not the asker
+    page.locator("#actions li button", has_text="may I go out").first.click()
+    page.wait_for_function("document.querySelector('#turn').innerText.includes('ASKED')")
+    assert "waiting for seat 3" in page.inner_text("#turn")
+    assert [
+        page.locator(".seat").nth(i).get_attribute("data-seat")
+        for i in range(4)
+        if "to-move" in (page.locator(".seat").nth(i).get_attribute("class") or "")
+    ] == ["3"]
+    _same_origin(page, server.base_url)
+
+
 def test_a_violation_link_opens_its_rule(page, server):  # noqa: F811
     page.goto(server.base_url + "/reference/rules.md#turn")
     heading = page.locator("p:has(#turn) + h3")  # markdown wraps the anchor in a <p>

@@ -226,18 +226,32 @@ def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F81
         draw = next(
             a for a in c.list_legal_actions({"snapshot": snapshot})["actions"] if "drawStock" in a
         )
-        applied = c.apply_action({"snapshot": snapshot, "action": draw})
+        applied, messages = redact["apply_for_each_seat"](c, snapshot, draw)
         drawn = next(e for e in applied["events"] if e["type"] == "CARDS_DRAWN")
         assert drawn["cards"]
-        messages = redact["messages_for_each_seat"](c, applied["snapshot"], applied["events"])
     assert [m["seat"] for m in messages] == [0, 1, 2, 3]
     for m in messages:
         seen = next(e for e in m["events"] if e["type"] == "CARDS_DRAWN")
         assert seen["cards"] == (drawn["cards"] if m["seat"] == drawer else [])
+        assert seen["cardCount"] == len(drawn["cards"])
         assert [bool(s["hand"]) for s in m["snapshot"]["seats"]] == [
             i == m["seat"] for i in range(4)
         ]
         assert m["snapshot"]["stock"] == [] and m["snapshot"]["stockHidden"]
+
+
+def test_clients_carry_previous_and_views_as_messages(server):  # noqa: F811
+    """The generated messages hold the new fields: a match carried with ``previous``."""
+    from samba_adjudicator.schema.v1 import adjudicator_pb2 as apb
+
+    with client(server, "grpc") as c:
+        dealt = c.deal(apb.DealRequest(players=4, seed="carry", include_views=True))
+        assert [v.seat for v in dealt.views] == [0, 1, 2, 3]
+        assert dealt.spectator_view.snapshot.seats[0].hand_hidden
+        final = c.replay_deal(apb.ReplayDealRequest(snapshot=dealt.snapshot))
+        with pytest.raises(AdjudicatorError) as e:  # not over: refused with its field
+            c.deal(apb.DealRequest(players=4, seed="next", previous=final.snapshot))
+        assert [v.field for v in e.value.violations] == ["previous.turn.phase"]
 
 
 def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):

@@ -372,6 +372,7 @@ def test_violation_event_score_to_proto():
         "meldId": "m3",
         "cards": ["7H"],
         "points": 5,
+        "cardCount": 1,
     }
     report = m.ScoreReport(
         (m.SideScore(0, deal_total=10), m.SideScore(1)), False, None, False, True

@@ -22,7 +22,9 @@ def violation_to_proto(v: m.Violation) -> pb.Violation:
     return msg
 
 
-def event_to_proto(e: m.Event) -> pb.Event:
+def event_to_proto(e: m.Event, card_count: int = -1) -> pb.Event:
+    """``card_count``: the cards the event concerns when they are hidden from the viewer
+    (``engine.events_seen_by``); otherwise the length of ``cards``."""
     known = pb.Event.Type.keys()  # an EnumTypeWrapper has no `in`
     kind = pb.Event.Type.Value(e.type) if e.type in known else pb.Event.TYPE_UNSPECIFIED
     return pb.Event(
@@ -32,6 +34,7 @@ def event_to_proto(e: m.Event) -> pb.Event:
         meld_id=e.meld_id or "",
         cards=list(e.cards),
         points=e.points,
+        card_count=len(e.cards) if card_count < 0 else card_count,
     )
 
 

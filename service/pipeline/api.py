@@ -19,14 +19,15 @@ request and every problem of a request is reported together. Snapshots are loade
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
-from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
+from samba_adjudicator.engine.derived import awaiting_seats
+from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
     ApiError,
@@ -38,6 +39,7 @@ from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, required
 from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.pipeline import views
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
     SNAPSHOT_CACHE_SIZE,
@@ -156,11 +158,47 @@ class Adjudicator:
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
-        rules, ref = self._ruleset(req.ruleset, problems)
+        if req.HasField("previous"):
+            previous, _ = self.snapshots.load(
+                req.previous, problems, allow_view=False, field="previous"
+            )
+            rules, ref = previous.ruleset, previous.ruleset_ref
+            carried = views.carried_from(previous, req)
+        else:
+            rules, ref = self._ruleset(req.ruleset, problems)
+            carried = views.carried_raw(req, rules, signed=self.signer is not None)
         snap = engine.deal(
-            rules, req.players, req.seed, req.dealer, req.deal_number, tuple(req.match_scores), ref
+            rules,
+            req.players,
+            req.seed,
+            carried.dealer,
+            carried.deal_number,
+            carried.match_scores,
+            ref,
         )
-        return pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
+        resp = pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
+        self._extras(resp, req, snap, ())
+        return resp
+
+    def _extras(self, resp, req, snap: Snapshot, events: Sequence[Event]) -> None:
+        """The answer's views and next page, as the request asks (service.pipeline.views)."""
+        if req.include_views:
+            seats, spectator = views.seat_views(self.snapshots, snap, events)
+            resp.views.extend(seats)
+            resp.spectator_view.CopyFrom(spectator)
+        awaiting = awaiting_seats(snap)
+        if req.include_legal_actions and awaiting:
+            seat = awaiting[0]
+            binding = self._page_binding(pb.ListLegalActionsRequest(seat=seat), snap)
+            page = self._page(snap, seat, binding, 0, DEFAULT_PAGE_SIZE)
+            resp.next_actions.CopyFrom(
+                pb.NextActions(
+                    seat=seat,
+                    actions=page.actions,
+                    next_page_token=page.next_page_token,
+                    total_size=page.total_size,
+                )
+            )
 
     @_handler
     def check_meld(self, req: pb.CheckMeldRequest, problems, source) -> pb.CheckMeldResponse:
@@ -211,6 +249,7 @@ class Adjudicator:
         )
         if out.score is not None:
             resp.score.CopyFrom(answers.score_to_proto(out.score))
+        self._extras(resp, req, out.snapshot, out.events)
         return resp
 
     @_handler
@@ -226,6 +265,12 @@ class Adjudicator:
         size = min(req.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         binding = self._page_binding(req, snap)
         offset = self.page_tokens.read(req.page_token, binding) if req.page_token else 0
+        return self._page(snap, seat, binding, offset, size)
+
+    def _page(
+        self, snap: Snapshot, seat: int | None, binding: str, offset: int, size: int
+    ) -> pb.ListLegalActionsResponse:
+        """The page at ``offset`` of the list of ``seat`` (None: every awaited seat)."""
         listed = self._listed.get(binding)
         if listed is None:
             # one list per request, whichever page is asked: a client paging through a
@@ -305,6 +350,8 @@ class Adjudicator:
             resp.first_illegal_index = first_illegal
         if score is not None:
             resp.score.CopyFrom(answers.score_to_proto(score))
+        # the events that led to ``last``: the first illegal action's are not among them
+        self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
         return resp
 
 

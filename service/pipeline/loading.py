@@ -114,30 +114,30 @@ class SnapshotLoader:
         actions: Iterable[tuple[pb.Action, str]] = (),
         check_meld_ids: bool = True,
         allow_view: bool = True,
+        field: str = SNAPSHOT,
     ) -> tuple[Snapshot, list[Action]]:
         """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
         every problem (``problems``: those already found in the request, reported first).
 
         ``actions``: (pb.Action, path) pairs. ``source.loaded`` is used as it is (the
-        transport has looked the key up already)."""
+        transport has looked the key up already). ``field``: the request's field holding
+        the snapshot (``previous`` for Deal), the prefix of every problem's path."""
         snap = source.loaded if source is not None else None
         fresh = snap is None
         if fresh and not problems and self.signer is not None:
-            self.signer.check_present(msg.signature, f"{SNAPSHOT}.signature")
+            self.signer.check_present(msg.signature, f"{field}.signature")
         if fresh:
-            snap = convert.snapshot_from_proto(msg, SNAPSHOT, problems)
+            snap = convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
-            raise InvalidInput(
-                problems or [Problem(SNAPSHOT, "REQUIRED", f"{SNAPSHOT} is required")]
-            )
+            raise InvalidInput(problems or [Problem(field, "REQUIRED", f"{field} is required")])
         if fresh:
-            self._trust(msg, snap)
+            self._trust(msg, snap, field)
             if source is not None:
                 self.cache.put(source.key, snap)
-        pin_version(snap.ruleset_ref.version, snap.ruleset, f"{SNAPSHOT}.ruleset.version")
+        pin_version(snap.ruleset_ref.version, snap.ruleset, f"{field}.ruleset.version")
         if not allow_view and snap.is_view:
-            raise _view_refused(snap)
+            raise _view_refused(snap, field)
         return snap, converted
 
     @staticmethod
@@ -156,17 +156,15 @@ class SnapshotLoader:
                 out.append(read)
         return out
 
-    def _trust(self, msg: pb.Snapshot, snap: Snapshot) -> None:
+    def _trust(self, msg: pb.Snapshot, snap: Snapshot, field: str) -> None:
         """Signature, consistency, derived fields: what a freshly converted snapshot must
         pass before it is used or remembered. The signature comes first: a forged snapshot
         costs no consistency check, and its sender learns nothing about what is wrong with
         it."""
         if self.signer is not None:
-            self.signer.verify(
-                convert.snapshot_to_proto(snap), msg.signature, f"{SNAPSHOT}.signature"
-            )
-        problems = convert.prefixed(engine.check_snapshot(snap), SNAPSHOT)
-        convert.raise_if(problems or derived_fields.disagreements(msg, snap, SNAPSHOT))
+            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature, f"{field}.signature")
+        problems = convert.prefixed(engine.check_snapshot(snap), field)
+        convert.raise_if(problems or derived_fields.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
@@ -216,10 +214,10 @@ def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
         )
 
 
-def _view_refused(snap: Snapshot) -> ApiError:
+def _view_refused(snap: Snapshot, field: str) -> ApiError:
     hidden = [
         Problem(
-            f"{SNAPSHOT}.seats[{i}].hand",
+            f"{field}.seats[{i}].hand",
             "SNAPSHOT_IS_VIEW",
             f"seat {i}'s hand is hidden: a player's view cannot be applied, replayed or scored",
         )

@@ -123,6 +123,10 @@ def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
         "snapshot"
     ):
         ref = request.snapshot.ruleset if request.snapshot.HasField("ruleset") else None
+    elif request.DESCRIPTOR.fields_by_name.get("previous") is not None and request.HasField(
+        "previous"
+    ):  # Deal of a carried match: the previous deal's ruleset
+        ref = request.previous.ruleset
     elif request.DESCRIPTOR.fields_by_name.get("ruleset") is not None:
         ref = request.ruleset if request.HasField("ruleset") else None
         if ref is None:

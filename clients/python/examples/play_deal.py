@@ -1,6 +1,9 @@
 """A bot that plays one whole 4-player ``classic`` deal through the adjudicator and prints
-the score. Every decision comes from the service: whose turn it is (``awaitingSeats``),
-what may be done (ListLegalActions), what happened (ApplyAction); the bot only picks.
+the score. Every decision comes from the service: whose turn it is and what may be done
+(``nextActions``), what happened (ApplyAction); the bot only picks. As a game server would,
+it asks every answer for the views of each seat (``includeViews``), so one call per move
+gives the next player's actions and what to send each player; ListLegalActions is called
+only for the rest of a list longer than one page.
 
     python clients/python/examples/play_deal.py --transport rest --target http://127.0.0.1:8080
     python clients/python/examples/play_deal.py --transport grpc --target 127.0.0.1:50051 --asyncio
@@ -51,29 +54,42 @@ class Game:
         self.max_actions = max_actions
         self.applied = 0
 
+    #: What every Deal and ApplyAction asks for: each seat's view and the next seat's page.
+    EXTRAS = {"includeViews": True, "includeLegalActions": True}
+
     def deal_request(self) -> dict:
-        return {"ruleset": {"profile": "classic"}, "players": 4, "seed": self.seed}
+        return {"ruleset": {"profile": "classic"}, "players": 4, "seed": self.seed, **self.EXTRAS}
 
     def over(self, snapshot: dict) -> bool:
         if self.applied >= self.max_actions:
             raise RuntimeError(f"the deal did not end in {self.max_actions} actions")
         return snapshot["turn"]["phase"] == "OVER"
 
-    def list_request(self, snapshot: dict, page_token: str) -> dict:
-        # Usually the seat whose turn it is; a partner when asked "may I go out?".
-        seat = snapshot["turn"]["awaitingSeats"][0]
-        return {"snapshot": snapshot, "seat": seat, "pageSize": 1000, "pageToken": page_token}
+    def list_request(self, answer: dict, page_token: str) -> dict:
+        """A further page of the awaited seat's list (the answer carries the first)."""
+        seat = answer["nextActions"]["seat"]
+        return {
+            "snapshot": answer["snapshot"],
+            "seat": seat,
+            "pageSize": 1000,
+            "pageToken": page_token,
+        }
 
     def apply_request(self, snapshot: dict, actions: list[dict]) -> dict:
         action = dict(choose(actions, snapshot, self.rng), expectedPly=snapshot["ply"])
-        return {"snapshot": snapshot, "action": action}
+        return {"snapshot": snapshot, "action": action, **self.EXTRAS}
 
-    def next_snapshot(self, answer: dict) -> dict:
+    def checked(self, answer: dict) -> dict:
         if not answer["legal"]:
             codes = [v["code"] for v in answer["violations"]]
             raise RuntimeError(f"a listed action was refused: {codes}")
         self.applied += 1
-        return answer["snapshot"]
+        return answer
+
+    def send_views(self, answer: dict) -> None:
+        """Where a game server sends each player ``view["snapshot"]`` and ``view["events"]``:
+        drawn cards of other seats are already counted, not shown."""
+        assert len(answer["views"]) == len(answer["snapshot"]["seats"])
 
     def report(self, snapshot: dict, score: dict) -> None:
         print(f"deal over after {self.applied} actions: {snapshot['result']['reason']}")
@@ -91,33 +107,37 @@ class Game:
 
 
 def play(client: Client, game: Game) -> None:
-    snapshot = client.deal(game.deal_request())["snapshot"]
-    while not game.over(snapshot):
-        actions, token = [], ""
-        while True:  # every page of the legal actions
-            page = client.list_legal_actions(game.list_request(snapshot, token))
+    answer = client.deal(game.deal_request())
+    while not game.over(answer["snapshot"]):
+        game.send_views(answer)
+        actions, token = (
+            list(answer["nextActions"]["actions"]),
+            answer["nextActions"]["nextPageToken"],
+        )
+        while token:  # a list longer than one page
+            page = client.list_legal_actions(game.list_request(answer, token))
             actions += page["actions"]
             token = page["nextPageToken"]
-            if not token:
-                break
-        answer = client.apply_action(game.apply_request(snapshot, actions))
-        snapshot = game.next_snapshot(answer)
-    game.report(snapshot, client.score_deal({"snapshot": snapshot}))
+        answer = game.checked(client.apply_action(game.apply_request(answer["snapshot"], actions)))
+    game.report(answer["snapshot"], answer["score"])
 
 
 async def play_async(client: AsyncClient, game: Game) -> None:
-    snapshot = (await client.deal(game.deal_request()))["snapshot"]
-    while not game.over(snapshot):
-        actions, token = [], ""
-        while True:
-            page = await client.list_legal_actions(game.list_request(snapshot, token))
+    answer = await client.deal(game.deal_request())
+    while not game.over(answer["snapshot"]):
+        game.send_views(answer)
+        actions, token = (
+            list(answer["nextActions"]["actions"]),
+            answer["nextActions"]["nextPageToken"],
+        )
+        while token:
+            page = await client.list_legal_actions(game.list_request(answer, token))
             actions += page["actions"]
             token = page["nextPageToken"]
-            if not token:
-                break
-        answer = await client.apply_action(game.apply_request(snapshot, actions))
-        snapshot = game.next_snapshot(answer)
-    game.report(snapshot, await client.score_deal({"snapshot": snapshot}))
+        answer = game.checked(
+            await client.apply_action(game.apply_request(answer["snapshot"], actions))
+        )
+    game.report(answer["snapshot"], answer["score"])
 
 
 def main() -> None:

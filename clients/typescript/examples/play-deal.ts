@@ -1,6 +1,9 @@
 // A bot that plays one whole 4-player `classic` deal through the adjudicator and prints
-// the score. Every decision comes from the service: whose turn it is (awaitingSeats), what
-// may be done (ListLegalActions), what happened (ApplyAction); the bot only picks.
+// the score. Every decision comes from the service: whose turn it is and what may be done
+// (`nextActions`), what happened (ApplyAction); the bot only picks. As a game server would,
+// it asks every answer for each seat's view (`includeViews`): one call per move gives the
+// next player's actions and what to send each player; ListLegalActions is called only for
+// the rest of a list longer than one page.
 //
 //   node .build/examples/play-deal.js --transport rest --url http://127.0.0.1:8080
 //   node .build/examples/play-deal.js --transport grpc --url http://127.0.0.1:50051
@@ -10,6 +13,9 @@ import {
   Turn_Phase,
   type Action,
   type AdjudicatorClient,
+  type NextActions,
+  type ScoreDealResponse,
+  type SeatView,
   type Snapshot,
   createRestClient,
 } from "@samba-adjudicator/client";
@@ -49,37 +55,46 @@ function seededRandom(seed: string): () => number {
   };
 }
 
-/** Every legal action of `seat`, following the pages. */
-async function legalActions(client: AdjudicatorClient, snapshot: Snapshot, seat: number): Promise<Action[]> {
-  const actions: Action[] = [];
-  let pageToken = "";
-  do {
-    const page = await client.listLegalActions({ snapshot, seat, pageSize: 1000, pageToken });
+/** The awaited seat's legal actions: the answer's first page, then any further pages. */
+async function legalActions(client: AdjudicatorClient, snapshot: Snapshot, next: NextActions): Promise<Action[]> {
+  const actions: Action[] = [...next.actions];
+  let pageToken = next.nextPageToken;
+  while (pageToken) {
+    const page = await client.listLegalActions({ snapshot, seat: next.seat, pageSize: 1000, pageToken });
     actions.push(...page.actions);
     pageToken = page.nextPageToken;
-  } while (pageToken);
+  }
   return actions;
 }
 
+/** Asked of every Deal and ApplyAction: each seat's view and the next seat's first page. */
+const EXTRAS = { includeViews: true, includeLegalActions: true } as const;
+
 export async function playDeal(client: AdjudicatorClient, seed: string, maxActions = 5000) {
   const random = seededRandom(seed);
-  let { snapshot } = await client.deal({ ruleset: { profile: "classic" }, players: 4, seed });
+  let answer: { snapshot?: Snapshot; nextActions?: NextActions; views: SeatView[] } = await client.deal({
+    ruleset: { profile: "classic" },
+    players: 4,
+    seed,
+    ...EXTRAS,
+  });
+  let score: ScoreDealResponse | undefined;
   let applied = 0;
-  while (snapshot && snapshot.turn?.phase !== Turn_Phase.OVER) {
+  while (answer.snapshot?.turn?.phase !== Turn_Phase.OVER) {
     if (applied >= maxActions) throw new Error(`the deal did not end in ${maxActions} actions`);
-    // Usually the seat whose turn it is; a partner when asked "may I go out?".
-    const seat = snapshot.turn!.awaitingSeats[0]!;
-    const legal = await legalActions(client, snapshot, seat);
-    const best = Math.min(...legal.map((a) => preference(a, snapshot!)));
-    const candidates = legal.filter((a) => preference(a, snapshot!) === best);
+    // A game server sends each player answer.views[seat] here (snapshot and events).
+    const snapshot = answer.snapshot!;
+    const legal = await legalActions(client, snapshot, answer.nextActions!);
+    const best = Math.min(...legal.map((a) => preference(a, snapshot)));
+    const candidates = legal.filter((a) => preference(a, snapshot) === best);
     const action = candidates[Math.floor(random() * candidates.length)]!;
-    const answer = await client.applyAction({ snapshot, action: { ...action, expectedPly: snapshot.ply } });
-    if (!answer.legal) throw new Error(`listed action refused: ${answer.violations.map((v) => v.code).join(", ")}`);
-    snapshot = answer.snapshot!;
+    const result = await client.applyAction({ snapshot, action: { ...action, expectedPly: snapshot.ply }, ...EXTRAS });
+    if (!result.legal) throw new Error(`listed action refused: ${result.violations.map((v) => v.code).join(", ")}`);
+    answer = result;
+    score = result.score;
     applied += 1;
   }
-  const score = await client.scoreDeal({ snapshot });
-  return { snapshot: snapshot!, score, applied };
+  return { snapshot: answer.snapshot!, score: score!, applied };
 }
 
 async function main() {

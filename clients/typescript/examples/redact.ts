@@ -1,27 +1,12 @@
-// What each seat may receive after an action: its own view of the snapshot, and the events
-// with other players' drawn cards stripped (docs/guide.md, step 6).
-import {
-  create,
-  EventSchema,
-  Event_Type,
-  type AdjudicatorClient,
-  type Event,
-  type Snapshot,
-} from "@samba-adjudicator/client";
+// What each seat may receive after an action (docs/guide.md, step 6): asked for with
+// `includeViews`, the answer carries each seat's view of the snapshot and the events as that
+// seat may see them (other players' drawn cards counted in `cardCount`, not shown), signed
+// like every snapshot; the game server forwards them as they are.
+import { type Action, type AdjudicatorClient, type Snapshot } from "@samba-adjudicator/client";
 
-/** The events as `viewer` may see them: only the drawer sees the cards of CARDS_DRAWN. */
-export function eventsFor(viewer: number, events: Event[]): Event[] {
-  return events.map((e) =>
-    e.type === Event_Type.CARDS_DRAWN && e.seat !== viewer ? create(EventSchema, { ...e, cards: [] }) : e,
-  );
-}
-
-/** One message per seat: its view of the snapshot and its events. */
-export async function messagesForEachSeat(client: AdjudicatorClient, snapshot: Snapshot, events: Event[]) {
-  return Promise.all(
-    snapshot.seats.map(async (_, seat) => {
-      const view = await client.getPlayerView({ snapshot, seat });
-      return { seat, snapshot: view.snapshot!, events: eventsFor(seat, events) };
-    }),
-  );
+/** The answer, and one message per seat: its view of the new snapshot and its events. */
+export async function applyForEachSeat(client: AdjudicatorClient, snapshot: Snapshot, action: Action) {
+  const answer = await client.applyAction({ snapshot, action, includeViews: true });
+  const messages = answer.views.map((v) => ({ seat: v.seat, snapshot: v.snapshot!, events: v.events }));
+  return { answer, messages };
 }

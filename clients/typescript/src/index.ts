@@ -13,5 +13,7 @@ export * from "./gen/samba/v1/adjudicator_pb.js";
 export * from "./gen/samba/v1/action_pb.js";
 export * from "./gen/samba/v1/ruleset_pb.js";
 export * from "./gen/samba/v1/snapshot_pb.js";
-// The protobuf-es functions a caller needs with these types.
-export { create, fromJson, toJson, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";
+// The protobuf-es functions a caller needs with these types; `toJson` writes zero values,
+// as REST does (./json.ts).
+export { create, fromJson, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";
+export { toJson } from "./json.js";

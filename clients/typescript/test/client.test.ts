@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import {
   AdjudicatorError,
   Adjudicator,
+  DealResponseSchema,
   Turn_Phase,
   createRestClient,
   toJson,
@@ -150,6 +151,31 @@ describe("both transports", () => {
         (c[method.localName as keyof AdjudicatorClient] as (r: object) => Promise<never>)(requests[method.localName]!);
       const [viaRest, viaGrpc] = await Promise.all([call(rest), call(grpc)]);
       assert.deepEqual(toJson(method.output, viaRest), toJson(method.output, viaGrpc), method.name);
+    }
+  });
+
+  test("toJson writes an answer byte for byte as REST does, zero values included", async () => {
+    const rest = transports["rest"]!(server);
+    const grpc = transports["grpc"]!(server);
+    const body = { players: 4, seed: "zeros", dealer: 3, includeViews: true, includeLegalActions: true };
+    const raw = await fetch(`${server.restUrl}/v1/deals:deal`, { method: "POST", body: JSON.stringify(body) });
+    const text = await raw.text();
+    const viaGrpc = await grpc.deal(body);
+    assert.equal(JSON.stringify(toJson(DealResponseSchema, viaGrpc)), text);
+    assert.equal(JSON.stringify(toJson(DealResponseSchema, await rest.deal(body))), text);
+    // seat 0 and side 0 keep their fields (the first seat's view, its first seat)
+    const json = toJson(DealResponseSchema, viaGrpc) as { views: { seat: number; snapshot: { seats: { side: number }[] } }[] };
+    assert.equal(json.views[0]!.seat, 0);
+    assert.equal(json.views[0]!.snapshot.seats[0]!.side, 0);
+  });
+
+  test("views and previous: the carried match over both transports", async () => {
+    for (const client of [transports["rest"]!(server), transports["grpc"]!(server)]) {
+      const dealtAnswer = await client.deal({ players: 4, seed: "carry", includeViews: true });
+      assert.deepEqual(dealtAnswer.views.map((v) => v.seat), [0, 1, 2, 3]);
+      const err = await rejection(client.deal({ players: 4, seed: "next", previous: dealtAnswer.snapshot }));
+      assert.equal(err.status, "INVALID_ARGUMENT");
+      assert.deepEqual(err.fieldViolations.map((v) => v.field), ["previous.turn.phase"]);
     }
   });
 

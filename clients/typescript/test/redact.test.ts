@@ -2,7 +2,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRestClient, Event_Type } from "@samba-adjudicator/client";
-import { messagesForEachSeat } from "../examples/redact.js";
+import { applyForEachSeat } from "../examples/redact.js";
 import { startServer, type Server } from "./server.js";
 
 let server: Server;
@@ -17,12 +17,14 @@ test("after a draw each seat sees its own hand and only the drawer sees the draw
   const drawer = snapshot!.turn!.seat!;
   const { actions } = await client.listLegalActions({ snapshot, seat: drawer });
   const draw = actions.find((a) => a.kind.case === "drawStock")!;
-  const applied = await client.applyAction({ snapshot, action: draw });
-  const drawn = applied.events.find((e) => e.type === Event_Type.CARDS_DRAWN)!;
+  const { answer, messages } = await applyForEachSeat(client, snapshot!, draw);
+  const drawn = answer.events.find((e) => e.type === Event_Type.CARDS_DRAWN)!;
   assert.ok(drawn.cards.length > 0);
-  for (const message of await messagesForEachSeat(client, applied.snapshot!, applied.events)) {
+  assert.deepEqual(messages.map((m) => m.seat), [0, 1, 2, 3]);
+  for (const message of messages) {
     const seen = message.events.find((e) => e.type === Event_Type.CARDS_DRAWN)!;
     assert.deepEqual(seen.cards, message.seat === drawer ? drawn.cards : []);
+    assert.equal(seen.cardCount, drawn.cards.length);
     message.snapshot.seats.forEach((s, i) => {
       assert.equal(s.handHidden, i !== message.seat);
       assert.equal(s.hand.length === 0, i !== message.seat);

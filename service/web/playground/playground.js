@@ -27,7 +27,8 @@ function showError(err) {
 }
 
 async function guarded(fn) {
-  try { showError(null); await fn(); } catch (err) { showError(err); }
+  // a verdict is about one call: an error leaves none standing
+  try { showError(null); await fn(); } catch (err) { $("verdict").replaceChildren(); showError(err); }
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -83,6 +84,7 @@ function renderTable(s) {
   $("turn").replaceChildren(el("b", {}, "Turn: "),
     s.result ? `deal over (${s.result.reason}${s.result.seat !== undefined ? ", seat " + s.result.seat : ""})`
       : `seat ${t.seat}, ${t.phase}` + (t.goOut !== "NOT_ASKED" ? `, go out: ${t.goOut}` : "")
+        + ` · waiting for seat ${t.awaitingSeats.join(" or ")}`
         + ` · ply ${s.ply} · stock ${s.stockCount}`);
   const p = s.pile;
   $("pile").replaceChildren(el("b", {}, "Pile: "),
@@ -92,7 +94,8 @@ function renderTable(s) {
       `frozen for side${p.frozenForSides.length > 1 ? "s" : ""} ${p.frozenForSides.join(", ")}`)
       : el("span", { class: "badge" }, "not frozen"));
   $("seats").replaceChildren(...s.seats.map((seat) => el("div", {
-    class: "seat" + (!s.result && seat.seat === t.seat ? " to-move" : ""), "data-seat": seat.seat,
+    // highlighted: the seats the deal waits for (a partner while "may I go out?" is open)
+    class: "seat" + (t.awaitingSeats.includes(seat.seat) ? " to-move" : ""), "data-seat": seat.seat,
   }, el("b", {}, `Seat ${seat.seat}`), ` (side ${seat.side}) · ${seat.handCount} cards`,
     seat.handHidden ? hidden(seat.handCount) : cards(seat.hand))));
   $("sides").replaceChildren(...s.sides.map((side) => el("div", { class: "side", "data-side": side.side },
@@ -143,10 +146,16 @@ async function renderScore() {
 // "docs/rules.md#turn" -> the gateway's rendering of that page: /reference/rules.md#turn
 const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");
 
-function renderViolations(answer) {
+// A typed action may lack fields describeAction expects: then it is shown as typed.
+function judged(action) {
+  try { return describeAction(action); } catch { return JSON.stringify(action); }
+}
+
+// The verdict names the action it judged and how (validated, or applied from the list).
+function renderViolations(answer, how, action) {
   const box = $("verdict");
   box.replaceChildren(el("span", { class: answer.legal ? "legal" : "illegal" },
-    answer.legal ? "legal" : "illegal"));
+    answer.legal ? "legal" : "illegal"), el("span", { class: "judged" }, ` · ${how}: ${judged(action)}`));
   const list = el("ul");
   for (const v of answer.violations || []) {
     list.append(el("li", { class: "violation" }, el("code", {}, v.code), ` ${v.message} `,
@@ -165,8 +174,9 @@ async function render() {
 }
 
 async function apply(action) {
+  $("verdict").replaceChildren();
   const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
-  renderViolations(answer);
+  renderViolations(answer, "applied", action);
   state.snapshot = answer.snapshot;
   $("events").replaceChildren(...answer.events.map((e) => el("li", {},
     `${e.type}${e.seat !== undefined ? " seat " + e.seat : ""}${e.cards.length ? " " + e.cards.join(" ") : ""}${e.meldId ? " " + e.meldId : ""}`)));
@@ -204,7 +214,8 @@ async function typedAction(path) {
   let action;
   try { action = JSON.parse($("action-json").value); } catch (e) { throw { error: { message: "the action is not JSON: " + e.message } }; }
   if (path === "apply") return apply(action);
-  renderViolations(await call("/v1/actions:validate", { snapshot: state.snapshot, action }));
+  $("verdict").replaceChildren();
+  renderViolations(await call("/v1/actions:validate", { snapshot: state.snapshot, action }), "validated", action);
 }
 
 async function inspect() {

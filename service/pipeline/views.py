@@ -1,0 +1,132 @@
+"""What ApplyAction, Deal and ReplayDeal add to their answer on request: every seat's view
+and a spectator's (``include_views``), and a match carried from deal to deal (``previous``).
+
+A seat's view is ``engine.player_view`` of the answer's position, signed like every snapshot,
+with the answer's events as that seat may see them (``engine.events_seen_by``: another
+seat's drawn cards counted, not shown). A game server then sends each player its own view
+and events as they are, in one call per move.
+
+A match is carried by the service when Deal is given the previous deal's final snapshot: it
+is over, trusted like any snapshot (signed when signing is on), and the new deal's match
+scores, deal number, dealer and ruleset are derived from it. Raw match scores or a deal
+number past the first are taken only with signing off, since the service could not tell
+them from forged ones; the match end (target score, ``max_deals``) is enforced either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+from samba_adjudicator import engine
+from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.model import Event, Phase, Problem, Snapshot
+from samba_adjudicator.engine.scoring import match_outcome
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError, invalid_argument
+from samba_adjudicator.service.codec.answers import event_to_proto
+
+
+class Renderer(Protocol):
+    def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot: ...
+
+
+def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
+    return [event_to_proto(e, n) for e, n in engine.events_seen_by(tuple(events), viewer)]
+
+
+def seat_views(
+    renderer: Renderer, snap: Snapshot, events: Sequence[Event]
+) -> tuple[list[pb.SeatView], pb.SpectatorView]:
+    """(one SeatView per seat in seat order, the spectator's view) of ``snap`` and ``events``."""
+    views = [
+        pb.SeatView(
+            seat=i,
+            snapshot=renderer.render(engine.player_view(snap, i)),
+            events=_events(events, i),
+        )
+        for i in range(len(snap.seats))
+    ]
+    spectator = pb.SpectatorView(
+        snapshot=renderer.render(engine.player_view(snap, None)), events=_events(events, None)
+    )
+    return views, spectator
+
+
+class Carried(NamedTuple):
+    """What a new deal takes from the match so far."""
+
+    dealer: int
+    deal_number: int
+    match_scores: tuple[int, ...]
+
+
+def match_over() -> ApiError:
+    return ApiError(
+        "FAILED_PRECONDITION",
+        "MATCH_OVER",
+        "the match is over (a side reached the target score, or the last deal was played): "
+        "start a new match (deal 1, zero scores)",
+    )
+
+
+def carried_from(previous: Snapshot, req: pb.DealRequest) -> Carried:
+    """The new deal's dealer (the next seat), deal number and match scores from the
+    previous deal's final snapshot. INVALID_ARGUMENT when it is not over or the request
+    also gives what it derives; FAILED_PRECONDITION ``MATCH_OVER`` when the match ended."""
+    problems = []
+    if previous.turn.phase is not Phase.OVER:
+        problems.append(
+            Problem("previous.turn.phase", "OUT_OF_RANGE", "previous must be a finished deal")
+        )
+    players = len(previous.seats)
+    if req.players != players:
+        problems.append(
+            Problem(
+                "players",
+                "DERIVED_FIELD_DISAGREES",
+                f"previous was played by {players} players, not {req.players}",
+            )
+        )
+    for name, given in (
+        ("ruleset", req.HasField("ruleset")),
+        ("dealer", req.dealer != 0),
+        ("dealNumber", req.deal_number != 0),
+        ("matchScores", len(req.match_scores) > 0),
+    ):
+        if given:
+            problems.append(
+                Problem(
+                    name, "DERIVED_FIELD_DISAGREES", f"{name} derives from previous: leave it out"
+                )
+            )
+    if problems:
+        raise invalid_argument(problems)
+    report = engine.score(previous, False)
+    if report.match_over:
+        raise match_over()
+    return Carried(
+        (previous.dealer + 1) % players,
+        previous.deal_number + 1,
+        tuple(s.match_total for s in report.sides),
+    )
+
+
+def carried_raw(req: pb.DealRequest, rules: er.Ruleset, signed: bool) -> Carried:
+    """The request's own dealer, deal number and match scores: with signing on only a new
+    match (PERMISSION_DENIED ``MATCH_CARRY_OVER_UNSIGNED``), and never past the match end."""
+    scores = tuple(req.match_scores)
+    number = req.deal_number or 1
+    if signed and (number > 1 or any(scores)):
+        raise ApiError(
+            "PERMISSION_DENIED",
+            "MATCH_CARRY_OVER_UNSIGNED",
+            "with signing on, a deal after the first takes the match from `previous` "
+            "(the previous deal's signed final snapshot), not from matchScores/dealNumber",
+        )
+    if (number > 1 or any(scores)) and req.players in rules.players_allowed:
+        totals = list(scores) or [0] * rules.sides_for(req.players)
+        over, _, _ = match_outcome(rules, req.players, number - 1, totals)
+        if over:
+            raise match_over()
+    return Carried(req.dealer, req.deal_number, scores)
