@@ -46,6 +46,7 @@ from samba_adjudicator.service.ops import config as _config
 from samba_adjudicator.service.ops.logs import setup_logging
 from samba_adjudicator.service.transport.listeners import (
     PortUnavailable,
+    bind_admin,
     bind_http,
     check_grpc_port,
     fit_connections,
@@ -109,6 +110,7 @@ class Worker:
         self._uv_error: BaseException | None = None
         self.grpc_port: int | None = None
         self.http_port: int | None = None
+        self.admin = None  # the AdminServer, once started
 
     def _run_uvicorn(self, sock: socket.socket) -> None:
         try:
@@ -117,11 +119,15 @@ class Worker:
             self._uv_error = e
             log.exception("REST server failed")
 
-    def start(self) -> tuple[int, int]:
+    def start(self) -> tuple[int, int, int]:
         check_grpc_port(self.settings)
         grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
         http_port = self.http_port = sock.getsockname()[1]
+        from samba_adjudicator.service.transport.admin import AdminServer
+
+        self.admin = AdminServer(self.state, bind_admin(self.settings))
+        admin_port = self.admin.start()
         self._uv_thread = threading.Thread(
             target=self._run_uvicorn, args=(sock,), name="rest", daemon=True
         )
@@ -136,7 +142,7 @@ class Worker:
         self.state.on_change(self.grpc.set_serving)
         tune_gc()
         self.state.set_ready()
-        return grpc_port, http_port
+        return grpc_port, http_port, admin_port
 
     def _rest_busy(self) -> bool:
         return bool(self.uvicorn.server_state.tasks)
@@ -192,19 +198,25 @@ def _exit_now(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _wait_for_signal() -> int:
-    stop = threading.Event()
-    received: list[int] = []
+class SignalWaiter:
+    """SIGTERM/SIGINT handlers, installed before the servers start: a signal that arrives
+    while they start, or right after the ready line, is kept and starts the drain once they
+    are up (the default handler would kill the process without one)."""
 
-    def handler(signum, frame):
-        received.append(signum)
-        stop.set()
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.received: list[int] = []
+        signal.signal(signal.SIGTERM, self._handler)
+        signal.signal(signal.SIGINT, self._handler)
 
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
-    while not stop.wait(0.5):
-        pass
-    return received[0]
+    def _handler(self, signum, frame) -> None:
+        self.received.append(signum)
+        self.stop.set()
+
+    def wait(self) -> int:
+        while not self.stop.wait(0.5):
+            pass
+        return self.received[0]
 
 
 #: Container allocations between two youngest-generation collections (CPython: 700).
@@ -225,19 +237,21 @@ def tune_gc() -> None:
 
 
 def run_single(settings) -> int:
+    signals = SignalWaiter()
     worker = Worker(settings)
-    grpc_port, http_port = worker.start()
+    grpc_port, http_port, admin_port = worker.start()
     _announce(
         {
             "event": "listening",
             "host": settings.host,
             "grpcPort": grpc_port,
             "httpPort": http_port,
+            "adminPort": admin_port,
             "workers": 1,
             "pid": os.getpid(),
         }
     )
-    sig = _wait_for_signal()
+    sig = signals.wait()
     log.info("signal received", extra={"fields": {"signal": signal.Signals(sig).name}})
     worker.shutdown()
     _exit_now(0)
@@ -246,6 +260,7 @@ def run_single(settings) -> int:
 def _worker_entry(settings, index: int, queue) -> None:
     """A worker process (multiprocessing spawn target)."""
     setup_logging(settings.log_level)
+    signals = SignalWaiter()
     try:
         worker = Worker(settings)
         ports = worker.start()
@@ -254,7 +269,7 @@ def _worker_entry(settings, index: int, queue) -> None:
         queue.put(("failed", index, os.getpid(), str(e)))
         sys.exit(1)
     queue.put(("ready", index, os.getpid(), ports))
-    _wait_for_signal()
+    signals.wait()
     _exit_now(0 if worker.shutdown() else 1)
 
 
@@ -388,14 +403,22 @@ def run_supervisor(settings) -> int:
             settings.host, settings.grpc_port, reuseport=True, what="gRPC", flag="--grpc-port"
         )
         h = open_socket(settings.host, settings.http_port, reuseport=True)
+        a = open_socket(
+            settings.host, settings.admin_port, reuseport=True, what="admin", flag="--admin-port"
+        )
     except PortUnavailable as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
         return 1
-    reserved = [g, h]  # bound, never listening: they only hold the port numbers
-    settings = replace(settings, grpc_port=g.getsockname()[1], http_port=h.getsockname()[1])
+    reserved = [g, h, a]  # bound, never listening: they only hold the port numbers
+    settings = replace(
+        settings,
+        grpc_port=g.getsockname()[1],
+        http_port=h.getsockname()[1],
+        admin_port=a.getsockname()[1],
+    )
     supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"))
     signal.signal(signal.SIGTERM, supervisor.on_signal)
     signal.signal(signal.SIGINT, supervisor.on_signal)
@@ -409,6 +432,7 @@ def run_supervisor(settings) -> int:
                 "host": settings.host,
                 "grpcPort": settings.grpc_port,
                 "httpPort": settings.http_port,
+                "adminPort": settings.admin_port,
                 "workers": settings.workers,
                 "pid": os.getpid(),
             }
