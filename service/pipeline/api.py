@@ -29,8 +29,10 @@ from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
+    MAX_ECHO,
     ApiError,
     Problems,
+    echo,
     invalid_argument,
     too_many_items,
 )
@@ -149,9 +151,7 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise ApiError(
-                "NOT_FOUND", "UNKNOWN_PROFILE", "; ".join(p.description for p in e.problems)
-            ) from None
+            raise unknown_profile(req.profile, e) from None
         return convert.ruleset_to_proto(rules)
 
     @_handler
@@ -170,7 +170,7 @@ class Adjudicator:
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument(
-                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {req.meld_id!r}")]
+                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {echo(req.meld_id)}")]
                 )
             check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
         else:
@@ -306,6 +306,19 @@ class Adjudicator:
         if score is not None:
             resp.score.CopyFrom(answers.score_to_proto(score))
         return resp
+
+
+def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
+    """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
+    name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
+    if len(profile) <= MAX_ECHO:
+        message = "; ".join(p.description for p in error.problems)
+    else:
+        message = (
+            f"no profile {echo(profile)}; known: {', '.join(er.PROFILES)}, with variations "
+            f"joined by +: {', '.join(er.VARIATIONS)}"
+        )
+    return ApiError("NOT_FOUND", "UNKNOWN_PROFILE", message)
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).
