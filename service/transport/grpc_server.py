@@ -39,7 +39,7 @@ from grpc_status import rpc_status
 from samba_adjudicator.service.base import errors, pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
-from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from
+from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -136,19 +136,35 @@ def _options(settings) -> list[tuple[str, int]]:
 MAX_CONCURRENT_STREAMS = 100
 
 
-def _handler(runtime: Runtime, method: str, pool):
+class InFlight:
+    """Calls being answered (read and written on the server's loop only): the drain waits
+    for it to reach zero."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
         context.set_trailing_metadata((("x-request-id", request_id),))
+        if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
+            err = shutting_down()
+            runtime.reject(method, "grpc", request_id, err)
+            await context.abort_with_status(_status(err, request_id))
         deadline = _deadline(context)
-        if runtime.offloaded(method, len(data)):
-            out, status = await asyncio.get_running_loop().run_in_executor(
-                pool, _call, runtime, method, decode, data, request_id, deadline
-            )
-        else:
-            out, status = _call(runtime, method, decode, data, request_id, deadline)
+        in_flight.count += 1
+        try:
+            if runtime.offloaded(method, len(data)):
+                out, status = await asyncio.get_running_loop().run_in_executor(
+                    pool, _call, runtime, method, decode, data, request_id, deadline
+                )
+            else:
+                out, status = _call(runtime, method, decode, data, request_id, deadline)
+        finally:
+            in_flight.count -= 1
         if status is not None:
             await context.abort_with_status(status)  # raises
         assert out is not None
@@ -175,6 +191,7 @@ class GrpcServer:
         self._started = threading.Event()
         self._error: BaseException | None = None
         self.port: int | None = None
+        self.in_flight = InFlight()
         # made on the loop thread by _start (grpc.aio objects belong to their loop)
         self.server: Any = None
         self.health: Any = None
@@ -187,7 +204,7 @@ class GrpcServer:
         self.server = grpc.aio.server(options=_options(self.settings))
         echo = _echo if self.settings.bench_echo else None
         self.server.add_generic_rpc_handlers(
-            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool), echo)
+            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool, self.in_flight), echo)
         )
         self.health = health.aio.HealthServicer()
         for name in HEALTH_SERVICES:

@@ -149,7 +149,11 @@ class SambaMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         rid, size = _request_id_and_size(scope.get("headers", ()))
-        scope.setdefault("state", {})["request_id"] = rid
+        state = scope.setdefault("state", {})
+        state["request_id"] = rid
+        # a call whose head arrived before SIGTERM is answered normally, however long its
+        # body takes to arrive or its turn on the thread pool to come, within the grace
+        state["after_sigterm"] = self.state.draining
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
 
@@ -254,9 +258,9 @@ class _Calls:
         return _json(body)
 
     async def run(
-        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+        self, request: Request, method: str, decode, rid: str, deadline: float | None, size: int = 0
     ) -> Response:
-        if self.runtime.state.draining:
+        if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"})
@@ -276,7 +280,7 @@ class _Calls:
                     e, rid, {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 )
             return await self.run(
-                method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
+                request, method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
             )
 
         endpoint.__name__ = method
@@ -294,7 +298,7 @@ class _Calls:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid)
-        return await self.run(method, lambda: (message, [], None), rid, deadline)
+        return await self.run(request, method, lambda: (message, [], None), rid, deadline)
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}

@@ -67,11 +67,10 @@ def _announce(line: dict) -> None:
 
 # -- one worker ---------------------------------------------------------------------------
 
-#: Seconds before the end of the grace at which calls still computing are stopped, so that
-#: their UNAVAILABLE answers are written before gRPC cancels what is left. A stopped call
-#: ends at its next deadline checkpoint; on a loaded machine that took more than 0.25 s
-#: and the call was cancelled instead of answered.
-ANSWER_MARGIN = 0.5
+#: Seconds after the grace that calls stopped at its end get to write their UNAVAILABLE
+#: answers before the servers stop. A stopped call ends at its next deadline checkpoint; on
+#: a loaded machine that took more than 0.25 s.
+ANSWER_MARGIN = 0.75
 
 
 class Worker:
@@ -147,34 +146,41 @@ class Worker:
     def _rest_busy(self) -> bool:
         return bool(self.uvicorn.server_state.tasks)
 
+    def _busy(self) -> bool:
+        return self._rest_busy() or self.grpc.in_flight.count > 0
+
     def shutdown(self) -> bool:
-        """Drain: not ready, refuse new calls, let in-flight calls finish within the grace.
+        """Drain: not ready at once, refuse new calls, answer the others within the grace.
 
         Both servers keep their listening sockets during the drain (so ``/readyz`` answers
-        503 and ``/healthz`` 200 meanwhile): gRPC refuses new calls with UNAVAILABLE, REST
-        answers them 503 SHUTTING_DOWN (JSON, ``connection: close``). Calls still computing
-        at the end of the grace are stopped (engine.deadline) and answered UNAVAILABLE
-        SHUTTING_DOWN, so no accepted call is cut off without an answer."""
+        503 and ``/healthz`` 200 meanwhile). A call that arrives after the signal is
+        answered UNAVAILABLE SHUTTING_DOWN (REST: 503 JSON, ``connection: close``); every
+        call received before it gets its normal answer if it finishes within the grace.
+        Calls still computing at the end of the grace are stopped (engine.deadline) and
+        answered UNAVAILABLE SHUTTING_DOWN within ANSWER_MARGIN; only then are the servers
+        stopped, so no accepted call is cut off without an answer."""
         grace = self.settings.shutdown_grace_seconds
         log.info("draining", extra={"fields": {"graceSeconds": grace}})
         started = time.monotonic()
-        cutoff = started + max(grace - ANSWER_MARGIN, 0.0)
+        cutoff = started + grace
         self.state.drain()
         self.grpc.drain()
-        grpc_done = self.grpc.stop(grace)
-        while time.monotonic() < cutoff and (self._rest_busy() or not grpc_done.is_set()):
+        while time.monotonic() < cutoff and self._busy():
             time.sleep(0.02)
-        stopped = self._rest_busy() or not grpc_done.is_set()
+        stopped = self._busy()
         stop_all(time.monotonic())  # what still computes stops and is answered
-        answered_by = time.monotonic() + ANSWER_MARGIN + 1.0
-        while self._rest_busy() and time.monotonic() < answered_by:
+        answered_by = time.monotonic() + ANSWER_MARGIN
+        while self._busy() and time.monotonic() < answered_by:
             time.sleep(0.02)
+        grpc_done = self.grpc.stop(ANSWER_MARGIN)
         self.uvicorn.should_exit = True
-        limit = time.monotonic() + ANSWER_MARGIN + 2.0
+        limit = time.monotonic() + ANSWER_MARGIN + 1.0
         ok = grpc_done.wait(max(limit - time.monotonic(), 0))
         if self._uv_thread is not None:
             self._uv_thread.join(max(limit - time.monotonic(), 0))
             ok = ok and not self._uv_thread.is_alive()
+        if self.admin is not None:
+            self.admin.stop()
         log.info(
             "stopped",
             extra={
