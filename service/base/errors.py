@@ -112,6 +112,8 @@ class ApiError(Exception):
     #: every field problem of an invalid argument (path in JSON names, reason, description)
     field_violations: list[Problem] = field(default_factory=list)
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
+    #: the HTTP status when it is not the code's (431 HEADERS_TOO_LARGE, 429 MEMORY_BUDGET)
+    http: int = 0
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
@@ -124,7 +126,7 @@ class ApiError(Exception):
 
     @property
     def http_status(self) -> int:
-        return HTTP_STATUS[self.code]
+        return self.http or HTTP_STATUS[self.code]
 
     @property
     def grpc_code(self) -> int:

@@ -339,7 +339,8 @@ def _operations(runtime: Runtime) -> APIRouter:
 
     @ops.get("/openapi.json")
     async def openapi_json() -> Response:
-        return _json(openapi_document())
+        # 130 KB: rendered once, not for every caller (a pipelining flood asks thousands)
+        return Response(_openapi_bytes(), media_type=JSON)
 
     return ops
 
@@ -355,6 +356,11 @@ def _openapi_document() -> dict:
         "example is a real request and the service's answer to it.",
         examples=examples.route_examples(),
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _openapi_bytes() -> bytes:
+    return jsonio.dumps_bytes(_openapi_document())
 
 
 def openapi_document() -> dict:
