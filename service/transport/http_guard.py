@@ -154,7 +154,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self.busy = False  # a complete request's headers arrived; answer not finished
         self.answering = False  # ... and its body too
         self.started = False  # bytes of a request have arrived
-        self.head_bytes = 0  # bytes received since the last complete head
+        self.in_head = False  # a request head has begun and not ended
+        self.head_bytes = 0  # bytes received since it began (whole reads: a bound)
         self.head_refused = False
         self._read_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
@@ -171,19 +172,23 @@ class GuardedProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.head_refused:
             return
-        if not self.busy:
-            if not self.started:
-                self.started = True
-                self._arm()
+        if not self.busy and not self.started:
+            self.started = True
+            self._arm()
+        super().data_received(data)
+        if self.in_head:  # the parser holds what it read of an unfinished head
             self.head_bytes += len(data)
             if self.head_bytes > MAX_HEAD_BYTES:
                 self.refuse_head()
-                return
-        super().data_received(data)
 
     # parser callbacks
+    def on_message_begin(self) -> None:
+        self.in_head = True
+        super().on_message_begin()
+
     def on_headers_complete(self) -> None:
         self.busy = True
+        self.in_head = False
         self.head_bytes = 0
         super().on_headers_complete()
 
