@@ -36,10 +36,10 @@ from samba_adjudicator.service.base.errors import (
     invalid_argument,
     too_many_items,
 )
-from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, required
 from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
     SNAPSHOT_CACHE_SIZE,
@@ -51,9 +51,6 @@ from samba_adjudicator.service.pipeline.loading import (
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-#: ListLegalActions lists kept for their next pages (one is a few KB in play, a few MB for
-#: an absurd 149-card hand).
-LISTS_KEPT = 16
 # JSON requests are refused before their actions are read one by one (a megabyte holds
 # forty thousand of them)
 jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
@@ -86,13 +83,14 @@ class Adjudicator:
         max_replay_actions: int = MAX_REPLAY_ACTIONS,
         cache_size: int = SNAPSHOT_CACHE_SIZE,
         page_token_key: bytes | None = None,
+        lists_kept_bytes: int = LISTS_KEPT_BYTES,
     ) -> None:
         self.signer = signer
         self.page_tokens = page_tokens.PageTokens(
             page_token_key or page_tokens.key_from("", signer)
         )
         # ListLegalActions lists by page binding (the request without its page fields)
-        self._listed = Lru(LISTS_KEPT)
+        self._listed = KeptLists(lists_kept_bytes)
         self.max_replay_actions = max_replay_actions
         self.snapshots = SnapshotLoader(signer, cache_size)
 
@@ -226,23 +224,29 @@ class Adjudicator:
         size = min(req.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         binding = self._page_binding(req, snap)
         offset = self.page_tokens.read(req.page_token, binding) if req.page_token else 0
-        listed = self._listed.get(binding)
-        if listed is None:
+        end = offset + size
+        kept = self._listed.get(binding)
+        if kept is None:
+            actions, complete = engine.legal_actions(snap, seat)
+            if offset == 0 and end >= len(actions):  # one page: nothing to keep
+                return pb.ListLegalActionsResponse(
+                    # card lists print in canonical order (docs/api.md#methods)
+                    actions=[action_to_proto(canonical(a)) for a in actions],
+                    total_size=len(actions),
+                    complete=complete,
+                )
             # one list per request, whichever page is asked: a client paging through a
             # long list must not have it computed again for every page
-            listed = engine.legal_actions(snap, seat)
-            self._listed.put(binding, listed)
-        actions, complete = listed
-        total = len(actions)
+            kept = KeptList.of(actions, complete)
+            self._listed.put(binding, kept)
+        total = len(kept)
         if offset > total:
             raise page_tokens.mismatch()
-        end = offset + size
         return pb.ListLegalActionsResponse(
-            # card lists print in canonical order (docs/api.md#methods), sorted for this page only
-            actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
+            actions=kept.page(offset, end),  # kept in canonical order
             total_size=total,
             next_page_token=self.page_tokens.issue(end, binding) if end < total else "",
-            complete=complete,
+            complete=kept.complete,
         )
 
     def _page_binding(self, req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
