@@ -94,7 +94,12 @@ def _call(
     """(serialized answer, None) or (None, rich status)."""
     try:
         response = runtime.invoke(
-            method, lambda: decode(data), transport="grpc", request_id=request_id, deadline=deadline
+            method,
+            lambda: decode(data),
+            transport="grpc",
+            request_id=request_id,
+            deadline=deadline,
+            size=len(data),
         )
     except ApiError as e:
         return None, _status(e, request_id)

@@ -213,10 +213,12 @@ class _Calls:
         self.runtime = runtime
         self.limit = limit
 
-    def answer(self, method: str, decode, rid: str, deadline: float | None) -> Response:
+    def answer(
+        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+    ) -> Response:
         try:
             response = self.runtime.invoke(
-                method, decode, transport="rest", request_id=rid, deadline=deadline
+                method, decode, transport="rest", request_id=rid, deadline=deadline, size=size
             )
         except ApiError as e:
             return error_response(e, rid)
@@ -233,8 +235,8 @@ class _Calls:
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"})
         if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline)
-        return self.answer(method, decode, rid, deadline)
+            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size)
+        return self.answer(method, decode, rid, deadline, size)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
