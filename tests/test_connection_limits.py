@@ -16,6 +16,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service_fixtures import ServerProcess, server, wait_for  # noqa: F401
 
+from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM
+
 pytestmark = pytest.mark.servers
 
 HALF_OPEN = 300
@@ -74,7 +76,7 @@ def test_half_open_grpc_connections_are_capped_then_dropped():
             with contextlib.suppress(OSError):  # refused past the cap: fine
                 sockets.append(_connect(srv.grpc_port, b"PRI * HTTP/2.0\r\n"))
         time.sleep(0.5)
-        assert _open_fds(srv.proc.pid) <= baseline + CAP + 20
+        assert _open_fds(srv.proc.pid) <= baseline + CAP + EVICT_HEADROOM + 20
         time.sleep(2.5)
         with grpc.insecure_channel(srv.grpc_target) as ch:
             assert (
@@ -271,6 +273,36 @@ def test_a_client_that_does_not_read_its_answers_is_dropped():
         wait_for(lambda: _open_fds(srv.proc.pid) <= baseline + 2, timeout=15)
         assert httpx.get(srv.base_url + "/healthz", timeout=5).status_code == 200
         assert "Traceback" not in srv.logs()
+    finally:
+        for s in sockets:
+            s.close()
+        srv.close()
+
+
+#: The HTTP/2 client preface and an empty SETTINGS frame: a connection past its handshake.
+H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def test_idle_grpc_connections_give_way_to_new_ones():
+    """Issue 20, case 2: past the cap, idle HTTP/2 connections locked every new gRPC
+    connection (health checks included) out until their idle timeout (about 70 s)."""
+    srv = ServerProcess("--max-connections", str(CAP), "--idle-timeout-seconds", "600")
+    sockets = []
+    try:
+        for _ in range(CAP + EVICT_HEADROOM + 20):
+            with contextlib.suppress(OSError):
+                sockets.append(_connect(srv.grpc_port, H2_HELLO))
+        time.sleep(1.5)  # idle for longer than MIN_IDLE
+        started = time.monotonic()
+        with grpc.insecure_channel(srv.grpc_target) as ch:
+            answer = health_pb2_grpc.HealthStub(ch).Check(
+                health_pb2.HealthCheckRequest(), timeout=10, wait_for_ready=True
+            )
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        assert time.monotonic() - started < 10
+        closed = sum(_closed_by_server(s, within=0.05) for s in sockets)
+        assert closed >= len(sockets) - CAP, closed
+        assert "idle gRPC connections closed" in srv.logs()
     finally:
         for s in sockets:
             s.close()

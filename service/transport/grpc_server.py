@@ -40,6 +40,7 @@ from samba_adjudicator.service.base import errors, pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
+from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -128,7 +129,8 @@ def _options(settings) -> list[tuple[str, int]]:
         ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
         # connections: a cap, a handshake (HTTP/2 preface and SETTINGS) within the read
         # timeout, idle ones closed (GOAWAY: clients reconnect), dead peers found by pings
-        ("grpc.max_allowed_incoming_connections", int(settings.max_connections)),
+        # grpc's own cap only acts between two looks of IdleEvictor (grpc_connections)
+        ("grpc.max_allowed_incoming_connections", int(settings.max_connections) + EVICT_HEADROOM),
         ("grpc.server_handshake_timeout_ms", int(settings.read_timeout_seconds * 1000)),
         ("grpc.max_connection_idle_ms", int(settings.idle_timeout_seconds * 1000)),
         ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
@@ -197,6 +199,7 @@ class GrpcServer:
         self._error: BaseException | None = None
         self.port: int | None = None
         self.in_flight = InFlight()
+        self.evictor: IdleEvictor | None = None
         # made on the loop thread by _start (grpc.aio objects belong to their loop)
         self.server: Any = None
         self.health: Any = None
@@ -232,6 +235,8 @@ class GrpcServer:
     def start(self) -> int:
         self._thread.start()
         self.port = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result()
+        self.evictor = IdleEvictor(self.port, int(self.settings.max_connections))
+        self.evictor.start()
         return self.port
 
     def set_serving(self, serving: bool) -> None:
