@@ -68,3 +68,32 @@ def test_concurrent_large_bad_requests_stay_within_the_memory_budget():
         assert httpx.get(srv.admin_url + "/healthz", timeout=5).status_code == 200
     finally:
         srv.close()
+
+
+def test_at_most_heavy_calls_compute_at_once():
+    """Issue 20, case 7: eight concurrent big listings computing together kept the probes
+    waiting for the interpreter lock past the probe timeout; they now take turns."""
+    rt = runtime.Runtime(None)
+    lock = threading.Lock()
+    now = [0]
+    most = [0]
+
+    def decode():
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        time.sleep(0.2)
+        with lock:
+            now[0] -= 1
+        raise ApiError("INVALID_ARGUMENT", "INVALID_REQUEST", "stop here")
+
+    def call():
+        with pytest.raises(ApiError):
+            rt.invoke("ListLegalActions", decode, transport="rest", request_id="r")
+
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert most[0] == runtime.HEAVY_CALLS

@@ -67,6 +67,12 @@ ADMIT_FROM = 64 * 1024
 ADMIT_WAIT_SECONDS = 2.0
 
 
+#: OFFLOAD calls computing at once; the others wait their turn. Eight 149-card listings
+#: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
+#: and took 232 MB; two at a time keep the probe under a second (docs/service.md).
+HEAVY_CALLS = 2
+
+
 def over_budget(size: int) -> ApiError:
     return ApiError(
         "RESOURCE_EXHAUSTED",
@@ -227,6 +233,7 @@ class Runtime:
         self.state = state or State()
         self.delay = float(getattr(settings, "test_delay_seconds", 0.0) or 0.0)
         self.decoding = ByteBudget()
+        self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
         self._decoders: dict[str, ProtobufDecoder] = {}
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
@@ -312,6 +319,9 @@ class Runtime:
         in_flight.inc()
         call = CallRecord()
         counted = 0
+        heavy = method in OFFLOAD
+        if heavy:
+            self.heavy.acquire()
         try:
             counted = self.decoding.admit(size)
             response = self.answer(method, decode, deadline, call)
@@ -322,6 +332,8 @@ class Runtime:
             call.outcome = "invalid_argument" if e.is_invalid_argument else "error"
             raise
         finally:
+            if heavy:
+                self.heavy.release()
             self.decoding.release(counted)
             elapsed = time.perf_counter() - start
             in_flight.dec()
