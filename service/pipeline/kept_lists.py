@@ -30,8 +30,6 @@ _CHECK_EVERY = 1000
 class KeptList:
     """One list: ``blob[ends[i-1]:ends[i]]`` is action ``i``, serialized."""
 
-    __slots__ = ("blob", "complete", "ends")
-
     def __init__(self, blob: bytes, ends: array, complete: bool) -> None:
         self.blob = blob
         self.ends = ends
