@@ -6,7 +6,8 @@ For each POST route a fresh server (one worker) gets that route's worst malforme
 probe makes cheap calls one after another: REST ``GET /healthz`` and gRPC ``GetRuleset``.
 Reported: the probe's median and 99th-percentile latency as ratios to the same probe on a
 quiet server, the worst requests answered per second, and the server's peak resident
-memory (VmHWM). docs/service.md has the figures.
+memory (VmHWM). Before them, the floods of issue 20 (bench/pressure_cases.py), each with
+the admin port's probe latency and the peak RSS. docs/service.md has the figures.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import grpc  # noqa: E402
 import httpx  # noqa: E402
 from huge_positions import worst_requests  # noqa: E402
+from pressure_cases import CASES, run_case  # noqa: E402
+from pressure_cases import table as pressure_table  # noqa: E402
 from service_bench import Server  # noqa: E402
 from service_fixtures import REST, memory_mb  # noqa: E402
 
@@ -129,7 +132,25 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--duration", type=float, default=5.0, help="seconds per route")
     p.add_argument("--routes", nargs="*", help="only these RPCs")
+    p.add_argument(
+        "--cases",
+        nargs="*",
+        help="only the issue-20 cases whose name starts with these (e.g. 1 2 7); "
+        "--cases alone: none",
+    )
+    p.add_argument("--hold", type=float, default=2.0, help="seconds each flood is held")
     args = p.parse_args(argv)
+    rows = []
+    for name, flood in CASES.items():
+        if args.cases is not None and not any(name.startswith(c) for c in args.cases):
+            continue
+        rows.append(run_case(name, flood, args.hold))
+        print(f"{name}: done", file=sys.stderr)
+    if rows:
+        print(pressure_table(rows))
+        print()
+    if args.routes == []:
+        return 0
     quiet = measure(None, None, args.duration)
     # any valid snapshot: the worst requests spoil it
     _, dealt = run("Deal", json.dumps({"players": 4, "seed": "abuse"}).encode())

@@ -114,6 +114,8 @@ class Server:
                 "0",
                 "--http-port",
                 "0",
+                "--admin-port",
+                "0",
                 "--workers",
                 str(workers),
                 "--shutdown-grace-seconds",
@@ -131,6 +133,7 @@ class Server:
             raise RuntimeError("the server did not start")
         info = json.loads(line)
         self.grpc_port, self.http_port = info["grpcPort"], info["httpPort"]
+        self.admin_port = info["adminPort"]
         self.build = info.get("build", "?")
 
     def stop(self) -> None:

@@ -157,7 +157,7 @@ def free_port() -> int:
 
 
 def serve_and_call() -> None:
-    grpc_port, http_port = free_port(), free_port()
+    grpc_port, http_port, admin_port = free_port(), free_port(), free_port()
     name = f"samba-image-test-{os.getpid()}"
     sh(
         PODMAN
@@ -176,6 +176,8 @@ def serve_and_call() -> None:
             f"SAMBA_GRPC_PORT={grpc_port}",
             "-e",
             f"SAMBA_HTTP_PORT={http_port}",
+            "-e",
+            f"SAMBA_ADMIN_PORT={admin_port}",
             "-e",
             "SAMBA_SHUTDOWN_GRACE_SECONDS=2",
             IMAGE,

@@ -41,7 +41,13 @@ class ServerProcess:
             delete=False,
         )
         full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
-        for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS"):
+        for k in (
+            "SAMBA_GRPC_PORT",
+            "SAMBA_HTTP_PORT",
+            "SAMBA_ADMIN_PORT",
+            "SAMBA_HOST",
+            "SAMBA_WORKERS",
+        ):
             full_env.pop(k, None)
         if workers == 1:
             full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
@@ -56,6 +62,8 @@ class ServerProcess:
                 "--grpc-port",
                 "0",
                 "--http-port",
+                "0",
+                "--admin-port",
                 "0",
                 "--workers",
                 str(workers),
@@ -76,6 +84,8 @@ class ServerProcess:
         self.info = info
         self.grpc_port: int = info["grpcPort"]
         self.http_port: int = info["httpPort"]
+        self.admin_port: int = info["adminPort"]
+        self.admin_url = f"http://127.0.0.1:{self.admin_port}"
         self.base_url = f"http://127.0.0.1:{self.http_port}"
         self.grpc_target = f"127.0.0.1:{self.grpc_port}"
 

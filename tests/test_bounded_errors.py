@@ -94,3 +94,29 @@ def test_both_transports_list_the_same_problems(http, stub, dealt):
         {"field": v.field, "description": v.description, "reason": v.reason}
         for v in bad.field_violations
     ]
+
+
+@pytest.mark.parametrize("length", [5_000, 20_000])
+def test_an_unknown_profile_of_thousands_of_characters_is_not_found(stub, http, length):
+    """Issue 20, case 5: the whole name in the message and the details made a status a
+    default gRPC client refuses (RESOURCE_EXHAUSTED)."""
+    profile = "x" * length
+    with pytest.raises(grpc.RpcError) as e:
+        stub.GetRuleset(pb.GetRulesetRequest(profile=profile), timeout=10)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND, e.value
+    status = rpc_status.from_call(e.value)
+    assert len(status.SerializeToString()) < 2048
+    assert f"({length} characters)" in status.message
+    r = http.get(f"/v1/rulesets/{'y' * 5_000}")
+    assert r.status_code == 404, r.text[:200]
+    assert len(r.content) < 2048
+    assert r.json()["error"]["details"][0]["reason"] == "UNKNOWN_PROFILE"
+
+
+def test_echoed_values_and_messages_are_cut_short():
+    assert errors.echo("classic") == "'classic'"
+    cut = errors.echo("m" * 10_000)
+    assert cut.startswith("'" + "m" * errors.MAX_ECHO + "'") and "10000 characters" in cut
+    err = errors.ApiError("NOT_FOUND", "X", "y" * 100_000)
+    assert len(err.message) == errors.MAX_MESSAGE
+    assert len(errors.grpc_status(err, "r").SerializeToString()) < 2 * errors.MAX_MESSAGE

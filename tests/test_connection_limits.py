@@ -16,6 +16,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service_fixtures import ServerProcess, server, wait_for  # noqa: F401
 
+from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM
+
 pytestmark = pytest.mark.servers
 
 HALF_OPEN = 300
@@ -74,7 +76,7 @@ def test_half_open_grpc_connections_are_capped_then_dropped():
             with contextlib.suppress(OSError):  # refused past the cap: fine
                 sockets.append(_connect(srv.grpc_port, b"PRI * HTTP/2.0\r\n"))
         time.sleep(0.5)
-        assert _open_fds(srv.proc.pid) <= baseline + CAP + 20
+        assert _open_fds(srv.proc.pid) <= baseline + CAP + EVICT_HEADROOM + 20
         time.sleep(2.5)
         with grpc.insecure_channel(srv.grpc_target) as ch:
             assert (
@@ -182,3 +184,126 @@ def test_the_cap_fits_the_open_files_limit():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert int(out) == (600 - 256) // 2
+
+
+def _answer_of(s: socket.socket, within: float = 10) -> bytes:
+    s.settimeout(within)
+    out = b""
+    with contextlib.suppress(ConnectionResetError, TimeoutError):
+        while data := s.recv(65536):
+            out += data
+    return out
+
+
+def test_an_oversized_request_head_is_431_json_and_memory_stays_bounded():
+    """Issue 20, case 1: 16 sockets streaming an unfinished header line took the process to
+    507 MB; each gets a 431 HEADERS_TOO_LARGE once past the cap."""
+    from service_fixtures import memory_mb
+
+    srv = ServerProcess("--read-timeout-seconds", "60")
+    sockets = []
+    try:
+        before = memory_mb(srv.proc.pid, "VmRSS")
+        line = b"x" * 65536
+        for _ in range(16):
+            s = _connect(srv.http_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: ")
+            sockets.append(s)
+        answers = []
+        for s in sockets:
+            with contextlib.suppress(OSError):  # closed by the server mid-stream: fine
+                for _ in range(64):  # 4 MiB each, if nothing stopped it
+                    s.sendall(line)
+            answers.append(_answer_of(s))
+        for answer in answers:
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+            err = json.loads(body)["error"]
+            assert (err["code"], err["status"]) == (431, "RESOURCE_EXHAUSTED")
+            assert err["details"][0]["reason"] == "HEADERS_TOO_LARGE"
+        assert memory_mb(srv.proc.pid, "VmRSS") < before + 40
+        # a request with ordinary headers is still answered
+        r = httpx.get(srv.base_url + "/healthz", headers={"x-ok": "y" * 4000}, timeout=10)
+        assert r.status_code == 200
+    finally:
+        for s in sockets:
+            s.close()
+        srv.close()
+
+
+def test_stalled_bodies_are_evicted_under_pressure():
+    """Issue 20, case 3: connections with complete headers and a stalled body were never
+    evicted: past the cap, /healthz got a 503."""
+    srv = ServerProcess("--max-connections", str(CAP), "--read-timeout-seconds", "60")
+    sockets = []
+    try:
+        for _ in range(CAP + 20):
+            sockets.append(
+                _connect(
+                    srv.http_port,
+                    b"POST /v1/deals:deal HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{",
+                )
+            )
+        time.sleep(0.3)
+        for _ in range(5):
+            assert httpx.get(srv.base_url + "/healthz", timeout=10).status_code == 200
+        assert sum(_closed_by_server(s, within=0.2) for s in sockets) >= 20
+    finally:
+        for s in sockets:
+            s.close()
+        srv.close()
+
+
+def test_a_client_that_does_not_read_its_answers_is_dropped():
+    """Issue 20, case 4: clients pipelining requests and never reading held their
+    connections (and the answers buffered for them) forever; past the write timeout (the
+    read timeout) they are closed."""
+    srv = ServerProcess("--read-timeout-seconds", "1")
+    sockets = []
+    try:
+        baseline = _open_fds(srv.proc.pid)
+        request = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"
+        for _ in range(20):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", srv.http_port))
+            s.sendall(request * 200)  # 26 MB of answers: more than the kernel buffers
+            sockets.append(s)
+        wait_for(lambda: _open_fds(srv.proc.pid) > baseline + 10, timeout=5)
+        # never read: the server drops every one of them
+        wait_for(lambda: _open_fds(srv.proc.pid) <= baseline + 2, timeout=15)
+        assert httpx.get(srv.base_url + "/healthz", timeout=5).status_code == 200
+        assert "Traceback" not in srv.logs()
+    finally:
+        for s in sockets:
+            s.close()
+        srv.close()
+
+
+#: The HTTP/2 client preface and an empty SETTINGS frame: a connection past its handshake.
+H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def test_idle_grpc_connections_give_way_to_new_ones():
+    """Issue 20, case 2: past the cap, idle HTTP/2 connections locked every new gRPC
+    connection (health checks included) out until their idle timeout (about 70 s)."""
+    srv = ServerProcess("--max-connections", str(CAP), "--idle-timeout-seconds", "600")
+    sockets = []
+    try:
+        for _ in range(CAP + EVICT_HEADROOM + 20):
+            with contextlib.suppress(OSError):
+                sockets.append(_connect(srv.grpc_port, H2_HELLO))
+        time.sleep(1.5)  # idle for longer than MIN_IDLE
+        started = time.monotonic()
+        with grpc.insecure_channel(srv.grpc_target) as ch:
+            answer = health_pb2_grpc.HealthStub(ch).Check(
+                health_pb2.HealthCheckRequest(), timeout=10, wait_for_ready=True
+            )
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        assert time.monotonic() - started < 10
+        closed = sum(_closed_by_server(s, within=0.05) for s in sockets)
+        assert closed >= len(sockets) - CAP, closed
+        assert "idle gRPC connections closed" in srv.logs()
+    finally:
+        for s in sockets:
+            s.close()
+        srv.close()

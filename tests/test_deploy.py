@@ -436,9 +436,10 @@ def test_deployment_ports_resources_and_security(render, config):
     c = container(docs)
 
     ports = {p["name"]: p for p in c["ports"]}
-    assert set(ports) == {"grpc", "http"}
+    assert set(ports) == {"grpc", "http", "admin"}
     assert ports["grpc"]["containerPort"] == 50051
     assert ports["http"]["containerPort"] == 8080
+    assert ports["admin"]["containerPort"] == 8081
     assert c["args"] == ["serve"]
     assert "command" not in c, "the image's ENTRYPOINT is samba-adjudicator"
 
@@ -493,22 +494,25 @@ def test_termination_grace_exceeds_the_server_drain(render, config):
     assert pod["terminationGracePeriodSeconds"] > drain + pre_stop
 
 
-def test_default_probes_are_native_grpc(render):
+def test_default_probes_are_http_on_the_admin_port(render):
     _, docs = render("default")
+    c = container(docs)
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    assert ports["admin"] == 8081 == int(env_of(c)["SAMBA_ADMIN_PORT"]["value"])
+    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "admin"}
+    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "admin"}
+    assert c["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "admin"}
+    assert "grpc" not in c["readinessProbe"]
+
+
+def test_grpc_probes_are_native_grpc_on_the_grpc_port(render):
+    _, docs = render("all-features")
     c = container(docs)
     for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
         assert c[probe]["grpc"]["port"] == 50051, probe
         assert c[probe]["periodSeconds"] >= 1
     assert c["readinessProbe"]["grpc"]["service"] == "samba.v1.Adjudicator"
     assert c["livenessProbe"]["grpc"].get("service", "") == ""
-
-
-def test_http_probes_use_readyz_and_healthz(render):
-    _, docs = render("all-features")
-    c = container(docs)
-    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
-    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
-    assert "grpc" not in c["readinessProbe"]
 
 
 def test_image_defaults_to_app_version_and_digest_wins(render, helm):
@@ -534,6 +538,7 @@ def test_service_ports_carry_app_protocol(render, config):
     assert ports["http"]["appProtocol"] == "http"
     assert ports["grpc"]["targetPort"] == "grpc" and ports["http"]["targetPort"] == "http"
     assert (ports["grpc"]["port"], ports["http"]["port"]) == (50051, 8080)
+    assert ports["admin"]["targetPort"] == "admin" and ports["admin"]["port"] == 8081
     pod_labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert svc["spec"]["selector"].items() <= pod_labels.items()
 
@@ -622,7 +627,7 @@ def test_cors_is_off_by_default(render):
     assert "SAMBA_CORS_ORIGINS" not in env_of(container(docs))
 
 
-def test_service_monitor_scrapes_metrics_on_the_http_port(render):
+def test_service_monitor_scrapes_metrics_on_the_admin_port(render):
     _, docs = render("all-features")
     sm = one(docs, "ServiceMonitor")
     svc = one(docs, "Service")
@@ -633,7 +638,7 @@ def test_service_monitor_scrapes_metrics_on_the_http_port(render):
     assert sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items()
     assert sm["spec"]["namespaceSelector"] == {"matchNames": [NAMESPACE]}
     [endpoint] = sm["spec"]["endpoints"]
-    assert endpoint["port"] == "http"
+    assert endpoint["port"] == "admin"
     assert endpoint["port"] in {p["name"] for p in svc["spec"]["ports"]}
     assert endpoint["path"] == "/metrics"
     duration = re.compile(
@@ -649,7 +654,7 @@ def test_prometheus_annotations_point_at_metrics(render):
     _, docs = render("default")
     annotations = one(docs, "Deployment")["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true"
-    assert annotations["prometheus.io/port"] == "8080"
+    assert annotations["prometheus.io/port"] == "8081"
     assert annotations["prometheus.io/path"] == "/metrics"
 
 

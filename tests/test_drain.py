@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import threading
 import time
 
@@ -127,3 +128,137 @@ def test_sigterm_under_load_answers_every_accepted_call_and_exits_in_time():
     assert any(early for _, early, _ in load.outcomes), load.outcomes
     for transport, was_early, outcome in load.outcomes:
         _check(transport, was_early, outcome)
+
+
+def _rest_answer(srv: ServerProcess, out: list, path: str = "/v1/rulesets") -> None:
+    try:
+        r = httpx.get(srv.base_url + path, timeout=30)
+        reason = r.json()["error"]["details"][0]["reason"] if r.status_code != 200 else ""
+        out.append((r.status_code, reason))
+    except httpx.HTTPError as e:
+        out.append(("error", repr(e)))
+
+
+def _grpc_answer(srv: ServerProcess, out: list) -> None:
+    with grpc.insecure_channel(srv.grpc_target) as ch:
+        stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+        try:
+            stub.GetRuleset(pb.GetRulesetRequest(profile="classic"), timeout=30)
+            out.append(("OK", ""))
+        except grpc.RpcError as e:
+            out.append((e.code().name, e.details()))
+
+
+def test_calls_received_before_sigterm_get_their_normal_answer_on_both_transports():
+    """Issue 20, case 6: with the grace long enough, every call that arrived before SIGTERM
+    is answered 200 / OK, even those whose body arrives after it; calls arriving after it
+    get SHUTTING_DOWN on both transports."""
+    srv = ServerProcess("--shutdown-grace-seconds", "6", env={"SAMBA_TEST_DELAY_SECONDS": "1.5"})
+    rest: list = []
+    grpc_out: list = []
+    late_rest: list = []
+    late_grpc: list = []
+    threads = [threading.Thread(target=_rest_answer, args=(srv, rest)) for _ in range(6)]
+    threads += [threading.Thread(target=_grpc_answer, args=(srv, grpc_out)) for _ in range(3)]
+    try:
+        # a grpc channel connected before SIGTERM, used after it
+        with grpc.insecure_channel(srv.grpc_target) as ch:
+            grpc.channel_ready_future(ch).result(timeout=10)
+            for t in threads:
+                t.start()
+            # the head of a POST before SIGTERM, its body after
+            slow = socket.create_connection(("127.0.0.1", srv.http_port), timeout=30)
+            body = json.dumps({"cards": ["7H", "7D", "7C"]}).encode()
+            slow.sendall(
+                b"POST /v1/melds:check HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                % len(body)
+            )
+            time.sleep(0.7)  # every call is in flight now
+            srv.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            slow.sendall(body)
+            late = threading.Thread(target=_rest_answer, args=(srv, late_rest))
+            late.start()
+            try:
+                adjudicator_pb2_grpc.AdjudicatorStub(ch).GetRuleset(
+                    pb.GetRulesetRequest(profile="classic"), timeout=10
+                )
+                late_grpc.append(("OK", ""))
+            except grpc.RpcError as e:
+                late_grpc.append((e.code().name, rpc_reason(e)))
+            slow.settimeout(30)
+            answer = slow.recv(65536)
+            slow.close()
+            for t in [*threads, late]:
+                t.join(30)
+        assert srv.proc.wait(15) == 0
+    finally:
+        srv.close()
+    assert rest == [(200, "")] * 6, rest
+    assert grpc_out == [("OK", "")] * 3, grpc_out
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert late_rest == [(503, "SHUTTING_DOWN")], late_rest
+    assert late_grpc == [("UNAVAILABLE", "SHUTTING_DOWN")], late_grpc
+
+
+def rpc_reason(e: grpc.RpcError) -> str:
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    status = rpc_status.from_call(e)
+    info = error_details_pb2.ErrorInfo()
+    if status is None or not status.details or not status.details[0].Unpack(info):
+        return ""
+    return info.reason
+
+
+def _grpc_huge_listing(srv: ServerProcess, request, out: list) -> None:
+    with grpc.insecure_channel(srv.grpc_target) as ch:
+        try:
+            adjudicator_pb2_grpc.AdjudicatorStub(ch).ListLegalActions(request, timeout=30)
+            out.append(("OK", ""))
+        except grpc.RpcError as e:
+            out.append((e.code().name, rpc_reason(e)))
+
+
+def test_calls_still_running_at_the_end_of_a_short_grace_are_answered_not_cancelled():
+    """Issue 20, case 6: with a short grace an in-flight gRPC call was CANCELLED: the
+    servers stopped before the calls stopped by the drain had written their answers."""
+    srv = ServerProcess("--shutdown-grace-seconds", "1")
+    request = json_format.ParseDict({"snapshot": huge_hand()}, pb.ListLegalActionsRequest())
+    out: list = []
+    rest: list = []
+    threads = [
+        threading.Thread(target=_grpc_huge_listing, args=(srv, request, out)) for _ in range(16)
+    ]
+    threads += [threading.Thread(target=_rest_answer, args=(srv, rest)) for _ in range(2)]
+    try:
+        for t in threads[:16]:
+            t.start()
+        time.sleep(0.8)
+        srv.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        for t in threads[16:]:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert srv.proc.wait(15) == 0
+    finally:
+        srv.close()
+    assert len(out) == 16
+    for code, reason in out:
+        assert code == "OK" or (code, reason) == ("UNAVAILABLE", "SHUTTING_DOWN"), out
+    assert rest == [(503, "SHUTTING_DOWN")] * 2, rest
+
+
+def test_sigterm_right_after_the_ready_line_drains():
+    """Issue 20, case 6: the handler was installed after the ready line, so a SIGTERM right
+    after it killed the process without a drain."""
+    for _ in range(5):
+        srv = ServerProcess("--shutdown-grace-seconds", "1")
+        srv.proc.send_signal(signal.SIGTERM)
+        try:
+            assert srv.proc.wait(15) == 0
+            assert '"stopped"' in srv.logs(), srv.logs()
+        finally:
+            srv.close()

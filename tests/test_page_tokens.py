@@ -113,7 +113,7 @@ def test_pages_come_from_one_computed_list():
         if not token:
             break
     assert pages > 3
-    assert len(adj._listed.items) == 1
+    assert len(adj._listed) == 1
 
 
 def _page_through(base_url: str, snapshot: dict) -> list:

@@ -30,6 +30,8 @@ def _serve(*args: str) -> subprocess.CompletedProcess:
             "serve",
             "--host",
             "127.0.0.1",
+            "--admin-port",
+            "0",
             *args,
         ],
         capture_output=True,

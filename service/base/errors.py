@@ -55,8 +55,24 @@ MAX_LISTED_BYTES = 4096
 MAX_TEXT = 200
 
 
+#: Characters of one error message. A gRPC status message travels in a trailer beside the
+#: details, within the 8 KiB a default client accepts: an echoed input (a profile name of
+#: thousands of characters) must not turn the answer into RESOURCE_EXHAUSTED.
+MAX_MESSAGE = 1024
+#: Characters of one input value quoted in a message (a profile name, a meld id).
+MAX_ECHO = 40
+
+
 def clip(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def echo(value: str) -> str:
+    """An input value as a message quotes it: ``repr`` of its first MAX_ECHO characters,
+    with the length when it was cut (``'xxxx…' (5000 characters)``)."""
+    if len(value) <= MAX_ECHO:
+        return repr(value)
+    return f"{value[:MAX_ECHO]!r}\u2026 ({len(value)} characters)"
 
 
 #: A collector of problems: a plain list, or a ProblemList. Code that appends to one is
@@ -96,10 +112,13 @@ class ApiError(Exception):
     #: every field problem of an invalid argument (path in JSON names, reason, description)
     field_violations: list[Problem] = field(default_factory=list)
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
+    #: the HTTP status when it is not the code's (431 HEADERS_TOO_LARGE, 429 MEMORY_BUDGET)
+    http: int = 0
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
             raise ValueError(f"unknown status code {self.code!r}")
+        self.message = clip(self.message, MAX_MESSAGE)
         Exception.__init__(self, f"{self.code} {self.reason}: {self.message}")
 
     def __str__(self) -> str:  # dataclass would otherwise repr every field
@@ -107,7 +126,7 @@ class ApiError(Exception):
 
     @property
     def http_status(self) -> int:
-        return HTTP_STATUS[self.code]
+        return self.http or HTTP_STATUS[self.code]
 
     @property
     def grpc_code(self) -> int:

@@ -26,6 +26,7 @@ class Settings:
     host: str = "127.0.0.1"
     grpc_port: int = 50051
     http_port: int = 8080
+    admin_port: int = 8081  # /healthz, /readyz, /metrics on their own listener
     workers: int = 1
     max_message_bytes: int = 1048576
     log_level: str = "info"
@@ -49,6 +50,7 @@ _FLAGS = (
     ("host", "SAMBA_HOST", str),
     ("grpc_port", "SAMBA_GRPC_PORT", int),
     ("http_port", "SAMBA_HTTP_PORT", int),
+    ("admin_port", "SAMBA_ADMIN_PORT", int),
     ("workers", "SAMBA_WORKERS", int),
     ("max_message_bytes", "SAMBA_MAX_MESSAGE_BYTES", int),
     ("log_level", "SAMBA_LOG_LEVEL", str),
@@ -90,6 +92,13 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         type=int,
         metavar="N",
         help=f"REST/ops port, 0 = any free port (SAMBA_HTTP_PORT; default {d.http_port})",
+    )
+    p.add_argument(
+        "--admin-port",
+        type=int,
+        metavar="N",
+        help=f"probes and metrics port (/healthz, /readyz, /metrics on their own thread), "
+        f"0 = any free port (SAMBA_ADMIN_PORT; default {d.admin_port})",
     )
     p.add_argument(
         "--workers",
@@ -199,12 +208,21 @@ def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
 
 
 def _validate_ports(s: Settings) -> None:
-    for name, env in (("grpc_port", "SAMBA_GRPC_PORT"), ("http_port", "SAMBA_HTTP_PORT")):
+    ports = (
+        ("grpc_port", "SAMBA_GRPC_PORT"),
+        ("http_port", "SAMBA_HTTP_PORT"),
+        ("admin_port", "SAMBA_ADMIN_PORT"),
+    )
+    for name, env in ports:
         port = getattr(s, name)
         if not 0 <= port <= 65535:
             raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0..65535, not {port}")
-    if s.grpc_port and s.grpc_port == s.http_port:
-        raise ConfigError("--grpc-port and --http-port must differ")
+    for i, (a, _) in enumerate(ports):
+        for b, _ in ports[i + 1 :]:
+            if getattr(s, a) and getattr(s, a) == getattr(s, b):
+                raise ConfigError(
+                    f"--{a.replace('_', '-')} and --{b.replace('_', '-')} must differ"
+                )
 
 
 def _validate_connections(s: Settings) -> None:

@@ -30,16 +30,18 @@ from samba_adjudicator.engine.derived import awaiting_seats
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
+    MAX_ECHO,
     ApiError,
     Problems,
+    echo,
     invalid_argument,
     too_many_items,
 )
-from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, required
 from samba_adjudicator.service.codec.actions import action_to_proto
 from samba_adjudicator.service.pipeline import views
+from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
     SNAPSHOT_CACHE_SIZE,
@@ -51,9 +53,6 @@ from samba_adjudicator.service.pipeline.loading import (
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-#: ListLegalActions lists kept for their next pages (one is a few KB in play, a few MB for
-#: an absurd 149-card hand).
-LISTS_KEPT = 16
 # JSON requests are refused before their actions are read one by one (a megabyte holds
 # forty thousand of them)
 jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
@@ -86,13 +85,14 @@ class Adjudicator:
         max_replay_actions: int = MAX_REPLAY_ACTIONS,
         cache_size: int = SNAPSHOT_CACHE_SIZE,
         page_token_key: bytes | None = None,
+        lists_kept_bytes: int = LISTS_KEPT_BYTES,
     ) -> None:
         self.signer = signer
         self.page_tokens = page_tokens.PageTokens(
             page_token_key or page_tokens.key_from("", signer)
         )
         # ListLegalActions lists by page binding (the request without its page fields)
-        self._listed = Lru(LISTS_KEPT)
+        self._listed = KeptLists(lists_kept_bytes)
         self.max_replay_actions = max_replay_actions
         self.snapshots = SnapshotLoader(signer, cache_size)
 
@@ -151,9 +151,7 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise ApiError(
-                "NOT_FOUND", "UNKNOWN_PROFILE", "; ".join(p.description for p in e.problems)
-            ) from None
+            raise unknown_profile(req.profile, e) from None
         return convert.ruleset_to_proto(rules)
 
     @_handler
@@ -208,7 +206,7 @@ class Adjudicator:
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument(
-                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {req.meld_id!r}")]
+                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {echo(req.meld_id)}")]
                 )
             check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
         else:
@@ -271,23 +269,29 @@ class Adjudicator:
         self, snap: Snapshot, seat: int | None, binding: str, offset: int, size: int
     ) -> pb.ListLegalActionsResponse:
         """The page at ``offset`` of the list of ``seat`` (None: every awaited seat)."""
-        listed = self._listed.get(binding)
-        if listed is None:
+        end = offset + size
+        kept = self._listed.get(binding)
+        if kept is None:
+            actions, complete = engine.legal_actions(snap, seat)
+            if offset == 0 and end >= len(actions):  # one page: nothing to keep
+                return pb.ListLegalActionsResponse(
+                    # card lists print in canonical order (docs/api.md#methods)
+                    actions=[action_to_proto(canonical(a)) for a in actions],
+                    total_size=len(actions),
+                    complete=complete,
+                )
             # one list per request, whichever page is asked: a client paging through a
             # long list must not have it computed again for every page
-            listed = engine.legal_actions(snap, seat)
-            self._listed.put(binding, listed)
-        actions, complete = listed
-        total = len(actions)
+            kept = KeptList.of(actions, complete)
+            self._listed.put(binding, kept)
+        total = len(kept)
         if offset > total:
             raise page_tokens.mismatch()
-        end = offset + size
         return pb.ListLegalActionsResponse(
-            # card lists print in canonical order (docs/api.md#methods), sorted for this page only
-            actions=[action_to_proto(canonical(a)) for a in actions[offset:end]],
+            actions=kept.page(offset, end),  # kept in canonical order
             total_size=total,
             next_page_token=self.page_tokens.issue(end, binding) if end < total else "",
-            complete=complete,
+            complete=kept.complete,
         )
 
     def _page_binding(self, req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
@@ -353,6 +357,19 @@ class Adjudicator:
         # the events that led to ``last``: the first illegal action's are not among them
         self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
         return resp
+
+
+def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
+    """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
+    name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
+    if len(profile) <= MAX_ECHO:
+        message = "; ".join(p.description for p in error.problems)
+    else:
+        message = (
+            f"no profile {echo(profile)}; known: {', '.join(er.PROFILES)}, with variations "
+            f"joined by +: {', '.join(er.VARIATIONS)}"
+        )
+    return ApiError("NOT_FOUND", "UNKNOWN_PROFILE", message)
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).

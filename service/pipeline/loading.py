@@ -33,7 +33,7 @@ from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, Problems, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, Problems, echo, invalid_argument
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, derived_fields
@@ -209,7 +209,7 @@ def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
         raise ApiError(
             "FAILED_PRECONDITION",
             "RULESET_VERSION_MISMATCH",
-            f"{field} pins ruleset version {pinned!r}; this service "
+            f"{field} pins ruleset version {echo(pinned)}; this service "
             f"adjudicates {rules.profile} at version {rules.version!r}",
         )
 

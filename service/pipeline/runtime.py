@@ -57,6 +57,60 @@ OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions"})
 OFFLOAD_BYTES = 32 * 1024
 
 
+#: Bytes of large requests (over ADMIT_FROM) being decoded and answered at once. Decoding
+#: a megabyte of JSON into messages and problems takes about ten times that in memory: 40
+#: concurrent megabyte requests of bad card codes took a worker to 579 MB.
+DECODE_BUDGET_BYTES = 4 * 1024 * 1024
+#: Requests up to this size are not counted against the budget.
+ADMIT_FROM = 64 * 1024
+#: Seconds a large request waits for room in the budget before RESOURCE_EXHAUSTED.
+ADMIT_WAIT_SECONDS = 2.0
+
+
+#: OFFLOAD calls computing at once; the others wait their turn. Eight 149-card listings
+#: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
+#: and took 232 MB; two at a time keep the probe under a second (docs/service.md).
+HEAVY_CALLS = 2
+
+
+def over_budget(size: int) -> ApiError:
+    return ApiError(
+        "RESOURCE_EXHAUSTED",
+        "MEMORY_BUDGET",
+        f"the server is decoding as many large requests as its memory budget allows; this "
+        f"one ({size} bytes) waited {ADMIT_WAIT_SECONDS:g} s for room: retry shortly",
+        http=429,
+    )
+
+
+class ByteBudget:
+    """Bytes of large requests in work at once: a request waits for room, then is refused
+    (thread-safe; large requests run on worker threads, never on an event loop)."""
+
+    def __init__(self, budget: int = DECODE_BUDGET_BYTES) -> None:
+        self.budget = budget
+        self.used = 0
+        self._room = threading.Condition()
+
+    def admit(self, size: int, wait: float = ADMIT_WAIT_SECONDS) -> int:
+        """The bytes counted for this request (release them after), or raise MEMORY_BUDGET.
+        A request larger than the whole budget is admitted alone."""
+        if size <= ADMIT_FROM:
+            return 0
+        counted = min(size, self.budget)
+        with self._room:
+            if not self._room.wait_for(lambda: self.used + counted <= self.budget, wait):
+                raise over_budget(size)
+            self.used += counted
+        return counted
+
+    def release(self, counted: int) -> None:
+        if counted:
+            with self._room:
+                self.used -= counted
+                self._room.notify_all()
+
+
 def request_id_from(value: str | None) -> str:
     """The caller's ``x-request-id`` when it is printable ASCII of at most 128 characters,
     otherwise a fresh one."""
@@ -182,6 +236,8 @@ class Runtime:
         self.adjudicator = adjudicator
         self.state = state or State()
         self.delay = float(getattr(settings, "test_delay_seconds", 0.0) or 0.0)
+        self.decoding = ByteBudget()
+        self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
         self._decoders: dict[str, ProtobufDecoder] = {}
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
@@ -253,17 +309,25 @@ class Runtime:
         transport: str,
         request_id: str,
         deadline: float | None = None,
+        size: int = 0,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
-        runs inside the accounting, so parse failures are counted and timed as well."""
+        runs inside the accounting, so parse failures are counted and timed as well. A
+        request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
+        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET)."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
         start = time.perf_counter()
         in_flight = self._child(m.in_flight, transport)
         in_flight.inc()
         call = CallRecord()
+        counted = 0
+        heavy = method in OFFLOAD
+        if heavy:
+            self.heavy.acquire()
         try:
+            counted = self.decoding.admit(size)
             response = self.answer(method, decode, deadline, call)
             call.outcome, call.codes = _outcome(method, response)
             return response
@@ -272,6 +336,9 @@ class Runtime:
             call.outcome = "invalid_argument" if e.is_invalid_argument else "error"
             raise
         finally:
+            if heavy:
+                self.heavy.release()
+            self.decoding.release(counted)
             elapsed = time.perf_counter() - start
             in_flight.dec()
             self._count(m, method, transport, call, elapsed)

@@ -39,7 +39,8 @@ from grpc_status import rpc_status
 from samba_adjudicator.service.base import errors, pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
-from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from
+from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
+from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -94,7 +95,12 @@ def _call(
     """(serialized answer, None) or (None, rich status)."""
     try:
         response = runtime.invoke(
-            method, lambda: decode(data), transport="grpc", request_id=request_id, deadline=deadline
+            method,
+            lambda: decode(data),
+            transport="grpc",
+            request_id=request_id,
+            deadline=deadline,
+            size=len(data),
         )
     except ApiError as e:
         return None, _status(e, request_id)
@@ -123,7 +129,8 @@ def _options(settings) -> list[tuple[str, int]]:
         ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
         # connections: a cap, a handshake (HTTP/2 preface and SETTINGS) within the read
         # timeout, idle ones closed (GOAWAY: clients reconnect), dead peers found by pings
-        ("grpc.max_allowed_incoming_connections", int(settings.max_connections)),
+        # grpc's own cap only acts between two looks of IdleEvictor (grpc_connections)
+        ("grpc.max_allowed_incoming_connections", int(settings.max_connections) + EVICT_HEADROOM),
         ("grpc.server_handshake_timeout_ms", int(settings.read_timeout_seconds * 1000)),
         ("grpc.max_connection_idle_ms", int(settings.idle_timeout_seconds * 1000)),
         ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
@@ -136,19 +143,35 @@ def _options(settings) -> list[tuple[str, int]]:
 MAX_CONCURRENT_STREAMS = 100
 
 
-def _handler(runtime: Runtime, method: str, pool):
+class InFlight:
+    """Calls being answered (read and written on the server's loop only): the drain waits
+    for it to reach zero."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
         context.set_trailing_metadata((("x-request-id", request_id),))
+        if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
+            err = shutting_down()
+            runtime.reject(method, "grpc", request_id, err)
+            await context.abort_with_status(_status(err, request_id))
         deadline = _deadline(context)
-        if runtime.offloaded(method, len(data)):
-            out, status = await asyncio.get_running_loop().run_in_executor(
-                pool, _call, runtime, method, decode, data, request_id, deadline
-            )
-        else:
-            out, status = _call(runtime, method, decode, data, request_id, deadline)
+        in_flight.count += 1
+        try:
+            if runtime.offloaded(method, len(data)):
+                out, status = await asyncio.get_running_loop().run_in_executor(
+                    pool, _call, runtime, method, decode, data, request_id, deadline
+                )
+            else:
+                out, status = _call(runtime, method, decode, data, request_id, deadline)
+        finally:
+            in_flight.count -= 1
         if status is not None:
             await context.abort_with_status(status)  # raises
         assert out is not None
@@ -175,6 +198,8 @@ class GrpcServer:
         self._started = threading.Event()
         self._error: BaseException | None = None
         self.port: int | None = None
+        self.in_flight = InFlight()
+        self.evictor: IdleEvictor | None = None
         # made on the loop thread by _start (grpc.aio objects belong to their loop)
         self.server: Any = None
         self.health: Any = None
@@ -187,7 +212,7 @@ class GrpcServer:
         self.server = grpc.aio.server(options=_options(self.settings))
         echo = _echo if self.settings.bench_echo else None
         self.server.add_generic_rpc_handlers(
-            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool), echo)
+            _generic_handlers(lambda m: _handler(self.runtime, m, self._pool, self.in_flight), echo)
         )
         self.health = health.aio.HealthServicer()
         for name in HEALTH_SERVICES:
@@ -210,6 +235,8 @@ class GrpcServer:
     def start(self) -> int:
         self._thread.start()
         self.port = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result()
+        self.evictor = IdleEvictor(self.port, int(self.settings.max_connections))
+        self.evictor.start()
         return self.port
 
     def set_serving(self, serving: bool) -> None:

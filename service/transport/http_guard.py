@@ -11,6 +11,16 @@ descriptors, after which ``/healthz`` fails too. Here:
   no request being answered (half-sent or idle between requests) is closed to make room,
   so a flood of half-open connections cannot keep a health probe out; when every
   connection is busy answering, the newcomer gets a JSON 503 and is closed.
+- **Head size** (MAX_HEAD_BYTES): a request line and headers larger than that are answered
+  431 HEADERS_TOO_LARGE (JSON) and the connection closed; the parser otherwise keeps an
+  unfinished header line in memory however long it grows.
+- **Stalled bodies**: past the cap, once no idle connection is left, the oldest connection
+  whose request body has not arrived whole is closed next (only connections whose request
+  is being answered are never closed for room).
+- **Write timeout** (``--read-timeout-seconds`` too): a connection whose answer waits longer
+  than that for the client to read it (the transport's buffer above its high-water mark) is
+  closed. uvicorn already reads no further request while one pipelined request waits, so a
+  client that pipelines without reading holds one answer, then is dropped.
 - **Malformed framing** is answered with the service's JSON error body (400) rather than
   uvicorn's plain text.
 """
@@ -35,7 +45,13 @@ from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER
 
 log = logging.getLogger("samba.rest")
 
-_REASONS = {400: b"Bad Request", 503: b"Service Unavailable"}
+_REASONS = {
+    400: b"Bad Request",
+    431: b"Request Header Fields Too Large",
+    503: b"Service Unavailable",
+}
+#: Bytes of one request's line and headers.
+MAX_HEAD_BYTES = 16 * 1024
 
 
 def raw_error(err: ApiError) -> bytes:
@@ -63,6 +79,15 @@ def _malformed(message: str) -> ApiError:
     )
 
 
+def head_too_large() -> ApiError:
+    return ApiError(
+        "RESOURCE_EXHAUSTED",
+        "HEADERS_TOO_LARGE",
+        f"the request line and headers exceed {MAX_HEAD_BYTES} bytes",
+        http=431,
+    )
+
+
 _TOO_MANY = ApiError(
     "UNAVAILABLE",
     "TOO_MANY_CONNECTIONS",
@@ -79,11 +104,13 @@ class ConnectionGuard:
         self.open: OrderedDict = OrderedDict()
         self.evicted = 0
         self.refused = 0
+        self.heads_refused = 0
+        self.write_timeouts = 0
 
     def admit(self, conn: GuardedProtocol) -> bool:
         self.open[conn] = None
         while len(self.open) > self.max_connections:
-            victim = next((c for c in self.open if c is not conn and not c.busy), None)
+            victim = self._victim(conn)
             if victim is None:
                 self.refused += 1
                 conn.refuse(raw_error(_TOO_MANY))
@@ -92,6 +119,18 @@ class ConnectionGuard:
             self.forget(victim)  # its connection_lost comes later
             victim.evict()
         return True
+
+    def _victim(self, newcomer: GuardedProtocol) -> GuardedProtocol | None:
+        """The oldest idle or half-sent connection, else the oldest whose request body has
+        not arrived whole; never one whose request is being answered."""
+        stalled = None
+        for c in self.open:
+            if c is newcomer or c.answering:
+                continue
+            if not c.busy:
+                return c
+            stalled = stalled or c
+        return stalled
 
     def forget(self, conn: GuardedProtocol) -> None:
         self.open.pop(conn, None)
@@ -113,35 +152,86 @@ class GuardedProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.busy = False  # a complete request's headers arrived; answer not finished
+        self.answering = False  # ... and its body too
         self.started = False  # bytes of a request have arrived
+        self.in_head = False  # a request head has begun and not ended
+        self.head_bytes = 0  # bytes received since it began (whole reads: a bound)
+        self.head_refused = False
         self._read_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
+        self.running_cycle = None
         if self.guard.admit(self):
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._stop_write_timer()
         self.guard.forget(self)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.head_refused:
+            return
         if not self.busy and not self.started:
             self.started = True
             self._arm()
         super().data_received(data)
+        if self.in_head:  # the parser holds what it read of an unfinished head
+            self.head_bytes += len(data)
+            if self.head_bytes > MAX_HEAD_BYTES:
+                self.refuse_head()
 
     # parser callbacks
+    def on_message_begin(self) -> None:
+        self.in_head = True
+        super().on_message_begin()
+
     def on_headers_complete(self) -> None:
         self.busy = True
+        self.in_head = False
+        self.head_bytes = 0
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         self._disarm()
+        self.answering = True
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
         self.busy = False
+        self.answering = False
         self.started = False
         super().on_response_complete()
+
+    # the write timeout: an answer the client does not read
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self.loop.call_later(self.guard.read_timeout, self._write_timeout)
+
+    def resume_writing(self) -> None:
+        self._stop_write_timer()
+        super().resume_writing()
+
+    def _stop_write_timer(self) -> None:
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _start_asgi_task(self, cycle, app) -> None:
+        self.running_cycle = cycle
+        super()._start_asgi_task(cycle, app)
+
+    def _write_timeout(self) -> None:
+        self._write_timer = None
+        self.guard.write_timeouts += 1
+        # every cycle of the connection is told first: uvicorn marks only the newest one,
+        # and an older one resuming its write on the closed transport would raise
+        for cycle in (self.running_cycle, self.cycle, *(c for c, _ in self.pipeline)):
+            if cycle is not None:
+                cycle.disconnected = True
+        self.pipeline.clear()
+        self.transport.abort()  # what it buffered is dropped: the client reads nothing
 
     # timers and refusals
     def _arm(self) -> None:
@@ -160,6 +250,12 @@ class GuardedProtocol(HttpToolsProtocol):
     def evict(self) -> None:
         self._disarm()
         self.transport.close()
+
+    def refuse_head(self) -> None:
+        self.head_refused = True
+        self._disarm()
+        self.guard.heads_refused += 1
+        self.refuse(raw_error(head_too_large()))
 
     def refuse(self, answer: bytes) -> None:
         self.transport.write(answer)

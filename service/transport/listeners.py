@@ -64,6 +64,20 @@ def bind_http(settings) -> socket.socket:
     return sock
 
 
+def bind_admin(settings) -> socket.socket:
+    """The admin listener's socket (shared by the workers like the API ports)."""
+    sock = open_socket(
+        settings.host,
+        settings.admin_port,
+        reuseport=settings.workers > 1,
+        what="admin",
+        flag="--admin-port",
+    )
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
 #: File descriptors kept free beside both servers' connections (logs, the metrics
 #: directory, the thread pools' pipes, the listening sockets).
 FD_HEADROOM = 256

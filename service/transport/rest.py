@@ -27,16 +27,13 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument, rest_body
+from samba_adjudicator.service.base.errors import ApiError, invalid_argument
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
@@ -48,9 +45,15 @@ from samba_adjudicator.service.pipeline.runtime import (
     request_id_from,
     shutting_down,
 )
+from samba_adjudicator.service.transport import rest_errors
+from samba_adjudicator.service.transport.rest_common import (
+    JSON,
+    call_request_id,
+    error_response,
+    json_response,
+)
+from samba_adjudicator.service.transport.rest_errors import JsonCORSMiddleware
 from samba_adjudicator.service.web import examples, openapi, pages
-
-JSON = "application/json"
 
 #: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (
@@ -92,36 +95,6 @@ ROUTES = (
 BENCH_ECHO_PATH = "/v1/bench:echo"
 
 
-def _json(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(jsonio.dumps_bytes(body), status_code=status, media_type=JSON, headers=headers)
-
-
-def error_response(err: ApiError, request_id: str, headers: dict | None = None) -> Response:
-    return _json(rest_body(err, request_id), err.http_status, headers)
-
-
-def _plain_error(
-    http: int, status: str, reason: str, message: str, request_id: str, headers: dict | None = None
-) -> Response:
-    """Errors with no canonical mapping of their own (405)."""
-    body = {
-        "error": {
-            "code": http,
-            "status": status,
-            "message": message,
-            "details": [
-                {
-                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                    "reason": reason,
-                    "domain": "samba.v1",
-                    "metadata": {"requestId": request_id},
-                }
-            ],
-        }
-    }
-    return _json(body, http, headers)
-
-
 def too_large(limit: int, size: int | None = None) -> ApiError:
     what = f"{size} bytes" if size is not None else f"over {limit} bytes"
     return ApiError(
@@ -129,11 +102,6 @@ def too_large(limit: int, size: int | None = None) -> ApiError:
         "REQUEST_TOO_LARGE",
         f"the request is {what}; the limit is {limit} bytes (do not retry)",
     )
-
-
-def _rid(request: Request) -> str:
-    rid = getattr(request.state, "request_id", None)
-    return rid or request_id_from(request.headers.get("x-request-id"))
 
 
 class SambaMiddleware:
@@ -149,7 +117,11 @@ class SambaMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         rid, size = _request_id_and_size(scope.get("headers", ()))
-        scope.setdefault("state", {})["request_id"] = rid
+        state = scope.setdefault("state", {})
+        state["request_id"] = rid
+        # a call whose head arrived before SIGTERM is answered normally, however long its
+        # body takes to arrive or its turn on the thread pool to come, within the grace
+        state["after_sigterm"] = self.state.draining
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
 
@@ -241,32 +213,34 @@ class _Calls:
         self.runtime = runtime
         self.limit = limit
 
-    def answer(self, method: str, decode, rid: str, deadline: float | None) -> Response:
+    def answer(
+        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+    ) -> Response:
         try:
             response = self.runtime.invoke(
-                method, decode, transport="rest", request_id=rid, deadline=deadline
+                method, decode, transport="rest", request_id=rid, deadline=deadline, size=size
             )
         except ApiError as e:
             return error_response(e, rid)
         body = jsonio.to_dict(response)
         if method in REMEMBERS and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
-        return _json(body)
+        return json_response(body)
 
     async def run(
-        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+        self, request: Request, method: str, decode, rid: str, deadline: float | None, size: int = 0
     ) -> Response:
-        if self.runtime.state.draining:
+        if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"})
         if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline)
-        return self.answer(method, decode, rid, deadline)
+            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size)
+        return self.answer(method, decode, rid, deadline, size)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
-            rid = _rid(request)
+            rid = call_request_id(request)
             try:
                 deadline = _deadline(request)
                 body = await read_body(request, self.limit)
@@ -276,7 +250,7 @@ class _Calls:
                     e, rid, {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 )
             return await self.run(
-                method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
+                request, method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
             )
 
         endpoint.__name__ = method
@@ -289,12 +263,12 @@ class _Calls:
         return await self._get("GetRuleset", pb.GetRulesetRequest(profile=profile), request)
 
     async def _get(self, method: str, message, request: Request) -> Response:
-        rid = _rid(request)
+        rid = call_request_id(request)
         try:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid)
-        return await self.run(method, lambda: (message, [], None), rid, deadline)
+        return await self.run(request, method, lambda: (message, [], None), rid, deadline)
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
@@ -321,12 +295,14 @@ def _operations(runtime: Runtime) -> APIRouter:
 
     @ops.get("/healthz")
     async def healthz() -> Response:
-        return _json({"status": "SERVING"})
+        return json_response({"status": "SERVING"})
 
     @ops.get("/readyz")
     async def readyz() -> Response:
         serving = runtime.state.serving
-        return _json({"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503)
+        return json_response(
+            {"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503
+        )
 
     @ops.get("/metrics")
     async def metrics_endpoint() -> Response:
@@ -335,7 +311,8 @@ def _operations(runtime: Runtime) -> APIRouter:
 
     @ops.get("/openapi.json")
     async def openapi_json() -> Response:
-        return _json(openapi_document())
+        # 130 KB: rendered once, not for every caller (a pipelining flood asks thousands)
+        return Response(_openapi_bytes(), media_type=JSON)
 
     return ops
 
@@ -353,62 +330,14 @@ def _openapi_document() -> dict:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _openapi_bytes() -> bytes:
+    return jsonio.dumps_bytes(_openapi_document())
+
+
 def openapi_document() -> dict:
     """The OpenAPI document of the gateway (built once; FastAPI's generator is replaced)."""
     return _openapi_document()
-
-
-# -- every error as JSON -------------------------------------------------------------------
-
-_HTTP_CODES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    413: "RESOURCE_EXHAUSTED",
-    504: "DEADLINE_EXCEEDED",
-    503: "UNAVAILABLE",
-}
-
-
-async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-    rid = _rid(request)
-    if exc.status_code == 404:
-        return error_response(
-            ApiError(
-                "NOT_FOUND", "ROUTE_NOT_FOUND", f"no route {request.method} {request.url.path}"
-            ),
-            rid,
-        )
-    if exc.status_code == 405:
-        headers = dict(exc.headers or {})
-        allow = headers.get("Allow") or headers.get("allow") or ""
-        return _plain_error(
-            405,
-            "UNIMPLEMENTED",
-            "METHOD_NOT_ALLOWED",
-            f"{request.method} is not allowed on {request.url.path}"
-            + (f"; use {allow}" if allow else ""),
-            rid,
-            headers,
-        )
-    code = _HTTP_CODES.get(exc.status_code, "INTERNAL")
-    if code == "INVALID_ARGUMENT":
-        err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
-    else:
-        err = ApiError(code, code, str(exc.detail))
-    return error_response(err, rid)
-
-
-async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
-    problems = []
-    for e in exc.errors():
-        loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
-        problems.append(Problem(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
-    return error_response(invalid_argument(problems), _rid(request))
-
-
-async def _api_error(request: Request, exc: ApiError) -> Response:
-    return error_response(exc, _rid(request))
 
 
 def create_app(runtime: Runtime, settings) -> FastAPI:
@@ -432,9 +361,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         app.add_api_route(BENCH_ECHO_PATH, echo, methods=["POST"], include_in_schema=False)
 
     # Starlette types every handler as taking Exception; each gets its own class.
-    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
-    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
-    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
+    rest_errors.install(app)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:
@@ -449,22 +376,3 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             max_age=600,
         )
     return app
-
-
-class JsonCORSMiddleware(CORSMiddleware):
-    """Starlette's CORS, with a refused preflight answered by the JSON error body."""
-
-    def preflight_response(self, request_headers) -> Response:
-        response = super().preflight_response(request_headers)
-        if response.status_code < 400:
-            return response
-        rid = request_id_from(request_headers.get("x-request-id"))
-        return error_response(
-            ApiError(
-                "PERMISSION_DENIED",
-                "CORS_PREFLIGHT_REFUSED",
-                f"CORS preflight refused: {bytes(response.body).decode()}",
-            ),
-            rid,
-            {"x-request-id": rid, "x-samba-version": VERSION_HEADER},
-        )

@@ -16,10 +16,10 @@ export interface Server {
 
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const clean = { ...process.env };
-  for (const k of ["SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_HOST", "SAMBA_WORKERS", "SAMBA_CORS_ORIGINS"]) delete clean[k];
+  for (const k of ["SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_ADMIN_PORT", "SAMBA_HOST", "SAMBA_WORKERS", "SAMBA_CORS_ORIGINS"]) delete clean[k];
   const proc: ChildProcess = spawn(
     SERVE,
-    ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--workers", "1"],
+    ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--admin-port", "0", "--workers", "1"],
     { env: { ...clean, SAMBA_LOG_LEVEL: "warning", ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: proc.stdout! });

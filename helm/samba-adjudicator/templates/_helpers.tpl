@@ -89,10 +89,10 @@ Checks across values that a JSON schema cannot express. Fails the render.
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail (printf "autoscaling.minReplicas (%d) must not exceed autoscaling.maxReplicas (%d)" (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- end }}
-{{- if eq (int .Values.server.grpcPort) (int .Values.server.httpPort) }}
-{{- fail "server.grpcPort and server.httpPort must differ" }}
+{{- range $section := list "server" "service" }}
+{{- $v := index $.Values $section }}
+{{- if or (eq (int $v.grpcPort) (int $v.httpPort)) (eq (int $v.grpcPort) (int $v.adminPort)) (eq (int $v.httpPort) (int $v.adminPort)) }}
+{{- fail (printf "%s.grpcPort, %s.httpPort and %s.adminPort must differ" $section $section $section) }}
 {{- end }}
-{{- if eq (int .Values.service.grpcPort) (int .Values.service.httpPort) }}
-{{- fail "service.grpcPort and service.httpPort must differ" }}
 {{- end }}
 {{- end }}
