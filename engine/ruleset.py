@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .problems import Problem
 from .ruleset_checks import check_parameters
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
@@ -389,11 +390,9 @@ SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
 
 class RulesetError(ValueError):
     """A ruleset reference that cannot be resolved; ``problems`` lists every
-    ``model.Problem`` (built here from (path, reason, text) triples)."""
+    ``Problem`` (built here from (path, reason, text) triples)."""
 
     def __init__(self, problems: list[tuple[str, str, str]]):
-        from .model import Problem  # model imports this module
-
         super().__init__("; ".join(p[2] for p in problems))
         self.problems = [Problem(*p) for p in problems]
 

@@ -17,7 +17,6 @@ from samba_adjudicator.service.codec import convert, jsonio
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator, kebab, response_type
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
-pytestmark = pytest.mark.engine
 KEY = base64.b64encode(b"k" * 32).decode()
 
 

@@ -22,8 +22,6 @@ from samba_adjudicator.service.pipeline.loading import load_snapshot
 from samba_adjudicator.service.pipeline.runtime import Runtime
 from samba_adjudicator.service.transport import cli, grpc_server
 
-pytestmark = pytest.mark.engine
-
 
 def position() -> m.Snapshot:
     """Seat 0 in PLAY with melds to make and a meld to add to."""
