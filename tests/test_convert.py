@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from builders import make_snapshot
+from builders import load_snapshot, make_snapshot
 from json_reference import parse_request
 
 from samba_adjudicator.engine import model as m
@@ -13,7 +13,6 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import actions, answers, convert, jsonio
-from samba_adjudicator.service.pipeline.loading import load_snapshot
 
 
 def reasons(problems):

@@ -7,7 +7,7 @@ import base64
 import json
 
 import pytest
-from builders import make_snapshot
+from builders import load_snapshot, make_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_reference import parse_request
@@ -19,7 +19,6 @@ from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, wire
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.decoding import decode_json
-from samba_adjudicator.service.pipeline.loading import load_snapshot
 from samba_adjudicator.service.pipeline.runtime import Runtime
 from samba_adjudicator.service.transport import cli, grpc_server
 
