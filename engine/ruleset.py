@@ -169,6 +169,7 @@ class Ruleset:
     ask_partner: bool
     penalties_enabled: bool
     penalty_points: int
+    hand_floor: int
     version: str = field(default="", compare=False)
 
     # -- derived views -----------------------------------------------------------------
@@ -212,6 +213,10 @@ class Ruleset:
 PARAMETER_NAMES: tuple[str, ...] = tuple(
     f.name for f in fields(Ruleset) if f.name not in ("profile", "version")
 )
+#: Parameters the wire's Ruleset does not carry (the API contract has no field for them):
+#: the same in every profile, they are rules written as data all the same, counted in the
+#: ruleset's version, and left out of GetRuleset's answer.
+ENGINE_ONLY_PARAMETERS = ("hand_floor",)
 #: Overrides that apply to every table size at once (a set field replaces the profile's value).
 TABLE_PARAMETERS = ("hand_size", "draw_count", "target_score", "go_out_canastas")
 
@@ -270,6 +275,7 @@ _CLASSIC = dict(
     ask_partner=True,
     penalties_enabled=False,
     penalty_points=-100,
+    hand_floor=2,
 )
 
 _PAGAT = {

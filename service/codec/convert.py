@@ -218,7 +218,7 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
         profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
     )
     for f in dataclasses.fields(rules):
-        if f.name not in ("profile", "version"):
+        if f.name not in ("profile", "version") and f.name not in er.ENGINE_ONLY_PARAMETERS:
             _set(msg, f.name, getattr(rules, f.name))
     return msg
 
