@@ -141,7 +141,10 @@ class BuildHotPaths(build_ext):
                 f"samba-adjudicator: not compiled ({exc}); the Python source runs", file=sys.stderr
             )
             return
-        (self._target("engine") / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n")
+        # The stamp also marks the step as done for the Makefile; {} says nothing was compiled
+        # (SAMBA_COMPILE=0), so engine/build.py never takes the sources for a compiled build.
+        compiled = source_hashes() if self.extensions else {}
+        (self._target("engine") / STAMP).write_text(json.dumps(compiled, indent=1) + "\n")
 
     def _target(self, folder: str) -> Path:
         """The folder of a package's compiled modules: in the tree, or in the build."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .ruleset import InitialMeldBand
+    from .parameter_values import InitialMeldBand
 
 TARGET_TEXT = "the target score must be a positive multiple of 5"
 

@@ -90,18 +90,6 @@ def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, Proble
     return msg, problems
 
 
-#: Message full name -> {top-level JSON field: (method, most items)}: longer lists are
-#: refused (RESOURCE_EXHAUSTED) before their items are walked.
-ITEM_LIMITS: dict[str, dict[str, tuple[str, int]]] = {}
-
-
-def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:
-    for key, (method, limit) in ITEM_LIMITS.get(desc.full_name, {}).items():
-        items = data.get(key)
-        if isinstance(items, list) and len(items) > limit:
-            raise too_many_items(method, key, limit, len(items))
-
-
 # -- the walk: check and fill at once -----------------------------------------------------
 # The common values (an int in range, a known enum name, a bool, a string, a list of
 # strings) are checked inline; anything else goes through ``check_scalar``. A value the
