@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -28,6 +28,7 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
+from samba_adjudicator.engine.melds import infer_kind
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ProblemList, Problems
@@ -226,17 +227,6 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
 # -- snapshots: proto -> engine -----------------------------------------------------------
 
 
-def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
-    from samba_adjudicator.engine import derived
-
-    infer: Callable[[Sequence[str]], m.MeldKind] | None = getattr(derived, "meld_kind", None)
-    if infer is None:
-        from samba_adjudicator.engine.melds import infer_kind
-
-        infer = infer_kind
-    return infer(cards_)
-
-
 def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
     """Protobuf enum number -> the engine member of the same name (the names both have)."""
     return {
@@ -297,7 +287,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
                 )
                 continue
         elif len(problems) == before:
-            kind = _meld_kind(mcards)
+            kind = infer_kind(mcards)
         else:
             continue
         melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
