@@ -2,8 +2,10 @@
 the score. Every decision comes from the service: whose turn it is (``awaitingSeats``),
 what may be done (ListLegalActions), what happened (ApplyAction); the bot only picks.
 
-    python clients/python/examples/play_deal.py --transport rest --target http://127.0.0.1:8080
-    python clients/python/examples/play_deal.py --transport grpc --target 127.0.0.1:50051 --asyncio
+    python -m samba_adjudicator.client.examples.play_deal --transport rest \
+        --target http://127.0.0.1:8080
+    python -m samba_adjudicator.client.examples.play_deal --transport grpc \
+        --target 127.0.0.1:50051 --asyncio
 """
 
 from __future__ import annotations
