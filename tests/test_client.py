@@ -242,13 +242,13 @@ def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F81
 
 
 def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
-    subprocess.run(
+    built = subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
             "wheel",
-            "--quiet",
+            "--verbose",  # the build's own output, warnings included
             "--no-deps",
             "--no-build-isolation",
             "--wheel-dir",
@@ -257,8 +257,11 @@ def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
         ],
         check=True,
         capture_output=True,
+        text=True,
         timeout=300,
     )
+    # setuptools warned that the playground folder "would be ignored" until it was listed
+    assert "would be ignored" not in built.stdout + built.stderr
     (wheel,) = tmp_path.glob("samba_adjudicator-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for module in (
