@@ -20,7 +20,9 @@ STAMP := $(VENV)/.installed
 # SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
 # compiler works; 1 requires the compiled build; 0 skips it (`make run SAMBA_COMPILE=0`
 # starts in a minute instead of several).
-SAMBA_COMPILE ?= auto
+# The choice is remembered in .venv/.samba-compile: after `make install SAMBA_COMPILE=0`,
+# `make test-fast` and the others keep to the Python source until told otherwise.
+SAMBA_COMPILE ?= $(or $(shell cat $(VENV)/.samba-compile 2>/dev/null),auto)
 COMPILED_FOLDERS := $(shell sed -n 's/^compiled = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
 HOT_SOURCES := $(foreach folder,$(COMPILED_FOLDERS),$(wildcard $(folder)/*.py))
 COMPILED := engine/_compiled/SOURCES.json
@@ -38,8 +40,9 @@ $(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
 	SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-$(COMPILED): $(HOT_SOURCES) setup.py pyproject.toml | $(STAMP)
+$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(STAMP)
 	SAMBA_COMPILE=$(SAMBA_COMPILE) $(PY) setup.py --quiet build_ext --inplace --parallel 2
+	echo $(SAMBA_COMPILE) > $(VENV)/.samba-compile
 
 .PHONY: compiled
 compiled: $(COMPILED)
