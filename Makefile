@@ -10,8 +10,8 @@ PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
-        typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-instructions \
-        bench-service bench-abuse bench-views fuzz image-test clean
+        typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
+        bench-instructions bench-service bench-abuse bench-views fuzz image-test clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -20,7 +20,9 @@ STAMP := $(VENV)/.installed
 # SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
 # compiler works; 1 requires the compiled build; 0 skips it (`make run SAMBA_COMPILE=0`
 # starts in a minute instead of several).
-SAMBA_COMPILE ?= auto
+# The choice is remembered in .venv/.samba-compile: after `make install SAMBA_COMPILE=0`,
+# `make test-fast` and the others keep to the Python source until told otherwise.
+SAMBA_COMPILE ?= $(or $(shell cat $(VENV)/.samba-compile 2>/dev/null),auto)
 COMPILED_FOLDERS := $(shell sed -n 's/^compiled = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
 HOT_SOURCES := $(foreach folder,$(COMPILED_FOLDERS),$(wildcard $(folder)/*.py))
 COMPILED := engine/_compiled/SOURCES.json
@@ -38,8 +40,9 @@ $(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
 	SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-$(COMPILED): $(HOT_SOURCES) setup.py pyproject.toml | $(STAMP)
+$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(STAMP)
 	SAMBA_COMPILE=$(SAMBA_COMPILE) $(PY) setup.py --quiet build_ext --inplace --parallel 2
+	echo $(SAMBA_COMPILE) > $(VENV)/.samba-compile
 
 .PHONY: compiled
 compiled: $(COMPILED)
@@ -48,6 +51,7 @@ compiled: $(COMPILED)
 # samba_adjudicator.schema.v1; never edit it by hand. See proto/generate.sh.
 proto:
 	bash proto/generate.sh $(PY)
+	$(PY) clients/python/schema_build.py
 
 $(TOOLS)/node_modules/.bin/buf:
 	mkdir -p $(TOOLS)
@@ -113,18 +117,23 @@ format: install
 # mypy sees the installed names (samba_adjudicator.*) through a tree of links, since the
 # editable install maps them with an import hook it cannot follow.
 TYPES := $(TOOLS)/types/samba_adjudicator
-$(TYPES):
-	mkdir -p $@
-	ln -sfn $(CURDIR)/engine $@/engine
-	ln -sfn $(CURDIR)/service $@/service
-	ln -sfn $(CURDIR)/generated/samba $@/schema
+# (made on every run, cheap, so that a checkout made before a link was added gets it)
+.PHONY: types
+types:
+	mkdir -p $(TYPES)
+	ln -sfn $(CURDIR)/engine $(TYPES)/engine
+	ln -sfn $(CURDIR)/service $(TYPES)/service
+	ln -sfn $(CURDIR)/generated/samba $(TYPES)/schema
+	ln -sfn $(CURDIR)/clients/python/client $(TYPES)/client
 
 # service/ is checked; the engine modules it imports are read, their errors not reported
-# there: typecheck-engine checks them under --strict (pyproject.toml).
-typecheck: install $(TYPES) typecheck-engine
+# there: typecheck-engine checks them under --strict (pyproject.toml). The Python client
+# (clients/python/client, shipped with py.typed) is checked on its own.
+typecheck: install types typecheck-engine
 	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy --follow-imports=silent -p samba_adjudicator.service
+	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy -p samba_adjudicator.client
 
-typecheck-engine: install $(TYPES)
+typecheck-engine: install types
 	MYPYPATH=$(TOOLS)/types $(VENV)/bin/mypy -p samba_adjudicator.engine
 
 # The TypeScript client (clients/typescript): npm ci from the committed package-lock.json,
@@ -139,13 +148,18 @@ test-typescript: install $(TS)/node_modules/.installed
 	cd $(TS) && npm run build && npm test
 
 # The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
-# (npm install it), and dist/samba_adjudicator-*.whl (pip install it: the service's
-# distribution, which carries the Python client samba_adjudicator.client).
+# (npm install it), and dist/samba_adjudicator_client-*.whl (`make client-wheel`, below).
 typescript-client: $(TS)/node_modules/.installed
 	cd $(TS) && npm pack
 
 wheel: install
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+
+# The Python client alone: dist/samba_adjudicator_client-*.whl (pure Python; grpcio, protobuf,
+# httpx, googleapis-common-protos), its protobuf modules generated into it at build time.
+.PHONY: client-wheel
+client-wheel: install
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
 
 # Every bench target runs the build SAMBA_BUILD chooses (default: compiled when installed);
 # SAMBA_BUILD=pure for the Python source (docs/performance.md).
@@ -190,4 +204,5 @@ fuzz: install
 
 clean:
 	rm -rf $(VENV) $(TOOLS) generated build *.egg-info engine/_compiled service/*/_compiled \
+	  clients/python/client/_pb clients/python/build clients/python/*.egg-info \
 	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

@@ -32,6 +32,13 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # dataclass_inits, beside this file, whoever runs it
+
+from dataclass_inits import explicit_inits  # noqa: E402
+
+#: Modules whose frozen dataclasses get their ``__init__`` written out in the staged copy
+#: (dataclass_inits.py says why); the repository's copy keeps plain dataclasses.
+WRITTEN_INITS = ("engine/model.py",)
 
 # The compiled folders are listed once, in pyproject.toml ([tool.samba-adjudicator] compiled):
 # every module in them but the package files and the build choice itself.
@@ -74,6 +81,9 @@ def _staging_tree(build_dir: Path) -> list[str]:
         ROOT / "service", tree / "service", ignore=shutil.ignore_patterns("_compiled", "playground")
     )
     shutil.copytree(ROOT / "generated" / "samba", tree / "schema")
+    for relative in WRITTEN_INITS:
+        staged = tree / relative
+        staged.write_text(explicit_inits(staged.read_text(), str(ROOT / relative)))
     return [str(tree / path.relative_to(ROOT)) for path in hot_sources().values()]
 
 
@@ -83,6 +93,13 @@ def compiled_extensions() -> list:
 
     build_dir = ROOT / "build" / "hot_paths"
     files = _staging_tree(build_dir)
+    print(
+        f"samba-adjudicator: compiling {len(files)} modules of {', '.join(compiled_folders())}"
+        " with mypyc (a few minutes on 2 cores; SAMBA_COMPILE=0 skips it, and the Python"
+        " source runs)",
+        file=sys.stderr,
+        flush=True,
+    )
     os.environ["MYPYPATH"] = str(build_dir / "src")
     options = [
         "--explicit-package-bases",
@@ -108,6 +125,13 @@ class BuildHotPaths(build_ext):
     def run(self) -> None:
         for folder in compiled_folders():
             self._target(folder).mkdir(parents=True, exist_ok=True)
+        if self.extensions:
+            print(
+                f"samba-adjudicator: compiling the C of {len(self.extensions)} extension(s)"
+                " (the longest step)",
+                file=sys.stderr,
+                flush=True,
+            )
         try:
             super().run()
         except Exception as exc:  # a missing compiler surfaces as several error types
@@ -117,12 +141,10 @@ class BuildHotPaths(build_ext):
                 f"samba-adjudicator: not compiled ({exc}); the Python source runs", file=sys.stderr
             )
             return
-        stamp = self._target("engine") / STAMP
-        if not self.extensions:
-            # SAMBA_COMPILE=0: no compiled build, so no stamp that would claim one
-            stamp.unlink(missing_ok=True)
-            return
-        stamp.write_text(json.dumps(source_hashes(), indent=1) + "\n")
+        # The stamp also marks the step as done for the Makefile; {} says nothing was compiled
+        # (SAMBA_COMPILE=0), so engine/build.py never takes the sources for a compiled build.
+        compiled = source_hashes() if self.extensions else {}
+        (self._target("engine") / STAMP).write_text(json.dumps(compiled, indent=1) + "\n")
 
     def _target(self, folder: str) -> Path:
         """The folder of a package's compiled modules: in the tree, or in the build."""

@@ -1,5 +1,5 @@
 """Calls and wall time per deal for a game server, before and after views in the answer
-(docs/guide.md#one-call-per-move): the same bot (clients/python/examples/play_deal.py's
+(docs/guide.md#one-call-per-move): the same bot (clients/python/client/examples/play_deal.py's
 choice) plays the same seeded 4-player classic deals over REST and gRPC against one real
 server on 127.0.0.1, by two recipes that hand every player the same messages:
 
@@ -22,12 +22,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "clients" / "python" / "examples"))
 
-from play_deal import choose  # noqa: E402
 from service_bench import Server  # noqa: E402
 
 from samba_adjudicator.client import Client  # noqa: E402
+from samba_adjudicator.client.examples.play_deal import choose  # noqa: E402
 
 
 def redacted(viewer: int, events: list[dict]) -> list[dict]:

@@ -21,12 +21,13 @@ from . import build as _build
 # The compiled build, when chosen, is found before the sources (engine/build.py).
 __path__ = _build.search_path(__path__)
 
+from . import model as _model
 from .cards import parse_card, sort_cards
 from .consistency import check_snapshot
 from .dealing import deal
 from .game import apply, check_meld, replay, validate
 from .legal import legal_actions
-from .model import *  # noqa: F401,F403 - the value types are the engine's vocabulary
+from .model import *  # noqa: F403 - the value types (model.__all__) are the vocabulary
 from .ruleset import PROFILES, Ruleset, RulesetError, profile_rulesets, resolve
 from .scoring import score
 from .view import events_seen_by, player_view
@@ -50,3 +51,4 @@ __all__ = [
     "player_view",
     "events_seen_by",
 ]
+__all__ += _model.__all__

@@ -55,7 +55,7 @@ def _stale_sources(root: Path, stamp: Path) -> list[str]:
 def _compiled_state(engine_dir: Path) -> tuple[bool, str]:
     """(usable, why) for the compiled build next to the engine package at ``engine_dir``."""
     stamp = engine_dir / FOLDER / STAMP
-    if not stamp.is_file():
+    if not stamp.is_file() or stamp.read_text().strip() == "{}":  # {}: built, nothing compiled
         return False, "no compiled build is installed"
     stale = _stale_sources(engine_dir.parent, stamp)
     if stale:

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
 JOKER = "JK"
-RED_SUITS = ("H", "D")
 
 #: Natural ranks in run order: 4 low, ace high (docs/rules.md#runs).
 RUN_ORDER = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -32,7 +31,6 @@ SUIT[JOKER] = ""
 WILD = frozenset([JOKER] + ["2" + s for s in SUITS])
 RED_THREES = frozenset(("3H", "3D"))
 BLACK_THREES = frozenset(("3S", "3C"))
-NATURALS = frozenset(c for c in ALL_CODES if RANK[c] in NATURAL_RANKS)
 
 _RANK_VALUE = {
     "A": 20,

@@ -1,18 +1,19 @@
 """Output-only facts of a snapshot (docs/api.md#resources): computed, never stored.
 
-``Side.initialMeldRequirement``, ``pile`` and ``turn.awaitingSeats`` are functions of the
-snapshot (``Meld.status``/``natural`` are engine.vocabulary's ``meld_status`` and
-``is_natural``, ``Side.opened`` is ``Side.opened``); the service fills them into every
-answer and checks client-given ones against these (DERIVED_FIELD_DISAGREES).
+``Side.initialMeldRequirement`` (``initial_meld_requirement``, from engine.table_rules),
+``pile`` and ``turn.awaitingSeats`` are functions of the snapshot (``Meld.status`` and
+``natural`` are engine.vocabulary's ``meld_status`` and ``is_natural``, ``Side.opened`` is
+``Side.opened``); the service fills them into every answer and checks client-given ones
+against these (DERIVED_FIELD_DISAGREES).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import pile, table_rules
-from .model import GoOut, Phase, Side, Snapshot
-from .ruleset import Ruleset
+from . import pile
+from .model import GoOut, Phase, Snapshot
+from .table_rules import initial_meld_requirement as initial_meld_requirement  # a derived field
 
 
 class PileState(NamedTuple):
@@ -42,8 +43,3 @@ def awaiting_seats(snapshot: Snapshot) -> tuple[int, ...]:
     if turn.go_out is GoOut.ASKED:
         return snapshot.partners(turn.seat)
     return (turn.seat,)
-
-
-def initial_meld_requirement(ruleset: Ruleset, side: Side) -> int:
-    """The points the side's initial meld needs, by its match score before the deal."""
-    return table_rules.initial_requirement(ruleset, side)

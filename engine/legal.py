@@ -5,7 +5,7 @@ kept only if ``engine.game.validate`` finds it legal, so the list and the valida
 never disagree. An *atomic* action is one draw or take, one meld action with exactly one
 new meld or one addition, one wild swap, one discard, or a permission action; while the
 side has not opened, a take or meld may carry the further melds needed for the initial
-meld. Those opening combinations are *minimal* (dropping any one meld would fall short),
+meld. Those initial-meld combinations are *minimal* (dropping any one meld would fall short),
 hold at most ``MAX_OPENING_MELDS`` melds, and at most ``MAX_OPENING_CANDIDATES`` are
 examined; ``complete`` is False when that bound cut some.
 """
@@ -47,12 +47,12 @@ from .shapes import (
     MAX_OPENING_MELDS,
     addition_shapes,
     group_batches,
+    initial_meld_combos,
     new_meld_shapes,
-    opening_combos,
     other_shapes,
     submultisets,
 )
-from .table_rules import initial_requirement
+from .table_rules import initial_meld_requirement
 from .takes import owes_hidden_replacements
 from .vocabulary import SEVEN
 
@@ -158,14 +158,14 @@ class _QuickCheck:
         plain = s.turn.phase is Phase.PLAY and not self.rules.side_wild_limit
         self.simple = plain and side.opened
         self.merge_groups = self.rules.groups_per_rank.name == "ONE"
-        self.opening = plain and not side.opened and not self.merge_groups
-        self.need = initial_requirement(self.rules, side)
+        self.initial_meld = plain and not side.opened and not self.merge_groups
+        self.need = initial_meld_requirement(self.rules, side)
 
     def legal(self, a: Action) -> bool:
         verdict: bool | None = None
         if self.simple:
             verdict = self._simple(a)
-        elif self.opening and isinstance(a, MeldCards) and not a.additions:
+        elif self.initial_meld and isinstance(a, MeldCards) and not a.additions:
             verdict = self._opens(a.new_melds)
         return not validate(self.s, a) if verdict is None else verdict
 
@@ -175,7 +175,8 @@ class _QuickCheck:
             return True
         if isinstance(a, MeldCards) and len(a.new_melds) + len(a.additions) == 1:
             cards = a.new_melds[0] if a.new_melds else a.additions[0].cards
-            if self.hand_size - len(cards) >= 2 and not any(c in BLACK_THREES for c in cards):
+            left = self.hand_size - len(cards)
+            if left >= self.rules.hand_floor and not any(c in BLACK_THREES for c in cards):
                 if a.new_melds and not self.merge_groups:
                     return self._new_meld_ok(cards)
                 if a.additions:
@@ -188,7 +189,9 @@ class _QuickCheck:
         """The verdict on laying ``melds`` (cards the hand holds) as the side's initial
         meld, None when validate must judge."""
         cards = [c for m in melds for c in m]
-        if self.hand_size - len(cards) < 2 or not BLACK_THREES.isdisjoint(cards):
+        if self.hand_size - len(cards) < self.rules.hand_floor or not BLACK_THREES.isdisjoint(
+            cards
+        ):
             return None
         if any(M.check_new(self.rules, m)[2] for m in melds):
             return False
@@ -224,7 +227,7 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
     rank = RANK[top]
     naturals = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
     wilds = Counter({c: n for c, n in hand.items() if c in WILD})
-    need = 0 if side.opened else initial_requirement(rules, side)
+    need = 0 if side.opened else initial_meld_requirement(rules, side)
     for nat in submultisets(naturals, 1, sum(naturals.values())):
         for wl in submultisets(wilds, 0, min(rules.group_max_wilds, sum(wilds.values()))):
             if len(nat) + len(wl) < 2:
@@ -235,7 +238,7 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
                 out.append(TakePile(seat, hand_cards=hand_cards))
                 continue
             rest = hand - Counter(hand_cards)
-            combos, done = opening_combos(s, seat, rest, need - got)
+            combos, done = initial_meld_combos(s, seat, rest, need - got)
             complete = complete and done
             out.extend(TakePile(seat, hand_cards=hand_cards, new_melds=combo) for combo in combos)
     return out, complete
@@ -251,7 +254,7 @@ def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[L
     if side.opened:
         _opened_candidates(s, seat, hand, side, out, sure)
     else:
-        complete = _opening_candidates(s, seat, hand, side, out)
+        complete = _initial_meld_candidates(s, seat, hand, side, out)
     out.extend(Discard(seat, c) for c in hand)
     out.append(AskGoOut(seat))
     return out, complete, sure
@@ -261,11 +264,11 @@ def _opened_candidates(
     s: Snapshot, seat: int, hand: Counter[str], side: Side, out: list[Action], sure: list[Listed]
 ) -> None:
     """Single melds, additions and swaps of an opened side."""
-    # Checked groups that leave two cards are legal as they stand when no side-level
+    # Checked groups that leave the hand floor's cards are legal as they stand when no side-level
     # rule is in play (see _QuickCheck); they skip the check, and their listing bytes
     # and keys come from the cards keys the shapes carry.
     simple = s.turn.phase is Phase.PLAY and not s.ruleset.side_wild_limit
-    room = len(s.seats[seat].hand) - 2
+    room = len(s.seats[seat].hand) - s.ruleset.hand_floor
     single_meld = _single_meld_builder(seat)
     for nat, nat_key, fitting in group_batches(s, hand, side):
         checkpoint()
@@ -298,18 +301,18 @@ def _swap_candidates(seat: int, hand: Counter[str], side: Side) -> list[Action]:
     return out
 
 
-def _opening_candidates(
+def _initial_meld_candidates(
     s: Snapshot, seat: int, hand: Counter[str], side: Side, out: list[Action]
 ) -> bool:
     """New melds, alone or combined, worth the side's initial meld; returns complete."""
     new_melds = list(new_meld_shapes(s, hand, side))
-    need = initial_requirement(s.ruleset, side)
+    need = initial_meld_requirement(s.ruleset, side)
     for i, m in enumerate(new_melds):
         if not i % CHECK_EVERY:
             checkpoint()
         if points(m) >= need:
             out.append(MeldCards(seat, new_melds=(m,)))
-    combos, complete = opening_combos(s, seat, hand, need, shapes=new_melds)
+    combos, complete = initial_meld_combos(s, seat, hand, need, shapes=new_melds)
     out.extend(MeldCards(seat, new_melds=c) for c in combos if len(c) > 1)
     return complete
 

@@ -3,6 +3,8 @@
 A profile is a named set of parameter values (docs/rules.md#profiles); a variation (``+uruguayan``,
 ``+open``) and a client's overrides replace single parameters. The engine never asks which
 profile it plays: each axis where profiles differ is a parameter read by one small function.
+The values a parameter takes (its enums, ``TableSize``, ``InitialMeldBand``) are
+engine.parameter_values', re-exported here.
 """
 
 from __future__ import annotations
@@ -16,109 +18,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .parameter_values import BlockedTop as BlockedTop
+from .parameter_values import ExtendTake as ExtendTake
+from .parameter_values import FreezeModel as FreezeModel
+from .parameter_values import GroupsPerRank as GroupsPerRank
+from .parameter_values import InitialMeldBand as InitialMeldBand
+from .parameter_values import RedThreePenalty as RedThreePenalty
+from .parameter_values import RedThreePositiveIf as RedThreePositiveIf
+from .parameter_values import RedThreeReplacement as RedThreeReplacement
+from .parameter_values import SixPlayerLayout as SixPlayerLayout
+from .parameter_values import TableSize as TableSize
+from .parameter_values import UpcardRule as UpcardRule
+from .parameter_values import WildRule as WildRule
 from .premium_kinds import ConcealedPremium
+from .problems import Problem
 from .ruleset_checks import check_parameters
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
 #: (revision 2: variations in any order, CheckMeld on black 3s alone, the stranded discard).
 ENGINE_RULES_REVISION = "2"
 INT32_MIN = -(2**31)
-
-
-class WildRule(enum.Enum):
-    """How many wilds a group may hold (docs/rules.md#wild-rules)."""
-
-    MORE_NATURALS = "MORE_NATURALS"  # naturals strictly outnumber wilds
-    TWICE_NATURALS = "TWICE_NATURALS"  # naturals at least twice the wilds
-    MIN_TWO_NATURALS = "MIN_TWO_NATURALS"  # at least two naturals, wilds never exceed them
-    ONE_UNTIL_SEVEN = "ONE_UNTIL_SEVEN"  # one wild below seven cards, a second from seven
-
-
-class FreezeModel(enum.Enum):
-    """When only a natural pair may take the pile (docs/rules.md#freeze)."""
-
-    NEVER = "NEVER"
-    PILE_HOLDS_WILD_OR_BLACK3 = "PILE_HOLDS_WILD_OR_BLACK3"
-    CANASTA = "CANASTA"
-
-
-class UpcardRule(enum.Enum):
-    """Which upcards are buried under the next card at the deal (docs/rules.md#dealing)."""
-
-    BURY_NOTHING = "BURY_NOTHING"
-    BURY_WILD_OR_RED_THREE = "BURY_WILD_OR_RED_THREE"
-    BURY_WILD_OR_ANY_THREE = "BURY_WILD_OR_ANY_THREE"
-
-
-class BlockedTop(enum.Enum):
-    """Top cards that make the pile untakeable while on top (docs/rules.md#blocked-top)."""
-
-    WILD_OR_BLACK_THREE = "WILD_OR_BLACK_THREE"
-    WILD_OR_ANY_THREE = "WILD_OR_ANY_THREE"
-
-
-class GroupsPerRank(enum.Enum):
-    """How many groups of one rank a side may hold (docs/rules.md#one-group-per-rank)."""
-
-    MANY = "MANY"
-    ONE = "ONE"  # canasta: cards of a rank the side holds join its group
-    MANY_MAY_MERGE = "MANY_MAY_MERGE"  # official: a side may merge its groups of a rank
-
-
-class ExtendTake(enum.Enum):
-    """Whether the top card may take the pile by extending a side's meld
-    (docs/rules.md#discard-pile)."""
-
-    NOT_ALLOWED = "NOT_ALLOWED"
-    ANY_OWN_MELD = "ANY_OWN_MELD"
-    OWN_MELD_UNDER_SEVEN = "OWN_MELD_UNDER_SEVEN"
-
-
-class RedThreeReplacement(enum.Enum):
-    """When dealt red 3s are replaced (docs/rules.md#dealing, #spanish)."""
-
-    REPLACE_NOW = "REPLACE_NOW"
-    REPLACE_AT_FIRST_TURN = "REPLACE_AT_FIRST_TURN"
-
-
-class RedThreePositiveIf(enum.Enum):
-    """What a side needs at the end of the deal for its red 3s to count for it
-    (docs/rules.md#scoring)."""
-
-    INITIAL_MELD = "INITIAL_MELD"
-    TWO_CANASTAS = "TWO_CANASTAS"
-    ANY_MELD = "ANY_MELD"
-
-
-class RedThreePenalty(enum.Enum):
-    """How red 3s count against a side that fails the condition (docs/rules.md#scoring)."""
-
-    PER_CARD = "PER_CARD"
-    MIRROR = "MIRROR"
-
-
-class SixPlayerLayout(enum.Enum):
-    THREE_PAIRS = "THREE_PAIRS"
-    TWO_TRIOS = "TWO_TRIOS"
-
-
-@dataclass(frozen=True)
-class TableSize:
-    """Parameters that depend on the number of players (docs/rules.md#parameters)."""
-
-    players: int
-    hand_size: int
-    draw_count: int
-    target_score: int
-    go_out_canastas: int
-
-
-@dataclass(frozen=True)
-class InitialMeldBand:
-    """From a match score of ``from_score`` upward the initial meld needs ``points``."""
-
-    from_score: int
-    points: int
 
 
 @dataclass(frozen=True)
@@ -169,6 +88,7 @@ class Ruleset:
     ask_partner: bool
     penalties_enabled: bool
     penalty_points: int
+    hand_floor: int
     version: str = field(default="", compare=False)
 
     # -- derived views -----------------------------------------------------------------
@@ -212,6 +132,10 @@ class Ruleset:
 PARAMETER_NAMES: tuple[str, ...] = tuple(
     f.name for f in fields(Ruleset) if f.name not in ("profile", "version")
 )
+#: Parameters the wire's Ruleset does not carry (the API contract has no field for them):
+#: the same in every profile, they are rules written as data all the same, counted in the
+#: ruleset's version, and left out of GetRuleset's answer.
+ENGINE_ONLY_PARAMETERS = ("hand_floor",)
 #: Overrides that apply to every table size at once (a set field replaces the profile's value).
 TABLE_PARAMETERS = ("hand_size", "draw_count", "target_score", "go_out_canastas")
 
@@ -274,6 +198,7 @@ _CLASSIC = dict(
     ask_partner=True,
     penalties_enabled=False,
     penalty_points=-100,
+    hand_floor=2,
 )
 
 _PAGAT = {
@@ -400,11 +325,9 @@ SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
 
 class RulesetError(ValueError):
     """A ruleset reference that cannot be resolved; ``problems`` lists every
-    ``model.Problem`` (built here from (path, reason, text) triples)."""
+    ``Problem`` (built here from (path, reason, text) triples)."""
 
     def __init__(self, problems: list[tuple[str, str, str]]):
-        from .model import Problem  # model imports this module
-
         super().__init__("; ".join(p[2] for p in problems))
         self.problems = [Problem(*p) for p in problems]
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from .premium_kinds import PREMIUM_KINDS
 
 if TYPE_CHECKING:
+    from .parameter_values import InitialMeldBand
     from .premium_kinds import ConcealedPremium
-    from .ruleset import InitialMeldBand
 
 TARGET_TEXT = "the target score must be a positive multiple of 5"
 
@@ -32,6 +32,7 @@ _MINIMUMS: tuple[tuple[str, int, int | None, str], ...] = (
     ("black_three_group_max", 3, None, "must be at least 3"),
     ("side_wild_limit", 0, None, "must not be negative (0 means no limit)"),
     ("max_deals", 0, None, "must not be negative (0 means no limit)"),
+    ("hand_floor", 1, None, "must be at least 1 (a player keeps a card to discard)"),
 )
 
 Bad = Callable[[str, str], None]

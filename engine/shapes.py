@@ -1,5 +1,5 @@
 """The shapes legal actions are made of (docs/api.md#legal-actions): card multisets of
-a hand that could be a new meld, an addition to a meld, or an opening combination.
+a hand that could be a new meld, an addition to a meld, or an initial-meld combination.
 
 Shapes are candidates: engine.legal keeps only those ``validate`` finds legal, so a shape
 here may be too generous but never too strict.
@@ -32,7 +32,7 @@ CHECK_EVERY = 512
 Fitting = list[tuple[tuple[str, ...], bytes, bytes, bool]]
 
 
-def opening_combos(
+def initial_meld_combos(
     s: Snapshot,
     seat: int,
     hand: Counter[str],

@@ -16,9 +16,6 @@ from .ruleset import Ruleset
 from .violations import violation
 from .vocabulary import seven_card_melds
 
-#: Cards a player whose side cannot go out keeps after melding (docs/rules.md#hand-floor).
-HAND_FLOOR = 2
-
 
 def meets_go_out_requirement(rules: Ruleset, players: int, melds: Iterable[Meld]) -> bool:
     """docs/rules.md#going-out: the side holds ``go_out_canastas`` complete melds, ``go_out_sambas``
@@ -56,11 +53,11 @@ def hand_floor_violations(
     field: str,
     allow_empty: bool,
 ) -> list[Violation]:
-    """docs/rules.md#hand-floor and #going-out: fewer than two cards left only when the
-    side may go out; none left (``allow_empty``) only by going out. After the partner's
-    "no", keeping one card (the last to be discarded) is as much an attempt to go out as
-    keeping none: both carry the spanish penalty (docs/rules.md "Further decisions")."""
-    if left >= HAND_FLOOR:
+    """docs/rules.md#hand-floor and #going-out: fewer than ``rules.hand_floor`` cards left
+    only when the side may go out; none left (``allow_empty``) only by going out. After the
+    partner's "no", keeping one card (the last to be discarded) is as much an attempt to go
+    out as keeping none: both carry the spanish penalty (docs/rules.md "Further decisions")."""
+    if left >= rules.hand_floor:
         return []
     if go_out is GoOut.DENIED:
         return [
@@ -107,7 +104,7 @@ def black_three_violations(
     return [violation("BLACK_THREES_ONLY_WHEN_GOING_OUT", f) for f in fields]
 
 
-def initial_requirement(rules: Ruleset, side: Side) -> int:
+def initial_meld_requirement(rules: Ruleset, side: Side) -> int:
     """The points the side's initial meld needs, by its match score before the deal."""
     return rules.initial_meld_requirement(side.match_score)
 
@@ -118,7 +115,7 @@ def initial_meld_violations(
     """docs/rules.md#initial-meld: a side that had not opened lays at least its requirement."""
     if side.opened:
         return []
-    need = initial_requirement(rules, side)
+    need = initial_meld_requirement(rules, side)
     if counted >= need:
         return []
     return [violation("INITIAL_MELD_TOO_LOW", field, required=need, actual=counted)]

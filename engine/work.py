@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from . import melds as M
 from .cards import RED_THREES, points
@@ -29,48 +29,6 @@ from .model import (
 from .ruleset import RedThreeReplacement
 from .violations import violation
 from .vocabulary import SEVEN
-
-
-def _require_plain_fields(cls: type, names: tuple[str, ...]) -> None:
-    """Stop at import unless ``cls`` has exactly the init fields ``names`` and no
-    __post_init__. A few hot paths build ``cls(...)`` field by field instead of calling
-    dataclasses.replace (several times slower); this keeps them equal to ``replace`` should
-    a field ever be added."""
-    declared = fields(cls)
-    if (
-        tuple(f.name for f in declared) != names
-        or not all(f.init for f in declared)
-        or hasattr(cls, "__post_init__")
-    ):
-        raise ImportError(f"engine.work builds {cls.__name__} field by field; update it")
-
-
-_require_plain_fields(
-    Turn, ("seat", "phase", "took_pile", "melded_this_turn", "added_to_partner_melds", "go_out")
-)
-_require_plain_fields(
-    Seat,
-    ("seat", "side", "hand", "hand_count", "has_melded", "dealt", "red_three_replacements_owed"),
-)
-_require_plain_fields(Side, ("side", "seats", "match_score", "melds", "red_threes", "penalties"))
-_require_plain_fields(
-    Snapshot,
-    (
-        "ruleset",
-        "deal_number",
-        "dealer",
-        "seats",
-        "sides",
-        "stock",
-        "stock_count",
-        "discard_pile",
-        "turn",
-        "ply",
-        "result",
-        "ruleset_ref",
-        "signature",
-    ),
-)
 
 
 class Refused(Exception):
@@ -287,8 +245,8 @@ class Work:
         )
 
     def freeze(self) -> Snapshot:
-        # Constructors rather than dataclasses.replace: the same values (every field is
-        # passed; see _require_plain_fields), at a fraction of the cost.
+        # Constructors rather than dataclasses.replace: the same values, at a fraction of
+        # the cost, as long as every field is passed (tests/test_model_init.py checks it).
         s = self.base
         seats = tuple(
             Seat(

@@ -237,3 +237,11 @@ def one_card_variants(s: Snapshot) -> list[Snapshot]:
     if s.partners(seat):
         out.append(replace(one, turn=replace(one.turn, go_out=GoOut.DENIED)))
     return out
+
+
+def load_snapshot(msg):
+    """A client-given ``pb.Snapshot`` through the service's loading pipeline on its own,
+    without keys or cache: a trusted engine Snapshot, or InvalidInput with every problem."""
+    from samba_adjudicator.service.pipeline.loading import SnapshotLoader
+
+    return SnapshotLoader(cache_size=0).load(msg, [])[0]

@@ -51,11 +51,17 @@ class ServerProcess:
             full_env.pop(k, None)
         if workers == 1:
             full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        # a test that needs calls in flight asks for slow ones: tests/slow_server.py
+        slow = bool(full_env.get("SAMBA_TEST_DELAY_SECONDS"))
+        command = (
+            [str(Path(__file__).with_name("slow_server.py"))]
+            if slow
+            else ["-m", "samba_adjudicator.service.transport.cli"]
+        )
         self.proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "samba_adjudicator.service.transport.cli",
+                *command,
                 "serve",
                 "--host",
                 "127.0.0.1",

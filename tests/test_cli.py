@@ -13,7 +13,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXE = REPO / ".venv" / "bin" / "samba-adjudicator"
-engine_dependent = pytest.mark.engine  # needs engine.deal/apply/legal_actions/…
 
 
 def cli(*args, stdin: str = "", env=None):
@@ -114,7 +113,6 @@ def dealt():
     return body["snapshot"]
 
 
-@engine_dependent
 def test_deal_is_deterministic(dealt):
     rc, again = cli(
         "deal", stdin='{"ruleset": {"profile": "classic"}, "players": 4, "seed": "cli-test"}'
@@ -124,7 +122,6 @@ def test_deal_is_deterministic(dealt):
     assert dealt["ply"] == 0 and "result" not in dealt and dealt["stockHidden"] is False
 
 
-@engine_dependent
 def test_apply_validate_and_legal_false(dealt):
     rc, body = cli(
         "apply-action",
@@ -140,7 +137,6 @@ def test_apply_validate_and_legal_false(dealt):
     assert body["violations"][0]["code"] == "NOT_YOUR_TURN"
 
 
-@engine_dependent
 def test_list_legal_actions_and_view(dealt):
     rc, body = cli("list-legal-actions", stdin=json.dumps({"snapshot": dealt}))
     assert rc == 0 and body["totalSize"] == len(body["actions"]) >= 1
@@ -154,7 +150,6 @@ def test_list_legal_actions_and_view(dealt):
     assert_error(body, 400, "INVALID_ARGUMENT", "SNAPSHOT_IS_VIEW")
 
 
-@engine_dependent
 def test_bad_card_in_snapshot_exit_2(dealt):
     snap = json.loads(json.dumps(dealt))
     snap["seats"][0]["hand"][3] = "ZZ"
@@ -171,7 +166,6 @@ def test_bad_card_in_snapshot_exit_2(dealt):
     }
 
 
-@engine_dependent
 def test_check_meld_and_replay(dealt):
     rc, body = cli("check-meld", stdin='{"cards": ["7h", "8h", "9h"]}')
     assert rc == 0 and body["valid"] is True and body["kind"] == "RUN"
@@ -189,7 +183,6 @@ def test_check_meld_and_replay(dealt):
     assert body["results"][1]["violations"][0]["field"].startswith("actions[1]")
 
 
-@engine_dependent
 def test_signing_via_environment(dealt):
     import os
 

@@ -183,7 +183,8 @@ def test_async_deadline(slow, transport):
 
 # -- the example bot ----------------------------------------------------------------------
 
-BOT = ROOT / "clients" / "python" / "examples" / "play_deal.py"
+EXAMPLES = ROOT / "clients" / "python" / "client" / "examples"
+BOT = EXAMPLES / "play_deal.py"
 
 
 def play(transport: str, target: str, seed: str, *extra: str) -> dict:
@@ -219,7 +220,7 @@ def test_example_bot_plays_a_whole_deal_on_both_transports(server, seed):  # noq
 
 
 def test_guide_redaction_hides_other_hands_and_drawn_cards(server):  # noqa: F811
-    redact = runpy.run_path(str(ROOT / "clients" / "python" / "examples" / "redact.py"))
+    redact = runpy.run_path(str(EXAMPLES / "redact.py"))
     with client(server, "rest") as c:
         snapshot = c.deal({"players": 4, "seed": "redact"})["snapshot"]
         drawer = snapshot["turn"]["seat"]
@@ -255,13 +256,13 @@ def test_clients_carry_previous_and_views_as_messages(server):  # noqa: F811
 
 
 def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
-    subprocess.run(
+    built = subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
             "wheel",
-            "--quiet",
+            "--verbose",  # the build's own output, warnings included
             "--no-deps",
             "--no-build-isolation",
             "--wheel-dir",
@@ -270,14 +271,21 @@ def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
         ],
         check=True,
         capture_output=True,
+        text=True,
         timeout=300,
     )
+    # setuptools warned that the playground folder "would be ignored" until it was listed
+    assert "would be ignored" not in built.stdout + built.stderr
     (wheel,) = tmp_path.glob("samba_adjudicator-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for module in (
         "client/__init__.py",
         "client/api.py",
         "client/transports.py",
+        "client/py.typed",
+        "client/_pb/adjudicator_pb2.py",
+        "client/examples/play_deal.py",
+        "engine/py.typed",
         "schema/v1/adjudicator_pb2.py",
         "schema/v1/adjudicator_pb2_grpc.py",
     ):

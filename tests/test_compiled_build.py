@@ -61,6 +61,16 @@ def test_a_stale_compiled_build_is_not_used(tmp_path):
         build.choose(engine, "compiled")
 
 
+def test_a_build_made_without_compiling_is_not_taken_for_a_compiled_one(tmp_path):
+    """``make install SAMBA_COMPILE=0`` writes an empty stamp (the Makefile's step is done,
+    nothing compiled): the Python source runs, and SAMBA_BUILD=compiled says so."""
+    engine = fake_install(tmp_path)
+    (engine / build.FOLDER / build.STAMP).write_text("{}\n")
+    assert build.choose(engine, "auto") == build.Build("pure", "no compiled build is installed")
+    with pytest.raises(build.BuildError, match="no compiled build is installed"):
+        build.choose(engine, "compiled")
+
+
 def test_compiled_is_required_when_asked(tmp_path):
     with pytest.raises(build.BuildError, match="SAMBA_BUILD=compiled, but no compiled build"):
         build.choose(fake_install(tmp_path, stamp=False), "compiled")

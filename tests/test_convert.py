@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from builders import make_snapshot
+from builders import load_snapshot, make_snapshot
+from json_reference import parse_request
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import actions, answers, convert, jsonio
-from samba_adjudicator.service.pipeline.loading import load_snapshot
 
 
 def reasons(problems):
@@ -71,7 +71,7 @@ def test_snapshot_bad_cards_paths():
 
 
 def test_action_bad_cards_paths():
-    action = jsonio.parse_request(
+    action = parse_request(
         '{"seat": 1, "takePile": {"handCards": ["QS", "Q"], "newMelds": [{"cards": ["7h", '
         '"8h", "9x"]}], "additions": [{"meldId": "m1", "cards": ["1S"]}]}}',
         pb.Action,
@@ -124,7 +124,7 @@ ACTIONS = [
 @pytest.mark.parametrize("action", ACTIONS, ids=lambda a: type(a).__name__)
 def test_action_round_trip(action):
     msg = actions.action_to_proto(action)
-    again = jsonio.parse_request(jsonio.dumps(jsonio.to_dict(msg)), pb.Action)
+    again = parse_request(jsonio.dumps(jsonio.to_dict(msg)), pb.Action)
     problems = []
     assert actions.action_from_proto(again, "action", problems) == action
     assert not problems
@@ -161,7 +161,7 @@ def test_ruleset_round_trip_all_profiles():
 
 
 def test_overrides_typed_and_table_scalars():
-    ref = jsonio.parse_request(
+    ref = parse_request(
         '{"profile": "pagat", "overrides": {"groupWildRule": "MIN_TWO_NATURALS", '
         '"handSize": 11, "go_out_bonus": 0, "initialMeld": [{"fromScore": 0, "points": 60}]}}',
         pb.RulesetRef,
@@ -245,7 +245,7 @@ def test_snapshot_round_trip(name):
     snap = SNAPSHOTS[name]()
     msg = convert.snapshot_to_proto(snap)
     text = jsonio.dumps(jsonio.to_dict(msg))
-    again_msg = jsonio.parse_request(text, pb.Snapshot)
+    again_msg = parse_request(text, pb.Snapshot)
     assert again_msg == msg
     again = load_snapshot(again_msg)
     assert again == snap

@@ -18,7 +18,7 @@ from samba_adjudicator.engine import deadline
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import convert
 
-pytestmark = [pytest.mark.engine, pytest.mark.servers]
+pytestmark = pytest.mark.servers
 _TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -23,7 +23,7 @@ from service_fixtures import REST, channel, http, server, stub  # noqa: F401
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.pipeline.api import METHODS
 
-pytestmark = [pytest.mark.engine, pytest.mark.servers]
+pytestmark = pytest.mark.servers
 #: Examples per REST route (schemathesis) and of played positions; `make fuzz` raises both.
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 FUZZ = settings(

@@ -1,7 +1,7 @@
 """The shapes of legal actions (engine.shapes) against plain reference versions: the
-faster enumerations must find the same shapes in the same order, the same opening
+faster enumerations must find the same shapes in the same order, the same initial-meld
 combinations and the same completeness flag (bench/differential.py compares whole
-engines; these reach the bound on opening combinations, which play rarely does)."""
+engines; these reach the bound on initial-meld combinations, which play rarely does)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from samba_adjudicator.engine.cards import BLACK_THREES, ORDER, RANK, RED_THREES
 from samba_adjudicator.engine.shapes import (
     MAX_OPENING_CANDIDATES,
     MAX_OPENING_MELDS,
+    initial_meld_combos,
     new_meld_shapes,
-    opening_combos,
     submultisets,
 )
 
@@ -31,7 +31,7 @@ def reference_submultisets(counts: Counter[str], low: int, high: int) -> list[tu
     return out
 
 
-def reference_opening_combos(
+def reference_initial_meld_combos(
     shapes: list[tuple[str, ...]], hand: Counter[str], need: int
 ) -> tuple[list[tuple[tuple[str, ...], ...]], bool]:
     """Every combination examined one by one, as engine.shapes did before."""
@@ -91,15 +91,15 @@ def test_submultisets_match_the_product_order(seed, size):
 @pytest.mark.parametrize(
     "seed,size", [("a", 15), ("b", 17), ("c", 22), ("d", 30), ("e", 45), ("f", 60)]
 )
-def test_opening_combos_match_the_combination_walk(seed, size):
+def test_initial_meld_combos_match_the_combination_walk(seed, size):
     _, s = grown(seed, size)
     hand = Counter(s.seats[1].hand)
     side = s.sides[s.seats[1].side]
     shapes = list(new_meld_shapes(s, hand, side))
     flags = set()
     for need in (0, 15, 50, 90, 120, 150, 400):
-        got = opening_combos(s, 1, hand, need, shapes=shapes)
-        assert got == reference_opening_combos(shapes, hand, need), need
+        got = initial_meld_combos(s, 1, hand, need, shapes=shapes)
+        assert got == reference_initial_meld_combos(shapes, hand, need), need
         flags.add(got[1])
     # the bigger hands reach the bound on examined combinations
     assert size < 30 or False in flags

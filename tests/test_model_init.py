@@ -1,9 +1,11 @@
-"""The engine's values write their ``__init__`` out (engine/model.py's docstring says why):
-each must take its dataclass's fields, in order, with their defaults, and set every one,
-exactly as the ``__init__`` dataclasses would generate."""
+"""The compiled build's ``__init__``s are written from the dataclasses' fields
+(dataclass_inits.py): each written one takes its dataclass's fields, in order, with their
+defaults, and sets every one, exactly as the ``__init__`` dataclasses generates; and the
+engine's hot paths that rebuild a value field by field pass every field."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib.util
 import inspect
@@ -14,85 +16,95 @@ import pytest
 
 from samba_adjudicator.engine import model
 
-pytestmark = pytest.mark.engine
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-SOURCE = Path(__file__).resolve().parent.parent / "engine" / "model.py"
+from dataclass_inits import UnsupportedDataclass, explicit_inits  # noqa: E402
+
+SOURCE = ROOT / "engine" / "model.py"
 
 
-def _source_module():
-    """engine/model.py run as Python source, whichever build is installed: the compiled
-    classes check their arguments' types, and sentinels are not cards."""
-    name = "samba_adjudicator.engine._model_as_source"
-    spec = importlib.util.spec_from_file_location(name, SOURCE)
+def _module_from(source: str, name: str):
+    """``source`` run as the Python module ``samba_adjudicator.engine.<name>`` (its relative
+    imports resolve in the installed engine)."""
+    full = f"samba_adjudicator.engine.{name}"
+    spec = importlib.util.spec_from_loader(full, loader=None)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    module.__package__ = "samba_adjudicator.engine"
+    sys.modules[full] = module
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, str(SOURCE), "exec"), module.__dict__)
     finally:
-        del sys.modules[name]
+        del sys.modules[full]
     return module
 
 
-SOURCE_MODULE = _source_module()
-VALUES = [
-    c
-    for c in vars(SOURCE_MODULE).values()
-    if isinstance(c, type)
-    and dataclasses.is_dataclass(c)
-    and c.__module__ == SOURCE_MODULE.__name__
-]
+def _values(module) -> list[type]:
+    return [
+        c
+        for c in vars(module).values()
+        if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == module.__name__
+    ]
 
 
-def test_every_value_of_the_model_is_checked_here():
-    installed = {
-        n
-        for n, c in vars(model).items()
-        if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == model.__name__
-    }
-    assert {c.__name__ for c in VALUES} == installed
-    assert len(VALUES) >= 25
+PLAIN = _module_from(SOURCE.read_text(), "_model_plain")
+WRITTEN = _module_from(explicit_inits(SOURCE.read_text()), "_model_written")
+PAIRS = [(c, getattr(WRITTEN, c.__name__)) for c in _values(PLAIN)]
 
 
-@pytest.mark.parametrize("cls", VALUES, ids=lambda c: c.__name__)
-def test_init_takes_the_fields_in_order_with_their_defaults(cls):
-    assert cls.__dataclass_params__.frozen
-    assert not cls.__dataclass_params__.init, "a generated __init__ is not compiled"
-    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    fields = dataclasses.fields(cls)
-    assert [p.name for p in params] == [f.name for f in fields]
-    for p, f in zip(params, fields, strict=True):
-        assert p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-        if f.default is not dataclasses.MISSING:
-            assert p.default == f.default, f.name
-        elif f.default_factory is not dataclasses.MISSING:
+def test_every_value_of_the_model_gets_a_written_init():
+    assert {c.__name__ for c in _values(WRITTEN)} == {c.__name__ for c in _values(model)}
+    assert len(PAIRS) >= 20
+    for plain, written in PAIRS:
+        assert plain.__dataclass_params__.init, "the repository's model keeps plain dataclasses"
+        assert not written.__dataclass_params__.init, written.__name__
+        assert written.__dataclass_params__.frozen
+        assert "__init__" in vars(written)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p[0].__name__)
+def test_written_init_takes_the_fields_in_order_with_their_defaults(pair):
+    plain, written = pair
+    generated = list(inspect.signature(plain.__init__).parameters.values())[1:]
+    params = list(inspect.signature(written.__init__).parameters.values())[1:]
+    fields = dataclasses.fields(written)
+    assert [f.name for f in fields] == [f.name for f in dataclasses.fields(plain)]
+    assert [p.name for p in params] == [p.name for p in generated] == [f.name for f in fields]
+    for p, g, f in zip(params, generated, fields, strict=True):
+        assert p.kind is g.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        if f.default_factory is not dataclasses.MISSING:
             assert p.default is None, f.name  # None: not given, the factory's value
-            others = {
-                g.name: object()
-                for g in fields
-                if g.default is dataclasses.MISSING and g.default_factory is dataclasses.MISSING
-            }
-            assert getattr(cls(**others), f.name) == f.default_factory()
         else:
-            assert p.default is inspect.Parameter.empty, f.name
+            assert repr(p.default) == repr(g.default), f.name  # each module its own enums
 
 
-@pytest.mark.parametrize("cls", VALUES, ids=lambda c: c.__name__)
-def test_init_sets_each_field_to_its_argument_and_stays_frozen(cls):
-    fields = dataclasses.fields(cls)
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p[0].__name__)
+def test_written_init_builds_what_the_generated_one_builds(pair):
+    plain, written = pair
+    fields = dataclasses.fields(written)
     given = {f.name: object() for f in fields}
-    value = cls(**given)
-    for f in fields:
-        assert getattr(value, f.name) is given[f.name], f.name
-    positional = cls(*given.values())
-    assert all(getattr(positional, f.name) is given[f.name] for f in fields)
+    for build in (lambda cls: cls(**given), lambda cls: cls(*given.values())):
+        value = build(written)
+        assert all(getattr(value, f.name) is given[f.name] for f in fields)
+        assert repr(value) == repr(build(plain)).replace(PLAIN.__name__, WRITTEN.__name__)
+    required = {
+        f.name: given[f.name]
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    assert repr(written(**required)) == repr(plain(**required)).replace(
+        PLAIN.__name__, WRITTEN.__name__
+    )  # the defaults and the factories' values
+    value = written(**given)
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(value, fields[0].name, 1)
     assert dataclasses.replace(value) == value
 
 
 def test_the_installed_build_builds_the_same_values():
-    """The compiled classes come from the same source: equal values, repr and hash."""
-    for module in (model, SOURCE_MODULE):
+    """Whichever build is installed (compiled: written __init__s), the same values, repr
+    and hash as the plain dataclasses."""
+    for module in (model, PLAIN, WRITTEN):
         turn = module.Turn(2, module.Phase.PLAY, took_pile=True)
         meld = module.Meld("m1", ("5H", "5D", "5S"), 0, module.MeldKind.GROUP)
         side = module.Side(0, (0, 2), melds=(meld,))
@@ -103,8 +115,54 @@ def test_the_installed_build_builds_the_same_values():
         )
         assert side.opened and side.match_score == 0 and side.penalties == ()
         assert module.RulesetRef().overrides == {} and module.Violation("C", "m", "r").details == {}
-    assert (
-        repr(model.Meld("m1", ("5H",), 0, model.MeldKind.GROUP))
-        == "Meld(id='m1', cards=('5H',), laid_by=0, kind=<MeldKind.GROUP: 'GROUP'>)"
-    )
-    assert hash(model.Turn(1, model.Phase.DRAW)) == hash(model.Turn(1, model.Phase.DRAW))
+        assert (
+            repr(module.Meld("m1", ("5H",), 0, module.MeldKind.GROUP))
+            == "Meld(id='m1', cards=('5H',), laid_by=0, kind=<MeldKind.GROUP: 'GROUP'>)"
+        )
+        assert hash(module.Turn(1, module.Phase.DRAW)) == hash(module.Turn(1, module.Phase.DRAW))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "@dataclass(frozen=True)\nclass A(Base):\n    x: int\n",
+        "@dataclass(frozen=True, kw_only=True)\nclass A:\n    x: int\n",
+        "@dataclass(frozen=True)\nclass A:\n    x: int = field(init=False)\n",
+        "@dataclass(frozen=True)\nclass A:\n    x: int\n    def __post_init__(self): pass\n",
+    ],
+)
+def test_a_dataclass_the_generator_cannot_write_exactly_stops_the_build(source):
+    with pytest.raises(UnsupportedDataclass):
+        explicit_inits(source)
+
+
+def test_classes_that_are_not_frozen_dataclasses_are_left_as_they_are():
+    source = "class A:\n    x: int = 1\n\n\n@dataclass\nclass B:\n    y: int\n"
+    assert ast.dump(ast.parse(explicit_inits(source))) == ast.dump(ast.parse(source))
+
+
+# -- the hot paths that rebuild a value field by field ------------------------------------
+
+WORK = ROOT / "engine" / "work.py"
+
+
+def _constructions(path: Path, names: set[str]):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
+            yield node
+
+
+def test_the_working_copy_rebuilds_seats_sides_turns_and_snapshots_with_every_field():
+    """engine.work builds the next Turn/Seat/Side/Snapshot with its constructor rather than
+    dataclasses.replace (several times faster); a field it did not pass would silently take
+    its default instead of the previous value."""
+    classes = {c.__name__: c for c in (model.Turn, model.Seat, model.Side, model.Snapshot)}
+    seen = set()
+    for call in _constructions(WORK, set(classes)):
+        cls = classes[call.func.id]
+        assert not call.args, f"line {call.lineno}: by keyword, so a new field shows"
+        passed = {k.arg for k in call.keywords}
+        expected = {f.name for f in dataclasses.fields(cls)}
+        assert passed == expected, f"line {call.lineno}: {cls.__name__} misses {expected - passed}"
+        seen.add(cls.__name__)
+    assert seen == set(classes)

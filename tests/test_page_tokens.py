@@ -20,7 +20,7 @@ from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio
 from samba_adjudicator.service.pipeline.api import Adjudicator
 
-pytestmark = [pytest.mark.engine, pytest.mark.servers]
+pytestmark = pytest.mark.servers
 
 
 def _late_position() -> m.Snapshot:

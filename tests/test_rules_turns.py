@@ -35,7 +35,7 @@ from samba_adjudicator.engine.model import (
     Phase,
     TakePile,
 )
-from samba_adjudicator.engine.ruleset import SixPlayerLayout
+from samba_adjudicator.engine.ruleset import PROFILES, RulesetError, SixPlayerLayout, resolve
 
 
 def play(profile="classic", hand="", melds=None, players=4, **kw):
@@ -406,6 +406,20 @@ def test_s5_3_hand_floor_keep_two_cards():
     refused(snap, MeldCards(0, new_melds=(("9H", "9S", "9D"),)), "HAND_FLOOR")
     snap2 = play(hand="9H 9S 9D 5C 6D", melds={0: [KINGS7]})
     allowed(snap2, MeldCards(0, new_melds=(("9H", "9S", "9D"),)))
+
+
+def test_the_hand_floor_is_a_parameter_of_the_ruleset():
+    """docs/rules.md#hand-floor: the floor is ``hand_floor`` (2 in every profile), read from
+    the ruleset, not a constant of the engine: with 3, keeping two cards is too few."""
+    assert {resolve(p).hand_floor for p in PROFILES} == {2}
+    meld = MeldCards(0, new_melds=(("9H", "9S", "9D"),))
+    higher = {"hand_floor": 3}
+    snap = play(hand="9H 9S 9D 5C 6D", melds={0: [KINGS7]}, overrides=higher)
+    refused(snap, meld, "HAND_FLOOR")
+    allowed(play(hand="9H 9S 9D 5C 6D 7D", melds={0: [KINGS7]}, overrides=higher), meld)
+    with pytest.raises(RulesetError) as e:
+        resolve("classic", {"hand_floor": 0})
+    assert [p.field for p in e.value.problems] == ["ruleset.overrides.hand_floor"]
 
 
 def test_s5_3_hand_floor_lifted_when_side_may_go_out():

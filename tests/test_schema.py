@@ -249,8 +249,11 @@ def test_ruleset_has_every_engine_parameter_typed():
     desc = pb.Ruleset.DESCRIPTOR
     names = [f.name for f in desc.fields]
     params = [
-        f.name for f in dataclasses.fields(er.Ruleset) if f.name not in ("profile", "version")
+        f.name
+        for f in dataclasses.fields(er.Ruleset)
+        if f.name not in ("profile", "version", *er.ENGINE_ONLY_PARAMETERS)
     ]
+    assert set(er.ENGINE_ONLY_PARAMETERS) <= set(er.PARAMETER_NAMES)
     assert names == ["profile", "version", *params, "description"]
     over = [f.name for f in pb.RulesetOverrides.DESCRIPTOR.fields]
     assert over == [*params, *er.TABLE_PARAMETERS]

@@ -7,9 +7,10 @@ import base64
 import json
 
 import pytest
-from builders import make_snapshot
+from builders import load_snapshot, make_snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_reference import parse_request
 from prometheus_client import REGISTRY
 
 from samba_adjudicator.engine import model as m
@@ -18,11 +19,8 @@ from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, wire
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.decoding import decode_json
-from samba_adjudicator.service.pipeline.loading import load_snapshot
 from samba_adjudicator.service.pipeline.runtime import Runtime
 from samba_adjudicator.service.transport import cli, grpc_server
-
-pytestmark = pytest.mark.engine
 
 
 def position() -> m.Snapshot:
@@ -261,7 +259,7 @@ def test_loads_refuses_what_json_refuses(raw):
 
 def test_long_integer_out_of_range_is_reported_exactly():
     with pytest.raises(Exception) as e:
-        jsonio.parse_request(
+        parse_request(
             '{"players": 4, "seed": "s", "dealer": 123456789012345678901}', pb.DealRequest
         )
     assert any(p.field == "dealer" for p in e.value.problems)

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.problems import Problem
+from samba_adjudicator.service.codec.json_render import to_dict
 
 DOMAIN = "samba.v1"
 
@@ -220,8 +221,6 @@ def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
 
 
 def _detail_dict(msg) -> dict:
-    from samba_adjudicator.service.codec.jsonio import to_dict
-
     body = {"@type": "type.googleapis.com/" + msg.DESCRIPTOR.full_name}
     body.update(to_dict(msg))
     return body

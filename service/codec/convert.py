@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -28,6 +28,7 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
+from samba_adjudicator.engine.melds import infer_kind
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.service.base import pb
@@ -223,23 +224,12 @@ def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
         profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
     )
     for f in dataclasses.fields(rules):
-        if f.name not in ("profile", "version"):
+        if f.name not in ("profile", "version") and f.name not in er.ENGINE_ONLY_PARAMETERS:
             _set(msg, f.name, getattr(rules, f.name))
     return msg
 
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
-
-
-def _meld_kind(cards_: Sequence[str]) -> m.MeldKind:
-    from samba_adjudicator.engine import derived
-
-    infer: Callable[[Sequence[str]], m.MeldKind] | None = getattr(derived, "meld_kind", None)
-    if infer is None:
-        from samba_adjudicator.engine.melds import infer_kind
-
-        infer = infer_kind
-    return infer(cards_)
 
 
 def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
@@ -302,7 +292,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
                 )
                 continue
         elif len(problems) == before:
-            kind = _meld_kind(mcards)
+            kind = infer_kind(mcards)
         else:
             continue
         melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))

@@ -4,9 +4,9 @@ Every flag has a twin (``--grpc-port`` / ``SAMBA_GRPC_PORT``); a flag given on t
 line wins over the environment, which wins over the default. Port 0 asks the kernel for a
 free port; the server reports the bound ports on its ``listening`` line.
 
-Test- and bench-only knobs (never set them in production): ``SAMBA_TEST_DELAY_SECONDS``
-makes every Adjudicator call sleep that long before answering (drain tests);
-``SAMBA_BENCH_ECHO=1`` adds the hidden echo endpoints used by ``bench/service_bench.py``.
+A bench-only knob (never set it in production): ``SAMBA_BENCH_ECHO=1`` adds the hidden echo
+endpoints used by ``bench/service_bench.py``. The drain tests' slow calls are a seam of
+the tests' own launcher (tests/slow_server.py), not a setting.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ class Settings:
     page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
     cors_origins: tuple[str, ...] = ()
-    # test/bench knobs (environment only)
-    test_delay_seconds: float = 0.0
+    # bench knob (environment only)
     bench_echo: bool = False
     grpc_threads: int = 0  # 0: automatic
 
@@ -197,8 +196,6 @@ def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
     values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
     values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
-    delay = _env("SAMBA_TEST_DELAY_SECONDS", float, environ)
-    values["test_delay_seconds"] = delay or 0.0
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
     threads = _env("SAMBA_GRPC_THREADS", int, environ)
     values["grpc_threads"] = threads or 0

@@ -29,7 +29,6 @@ import os
 import threading
 from typing import Any
 
-OUTCOMES = ("ok", "legal", "illegal", "invalid_argument", "error")
 _BUCKETS = (
     0.0005,
     0.001,

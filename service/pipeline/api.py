@@ -396,14 +396,6 @@ _TAKES_SNAPSHOT = frozenset(
 )
 
 
-def response_type(method: str) -> type:
-    """The response message class of ``method`` (from the service descriptor)."""
-    from google.protobuf import symbol_database
-
-    out = pb.SERVICE.methods_by_name[method].output_type
-    return symbol_database.Default().GetSymbol(out.full_name)
-
-
 def kebab(method: str) -> str:
     """``ListLegalActions`` -> ``list-legal-actions`` (CLI subcommands)."""
     return "".join("-" + c.lower() if c.isupper() else c for c in method).lstrip("-")

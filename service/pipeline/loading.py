@@ -197,12 +197,6 @@ class SnapshotLoader:
             self.cache.put(key, snap)
 
 
-def load_snapshot(msg: pb.Snapshot) -> Snapshot:
-    """The pipeline on its own, without keys or cache (tests, tools): a trusted engine
-    Snapshot or InvalidInput with every problem."""
-    return SnapshotLoader(cache_size=0).load(msg, [])[0]
-
-
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
     """A request may pin the ruleset version it expects: FAILED_PRECONDITION on mismatch."""
     if pinned and pinned != rules.version:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 
@@ -34,7 +34,16 @@ from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
 from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
+if TYPE_CHECKING:
+    from samba_adjudicator.service.ops.config import Settings
+
 log = logging.getLogger("samba.server")
+
+#: Seconds every call waits, on a worker thread, before the engine runs: 0, except under
+#: tests/slow_server.py, the launcher of the drain, deadline and connection-limit tests,
+#: which sets it (the service reads no test knob). A module global, not Final: the
+#: compiled build reads it from the module's dict, so the launcher's value is seen.
+CALL_DELAY_SECONDS = 0.0
 
 try:
     VERSION = metadata.version("samba-adjudicator")
@@ -207,14 +216,15 @@ def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
 
 
 class Runtime:
-    """One per process: the adjudicator, the lifecycle, the test/bench knobs.
+    """One per process: the adjudicator and the lifecycle.
 
     ``answer`` is the error boundary every transport and the CLI go through; ``invoke``
-    (the servers) adds the accounting: metrics and one log line per call."""
+    (the servers) adds the accounting: metrics and one log line per call. ``settings``:
+    the server's (None: the CLI and in-process callers, with the defaults)."""
 
     def __init__(
         self,
-        settings,
+        settings: Settings | None,
         adjudicator: Adjudicator | None = None,
         state: State | None = None,
         *,
@@ -227,15 +237,16 @@ class Runtime:
             signer = Signer.from_env()
             adjudicator = Adjudicator(
                 signer=signer,
-                cache_size=getattr(settings, "snapshot_cache_size", SNAPSHOT_CACHE_SIZE),
+                cache_size=SNAPSHOT_CACHE_SIZE
+                if settings is None
+                else settings.snapshot_cache_size,
                 page_token_key=page_tokens.key_from(
-                    getattr(settings, "page_token_key", ""), signer
+                    "" if settings is None else settings.page_token_key, signer
                 ),
             )
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()
-        self.delay = float(getattr(settings, "test_delay_seconds", 0.0) or 0.0)
         self.decoding = ByteBudget()
         self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
         self._decoders: dict[str, ProtobufDecoder] = {}
@@ -251,7 +262,7 @@ class Runtime:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
         thread (OFFLOAD, OFFLOAD_BYTES; every call under the test delay, which must not
         block the loop)."""
-        return method in OFFLOAD or size > OFFLOAD_BYTES or self.delay > 0
+        return method in OFFLOAD or size > OFFLOAD_BYTES or CALL_DELAY_SECONDS > 0
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
@@ -287,7 +298,7 @@ class Runtime:
                 if call is not None:
                     call.profile = _profile_of(request, source)
                 _check_deadline(method, deadline)
-                if self.delay > 0:
+                if CALL_DELAY_SECONDS > 0:
                     self._sleep()
                 response = self.adjudicator.call(method, request, problems, source)
             _check_deadline(method, deadline)
@@ -374,8 +385,8 @@ class Runtime:
         self._log(method, transport, outcome, 0.0, request_id, err)
 
     def _sleep(self) -> None:
-        """SAMBA_TEST_DELAY_SECONDS: a deterministic slow call (drain tests only)."""
-        end = time.monotonic() + self.delay
+        """``CALL_DELAY_SECONDS``: a deterministic slow call (tests/slow_server.py)."""
+        end = time.monotonic() + CALL_DELAY_SECONDS
         while (left := end - time.monotonic()) > 0:
             checkpoint()  # the call's deadline or the drain stops it like engine work
             time.sleep(min(left, 0.02))

@@ -54,12 +54,28 @@ log = logging.getLogger("samba.server")
 
 
 def announce(line: dict) -> None:
-    """The ready line on stdout, and its log record, which says which build runs."""
-    line = {**line, "build": BUILD.name}
+    """The ready line on stdout (JSON, for programs), and its log record, which says which
+    build runs; then one plain line on stderr for the person who ran ``make run``, with the
+    playground's URL."""
+    url = _playground_url(line["host"], line["httpPort"])
+    line = {**line, "build": BUILD.name, "playground": url}
     sys.stdout.write(json.dumps(line) + "\n")
     sys.stdout.flush()
+    sys.stderr.write(
+        f"samba-adjudicator ready: playground {url}, REST on port {line['httpPort']}, "
+        f"gRPC on port {line['grpcPort']} ({BUILD.name} build; Ctrl-C stops)\n"
+    )
+    sys.stderr.flush()
     fields = {k: v for k, v in line.items() if k != "event"}
     log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
+
+
+def _playground_url(host: str, port: int) -> str:
+    """The playground as a browser on this machine reaches it (a wildcard host: loopback)."""
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/playground"
 
 
 # -- one worker ---------------------------------------------------------------------------

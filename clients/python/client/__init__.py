@@ -6,9 +6,10 @@
         answer = client.validate_action({"snapshot": snapshot, "action": …})
 
 ``AsyncClient`` is the same for asyncio. Requests are protobuf messages
-(``samba_adjudicator.schema.v1``) or their proto3-JSON dicts; answers come back in the
-same form. A refused request raises ``AdjudicatorError`` (status, ErrorInfo reason, every
-field violation, request id); an illegal action is an answer with ``legal: false``.
+(``samba_adjudicator.client._pb``, generated at build time) or their proto3-JSON dicts;
+answers come back in the same form. A refused request raises ``AdjudicatorError``
+(status, ErrorInfo reason, every field violation, request id); an illegal action is an
+answer with ``legal: false``.
 """
 
 from .api import DEFAULT_TIMEOUT, AsyncClient, Client

@@ -11,14 +11,14 @@ as ``x-request-id``, generated when absent). Answers come back in the request's 
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, TypeAlias
 
 from google.protobuf.message import Message
 
 from .rpcs import RPCS, answer_as, request_message
 from .transports import AsyncGrpcTransport, AsyncRestTransport, GrpcTransport, RestTransport
 
-Request = Message | dict[str, Any] | None
+Request: TypeAlias = Message | dict[str, Any] | None
 
 #: Default deadline of a call, in seconds.
 DEFAULT_TIMEOUT = 10.0

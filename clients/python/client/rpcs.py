@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf import json_format, message_factory
 from google.protobuf.message import Message
 
-from samba_adjudicator.schema.v1 import adjudicator_pb2
+from ._pb import adjudicator_pb2
 
 SERVICE = adjudicator_pb2.DESCRIPTOR.services_by_name["Adjudicator"]
 

@@ -14,9 +14,8 @@ import grpc
 import httpx
 from google.protobuf.message import Message
 
-from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
-
 from . import errors
+from ._pb import adjudicator_pb2_grpc
 from .rpcs import Rpc, rest_answer, rest_target
 
 

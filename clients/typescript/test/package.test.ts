@@ -2,7 +2,7 @@
 // import graph (the gRPC client lives in the "./grpc" entry).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
@@ -44,6 +44,11 @@ test("the packed package installs into another project and calls the service", a
     const tarball = resolve(project, stdout.trim().split("\n").at(-1)!);
     await writeFile(resolve(project, "package.json"), JSON.stringify({ name: "game", type: "module", private: true }));
     await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: project });
+    // The example bots ship in the package (package.json "files").
+    const installed = resolve(project, "node_modules", "@samba-adjudicator", "client");
+    for (const example of ["play-deal.ts", "redact.ts"]) {
+      assert.ok(existsSync(resolve(installed, "examples", example)), example);
+    }
     // The README's lines.
     await writeFile(
       resolve(project, "main.js"),

@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 const SERVE = process.env["SAMBA_ADJUDICATOR_BIN"] ?? `${REPO}.venv/bin/samba-adjudicator`;
+// A server whose every call waits (deadline tests) is started through the repository's
+// test launcher, which sets that delay: the service itself reads no test setting.
+const SLOW = [`${REPO}.venv/bin/python`, `${REPO}tests/slow_server.py`];
 
 export interface Server {
   restUrl: string;
@@ -17,9 +20,10 @@ export interface Server {
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const clean = { ...process.env };
   for (const k of ["SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_ADMIN_PORT", "SAMBA_HOST", "SAMBA_WORKERS", "SAMBA_CORS_ORIGINS"]) delete clean[k];
+  const [command, ...launcher] = env["SAMBA_TEST_DELAY_SECONDS"] ? SLOW : [SERVE];
   const proc: ChildProcess = spawn(
-    SERVE,
-    ["serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--admin-port", "0", "--workers", "1"],
+    command!,
+    [...launcher, "serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--admin-port", "0", "--workers", "1"],
     { env: { ...clean, SAMBA_LOG_LEVEL: "warning", ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: proc.stdout! });

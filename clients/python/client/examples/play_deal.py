@@ -5,8 +5,10 @@ it asks every answer for the views of each seat (``includeViews``), so one call 
 gives the next player's actions and what to send each player; ListLegalActions is called
 only for the rest of a list longer than one page.
 
-    python clients/python/examples/play_deal.py --transport rest --target http://127.0.0.1:8080
-    python clients/python/examples/play_deal.py --transport grpc --target 127.0.0.1:50051 --asyncio
+    python -m samba_adjudicator.client.examples.play_deal --transport rest \
+        --target http://127.0.0.1:8080
+    python -m samba_adjudicator.client.examples.play_deal --transport grpc \
+        --target 127.0.0.1:50051 --asyncio
 """
 
 from __future__ import annotations

@@ -1,0 +1,148 @@
+"""proto3 JSON scalars: the check of one JSON value against one scalar field
+(docs/api.md#json), shared by the request walk (``service.codec.jsonio``).
+
+``check_scalar(value, field, path)`` returns the value to set on the message (an enum by
+name or number, an int from a number or a decimal string, a float from a number or
+``"NaN"``/``"Infinity"``/``"-Infinity"``, bytes from base64) or a ``Refused`` saying why it
+cannot be.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from collections.abc import Callable
+from typing import Any
+
+from google.protobuf import descriptor as _d
+
+from samba_adjudicator.service.base.descriptors import F
+
+INT_RANGES = {
+    F.TYPE_INT32: (-(2**31), 2**31 - 1),
+    F.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    F.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    F.TYPE_UINT32: (0, 2**32 - 1),
+    F.TYPE_FIXED32: (0, 2**32 - 1),
+    F.TYPE_INT64: (-(2**63), 2**63 - 1),
+    F.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    F.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    F.TYPE_UINT64: (0, 2**64 - 1),
+    F.TYPE_FIXED64: (0, 2**64 - 1),
+}
+_INT32_LOW, _INT32_HIGH = INT_RANGES[F.TYPE_INT32]
+#: The largest finite 32-bit float: a JSON number beyond it does not fit a ``float`` field.
+FLOAT32_MAX = 3.4028234663852886e38
+_SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+class Refused:
+    """A scalar of the wrong JSON type or out of range: why."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def check_scalar(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    """The value to set on scalar field ``f`` for JSON ``value``, or a ``Refused``."""
+    return _SCALARS.get(f.type, _unsupported)(value, f, path)
+
+
+def enum_number(f: _d.FieldDescriptor, value: Any) -> int:
+    """An enum value the check kept (a name or a number) as its number."""
+    return f.enum_type.values_by_name[value].number if isinstance(value, str) else value
+
+
+def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    enum = f.enum_type
+    if isinstance(value, str) and value in enum.values_by_name:
+        return value
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and _INT32_LOW <= value <= _INT32_HIGH  # protobuf's lookup truncates to 32 bits
+        and value in enum.values_by_number
+    ):
+        return value
+    known = ", ".join(v.name for v in enum.values if v.number != 0)
+    return Refused(f"{value!r} is not a value of {enum.name}; known: {known}")
+
+
+def _integer(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    lo, hi = INT_RANGES[f.type]
+    n = as_int(value)
+    if n is None:
+        return Refused(f"{path} must be an integer")
+    if not lo <= n <= hi:
+        return Refused(f"{path} must be in {lo}..{hi}")
+    return n
+
+
+def _boolean(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return value if isinstance(value, bool) else Refused(f"{path} must be true or false")
+
+
+def _string(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return value if isinstance(value, str) else Refused(f"{path} must be a string")
+
+
+def _number(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    if isinstance(value, str) and value in _SPECIAL_NUMBERS:
+        return _SPECIAL_NUMBERS[value]
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return Refused(f"{path} must be a number")
+    number = float(value)
+    if f.type == F.TYPE_FLOAT and math.isfinite(number) and abs(number) > FLOAT32_MAX:
+        return Refused(f"{path} is out of the range of a 32-bit float")
+    return number
+
+
+def _base64(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    """Standard or URL-safe base64, padded or not (proto3 JSON accepts either)."""
+    if isinstance(value, str):
+        text = value.replace("-", "+").replace("_", "/")
+        try:
+            return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            pass
+    return Refused(f"{path} must be a base64 string")
+
+
+def _unsupported(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
+    return Refused(f"{path}: unsupported field type")
+
+
+#: Scalar field type -> check(value, field, path): the value to keep, or Refused.
+_SCALARS: dict[int, Callable[[Any, _d.FieldDescriptor, str], Any]] = {
+    F.TYPE_ENUM: _enum_value,
+    F.TYPE_BOOL: _boolean,
+    F.TYPE_STRING: _string,
+    F.TYPE_DOUBLE: _number,
+    F.TYPE_FLOAT: _number,
+    F.TYPE_BYTES: _base64,
+    **dict.fromkeys(INT_RANGES, _integer),
+}
+
+
+def as_int(value: Any) -> int | None:
+    """proto3 JSON integers: a number with no fraction, or a decimal string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            return int(s)
+        except ValueError:
+            try:
+                x = float(s)
+            except ValueError:
+                return None
+            return int(x) if math.isfinite(x) and x.is_integer() else None
+    return None
