@@ -1,6 +1,7 @@
 """The Python client's retry policy: UNAVAILABLE (a draining replica, a refused connection,
 REST 503) is sent again with capped exponential backoff and jitter; nothing else is; off
-with ``retry=None``; a gRPC service config reaches the channel (docs/api.md#retries-and-idempotency)."""
+with ``retry=None``; a gRPC service config reaches the channel
+(docs/api.md#retries-and-idempotency)."""
 
 from __future__ import annotations
 
