@@ -196,6 +196,12 @@ bench-service: install
 bench-abuse: install
 	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
 
+# Calls/s through nginx with 1 and 3 replicas (h2load for gRPC, wrk for REST), the cluster
+# of `make scale-test`; ratios to one replica in the same run (docs/deploy.md).
+# BENCH_ARGS="--duration 3 --rounds 1" to shorten.
+bench-scale: install nginx
+	$(PY) bench/scale_bench.py $(BENCH_ARGS)
+
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with
 # fresh randomness. FUZZ_EXAMPLES=N to change.
