@@ -105,9 +105,10 @@ test: install lint-proto deploy-tools lint typecheck browser nginx test-typescri
 # Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python
 # made with mmdebstrap, a local wheelhouse: the Dockerfile's PYTHON_IMAGE and WHEELHOUSE
 # build args), serves it read-only as non-root, calls REST, gRPC and /metrics, stops it.
-# Installs podman, runc and mmdebstrap with apt-get when missing (as root). About a minute
-# once the base image exists, five the first time. docs/deployment.md.
-image-test: install
+# Installs podman, runc and mmdebstrap with apt-get when missing (as root). Then runs the
+# Helm chart on that image with `podman kube play` (tests/kube_play_check.py). About a
+# minute once the base image exists, five the first time. docs/deployment.md.
+image-test: install deploy-tools
 	$(PY) tests/image_check.py
 
 # Fast offline unit tests: no servers, no tools to download.
