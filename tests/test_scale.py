@@ -220,7 +220,7 @@ def _report(title: str, matches: list[Match], calls: list[dict], seconds: float,
 
 def _check_results(matches: list[Match], nginx: Nginx) -> None:
     failed = [m for m in matches if m.status != 0]
-    assert not failed, failed[0].output[-3000:]
+    assert not failed, failed[0].output[-2000:] + "\nnginx:\n" + nginx.errors()[-3000:]
     for m in matches:
         assert m.result == _baseline(m.bot, m.seed, nginx), (m.bot, m.transport, m.seed)
 

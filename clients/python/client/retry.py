@@ -2,10 +2,11 @@
 
 Every RPC of ``samba.v1.Adjudicator`` is idempotent: an answer depends on the request
 alone, so a call sent twice answers the same, and a retry is always safe. What is retried
-by default is UNAVAILABLE only: over gRPC the status itself (a draining replica, a refused
-or reset connection), over REST a 503 (draining), a 502 (a proxy that found no replica) or
-a connection error. Everything else (an invalid request, a deadline) answers the same on
-every attempt.
+by default is UNAVAILABLE: over gRPC the status itself (a draining replica, a refused or
+reset connection), over REST a 503 (draining), a 502 (a proxy that found no replica) or a
+connection error; and CANCELLED, which a draining gRPC server answers (through a proxy) for
+a call it had received but not started; this client never cancels a call itself with that
+status. Everything else (an invalid request, a deadline) answers the same on every attempt.
 
 Backoff is capped exponential with full jitter, as gRPC's own retry policy: before attempt
 ``n + 1`` the client sleeps a random time in ``[0, min(max_backoff, initial_backoff *
@@ -35,7 +36,7 @@ class RetryPolicy:
     initial_backoff: float = 0.1
     max_backoff: float = 2.0
     multiplier: float = 2.0
-    retryable: frozenset[str] = frozenset({"UNAVAILABLE"})
+    retryable: frozenset[str] = frozenset({"UNAVAILABLE", "CANCELLED"})
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:

@@ -2,9 +2,10 @@
 //
 // Every RPC of samba.v1.Adjudicator is idempotent (an answer depends on the request alone),
 // so a call sent again answers the same and a retry is always safe. Retried by default:
-// UNAVAILABLE only — over gRPC the status itself (a draining replica, a refused or reset
+// UNAVAILABLE — over gRPC the status itself (a draining replica, a refused or reset
 // connection), over REST a 503 (draining), a 502 (a proxy that found no replica) or a
-// network error. Backoff is capped exponential with full jitter, as gRPC's retry policy:
+// network error — and CANCELLED when the caller's signal did not cancel it (a draining gRPC
+// server answers it, through a proxy, for a call it had received but not started). Backoff is capped exponential with full jitter, as gRPC's retry policy:
 // before retry n the client sleeps a random time in [0, min(maxBackoffMs,
 // initialBackoffMs * backoffMultiplier ** (n - 1))]. The call's deadline covers every
 // attempt; no retry starts that would begin after it.
@@ -26,7 +27,7 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   initialBackoffMs: 100,
   maxBackoffMs: 2000,
   backoffMultiplier: 2,
-  retryableStatuses: Object.freeze(["UNAVAILABLE"] as StatusName[]),
+  retryableStatuses: Object.freeze(["UNAVAILABLE", "CANCELLED"] as StatusName[]),
 });
 
 /** One attempt, never retried (`retry: false` means the same). */
