@@ -205,9 +205,10 @@ def answered_by(call: dict) -> str:
 
 
 def failed_attempt(call: dict) -> bool:
-    """A call nginx answered with a failure the client retries: 502/503/504, or UNAVAILABLE."""
+    """A call nginx answered with a failure the client retries: 502/503/504, or gRPC
+    UNAVAILABLE (14) or CANCELLED (1: a draining server's call it had not started)."""
     grpc_status = call["grpcStatus"] or call["grpcHeaderStatus"]
-    return call["status"] in (502, 503, 504) or grpc_status == "14"
+    return call["status"] in (502, 503, 504) or grpc_status in ("14", "1")
 
 
 @dataclass

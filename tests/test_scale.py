@@ -215,7 +215,7 @@ def _report(title: str, matches: list[Match], calls: list[dict], seconds: float,
     print(f"  matches played: {len(matches)} ({Counter((m.bot, m.transport) for m in matches)})")
     print(f"  calls: {len(calls)}, per replica {_per_replica(calls, replicas)}")
     print(f"  failed calls seen by the bots: {len(failed)}")
-    print(f"  attempts refused or cut (502/503/UNAVAILABLE) and retried: {len(retried)}")
+    print(f"  attempts refused or cut (502/503, UNAVAILABLE/CANCELLED), retried: {len(retried)}")
 
 
 def _check_results(matches: list[Match], nginx: Nginx) -> None:
