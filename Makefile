@@ -11,7 +11,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
-        bench-instructions bench-service bench-abuse bench-views fuzz image-test clean
+        bench-instructions bench-service bench-abuse bench-views bench-scale fuzz image-test \
+        scale-test nginx clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -81,6 +82,20 @@ browser:
 	@test -x $(CHROMIUM) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
 	  { echo "tests need Chromium at $(CHROMIUM): apt-get install chromium" >&2; exit 1; }
 
+# The scale test (tests/test_scale.py) puts Debian's nginx in front of three replicas;
+# installed when missing and running as root, as Chromium is.
+NGINX ?= /usr/sbin/nginx
+nginx:
+	@test -x $(NGINX) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq nginx >/dev/null); } || \
+	  { echo "the scale test needs nginx at $(NGINX): apt-get install nginx" >&2; exit 1; }
+
+# Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
+# over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
+# rolling restart and with one replica SIGKILLed (docs/deploy.md). About a minute and a half;
+# prints the matches, the calls per replica and the failed calls. Part of `make test`.
+scale-test: install nginx typescript-bots
+	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py
+
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
 # TypeScript client's tests, and the browser tests (system Chromium).
@@ -89,15 +104,16 @@ browser:
 # than fall back); `make test SAMBA_BUILD=pure` runs it against the Python source.
 # tests/test_compiled_build.py compares the two engines position by position.
 test: export SAMBA_BUILD ?= compiled
-test: install lint-proto deploy-tools lint typecheck browser test-typescript image-test
+test: install lint-proto deploy-tools lint typecheck browser nginx test-typescript image-test
 	$(PY) -m pytest -n 2
 
 # Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python
 # made with mmdebstrap, a local wheelhouse: the Dockerfile's PYTHON_IMAGE and WHEELHOUSE
 # build args), serves it read-only as non-root, calls REST, gRPC and /metrics, stops it.
-# Installs podman, runc and mmdebstrap with apt-get when missing (as root). About a minute
-# once the base image exists, five the first time. docs/deployment.md.
-image-test: install
+# Installs podman, runc and mmdebstrap with apt-get when missing (as root). Then runs the
+# Helm chart on that image with `podman kube play` (tests/kube_play_check.py). About a
+# minute once the base image exists, five the first time. docs/deployment.md.
+image-test: install deploy-tools
 	$(PY) tests/image_check.py
 
 # Fast offline unit tests: no servers, no tools to download.
@@ -147,6 +163,11 @@ $(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
 test-typescript: install $(TS)/node_modules/.installed
 	cd $(TS) && npm run build && npm test
 
+# The TypeScript client and its example bot built (.build/examples/play-deal.js), untested.
+.PHONY: typescript-bots
+typescript-bots: $(TS)/node_modules/.installed
+	cd $(TS) && npm run build && npm run build:test
+
 # The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
 # (npm install it), and dist/samba_adjudicator_client-*.whl (`make client-wheel`, below).
 typescript-client: $(TS)/node_modules/.installed
@@ -195,6 +216,12 @@ bench-views: install
 # memory (docs/service.md). BENCH_ARGS="--duration 2" to shorten.
 bench-abuse: install
 	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
+
+# Calls/s through nginx with 1 and 3 replicas (h2load for gRPC, wrk for REST), the cluster
+# of `make scale-test`; ratios to one replica in the same run (docs/deploy.md).
+# BENCH_ARGS="--duration 3 --rounds 1" to shorten.
+bench-scale: install nginx
+	$(PY) bench/scale_bench.py $(BENCH_ARGS)
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

@@ -15,7 +15,8 @@ build args (an online build leaves both at their defaults):
 
 podman runs with ``--runtime runc``; rlimits are set below the host's (runc cannot set
 them equal to the hard limits in this sandbox). Needs root; installs podman, runc and
-mmdebstrap with apt-get when missing.
+mmdebstrap with apt-get when missing. Then the Helm chart runs on that image under
+``podman kube play`` (tests/kube_play_check.py; Helm from ``make deploy-tools``).
 """
 
 from __future__ import annotations
@@ -272,6 +273,10 @@ def main() -> int:
     try:
         build()
         serve_and_call()
+        # the chart on the same image, under podman kube play (tests/kube_play_check.py)
+        import kube_play_check
+
+        print(json.dumps(kube_play_check.run(IMAGE, PODMAN, free_port)))
     finally:  # the base image stays for the next run; the built image and its layers go
         subprocess.run(PODMAN + ["rmi", "-f", IMAGE], capture_output=True)
         subprocess.run(PODMAN + ["image", "prune", "-f"], capture_output=True)

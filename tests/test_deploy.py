@@ -13,6 +13,7 @@ No test skips when a tool is missing: `make test` installs them, so a missing to
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -23,6 +24,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from samba_adjudicator.service.base import page_tokens
+from samba_adjudicator.service.base.signing import Signer
 
 pytestmark = pytest.mark.tools
 
@@ -388,6 +392,8 @@ def test_defaults_render_only_the_core_objects(render):
             "ServiceAccount",
             "HorizontalPodAutoscaler",
             "PodDisruptionBudget",
+            "Secret",
+            "NetworkPolicy",
         ]
     )
 
@@ -421,7 +427,7 @@ def test_standard_labels_and_namespace_on_every_object(render, config):
         assert labels["app.kubernetes.io/instance"] == RELEASE
         assert labels["app.kubernetes.io/name"] == "samba-adjudicator"
         assert labels["app.kubernetes.io/managed-by"] == "Helm"
-        assert meta["name"] == FULLNAME
+        assert meta["name"] == (FULLNAME + "-keys" if doc["kind"] == "Secret" else FULLNAME)
         assert meta["namespace"] == NAMESPACE
     pod_labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
     for label in STANDARD_LABELS:
@@ -606,14 +612,55 @@ def test_connection_limits_and_the_page_token_key_reach_the_server(render):
     }
     _, defaults = render("default")
     env = env_of(container(defaults))
-    assert "SAMBA_PAGE_TOKEN_KEY" not in env
     assert env["SAMBA_IDLE_TIMEOUT_SECONDS"]["value"] == "75"
 
 
-def test_snapshot_signing_is_off_by_default(render):
+def _generated_keys(docs: list[dict]) -> dict[str, str]:
+    secret = one(docs, "Secret")
+    assert secret["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    return {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+
+
+def test_signing_and_page_token_keys_are_generated_by_default(render, helm):
     _, docs = render("default")
-    assert "SAMBA_SNAPSHOT_KEYS" not in env_of(container(docs))
+    env = env_of(container(docs))
+    for name, key in (
+        ("SAMBA_SNAPSHOT_KEYS", "snapshot-keys"),
+        ("SAMBA_PAGE_TOKEN_KEY", "page-token-key"),
+    ):
+        assert env[name]["valueFrom"]["secretKeyRef"] == {"name": FULLNAME + "-keys", "key": key}
+    keys = _generated_keys(docs)
+    # what the server accepts: an id:base64 signing key and a 32-byte page-token key
+    signer = Signer.parse(keys["snapshot-keys"])
+    assert signer is not None and signer.keys[0][0] == "k1" and len(signer.keys[0][1]) == 32
+    assert len(page_tokens.key_from(keys["page-token-key"])) == 32
+    # random where nothing is kept (helm template cannot look the cluster's Secret up)
+    again = _template(helm)
+    assert again.returncode == 0, again.stderr
+    other = _generated_keys([d for d in yaml.safe_load_all(again.stdout) if d])
+    assert other["snapshot-keys"] != keys["snapshot-keys"]
+    assert other["page-token-key"] != keys["page-token-key"]
+
+
+def test_without_generated_keys_signing_is_off(helm):
+    res = _template(
+        helm, "--set", "snapshotKeys.generate=false", "--set", "pageTokenKey.generate=false"
+    )
+    assert res.returncode == 0, res.stderr
+    docs = [d for d in yaml.safe_load_all(res.stdout) if d]
+    env = env_of(container(docs))
+    assert "SAMBA_SNAPSHOT_KEYS" not in env and "SAMBA_PAGE_TOKEN_KEY" not in env
     assert not by_kind(docs, "Secret")
+
+
+def test_an_existing_secret_replaces_only_its_own_generated_key(helm):
+    res = _template(helm, "--set", "snapshotKeys.existingSecret=mine")
+    assert res.returncode == 0, res.stderr
+    docs = [d for d in yaml.safe_load_all(res.stdout) if d]
+    env = env_of(container(docs))
+    assert env["SAMBA_SNAPSHOT_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "mine"
+    assert env["SAMBA_PAGE_TOKEN_KEY"]["valueFrom"]["secretKeyRef"]["name"] == FULLNAME + "-keys"
+    assert set(_generated_keys(docs)) == {"page-token-key"}
 
 
 def test_cors_origins_reach_the_server_joined(render):
@@ -671,13 +718,23 @@ def test_ingress_routes_to_a_service_port(render):
             assert backend["port"]["name"] in svc_ports
 
 
-def test_network_policy_selects_the_pods_and_allows_the_service_ports(render):
-    _, docs = render("all-features")
+@pytest.mark.parametrize("config", CONFIGS)
+def test_network_policy_admits_callers_on_the_api_ports_and_the_scraper_on_admin(render, config):
+    _, docs = render(config)
     policy = one(docs, "NetworkPolicy")
     deployment = one(docs, "Deployment")
     pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert policy["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
-    container_ports = {p["name"] for p in container(docs)["ports"]}
-    allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
-    assert allowed == container_ports
+    callers, scraper = policy["spec"]["ingress"]
+    assert {p["port"] for p in callers["ports"]} == {"grpc", "http"}
+    assert {"grpc", "http"} <= {p["name"] for p in container(docs)["ports"]}
+    # the admin listener's port (server.adminPort) serves /metrics, /healthz, /readyz
+    assert [p["port"] for p in scraper["ports"]] == ["admin"]
     assert all(rule.get("from") for rule in policy["spec"]["ingress"])
+    assert policy["spec"]["egress"] == []
+    if config == "default":
+        [labelled] = callers["from"]
+        assert labelled == {
+            "namespaceSelector": {},
+            "podSelector": {"matchLabels": {"samba-adjudicator/client": "true"}},
+        }

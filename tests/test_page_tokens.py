@@ -11,7 +11,7 @@ import json
 import httpx
 import pytest
 from builders import make_snapshot
-from service_fixtures import ServerProcess
+from service_fixtures import ServerProcess, cli_call
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service.base import page_tokens, pb
@@ -158,6 +158,9 @@ def test_replicas_sharing_a_key_accept_each_others_tokens():
         )
         assert on_alone.status_code == 400
         assert on_alone.json()["error"]["details"][0]["reason"] == "PAGE_TOKEN_MISMATCH"
+        # the server whose tokens no other replica accepts says so; the others do not
+        assert '"pageTokenKey": "per-process"' in alone.logs(), alone.logs()
+        assert all("per-process" not in srv.logs() for srv in shared)
     finally:
         for srv in shared + [alone]:
             srv.close()
@@ -176,3 +179,51 @@ def test_workers_of_one_server_share_the_key():
             assert _page_through(srv.base_url, snapshot) == full
     finally:
         srv.close()
+
+
+def _cli_pages(snapshot: dict, env: dict, first_env: dict | None = None) -> tuple[list, int, dict]:
+    """Pages through ListLegalActions with one CLI invocation per page: the actions, the
+    pages, and the first failing answer (or {})."""
+    actions, token, pages = [], "", 0
+    while True:
+        status, body = cli_call(
+            "ListLegalActions",
+            {"snapshot": snapshot, "pageSize": 4, "pageToken": token},
+            env=first_env if (first_env is not None and pages == 0) else env,
+        )
+        if status != 0:
+            return actions, pages, body
+        pages += 1
+        actions += body["actions"]
+        token = body["nextPageToken"]
+        if not token:
+            return actions, pages, {}
+
+
+def test_the_cli_pages_across_invocations_with_its_local_key(tmp_path):
+    snapshot = jsonio.to_dict(convert.snapshot_to_proto(_late_position()))
+    no_keys = {"SAMBA_PAGE_TOKEN_KEY": "", "SAMBA_SNAPSHOT_KEYS": ""}
+    env = {**no_keys, "XDG_STATE_HOME": str(tmp_path / "state")}
+    status, whole = cli_call("ListLegalActions", {"snapshot": snapshot, "pageSize": 1000}, env)
+    assert status == 0
+    actions, pages, failure = _cli_pages(snapshot, env)
+    assert failure == {} and pages > 2 and actions == whole["actions"]
+    key_file = page_tokens.local_key_path(env)
+    assert key_file.is_file()
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert key_file.parent.stat().st_mode & 0o777 == 0o700
+    # another local key (another user's state folder) refuses the first one's tokens
+    other = {**no_keys, "XDG_STATE_HOME": str(tmp_path / "other")}
+    _, pages, failure = _cli_pages(snapshot, other, first_env=env)
+    assert pages == 1
+    assert failure["error"]["details"][0]["reason"] == "PAGE_TOKEN_MISMATCH", failure
+
+
+def test_a_configured_key_wins_over_the_local_key(tmp_path):
+    env = {"XDG_STATE_HOME": str(tmp_path)}
+    configured = base64.b64encode(b"k" * 32).decode()
+    assert page_tokens.cli_key({**env, "SAMBA_PAGE_TOKEN_KEY": configured}) == b"k" * 32
+    assert not page_tokens.local_key_path(env).exists()
+    made = page_tokens.cli_key(env)
+    assert made == page_tokens.cli_key(env) != page_tokens.PROCESS_KEY
+    assert page_tokens.local_key_path(env).read_text().strip() == base64.b64encode(made).decode()

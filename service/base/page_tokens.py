@@ -10,10 +10,13 @@ The key, in order:
 
 1. ``SAMBA_PAGE_TOKEN_KEY`` (base64, at least 16 bytes), the same on every replica;
 2. else derived from the first ``SAMBA_SNAPSHOT_KEYS`` key (replicas share those already);
-3. else random, made once per deployment process tree: ``serve`` makes it before starting
-   its workers, so every worker of one server accepts the others' tokens. Replicas behind
-   one load balancer then need (1) or (2) for a token of one to work on another, and so does
-   paging with the one-shot CLI.
+3. else, for ``serve``: random, made once per server process tree (``serve`` makes it before
+   starting its workers, so every worker of one server accepts the others' tokens) and
+   logged as a warning: replicas behind one load balancer need (1) or (2) for a token of
+   one to work on another;
+4. else, for the one-shot CLI: a local key kept in ``$XDG_STATE_HOME/samba-adjudicator/
+   page-token-key`` (``~/.local/state/...`` by default), made on first use and readable by
+   its owner only, so that a token printed by one invocation is accepted by the next.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import binascii
 import hashlib
 import hmac
 import json
+import logging
 import os
+from collections.abc import Mapping
+from pathlib import Path
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base.errors import ApiError, invalid_argument
@@ -32,6 +38,64 @@ ENV = "SAMBA_PAGE_TOKEN_KEY"
 _DERIVATION_LABEL = b"samba.v1 page tokens"
 #: The fallback key of this process (3. above); ``serve`` passes its own to its workers.
 PROCESS_KEY = os.urandom(32)
+
+
+def is_per_process(spec: str, signer=None) -> bool:
+    """True when neither a key setting nor a signing key gives a key that other processes
+    share (``key_from`` then returns PROCESS_KEY)."""
+    return not (spec and spec.strip()) and signer is None
+
+
+def server_key(spec: str, signer=None) -> bytes:
+    """The key ``serve`` hands its workers; warns when it is this server's own."""
+    if is_per_process(spec, signer):
+        logging.getLogger("samba.server").warning(
+            "page tokens use a key of this server alone: another replica refuses them "
+            f"(PAGE_TOKEN_MISMATCH); give every replica the same {ENV}",
+            extra={"fields": {"pageTokenKey": "per-process"}},
+        )
+    return key_from(spec, signer)
+
+
+def local_key_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the CLI keeps its local key (4. of the module docstring)."""
+    environ = os.environ if environ is None else environ
+    state = environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local/state")
+    return Path(state) / "samba-adjudicator" / "page-token-key"
+
+
+def local_key(environ: Mapping[str, str] | None = None) -> bytes:
+    """The CLI's local key, made on first use (mode 0600 in a 0700 folder). Two invocations
+    racing to make it agree: the key is written aside and linked into place, and the one
+    that loses reads the winner's."""
+    from samba_adjudicator.service.base.signing import decode_key
+
+    path = local_key_path(environ)
+    if not path.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        aside = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(base64.b64encode(os.urandom(32)).decode("ascii") + "\n")
+        try:
+            os.link(aside, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(aside)
+    raw = decode_key(path.read_text())
+    if len(raw) < 16:
+        raise ValueError(f"{path}: the key must be at least 16 bytes")
+    return raw
+
+
+def cli_key(environ: Mapping[str, str] | None = None, signer=None) -> bytes:
+    """The key of a one-shot CLI call: 1., 2., else the local key (4.)."""
+    environ = os.environ if environ is None else environ
+    spec = environ.get(ENV, "")
+    if is_per_process(spec, signer):
+        return local_key(environ)
+    return key_from(spec, signer)
 
 
 def key_from(spec: str, signer=None) -> bytes:

@@ -74,13 +74,13 @@ def run(
             signer = Signer.from_env()
             adjudicator = Adjudicator(
                 signer=signer,
-                page_token_key=page_tokens.key_from(os.environ.get(page_tokens.ENV, ""), signer),
+                page_token_key=page_tokens.cli_key(os.environ, signer),
             )
         runtime = Runtime(None, adjudicator, count_calls=False)
         response = runtime.answer(method, runtime.json_decoder(method, data))
     except ApiError as e:
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)
-    except ValueError as e:  # a malformed SAMBA_SNAPSHOT_KEYS or SAMBA_PAGE_TOKEN_KEY
+    except (ValueError, OSError) as e:  # a malformed key setting, or no local key file
         logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
     return EXIT_OK, to_dict(response)

@@ -304,7 +304,7 @@ def serve_main(argv: list[str] | None = None) -> int:
         from samba_adjudicator.service.base import page_tokens
         from samba_adjudicator.service.base.signing import Signer
 
-        key = page_tokens.key_from(settings.page_token_key, Signer.parse(settings.snapshot_keys))
+        key = page_tokens.server_key(settings.page_token_key, Signer.parse(settings.snapshot_keys))
     except ValueError as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 2

@@ -10,9 +10,21 @@
 answers come back in the same form. A refused request raises ``AdjudicatorError``
 (status, ErrorInfo reason, every field violation, request id); an illegal action is an
 answer with ``legal: false``.
+Calls that meet UNAVAILABLE are retried with capped exponential backoff and jitter
+(``retry=RetryPolicy(...)``, ``retry=None`` to turn it off; ``client.retry``).
 """
 
 from .api import DEFAULT_TIMEOUT, AsyncClient, Client
 from .errors import AdjudicatorError, FieldViolation
+from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 
-__all__ = ["AdjudicatorError", "AsyncClient", "Client", "DEFAULT_TIMEOUT", "FieldViolation"]
+__all__ = [
+    "AdjudicatorError",
+    "AsyncClient",
+    "Client",
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "FieldViolation",
+    "NO_RETRY",
+    "RetryPolicy",
+]

@@ -6,15 +6,25 @@
 Every method takes the request (a protobuf message, or its proto3-JSON dict) and, as
 keywords, ``timeout`` (seconds; the client's default otherwise) and ``request_id`` (sent
 as ``x-request-id``, generated when absent). Answers come back in the request's form.
+
+A call that meets UNAVAILABLE (a draining replica, a connection refused, a REST 503) is
+sent again under the client's ``retry`` policy (``client.retry``; DEFAULT_RETRY unless
+``retry=`` says otherwise, ``retry=None`` for one attempt), with the same request id.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 import uuid
+from collections.abc import Mapping
 from typing import Any, TypeAlias
 
 from google.protobuf.message import Message
 
+from .errors import AdjudicatorError
+from .retry import DEFAULT_RETRY, Attempts, RetryPolicy
 from .rpcs import RPCS, answer_as, request_message
 from .transports import AsyncGrpcTransport, AsyncRestTransport, GrpcTransport, RestTransport
 
@@ -58,9 +68,12 @@ class _Methods:
     get_player_view = _method("GetPlayerView")
     replay_deal = _method("ReplayDeal")
 
-    def __init__(self, transport, timeout: float | None) -> None:
+    def __init__(
+        self, transport, timeout: float | None, retry: RetryPolicy | None = DEFAULT_RETRY
+    ) -> None:
         self.transport = transport
         self.timeout = timeout
+        self.retry = retry
 
     def _prepare(
         self, method: str, request: Request, timeout: float | None, request_id: str | None
@@ -69,17 +82,48 @@ class _Methods:
         return (
             rpc,
             request_message(rpc, request),
-            self.timeout if timeout is None else timeout,
+            Attempts(self.retry, self.timeout if timeout is None else timeout),
             request_id or uuid.uuid4().hex,
         )
+
+
+def _grpc_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
+    """Channel options carrying a gRPC service config (a dict or its JSON text)."""
+    if service_config is None:
+        return []
+    text = service_config if isinstance(service_config, str) else json.dumps(service_config)
+    return [("grpc.service_config", text)]
+
+
+def grpc_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
+    import grpc
+
+    return grpc.insecure_channel(target, options=_grpc_options(service_config))
+
+
+def grpc_aio_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
+    import grpc
+
+    return grpc.aio.insecure_channel(target, options=_grpc_options(service_config))
 
 
 class Client(_Methods):
     """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
 
     @classmethod
-    def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None) -> Client:
-        return cls(GrpcTransport(target, channel), timeout)
+    def grpc(
+        cls,
+        target: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        channel=None,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        service_config: Mapping[str, Any] | str | None = None,
+    ) -> Client:
+        """``service_config``: a gRPC service config for the channel this makes (load
+        balancing, gRPC's own retryPolicy, timeouts); ignored when ``channel`` is given."""
+        channel = channel or grpc_channel(target, service_config)
+        return cls(GrpcTransport(target, channel), timeout, retry)
 
     @classmethod
     def rest(
@@ -89,8 +133,9 @@ class Client(_Methods):
         timeout: float | None = DEFAULT_TIMEOUT,
         http=None,
         headers: dict[str, str] | None = None,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
     ) -> Client:
-        return cls(RestTransport(base_url, http, headers), timeout)
+        return cls(RestTransport(base_url, http, headers), timeout, retry)
 
     def call(
         self,
@@ -101,8 +146,17 @@ class Client(_Methods):
         request_id: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, timeout, request_id = self._prepare(method, request, timeout, request_id)
-        return answer_as(request, self.transport.invoke(rpc, message, timeout, request_id))
+        rpc, message, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        while True:
+            try:
+                answer = self.transport.invoke(rpc, message, attempts.timeout(), request_id)
+            except AdjudicatorError as error:
+                delay = attempts.retry_after(error)
+                if delay is None:
+                    raise
+                time.sleep(delay)
+                continue
+            return answer_as(request, answer)
 
     def close(self) -> None:
         self.transport.close()
@@ -119,9 +173,17 @@ class AsyncClient(_Methods):
 
     @classmethod
     def grpc(
-        cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None
+        cls,
+        target: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        channel=None,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        service_config: Mapping[str, Any] | str | None = None,
     ) -> AsyncClient:
-        return cls(AsyncGrpcTransport(target, channel), timeout)
+        """As ``Client.grpc``."""
+        channel = channel or grpc_aio_channel(target, service_config)
+        return cls(AsyncGrpcTransport(target, channel), timeout, retry)
 
     @classmethod
     def rest(
@@ -131,8 +193,9 @@ class AsyncClient(_Methods):
         timeout: float | None = DEFAULT_TIMEOUT,
         http=None,
         headers: dict[str, str] | None = None,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
     ) -> AsyncClient:
-        return cls(AsyncRestTransport(base_url, http, headers), timeout)
+        return cls(AsyncRestTransport(base_url, http, headers), timeout, retry)
 
     async def call(
         self,
@@ -143,8 +206,17 @@ class AsyncClient(_Methods):
         request_id: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, timeout, request_id = self._prepare(method, request, timeout, request_id)
-        return answer_as(request, await self.transport.invoke(rpc, message, timeout, request_id))
+        rpc, message, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        while True:
+            try:
+                answer = await self.transport.invoke(rpc, message, attempts.timeout(), request_id)
+            except AdjudicatorError as error:
+                delay = attempts.retry_after(error)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+                continue
+            return answer_as(request, answer)
 
     async def close(self) -> None:
         await self.transport.close()

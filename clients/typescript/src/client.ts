@@ -8,6 +8,7 @@ import {
 } from "@bufbuild/protobuf";
 import { Adjudicator } from "./gen/samba/v1/adjudicator_pb.js";
 import { AdjudicatorError } from "./errors.js";
+import { resolveRetry, withRetry, type RetryPolicy } from "./retry.js";
 
 /** Per-call options. */
 export interface CallOptions {
@@ -23,6 +24,11 @@ export interface CallOptions {
 export interface ClientOptions {
   /** Default deadline of every call in milliseconds; 0 or absent: none. */
   timeoutMs?: number;
+  /**
+   * Retries of calls that meet UNAVAILABLE (a draining replica, a refused connection,
+   * REST 503/502): DEFAULT_RETRY when absent, `false` for one attempt. Within the deadline.
+   */
+  retry?: RetryPolicy | false;
 }
 
 type Methods = (typeof Adjudicator)["method"];
@@ -45,7 +51,7 @@ export interface Call {
   readonly requestId: string;
   /** Absolute deadline and cancellation, combined. */
   readonly signal: AbortSignal;
-  /** Remaining time budget in milliseconds when a deadline is set. */
+  /** Remaining time budget in milliseconds when a deadline is set (of this attempt). */
   readonly timeoutMs: number | undefined;
 }
 
@@ -104,6 +110,7 @@ export function abortError(call: Call, cause: unknown): AdjudicatorError {
 /** The client object over one transport's `invoke`. */
 export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions = {}): AdjudicatorClient {
   const client: Record<string, unknown> = {};
+  const retry = resolveRetry(options.retry);
   for (const method of Adjudicator.methods) {
     if (method.methodKind !== "unary") continue;
     const unary = method as DescMethodUnary;
@@ -111,9 +118,18 @@ export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions =
       const timeout = callOptions.timeoutMs ?? options.timeoutMs;
       const timeoutMs = timeout !== undefined && timeout > 0 ? timeout : undefined;
       const { signal, done } = callSignal(timeoutMs, callOptions.signal);
-      const call: Call = { requestId: callOptions.requestId ?? newRequestId(), signal, timeoutMs };
+      const requestId = callOptions.requestId ?? newRequestId();
+      const deadline = timeoutMs !== undefined ? Date.now() + timeoutMs : undefined;
+      const message = create(unary.input, request);
+      // Each attempt carries what is left of the deadline, and the same request id.
+      const attempt = () =>
+        invoke(unary, message, {
+          requestId,
+          signal,
+          timeoutMs: deadline !== undefined ? Math.max(deadline - Date.now(), 1) : undefined,
+        });
       try {
-        return await invoke(unary, create(unary.input, request), call);
+        return await withRetry(retry, signal, deadline, attempt);
       } finally {
         done();
       }

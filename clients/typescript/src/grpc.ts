@@ -12,10 +12,17 @@ import {
   type Call,
   type ClientOptions,
 } from "./client.js";
+import { retryFromServiceConfig, timeoutFromServiceConfig, type ServiceConfig } from "./retry.js";
 
 export interface GrpcClientOptions extends ClientOptions {
   /** The gRPC server as a URL, e.g. `http://localhost:50051` (plaintext) or `https://…`. */
   baseUrl: string;
+  /**
+   * A gRPC service config (the JSON gRPC channels take): its first methodConfig's
+   * `retryPolicy` becomes the client's retry policy and its `timeout` the default deadline,
+   * unless `retry` / `timeoutMs` are given.
+   */
+  serviceConfig?: ServiceConfig;
 }
 
 export interface GrpcAdjudicatorClient extends AdjudicatorClient {
@@ -68,5 +75,10 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
     }
   }
 
-  return { ...createAdjudicatorClient(invoke, options), close: () => sessionManager.abort() };
+  const config = options.serviceConfig ?? {};
+  const merged: ClientOptions = {
+    timeoutMs: options.timeoutMs ?? timeoutFromServiceConfig(config),
+    retry: options.retry ?? retryFromServiceConfig(config),
+  };
+  return { ...createAdjudicatorClient(invoke, merged), close: () => sessionManager.abort() };
 }

@@ -8,6 +8,14 @@ export {
   type CallOptions,
   type ClientOptions,
 } from "./client.js";
+export {
+  DEFAULT_RETRY,
+  NO_RETRY,
+  backoffCapMs,
+  retryFromServiceConfig,
+  type RetryPolicy,
+  type ServiceConfig,
+} from "./retry.js";
 export { AdjudicatorError, STATUS_NAMES, type FieldViolation, type StatusName } from "./errors.js";
 export * from "./gen/samba/v1/adjudicator_pb.js";
 export * from "./gen/samba/v1/action_pb.js";

@@ -14,18 +14,25 @@ const SLOW = [`${REPO}.venv/bin/python`, `${REPO}tests/slow_server.py`];
 export interface Server {
   restUrl: string;
   grpcUrl: string;
+  grpcPort: number;
+  httpPort: number;
   stop(): Promise<void>;
+  /** SIGTERM without waiting: the server drains, then exits (`exited`). */
+  terminate(): void;
+  exited: Promise<unknown>;
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+/** `args` come after the defaults and win (`["--grpc-port", "50051"]`). */
+export async function startServer(env: Record<string, string> = {}, args: string[] = []): Promise<Server> {
   const clean = { ...process.env };
   for (const k of ["SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_ADMIN_PORT", "SAMBA_HOST", "SAMBA_WORKERS", "SAMBA_CORS_ORIGINS"]) delete clean[k];
   const [command, ...launcher] = env["SAMBA_TEST_DELAY_SECONDS"] ? SLOW : [SERVE];
   const proc: ChildProcess = spawn(
     command!,
-    [...launcher, "serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--admin-port", "0", "--workers", "1"],
+    [...launcher, "serve", "--host", "127.0.0.1", "--grpc-port", "0", "--http-port", "0", "--admin-port", "0", "--workers", "1", ...args],
     { env: { ...clean, SAMBA_LOG_LEVEL: "warning", ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
+  const exited = once(proc, "exit");
   const lines = createInterface({ input: proc.stdout! });
   const [line] = (await Promise.race([
     once(lines, "line"),
@@ -38,10 +45,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   return {
     restUrl: `http://127.0.0.1:${info.httpPort}`,
     grpcUrl: `http://127.0.0.1:${info.grpcPort}`,
+    grpcPort: info.grpcPort,
+    httpPort: info.httpPort,
+    exited,
+    terminate() {
+      proc.kill("SIGTERM");
+    },
     async stop() {
       if (proc.exitCode === null) {
         proc.kill("SIGTERM");
-        await once(proc, "exit");
+        await exited;
       }
     },
   };

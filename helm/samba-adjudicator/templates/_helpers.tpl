@@ -96,3 +96,24 @@ Checks across values that a JSON schema cannot express. Fails the render.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The Secret the chart generates for the keys (signing, page tokens) it is asked to make.
+*/}}
+{{- define "samba-adjudicator.keysSecretName" -}}
+{{- printf "%s-keys" (include "samba-adjudicator.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The Secret holding a key: "<values>.existingSecret", else the generated one when
+"<values>.generate", else empty (the key is not set). Called with (list . "snapshotKeys").
+*/}}
+{{- define "samba-adjudicator.keySecret" -}}
+{{- $root := index . 0 }}
+{{- $values := index $root.Values (index . 1) }}
+{{- if $values.existingSecret }}
+{{- $values.existingSecret }}
+{{- else if $values.generate }}
+{{- include "samba-adjudicator.keysSecretName" $root }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,118 @@
+"""Retrying calls that did not reach a serving replica (docs/api.md#retries-and-idempotency).
+
+Every RPC of ``samba.v1.Adjudicator`` is idempotent: an answer depends on the request
+alone, so a call sent twice answers the same, and a retry is always safe. What is retried
+by default is UNAVAILABLE: over gRPC the status itself (a draining replica, a refused or
+reset connection), over REST a 503 (draining), a 502 (a proxy that found no replica) or a
+connection error; and CANCELLED, which a draining gRPC server answers (through a proxy) for
+a call it had received but not started; this client never cancels a call itself with that
+status. Everything else (an invalid request, a deadline) answers the same on every attempt.
+
+Backoff is capped exponential with full jitter, as gRPC's own retry policy: before attempt
+``n + 1`` the client sleeps a random time in ``[0, min(max_backoff, initial_backoff *
+multiplier ** (n - 1))]``. The call's timeout covers every attempt: each gets what is left,
+and no retry starts that would begin after the deadline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import AdjudicatorError
+
+
+@dataclasses.dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a failed call is sent again.
+
+    ``max_attempts`` counts the first one (1: never retry); ``retryable`` holds status names.
+    """
+
+    max_attempts: int = 5
+    initial_backoff: float = 0.1
+    max_backoff: float = 2.0
+    multiplier: float = 2.0
+    retryable: frozenset[str] = frozenset({"UNAVAILABLE", "CANCELLED"})
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if self.initial_backoff < 0 or self.max_backoff < 0 or self.multiplier < 1:
+            raise ValueError("backoffs must be >= 0 and the multiplier >= 1")
+
+    def backoff_cap(self, retry: int) -> float:
+        """The longest sleep before retry number ``retry`` (1 for the first retry)."""
+        return min(self.max_backoff, self.initial_backoff * self.multiplier ** (retry - 1))
+
+    @classmethod
+    def from_service_config(cls, config: Mapping[str, Any]) -> RetryPolicy | None:
+        """The ``retryPolicy`` of the first ``methodConfig`` of a gRPC service config (the
+        JSON of gRPC's A6 design, durations as ``"0.1s"``); None when it has none."""
+        for method_config in config.get("methodConfig") or ():
+            policy = method_config.get("retryPolicy")
+            if policy:
+                return cls(
+                    max_attempts=int(policy.get("maxAttempts", cls.max_attempts)),
+                    initial_backoff=_seconds(policy.get("initialBackoff"), cls.initial_backoff),
+                    max_backoff=_seconds(policy.get("maxBackoff"), cls.max_backoff),
+                    multiplier=float(policy.get("backoffMultiplier", cls.multiplier)),
+                    retryable=frozenset(
+                        str(code).upper() for code in policy.get("retryableStatusCodes") or ()
+                    )
+                    or cls.retryable,
+                )
+        return None
+
+
+def _seconds(duration: str | None, default: float) -> float:
+    if duration is None:
+        return default
+    text = str(duration)
+    if not text.endswith("s"):
+        raise ValueError(f"a service config duration ends with 's': {text!r}")
+    return float(text[:-1])
+
+
+#: What clients use unless told otherwise.
+DEFAULT_RETRY = RetryPolicy()
+#: One attempt, never retried (``Client.rest(url, retry=NO_RETRY)``; ``retry=None`` too).
+NO_RETRY = RetryPolicy(max_attempts=1)
+
+
+class Attempts:
+    """The attempts of one call under a policy and an overall timeout."""
+
+    def __init__(
+        self,
+        policy: RetryPolicy | None,
+        timeout: float | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
+        self.policy = policy or NO_RETRY
+        self.clock = clock
+        self.rng = rng
+        self.deadline = None if timeout is None else clock() + timeout
+        self.made = 0
+
+    def timeout(self) -> float | None:
+        """The time the next attempt may take (what is left of the call's timeout)."""
+        if self.deadline is None:
+            return None
+        return max(self.deadline - self.clock(), 0.0)
+
+    def retry_after(self, error: AdjudicatorError) -> float | None:
+        """Seconds to sleep before the next attempt, or None: give up and raise ``error``."""
+        self.made += 1
+        policy = self.policy
+        if error.status not in policy.retryable or self.made >= policy.max_attempts:
+            return None
+        delay = self.rng() * policy.backoff_cap(self.made)
+        if self.deadline is not None and self.clock() + delay >= self.deadline:
+            return None
+        return delay
