@@ -20,6 +20,7 @@ from .cards import RANK, WILD, pack_counts
 from .deadline import checkpoint
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
+from .messages import problem
 from .model import (
     Action,
     AnswerGoOut,
@@ -137,10 +138,11 @@ def _play(s: Snapshot, action: Action, validate_only: bool) -> tuple[list[Violat
     if not 0 <= action.seat < s.players:
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     "action.seat",
                     "OUT_OF_RANGE",
-                    f"seat {action.seat} does not exist at this table",
+                    "seat {seat} does not exist at this table",
+                    seat=action.seat,
                 )
             ]
         )
@@ -299,10 +301,11 @@ def _check_hidden_copies(s: Snapshot, cards: Sequence[str]) -> None:
     if over:
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     "action.drawStock.cards",
                     "TOO_MANY_COPIES",
-                    f"more copies than the pack holds: {sorted(over)}",
+                    "more copies than the pack holds: {cards}",
+                    cards=sorted(over),
                 )
             ]
         )

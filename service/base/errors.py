@@ -128,7 +128,7 @@ def invalid_argument(
     listed: list[Problem] = []
     size = 0
     for p in found:
-        shown = Problem(clip(p.field), p.reason, clip(p.description))
+        shown = Problem(clip(p.field), p.reason, clip(p.description), p.template, p.params)
         size += len(shown.field) + len(shown.description) + len(shown.reason)
         if listed and size > MAX_LISTED_BYTES:
             break

@@ -28,6 +28,7 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ProblemList, Problems
@@ -62,7 +63,7 @@ def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
         f = json_path(p.field)
         if prefix:
             f = prefix if not f else (f"{prefix}{f}" if f.startswith("[") else f"{prefix}.{f}")
-        out.append(Problem(f, p.reason, p.description))
+        out.append(Problem(f, p.reason, p.description, p.template, p.params))
     return out
 
 
@@ -78,11 +79,12 @@ def card(text: str, path: str, problems: Problems) -> str | None:
     code = parse_card(text)
     if code is None:
         problems.append(
-            Problem(
+            problem(
                 path,
                 "UNKNOWN_CARD_CODE",
-                f"{text!r} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
-                f" or T, then suit S H D C; or JK)",
+                "{card} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
+                " or T, then suit S H D C; or JK)",
+                card=repr(text),
             )
         )
     return code
@@ -157,7 +159,13 @@ def overrides_from_proto(msg: pb.RulesetOverrides, path: str, problems: Problems
                 name = _enum_name(f, value)
                 if name is None:
                     problems.append(
-                        Problem(fpath, "OUT_OF_RANGE", f"{fpath} must name a {f.enum_type.name}")
+                        problem(
+                            fpath,
+                            "OUT_OF_RANGE",
+                            "{field} must name a {type}",
+                            field=fpath,
+                            type=f.enum_type.name,
+                        )
                     )
                     continue
                 value = getattr(er, f.enum_type.name)[name]
@@ -190,7 +198,10 @@ def ruleset_ref_from_proto(
     try:
         rules = er.resolve(profile, overrides, path=path)
     except er.RulesetError as e:
-        problems.extend(Problem(json_path(p.field), p.reason, p.description) for p in e.problems)
+        problems.extend(
+            Problem(json_path(p.field), p.reason, p.description, p.template, p.params)
+            for p in e.problems
+        )
         return None, ref
     # Answers name the variations in their documented order, however the request put them.
     if rules.profile == profile:

@@ -25,6 +25,7 @@ from google.protobuf import descriptor as _d
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.service.base.descriptors import (
     F,
@@ -97,7 +98,7 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise InvalidInput(
-            [Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")]
+            [problem("", MALFORMED_JSON, "the request is not valid JSON: {error}", error=e)]
         ) from None
     except RecursionError:
         raise InvalidInput(
@@ -223,8 +224,12 @@ def _enum_number(f: _d.FieldDescriptor, value: Any) -> int:
 def _walk_message(obj: Any, desc: _d.Descriptor, path: str, problems: Problems) -> Any:
     if not isinstance(obj, dict):
         problems.append(
-            Problem(
-                path, "OUT_OF_RANGE", f"{path or 'request'} must be a JSON object ({desc.name})"
+            problem(
+                path,
+                "OUT_OF_RANGE",
+                "{field} must be a JSON object ({type})",
+                field=path or "request",
+                type=desc.name,
             )
         )
         return _BAD
@@ -338,14 +343,27 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str, problems
 
 def _unknown_field(path: str, key: Any, desc: _d.Descriptor, problems: Problems) -> None:
     problems.append(
-        Problem(join(path, str(key)), "UNKNOWN_FIELD", f"unknown field {key!r} in {desc.full_name}")
+        problem(
+            join(path, str(key)),
+            "UNKNOWN_FIELD",
+            "unknown field {key} in {type}",
+            key=repr(key),
+            type=desc.full_name,
+        )
     )
 
 
 def _given_twice(path: str, json_name: str, first: str, key: str, problems: Problems) -> None:
     fpath = join(path, json_name)
     problems.append(
-        Problem(fpath, "OUT_OF_RANGE", f"{fpath} given twice (as {first!r} and {key!r})")
+        problem(
+            fpath,
+            "OUT_OF_RANGE",
+            "{field} given twice (as {first} and {second})",
+            field=fpath,
+            first=repr(first),
+            second=repr(key),
+        )
     )
 
 
@@ -356,10 +374,12 @@ def _choose(
     if oneof in chosen:
         fpath = join(path, json_name)
         problems.append(
-            Problem(
+            problem(
                 fpath,
                 "OUT_OF_RANGE",
-                f"{join(path, chosen[oneof])} and {fpath} are alternatives; give only one",
+                "{first} and {second} are alternatives; give only one",
+                first=join(path, chosen[oneof]),
+                second=fpath,
             )
         )
         return False
@@ -491,14 +511,14 @@ def _messages_into(
 ) -> None:
     path = join(path, json_name)
     if not isinstance(value, list):
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON array", field=path))
         return
     target = getattr(msg, f.name)
     desc = f.message_type
     for i, item in enumerate(value):
         ip = f"{path}[{i}]"
         if item is None:
-            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+            problems.append(problem(ip, "OUT_OF_RANGE", "{field} must not be null", field=ip))
         elif not isinstance(item, dict):
             _walk_message(item, desc, ip, problems)  # reports it
         else:
@@ -531,7 +551,7 @@ def _walk_field(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems
 
 def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if not isinstance(value, dict):
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON object", field=path))
         return _BAD
     key_f = f.message_type.fields_by_name["key"]
     val_f = f.message_type.fields_by_name["value"]
@@ -541,7 +561,7 @@ def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) 
         if key_f.type != F.TYPE_STRING and _walk_scalar(k, key_f, kp, problems) is _BAD:
             continue
         if v is None:
-            problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
+            problems.append(problem(kp, "OUT_OF_RANGE", "{field} must not be null", field=kp))
             continue
         v2 = _walk_value(v, val_f, kp, problems)
         if v2 is not _BAD:
@@ -551,7 +571,7 @@ def _walk_map(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) 
 
 def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     if not isinstance(value, list):
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON array", field=path))
         return _BAD
     if f.type == F.TYPE_STRING and all(type(item) is str for item in value):
         return value  # card lists, the bulk of a snapshot: nothing to check per item
@@ -559,7 +579,7 @@ def _walk_list(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems)
     for i, item in enumerate(value):
         ip = f"{path}[{i}]"
         if item is None:
-            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+            problems.append(problem(ip, "OUT_OF_RANGE", "{field} must not be null", field=ip))
             continue
         v2 = _walk_value(item, f, ip, problems)
         if v2 is not _BAD:

@@ -26,6 +26,7 @@ from google.protobuf.message import Message
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
@@ -125,10 +126,13 @@ class Adjudicator:
         if not 0 <= seat < len(snap.seats):
             raise invalid_argument(
                 [
-                    Problem(
+                    problem(
                         field,
                         "OUT_OF_RANGE",
-                        f"{field} must be a seat 0..{len(snap.seats) - 1}, not {seat}",
+                        "{field} must be a seat 0..{last}, not {seat}",
+                        field=field,
+                        last=len(snap.seats) - 1,
+                        seat=seat,
                     )
                 ]
             )
@@ -170,7 +174,14 @@ class Adjudicator:
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument(
-                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {req.meld_id!r}")]
+                    [
+                        problem(
+                            "meldId",
+                            "UNKNOWN_MELD_ID",
+                            "no meld has id {meld}",
+                            meld=repr(req.meld_id),
+                        )
+                    ]
                 )
             check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
         else:

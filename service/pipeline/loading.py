@@ -31,7 +31,8 @@ import orjson
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
+from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.model import Action, InvalidInput, Snapshot
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError, Problems, invalid_argument
 from samba_adjudicator.service.base.lru import Lru
@@ -129,7 +130,7 @@ class SnapshotLoader:
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
             raise InvalidInput(
-                problems or [Problem(SNAPSHOT, "REQUIRED", f"{SNAPSHOT} is required")]
+                problems or [problem(SNAPSHOT, "REQUIRED", "{field} is required", field=SNAPSHOT)]
             )
         if fresh:
             self._trust(msg, snap)
@@ -218,10 +219,11 @@ def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
 
 def _view_refused(snap: Snapshot) -> ApiError:
     hidden = [
-        Problem(
+        problem(
             f"{SNAPSHOT}.seats[{i}].hand",
             "SNAPSHOT_IS_VIEW",
-            f"seat {i}'s hand is hidden: a player's view cannot be applied, replayed or scored",
+            "seat {seat}'s hand is hidden: a player's view cannot be applied, replayed or scored",
+            seat=i,
         )
         for i, s in enumerate(snap.seats)
         if s.hand_hidden

@@ -34,6 +34,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError, invalid_argument, rest_body
@@ -223,11 +224,11 @@ def _deadline(request: Request) -> float | None:
     if not math.isfinite(seconds) or seconds <= 0:
         raise invalid_argument(
             [
-                Problem(
+                problem(
                     "x-server-timeout",
                     "OUT_OF_RANGE",
-                    "the x-server-timeout header must be a positive number of seconds, "
-                    f"not {raw!r}",
+                    "the x-server-timeout header must be a positive number of seconds, not {value}",
+                    value=repr(raw),
                 )
             ]
         )
