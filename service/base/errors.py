@@ -96,6 +96,10 @@ class ApiError(Exception):
     #: every field problem of an invalid argument (path in JSON names, reason, description)
     field_violations: list[Problem] = field(default_factory=list)
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
+    #: the English template ``message`` was filled from, and its parameters (``api_error``):
+    #: what lets the service say it in another language (service/i18n)
+    template: str = ""
+    params: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
@@ -116,6 +120,12 @@ class ApiError(Exception):
     @property
     def is_invalid_argument(self) -> bool:
         return self.code == "INVALID_ARGUMENT"
+
+
+def api_error(code: str, reason: str, template: str, /, **params: object) -> ApiError:
+    """An ApiError whose message is the English ``template`` filled from ``params``."""
+    text = {k: str(v) for k, v in params.items()}
+    return ApiError(code, reason, template.format_map(text), template=template, params=text)
 
 
 def invalid_argument(
@@ -152,10 +162,14 @@ def summary(problems: list[Problem], omitted: int = 0) -> str:
 
 
 def too_many_items(method: str, field: str, limit: int, count: int) -> ApiError:
-    return ApiError(
+    return api_error(
         "RESOURCE_EXHAUSTED",
         "REQUEST_TOO_LARGE",
-        f"{method} takes at most {limit} {field}, not {count}",
+        "{method} takes at most {limit} {field}, not {count}",
+        method=method,
+        limit=limit,
+        field=field,
+        count=count,
     )
 
 

@@ -32,6 +32,7 @@ from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
     ApiError,
     Problems,
+    api_error,
     invalid_argument,
     too_many_items,
 )
@@ -104,7 +105,9 @@ class Adjudicator:
         try:
             request_type, handler = METHODS[method]
         except KeyError:
-            raise ApiError("UNIMPLEMENTED", "UNKNOWN_METHOD", f"no method {method!r}") from None
+            raise api_error(
+                "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
+            ) from None
         if not isinstance(request, request_type):
             raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
         if source is None and method in _TAKES_SNAPSHOT and request.HasField(SNAPSHOT):

@@ -34,7 +34,7 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Action, InvalidInput, Snapshot
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, Problems, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, invalid_argument
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, derived_fields
@@ -209,11 +209,15 @@ def load_snapshot(msg: pb.Snapshot) -> Snapshot:
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
     """A request may pin the ruleset version it expects: FAILED_PRECONDITION on mismatch."""
     if pinned and pinned != rules.version:
-        raise ApiError(
+        raise api_error(
             "FAILED_PRECONDITION",
             "RULESET_VERSION_MISMATCH",
-            f"{field} pins ruleset version {pinned!r}; this service "
-            f"adjudicates {rules.profile} at version {rules.version!r}",
+            "{field} pins ruleset version {pinned}; this service "
+            "adjudicates {profile} at version {version}",
+            field=field,
+            pinned=repr(pinned),
+            profile=rules.profile,
+            version=repr(rules.version),
         )
 
 

@@ -37,7 +37,7 @@ from starlette.responses import Response
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument, rest_body
+from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument, rest_body
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
@@ -124,11 +124,19 @@ def _plain_error(
 
 
 def too_large(limit: int, size: int | None = None) -> ApiError:
-    what = f"{size} bytes" if size is not None else f"over {limit} bytes"
-    return ApiError(
+    if size is None:
+        return api_error(
+            "RESOURCE_EXHAUSTED",
+            "REQUEST_TOO_LARGE",
+            "the request is over {limit} bytes; the limit is {limit} bytes (do not retry)",
+            limit=limit,
+        )
+    return api_error(
         "RESOURCE_EXHAUSTED",
         "REQUEST_TOO_LARGE",
-        f"the request is {what}; the limit is {limit} bytes (do not retry)",
+        "the request is {size} bytes; the limit is {limit} bytes (do not retry)",
+        size=size,
+        limit=limit,
     )
 
 
@@ -375,8 +383,12 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     rid = _rid(request)
     if exc.status_code == 404:
         return error_response(
-            ApiError(
-                "NOT_FOUND", "ROUTE_NOT_FOUND", f"no route {request.method} {request.url.path}"
+            api_error(
+                "NOT_FOUND",
+                "ROUTE_NOT_FOUND",
+                "no route {method} {path}",
+                method=request.method,
+                path=request.url.path,
             ),
             rid,
         )
