@@ -20,7 +20,7 @@ from .cards import RANK, WILD, pack_counts
 from .deadline import checkpoint
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
-from .messages import problem
+from .messages import N_, problem
 from .model import (
     Action,
     AnswerGoOut,
@@ -349,7 +349,7 @@ def _swap_wild(work: Work, action: SwapWild) -> None:
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     field,
-                    reason="this ruleset does not allow swapping a wild",
+                    reason=N_("this ruleset does not allow swapping a wild"),
                 )
             ]
         )
@@ -378,7 +378,7 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     f"{field}.meldId",
-                    reason="only a wild in an incomplete group may be swapped",
+                    reason=N_("only a wild in an incomplete group may be swapped"),
                 )
             ]
         )

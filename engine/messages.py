@@ -10,11 +10,7 @@ the templates given to ``problem`` and ``N_`` (babel.cfg), so a new message cann
 from __future__ import annotations
 
 from .model import Problem
-
-
-def N_(template: str) -> str:
-    """Marks a message template for extraction; returns it unchanged."""
-    return template
+from .templates import N_ as N_
 
 
 def fill(template: str, params: dict[str, str]) -> str:

@@ -28,7 +28,7 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
-from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.messages import N_, problem
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ProblemList, Problems
@@ -220,7 +220,7 @@ def ruleset_description(profile: str) -> str:
     base, *variations = (profile or "classic").split("+")
     text = er.PROFILE_DESCRIPTIONS.get(base, "")
     if variations:
-        text += f" Variations: {', '.join(variations)}."
+        text += N_(" Variations: {variations}.").format(variations=", ".join(variations))
     return text
 
 

@@ -156,9 +156,8 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise ApiError(
-                "NOT_FOUND", "UNKNOWN_PROFILE", "; ".join(p.description for p in e.problems)
-            ) from None
+            unknown = "; ".join(p.description for p in e.problems)
+            raise ApiError("NOT_FOUND", "UNKNOWN_PROFILE", unknown) from None
         return convert.ruleset_to_proto(rules)
 
     @_handler
