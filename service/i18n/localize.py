@@ -68,6 +68,14 @@ def _reaches(desc: Descriptor, seen: set[str]) -> bool:
     )
 
 
+def _repeated(f: FieldDescriptor) -> bool:
+    # protobuf 6 says ``is_repeated``; 5 only ``label``
+    is_repeated = getattr(f, "is_repeated", None)
+    if is_repeated is not None:
+        return bool(is_repeated)
+    return f.label == FieldDescriptor.LABEL_REPEATED
+
+
 def _rewrite(msg: Message, lang: str) -> None:
     name = msg.DESCRIPTOR.full_name
     if name == VIOLATION:
@@ -82,7 +90,7 @@ def _rewrite(msg: Message, lang: str) -> None:
             continue
         if f.message_type.GetOptions().map_entry:
             continue
-        items = value if f.label == FieldDescriptor.LABEL_REPEATED else [value]
+        items = value if _repeated(f) else [value]
         for item in items:
             _rewrite(item, lang)
 

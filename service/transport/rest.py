@@ -39,6 +39,10 @@ from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument, rest_body
 from samba_adjudicator.service.codec import jsonio
+from samba_adjudicator.service.i18n.http import header_value, language_headers
+from samba_adjudicator.service.i18n.localize import localize_error, localize_response
+from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
 from samba_adjudicator.service.pipeline.boundary import as_api_error
@@ -97,8 +101,11 @@ def _json(body, status: int = 200, headers: dict | None = None) -> Response:
     return Response(jsonio.dumps_bytes(body), status_code=status, media_type=JSON, headers=headers)
 
 
-def error_response(err: ApiError, request_id: str, headers: dict | None = None) -> Response:
-    return _json(rest_body(err, request_id), err.http_status, headers)
+def error_response(
+    err: ApiError, request_id: str, headers: dict | None = None, lang: str = DEFAULT_LANGUAGE
+) -> Response:
+    """The error body of ``err``, its texts in ``lang`` (docs/i18n.md)."""
+    return _json(rest_body(localize_error(err, lang), request_id), err.http_status, headers)
 
 
 def _plain_error(
@@ -140,6 +147,11 @@ def too_large(limit: int, size: int | None = None) -> ApiError:
     )
 
 
+def _lang(request: Request) -> str:
+    """The answer's language, chosen by SambaMiddleware from ``Accept-Language``."""
+    return getattr(request.state, "lang", None) or DEFAULT_LANGUAGE
+
+
 def _rid(request: Request) -> str:
     rid = getattr(request.state, "request_id", None)
     return rid or request_id_from(request.headers.get("x-request-id"))
@@ -158,7 +170,10 @@ class SambaMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         rid, size = _request_id_and_size(scope.get("headers", ()))
+        lang = choose_language(header_value(scope.get("headers", ()), b"accept-language"))
         scope.setdefault("state", {})["request_id"] = rid
+        scope["state"]["lang"] = lang
+        language = lang.encode("latin-1")
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
 
@@ -173,11 +188,12 @@ class SambaMiddleware:
                 ]
                 if self.state.draining and (b"connection", b"close") not in headers:
                     headers.append((b"connection", b"close"))  # clients reconnect elsewhere
+                headers = language_headers(headers, language)
                 message = {**message, "headers": headers + extra}
             await send(message)
 
         if size is not None and size > self.limit:
-            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"})
+            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"}, lang)
             return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
@@ -185,7 +201,7 @@ class SambaMiddleware:
             # a failure of the framework itself, outside any call: the same boundary
             err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
-                await error_response(err, rid)(scope, receive, send_with_headers)
+                await error_response(err, rid, None, lang)(scope, receive, send_with_headers)
 
 
 def _request_id_and_size(headers) -> tuple[str, int | None]:
@@ -250,28 +266,36 @@ class _Calls:
         self.runtime = runtime
         self.limit = limit
 
-    def answer(self, method: str, decode, rid: str, deadline: float | None) -> Response:
+    def answer(
+        self, method: str, decode, rid: str, deadline: float | None, lang: str = DEFAULT_LANGUAGE
+    ) -> Response:
         try:
             response = self.runtime.invoke(
                 method, decode, transport="rest", request_id=rid, deadline=deadline
             )
         except ApiError as e:
-            return error_response(e, rid)
-        body = jsonio.to_dict(response)
+            return error_response(e, rid, None, lang)
+        body = jsonio.to_dict(localize_response(response, lang))
         if method in REMEMBERS and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return _json(body)
 
     async def run(
-        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+        self,
+        method: str,
+        decode,
+        rid: str,
+        deadline: float | None,
+        size: int = 0,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> Response:
         if self.runtime.state.draining:
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
-            return error_response(err, rid, {"connection": "close"})
+            return error_response(err, rid, {"connection": "close"}, lang)
         if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline)
-        return self.answer(method, decode, rid, deadline)
+            return await run_in_threadpool(self.answer, method, decode, rid, deadline, lang)
+        return self.answer(method, decode, rid, deadline, lang)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
@@ -281,12 +305,10 @@ class _Calls:
                 body = await read_body(request, self.limit)
             except ApiError as e:
                 self.runtime.reject(method, "rest", rid, e)
-                return error_response(
-                    e, rid, {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
-                )
-            return await self.run(
-                method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
-            )
+                close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
+                return error_response(e, rid, close, _lang(request))
+            decode = self.runtime.json_decoder(method, body)
+            return await self.run(method, decode, rid, deadline, len(body), _lang(request))
 
         endpoint.__name__ = method
         return endpoint
@@ -302,8 +324,10 @@ class _Calls:
         try:
             deadline = _deadline(request)
         except ApiError as e:
-            return error_response(e, rid)
-        return await self.run(method, lambda: (message, [], None), rid, deadline)
+            return error_response(e, rid, None, _lang(request))
+        return await self.run(
+            method, lambda: (message, [], None), rid, deadline, lang=_lang(request)
+        )
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
@@ -391,6 +415,8 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
                 path=request.url.path,
             ),
             rid,
+            None,
+            _lang(request),
         )
     if exc.status_code == 405:
         headers = dict(exc.headers or {})
@@ -409,7 +435,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
         err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
     else:
         err = ApiError(code, code, str(exc.detail))
-    return error_response(err, rid)
+    return error_response(err, rid, None, _lang(request))
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -417,11 +443,11 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> Re
     for e in exc.errors():
         loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
         problems.append(Problem(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
-    return error_response(invalid_argument(problems), _rid(request))
+    return error_response(invalid_argument(problems), _rid(request), None, _lang(request))
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return error_response(exc, _rid(request))
+    return error_response(exc, _rid(request), None, _lang(request))
 
 
 def create_app(runtime: Runtime, settings) -> FastAPI:
@@ -457,8 +483,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             JsonCORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST"],
-            allow_headers=["content-type", "x-request-id", "x-server-timeout"],
-            expose_headers=["x-request-id", "x-samba-version"],
+            allow_headers=["content-type", "x-request-id", "x-server-timeout", "accept-language"],
+            expose_headers=["x-request-id", "x-samba-version", "content-language"],
             max_age=600,
         )
     return app
