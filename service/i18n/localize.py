@@ -79,12 +79,12 @@ def _repeated(f: FieldDescriptor) -> bool:
 def _rewrite(msg: Message, lang: str) -> None:
     name = msg.DESCRIPTOR.full_name
     if name == VIOLATION:
-        text = violation_message(lang, msg.code, dict(msg.details))  # type: ignore[attr-defined]
+        text = violation_message(lang, msg.code, dict(msg.details))
         if text:
-            msg.message = text  # type: ignore[attr-defined]
+            msg.message = text
         return
     if name == RULESET:
-        msg.description = ruleset_description(lang, msg.profile)  # type: ignore[attr-defined]
+        msg.description = ruleset_description(lang, msg.profile)
     for f, value in msg.ListFields():
         if f.message_type is None or not _holds_text(f.message_type):
             continue
