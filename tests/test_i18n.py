@@ -297,3 +297,24 @@ def test_ruleset_descriptions_speak_the_language(http, lang):
         x["description"] != y["description"]
         for x, y in zip(listed, http.get("/v1/rulesets").json()["rulesets"], strict=True)
     )
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_cli_answers_in_the_language_of_its_lang_flag(lang):
+    import subprocess
+    import sys
+
+    request = json.dumps({"players": 4, "seed": "x", "dealer": 9})
+    command = [sys.executable, "-m", "samba_adjudicator.service.transport.cli", "deal"]
+
+    def answer(*flags: str) -> dict:
+        p = subprocess.run(
+            command + list(flags), input=request, capture_output=True, text=True, timeout=60
+        )
+        return json.loads(p.stdout)["error"]
+
+    plain, asked = answer(), answer("--lang", lang + "-XX")
+    assert answer("--lang", "xx")["message"] == plain["message"]  # unknown: English
+    assert plain["message"] == "dealer: dealer must be a seat 0..3, not 9"
+    assert asked["message"] != plain["message"] and asked["message"].startswith("dealer: ")
+    assert asked["status"] == plain["status"]
