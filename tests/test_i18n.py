@@ -318,3 +318,18 @@ def test_the_cli_answers_in_the_language_of_its_lang_flag(lang):
     assert plain["message"] == "dealer: dealer must be a seat 0..3, not 9"
     assert asked["message"] != plain["message"] and asked["message"].startswith("dealer: ")
     assert asked["status"] == plain["status"]
+
+
+@pytest.mark.servers
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_the_python_client_locale_option_chooses_the_language(server, low_opening, transport):
+    from samba_adjudicator.client import Client
+
+    target = server.grpc_target if transport == "grpc" else server.base_url
+    with getattr(Client, transport)(target, locale="sv-SE") as client:
+        answer = client.validate_action(low_opening)
+    with getattr(Client, transport)(target) as client:
+        english = client.validate_action(low_opening)
+    said, plain = _opening_violation(answer), _opening_violation(english)  # dicts in, dicts out
+    assert OPENING_WORDS["sv"] in said["message"]
+    assert plain["message"].startswith("the initial meld")

@@ -78,8 +78,16 @@ class Client(_Methods):
     """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
 
     @classmethod
-    def grpc(cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None) -> Client:
-        return cls(GrpcTransport(target, channel), timeout)
+    def grpc(
+        cls,
+        target: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        channel=None,
+        locale: str | None = None,
+    ) -> Client:
+        """``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
+        return cls(GrpcTransport(target, channel, locale), timeout)
 
     @classmethod
     def rest(
@@ -89,8 +97,10 @@ class Client(_Methods):
         timeout: float | None = DEFAULT_TIMEOUT,
         http=None,
         headers: dict[str, str] | None = None,
+        locale: str | None = None,
     ) -> Client:
-        return cls(RestTransport(base_url, http, headers), timeout)
+        """``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
+        return cls(RestTransport(base_url, http, headers, locale), timeout)
 
     def call(
         self,
@@ -119,9 +129,14 @@ class AsyncClient(_Methods):
 
     @classmethod
     def grpc(
-        cls, target: str, *, timeout: float | None = DEFAULT_TIMEOUT, channel=None
+        cls,
+        target: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        channel=None,
+        locale: str | None = None,
     ) -> AsyncClient:
-        return cls(AsyncGrpcTransport(target, channel), timeout)
+        return cls(AsyncGrpcTransport(target, channel, locale), timeout)
 
     @classmethod
     def rest(
@@ -131,8 +146,9 @@ class AsyncClient(_Methods):
         timeout: float | None = DEFAULT_TIMEOUT,
         http=None,
         headers: dict[str, str] | None = None,
+        locale: str | None = None,
     ) -> AsyncClient:
-        return cls(AsyncRestTransport(base_url, http, headers), timeout)
+        return cls(AsyncRestTransport(base_url, http, headers, locale), timeout)
 
     async def call(
         self,
