@@ -40,7 +40,7 @@ COPY . .
 # WHEELHOUSE set, pip reads nothing but that folder.
 RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WHEELHOUSE"; fi \
  && pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2" \
-        "setuptools>=68" "wheel>=0.40" "mypy>=1.11" \
+        "setuptools>=68" "wheel>=0.40" "mypy>=1.11" "babel>=2.14" \
  && bash proto/generate.sh python \
  && SAMBA_COMPILE=1 pip wheel --no-cache-dir --no-build-isolation --wheel-dir /wheels .
 

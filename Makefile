@@ -27,8 +27,16 @@ SAMBA_COMPILE ?= $(or $(shell cat $(VENV)/.samba-compile 2>/dev/null),auto)
 COMPILED_FOLDERS := $(shell sed -n 's/^compiled = \[\(.*\)\]/\1/p' pyproject.toml | tr -d '",')
 HOT_SOURCES := $(foreach folder,$(COMPILED_FOLDERS),$(wildcard $(folder)/*.py))
 COMPILED := engine/_compiled/SOURCES.json
+# The gettext catalogs (docs/i18n.md): .po sources committed, .mo compiled by Babel here and
+# in the wheel build (setup.py), never committed.
+LOCALE := service/i18n/locale
+PO_FILES := $(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po)
+CATALOGS := $(PO_FILES:.po=.mo)
+# Babel's keywords: the template argument of each constructor of an English message.
+BABEL_KEYWORDS := -k N_ -k problem:3 -k api_error:3 -k Problem:3 -k ApiError:3 -k say:2 \
+  -k say_plural:2,3
 
-install: $(STAMP) $(COMPILED)
+install: $(STAMP) $(COMPILED) $(CATALOGS)
 
 $(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,6 +55,21 @@ $(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(STAMP
 
 .PHONY: compiled
 compiled: $(COMPILED)
+
+$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(STAMP)
+	$(VENV)/bin/pybabel compile --statistics -D messages -l $* -d $(LOCALE)
+
+# Extracts every English template into messages.pot and merges it into each language's .po
+# (new ids arrive untranslated: tests/test_i18n.py says which). `make messages LANG_NEW=fr`
+# starts a language. docs/i18n.md.
+.PHONY: messages
+messages: $(STAMP)
+	$(VENV)/bin/pybabel extract -F babel.cfg --no-location --sort-output --omit-header \
+	  $(BABEL_KEYWORDS) -o $(LOCALE)/messages.pot engine service
+	$(if $(LANG_NEW),$(VENV)/bin/pybabel init -D messages -i $(LOCALE)/messages.pot \
+	  -d $(LOCALE) -l $(LANG_NEW),)
+	$(VENV)/bin/pybabel update --no-fuzzy-matching -D messages \
+	  -i $(LOCALE)/messages.pot -d $(LOCALE)
 
 # Generated code lands in generated/samba/v1/ (git-ignored), imported as
 # samba_adjudicator.schema.v1; never edit it by hand. See proto/generate.sh.
@@ -232,4 +255,5 @@ fuzz: install
 clean:
 	rm -rf $(VENV) $(TOOLS) generated build *.egg-info engine/_compiled service/*/_compiled \
 	  clients/python/client/_pb clients/python/build clients/python/*.egg-info \
+	  $(CATALOGS) \
 	  $(TS)/node_modules $(TS)/dist $(TS)/src/gen $(TS)/.build $(TS)/*.tgz dist

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # dataclass_inits, beside this file, whoever runs it
@@ -166,4 +167,31 @@ def extensions_or_none() -> list:
         return []
 
 
-setup(ext_modules=extensions_or_none(), cmdclass={"build_ext": BuildHotPaths})
+LOCALE = ROOT / "service" / "i18n" / "locale"
+
+
+def compile_catalogs() -> None:
+    """Each language's gettext catalog compiled by Babel, .po -> .mo beside it (docs/i18n.md):
+    the .mo files are package data, never committed."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for po in sorted(LOCALE.glob("*/LC_MESSAGES/messages.po")):
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=po.parent.parent.name)
+        with po.with_suffix(".mo").open("wb") as f:
+            write_mo(f, catalog)
+
+
+class BuildWithCatalogs(build_py):
+    """The packages, with the compiled catalogs among their data."""
+
+    def run(self) -> None:
+        compile_catalogs()
+        super().run()
+
+
+setup(
+    ext_modules=extensions_or_none(),
+    cmdclass={"build_ext": BuildHotPaths, "build_py": BuildWithCatalogs},
+)

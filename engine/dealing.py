@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from .cards import RANK, RED_THREES, WILD, pack_list
+from .messages import problem
 from .model import InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn
 from .ruleset import RedThreeReplacement, Ruleset, UpcardRule
 
@@ -121,45 +122,53 @@ def _problems(
     players_ok = isinstance(players, int) and not isinstance(players, bool) and players in allowed
     if not players_ok:
         out.append(
-            Problem(
+            problem(
                 "players",
                 "UNSUPPORTED_PLAYER_COUNT",
-                f"{ruleset.profile} is played by "
-                f"{', '.join(str(n) for n in allowed)} players, not {players!r}",
+                "{profile} is played by {allowed} players, not {players}",
+                profile=ruleset.profile,
+                allowed=", ".join(str(n) for n in allowed),
+                players=repr(players),
             )
         )
     if not isinstance(seed, str) or seed == "":
         out.append(Problem("seed", "REQUIRED", "seed is a required non-empty string"))
     elif len(seed.encode("utf-8")) > MAX_SEED_BYTES:
         out.append(
-            Problem("seed", "OUT_OF_RANGE", f"seed is at most {MAX_SEED_BYTES} bytes of UTF-8")
+            problem(
+                "seed", "OUT_OF_RANGE", "seed is at most {max} bytes of UTF-8", max=MAX_SEED_BYTES
+            )
         )
     n = players if isinstance(players, int) and not isinstance(players, bool) else 0
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < max(n, 1):
         out.append(
-            Problem(
+            problem(
                 "dealer",
                 "OUT_OF_RANGE",
-                f"dealer must be a seat 0..{max(n, 1) - 1}, not {dealer!r}",
+                "dealer must be a seat 0..{last}, not {dealer}",
+                last=max(n, 1) - 1,
+                dealer=repr(dealer),
             )
         )
     if not isinstance(deal_number, int) or isinstance(deal_number, bool) or deal_number < 0:
         out.append(
-            Problem(
+            problem(
                 "dealNumber",
                 "OUT_OF_RANGE",
-                f"dealNumber must be 1 or more (0 means 1), not {deal_number!r}",
+                "dealNumber must be 1 or more (0 means 1), not {number}",
+                number=repr(deal_number),
             )
         )
     if players_ok:
         sides = ruleset.sides_for(n)
         if len(match_scores) not in (0, sides):
             out.append(
-                Problem(
+                problem(
                     "matchScores",
                     "OUT_OF_RANGE",
-                    f"matchScores lists one score per side ({sides} sides) or none, "
-                    f"not {len(match_scores)}",
+                    "matchScores lists one score per side ({sides} sides) or none, not {count}",
+                    sides=sides,
+                    count=len(match_scores),
                 )
             )
     for i, s in enumerate(match_scores):

@@ -21,6 +21,7 @@ from .deadline import checkpoint
 from .derived import awaiting_seats
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
+from .messages import N_, problem
 from .model import (
     Action,
     AnswerGoOut,
@@ -138,10 +139,11 @@ def _play(s: Snapshot, action: Action, validate_only: bool) -> tuple[list[Violat
     if not 0 <= action.seat < s.players:
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     "action.seat",
                     "OUT_OF_RANGE",
-                    f"seat {action.seat} does not exist at this table",
+                    "seat {seat} does not exist at this table",
+                    seat=action.seat,
                 )
             ]
         )
@@ -299,10 +301,11 @@ def _check_hidden_copies(s: Snapshot, cards: Sequence[str]) -> None:
     if over:
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     "action.drawStock.cards",
                     "TOO_MANY_COPIES",
-                    f"more copies than the pack holds: {sorted(over)}",
+                    "more copies than the pack holds: {cards}",
+                    cards=sorted(over),
                 )
             ]
         )
@@ -346,7 +349,7 @@ def _swap_wild(work: Work, action: SwapWild) -> None:
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     field,
-                    reason="this ruleset does not allow swapping a wild",
+                    reason=N_("this ruleset does not allow swapping a wild"),
                 )
             ]
         )
@@ -375,7 +378,7 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     f"{field}.meldId",
-                    reason="only a wild in an incomplete group may be swapped",
+                    reason=N_("only a wild in an incomplete group may be swapped"),
                 )
             ]
         )

@@ -22,6 +22,7 @@ from .action_order import HEAD, ActionKey, entry
 from .cards import BLACK_THREES, RANK, WILD, points
 from .deadline import checkpoint
 from .game import validate
+from .messages import problem
 from .model import (
     Action,
     Addition,
@@ -34,7 +35,6 @@ from .model import (
     MeldCards,
     MeldKind,
     Phase,
-    Problem,
     Side,
     Snapshot,
     SwapWild,
@@ -112,11 +112,11 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
         # The list depends on that hand: a view of another seat cannot answer it.
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     f"snapshot.seats[{seat}].hand",
                     "REQUIRED",
-                    f"seat {seat}'s hand is hidden in this snapshot; its "
-                    f"legal actions depend on it",
+                    "seat {seat}'s hand is hidden in this snapshot; its legal actions depend on it",
+                    seat=seat,
                 )
             ],
             "HIDDEN_INFORMATION_REQUIRED",

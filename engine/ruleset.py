@@ -33,6 +33,7 @@ from .parameter_values import WildRule as WildRule
 from .premium_kinds import ConcealedPremium
 from .problems import Problem
 from .ruleset_checks import check_parameters
+from .templates import N_
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
 #: (revision 2: variations in any order, CheckMeld on black 3s alone, the stranded discard).
@@ -307,12 +308,14 @@ PROFILES: dict[str, dict[str, Any]] = {
     "official": _OFFICIAL,
 }
 PROFILE_DESCRIPTIONS = {
-    "classic": "Seed 004 'How to Play' (English, Spanish and Italian texts): the default.",
-    "pagat": "Seed 003's Samba column: the published Pagat rules, with its three simplifications.",
-    "spanish": "Seed 000: traditional Spanish Samba, with its premiums and penalties.",
-    "canasta": "Seed 003's Canasta column: classic two-deck Canasta.",
-    "bolivia": "Bolivia (Bicycle's published rules): wild-only groups, escaleras, 15,000.",
-    "official": "Official Canasta Laws Samba (Jacoby/Crawford; Bicycle/Hoyle text).",
+    "classic": N_("Seed 004 'How to Play' (English, Spanish and Italian texts): the default."),
+    "pagat": N_(
+        "Seed 003's Samba column: the published Pagat rules, with its three simplifications."
+    ),
+    "spanish": N_("Seed 000: traditional Spanish Samba, with its premiums and penalties."),
+    "canasta": N_("Seed 003's Canasta column: classic two-deck Canasta."),
+    "bolivia": N_("Bolivia (Bicycle's published rules): wild-only groups, escaleras, 15,000."),
+    "official": N_("Official Canasta Laws Samba (Jacoby/Crawford; Bicycle/Hoyle text)."),
 }
 #: Variations in docs/rules.md#variations order; each is a set of parameter values.
 VARIATIONS: dict[str, dict[str, Any]] = {

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 
 from . import vocabulary
 from .cards import BLACK_THREES, RED_THREES, VALUE
+from .messages import problem
 from .model import (
     EndReason,
     InvalidInput,
@@ -198,10 +199,11 @@ def score(snapshot: Snapshot, provisional: bool = False) -> ScoreReport:
             ]
         )
     hidden = [
-        Problem(
+        problem(
             f"snapshot.seats[{i}].hand",
             "HIDDEN_INFORMATION_REQUIRED",
-            f"scoring needs seat {i}'s hand, which is hidden",
+            "scoring needs seat {seat}'s hand, which is hidden",
+            seat=i,
         )
         for i, seat in enumerate(snapshot.seats)
         if seat.hand_hidden

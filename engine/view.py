@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .model import Event, InvalidInput, Problem, Seat, Snapshot
+from .messages import problem
+from .model import Event, InvalidInput, Seat, Snapshot
 
 
 def _hide(seat: Seat) -> Seat:
@@ -33,10 +34,12 @@ def player_view(snapshot: Snapshot, seat: int | None) -> Snapshot:
     ):
         raise InvalidInput(
             [
-                Problem(
+                problem(
                     "seat",
                     "OUT_OF_RANGE",
-                    f"seat must be 0..{len(snapshot.seats) - 1}, not {seat!r}",
+                    "seat must be 0..{last}, not {seat}",
+                    last=len(snapshot.seats) - 1,
+                    seat=repr(seat),
                 )
             ]
         )

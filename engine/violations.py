@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .messages import N_
 from .model import GoOut, Violation
 
 #: Where a violation's ``rule`` points: a section of the project's rules reference.
@@ -15,111 +16,120 @@ RULE = "docs/rules.md#"
 #: code -> (section of docs/rules.md, English message template; ``{…}`` filled from details)
 CODES: dict[str, tuple[str, str]] = {
     # turn
-    "NOT_YOUR_TURN": (RULE + "turn", "it is seat {turn}'s turn, not seat {seat}'s"),
-    "WRONG_PHASE": (RULE + "turn", "{action} is not allowed in the {phase} phase"),
-    "DEAL_OVER": (RULE + "turn", "the deal is over"),
+    "NOT_YOUR_TURN": (RULE + "turn", N_("it is seat {turn}'s turn, not seat {seat}'s")),
+    "WRONG_PHASE": (RULE + "turn", N_("{action} is not allowed in the {phase} phase")),
+    "DEAL_OVER": (RULE + "turn", N_("the deal is over")),
     "STALE_SNAPSHOT": (
         RULE + "turn",
-        "expectedPly {expected} does not match the snapshot's ply {actual}",
+        N_("expectedPly {expected} does not match the snapshot's ply {actual}"),
     ),
     # hand
-    "CARDS_NOT_IN_HAND": (RULE + "atomic-melds", "the hand does not hold {cards}"),
+    "CARDS_NOT_IN_HAND": (RULE + "atomic-melds", N_("the hand does not hold {cards}")),
     # pile
-    "PILE_EMPTY": (RULE + "discard-pile", "the discard pile is empty"),
-    "PILE_BLOCKED": (RULE + "blocked-top", "{top} on top blocks the pile"),
+    "PILE_EMPTY": (RULE + "discard-pile", N_("the discard pile is empty")),
+    "PILE_BLOCKED": (RULE + "blocked-top", N_("{top} on top blocks the pile")),
     "PILE_FROZEN": (
         RULE + "freeze",
-        "the pile is frozen: only a natural pair of the top card's rank takes it",
+        N_("the pile is frozen: only a natural pair of the top card's rank takes it"),
     ),
     "TAKE_NEEDS_NATURAL_PAIR": (
         RULE + "take-with-pair",
-        "taking the pile needs two natural {rank}s from the hand",
+        N_("taking the pile needs two natural {rank}s from the hand"),
     ),
-    "TAKE_METHOD_NOT_ALLOWED": (RULE + "discard-pile", "{method} is not allowed by this ruleset"),
+    "TAKE_METHOD_NOT_ALLOWED": (
+        RULE + "discard-pile",
+        N_("{method} is not allowed by this ruleset"),
+    ),
     "TOP_CARD_DOES_NOT_FIT": (
         RULE + "take-by-extending",
-        "the top card {top} does not fit meld {meld}",
+        N_("the top card {top} does not fit meld {meld}"),
     ),
     # meld shape
-    "MELD_TOO_SHORT": (RULE + "groups", "a meld needs at least three cards"),
-    "MIXED_RANKS": (RULE + "groups", "a group holds naturals of one rank only"),
+    "MELD_TOO_SHORT": (RULE + "groups", N_("a meld needs at least three cards")),
+    "MIXED_RANKS": (RULE + "groups", N_("a group holds naturals of one rank only")),
     "NOT_A_RUN": (
         RULE + "runs",
-        "a run is naturals of one suit in unbroken order, 4 low to ace high, no duplicates",
+        N_("a run is naturals of one suit in unbroken order, 4 low to ace high, no duplicates"),
     ),
-    "RUN_TOO_LONG": (RULE + "runs", "a run never exceeds seven cards"),
-    "RUNS_NOT_ALLOWED": (RULE + "runs", "this ruleset has no runs"),
+    "RUN_TOO_LONG": (RULE + "runs", N_("a run never exceeds seven cards")),
+    "RUNS_NOT_ALLOWED": (RULE + "runs", N_("this ruleset has no runs")),
     "WILD_IN_RUN_NOT_ALLOWED": (
         RULE + "runs",
-        "runs hold no wild cards (at most one with runs_allow_wilds)",
+        N_("runs hold no wild cards (at most one with runs_allow_wilds)"),
     ),
     "WILD_RULE_BROKEN": (
         RULE + "wild-rules",
-        "{naturals} naturals and {wilds} wilds break the {rule} rule",
+        N_("{naturals} naturals and {wilds} wilds break the {rule} rule"),
     ),
-    "TOO_MANY_WILDS": (RULE + "wild-rules", "a group holds at most {max} wilds"),
-    "WILD_ONLY_GROUP_NOT_ALLOWED": (RULE + "bolivia", "groups of wild cards only are not allowed"),
+    "TOO_MANY_WILDS": (RULE + "wild-rules", N_("a group holds at most {max} wilds")),
+    "WILD_ONLY_GROUP_NOT_ALLOWED": (
+        RULE + "bolivia",
+        N_("groups of wild cards only are not allowed"),
+    ),
     "THREES_NOT_MELDABLE": (
         RULE + "cards",
-        "red 3s are never melded; black 3s only in a black-3 group",
+        N_("red 3s are never melded; black 3s only in a black-3 group"),
     ),
     "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
         RULE + "black-three-groups",
-        "a black-3 group may be melded only when going out",
+        N_("a black-3 group may be melded only when going out"),
     ),
     "BLACK_THREE_GROUP_TOO_LARGE": (
         RULE + "black-three-groups",
-        "a black-3 group holds at most {max} cards",
+        N_("a black-3 group holds at most {max} cards"),
     ),
     # meld target
-    "NOT_OWN_MELD": (RULE + "where-melds-go", "meld {meld} belongs to another side"),
-    "MELD_CLOSED": (RULE + "where-melds-go", "meld {meld} is closed"),
+    "NOT_OWN_MELD": (RULE + "where-melds-go", N_("meld {meld} belongs to another side")),
+    "MELD_CLOSED": (RULE + "where-melds-go", N_("meld {meld} is closed")),
     "WILD_ONTO_CANASTA_NOT_ALLOWED": (
         RULE + "official",
-        "no wild may be added to a completed canasta",
+        N_("no wild may be added to a completed canasta"),
     ),
     "SIDE_WILD_LIMIT": (
         RULE + "uruguayan",
-        "the side's groups would hold {wilds} wilds; the limit is {max}",
+        N_("the side's groups would hold {wilds} wilds; the limit is {max}"),
     ),
-    "WILD_SWAP_NOT_ALLOWED": (RULE + "wild-swap", "{reason}"),
-    "WILD_SWAP_MISMATCH": (RULE + "wild-swap", "{reason}"),
+    "WILD_SWAP_NOT_ALLOWED": (RULE + "wild-swap", N_("{reason}")),
+    "WILD_SWAP_MISMATCH": (RULE + "wild-swap", N_("{reason}")),
     # opening and floor
     "INITIAL_MELD_TOO_LOW": (
         RULE + "initial-meld",
-        "the initial meld needs {required} points; this counts {actual}",
+        N_("the initial meld needs {required} points; this counts {actual}"),
     ),
     "HAND_FLOOR": (
         RULE + "hand-floor",
-        "a player whose side cannot go out must keep at least two cards after melding",
+        N_("a player whose side cannot go out must keep at least two cards after melding"),
     ),
     # going out and permission
     "GO_OUT_REQUIREMENT_NOT_MET": (
         RULE + "going-out",
-        "going out needs {required}; the side has {actual}",
+        N_("going out needs {required}; the side has {actual}"),
     ),
     "GO_OUT_REFUSED_BY_PARTNER": (
         RULE + "may-i-go-out",
-        "the partner said no: the player may not go out this turn",
+        N_("the partner said no: the player may not go out this turn"),
     ),
-    "NO_PARTNER": (RULE + "may-i-go-out", "there is no partner to ask"),
-    "ALREADY_ASKED": (RULE + "may-i-go-out", "the question was already asked this turn"),
+    "NO_PARTNER": (RULE + "may-i-go-out", N_("there is no partner to ask")),
+    "ALREADY_ASKED": (RULE + "may-i-go-out", N_("the question was already asked this turn")),
     "ASK_AFTER_MELDING": (
         RULE + "may-i-go-out",
-        "the question is asked before the first meld of the turn",
+        N_("the question is asked before the first meld of the turn"),
     ),
-    "NOTHING_TO_ANSWER": (RULE + "may-i-go-out", "no question is open"),
-    "NOT_A_PARTNER": (RULE + "may-i-go-out", "seat {seat} is not the asker's partner"),
+    "NOTHING_TO_ANSWER": (RULE + "may-i-go-out", N_("no question is open")),
+    "NOT_A_PARTNER": (RULE + "may-i-go-out", N_("seat {seat} is not the asker's partner")),
     # spanish penalties (docs/rules.md#spanish-penalties)
-    "RED_THREE_IN_HAND": (RULE + "spanish-penalties", "a red 3 in hand at the end costs {points}"),
-    "ASKED_AND_DID_NOT_GO_OUT": (RULE + "spanish-penalties", "asked to go out and did not"),
+    "RED_THREE_IN_HAND": (
+        RULE + "spanish-penalties",
+        N_("a red 3 in hand at the end costs {points}"),
+    ),
+    "ASKED_AND_DID_NOT_GO_OUT": (RULE + "spanish-penalties", N_("asked to go out and did not")),
     "WENT_OUT_AFTER_REFUSAL": (
         RULE + "spanish-penalties",
-        "tried to go out after the partner said no",
+        N_("tried to go out after the partner said no"),
     ),
-    "OUT_OF_TURN_DRAW": (RULE + "spanish-penalties", "took cards out of turn"),
-    "CARDS_EXPOSED_OUT_OF_TURN": (RULE + "spanish-penalties", "exposed cards out of turn"),
-    "THREE_WILDS_IN_CANASTA": (RULE + "spanish-penalties", "three wilds in a canasta"),
+    "OUT_OF_TURN_DRAW": (RULE + "spanish-penalties", N_("took cards out of turn")),
+    "CARDS_EXPOSED_OUT_OF_TURN": (RULE + "spanish-penalties", N_("exposed cards out of turn")),
+    "THREE_WILDS_IN_CANASTA": (RULE + "spanish-penalties", N_("three wilds in a canasta")),
 }
 
 

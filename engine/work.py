@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from . import melds as M
 from .cards import RED_THREES, points
+from .messages import problem
 from .model import (
     Event,
     InvalidInput,
@@ -189,7 +190,14 @@ class Work:
         if j is None:
             if self.base.find_meld(meld_id) is None:
                 raise InvalidInput(
-                    [Problem(field, "UNKNOWN_MELD_ID", f"no meld {meld_id!r} in the snapshot")]
+                    [
+                        problem(
+                            field,
+                            "UNKNOWN_MELD_ID",
+                            "no meld {meld} in the snapshot",
+                            meld=repr(meld_id),
+                        )
+                    ]
                 )
             raise Refused([violation("NOT_OWN_MELD", field, meld=meld_id)])
         return j

@@ -50,6 +50,8 @@ BUILD_REQUIREMENTS = [
     "grpcio-tools>=1.66,<2",
     "googleapis-common-protos>=1.63,<2",
     "mypy>=1.11",
+    # compiles the gettext catalogs in the wheel build (setup.py)
+    "babel>=2.14",
 ]
 PODMAN = ["podman", "--runtime", "runc"]
 LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=4096:4096"]

@@ -307,3 +307,27 @@ def test_a_page_on_a_configured_origin_calls_the_gateway(browser, game_origin):
 def test_a_page_on_another_origin_cannot_call_the_gateway_by_default(browser, game_origin, server):  # noqa: F811
     outcome = _call_from(browser, game_origin, server.base_url)
     assert "failed" in outcome, outcome
+
+
+def test_playground_language_selector_speaks_spanish(page, server):  # noqa: F811
+    """docs/i18n.md: the selector sends Accept-Language; violations, events and score labels
+    come back in that language, codes unchanged."""
+    page.goto(server.base_url + "/playground")
+    page.select_option("#profile", "classic")
+    page.select_option("#players", "4")
+    page.fill("#seed", "browser-test-1")
+    page.click("#deal")
+    page.wait_for_selector("#actions li button")
+    page.select_option("#language", "es")
+    page.wait_for_function("document.documentElement.lang === 'es'")
+    page.wait_for_selector("#actions li button")
+    page.locator("#actions li button").first.click()  # the draw
+    page.wait_for_function("document.querySelector('#events').innerText.includes('robó del mazo')")
+    assert "CARDS_DRAWN" in page.inner_text("#events")
+    assert page.locator("#score tr[data-term='dealTotal'] th").inner_text() == "total de la mano"
+    page.fill("#action-json", json.dumps({"seat": 0, "drawStock": {}}))
+    page.click("#validate")
+    page.wait_for_selector("#verdict .violation")
+    violation = page.locator("#verdict .violation").first.inner_text()
+    assert "NOT_YOUR_TURN" in violation and "es el turno del asiento 1" in violation
+    _shot(page, "playground-spanish")

@@ -115,6 +115,10 @@ class ApiError(Exception):
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
     #: the HTTP status when it is not the code's (431 HEADERS_TOO_LARGE, 429 MEMORY_BUDGET)
     http: int = 0
+    #: the English template ``message`` was filled from, and its parameters (``api_error``):
+    #: what lets the service say it in another language (service/i18n)
+    template: str = ""
+    params: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.code not in GRPC_CODE:
@@ -138,6 +142,12 @@ class ApiError(Exception):
         return self.code == "INVALID_ARGUMENT"
 
 
+def api_error(code: str, reason: str, template: str, /, **params: object) -> ApiError:
+    """An ApiError whose message is the English ``template`` filled from ``params``."""
+    text = {k: str(v) for k, v in params.items()}
+    return ApiError(code, reason, template.format_map(text), template=template, params=text)
+
+
 def invalid_argument(
     problems: Iterable[Problem], reason: str = "INVALID_REQUEST", message: str | None = None
 ) -> ApiError:
@@ -148,7 +158,7 @@ def invalid_argument(
     listed: list[Problem] = []
     size = 0
     for p in found:
-        shown = Problem(clip(p.field), p.reason, clip(p.description))
+        shown = Problem(clip(p.field), p.reason, clip(p.description), p.template, p.params)
         size += len(shown.field) + len(shown.description) + len(shown.reason)
         if listed and size > MAX_LISTED_BYTES:
             break
@@ -172,10 +182,14 @@ def summary(problems: list[Problem], omitted: int = 0) -> str:
 
 
 def too_many_items(method: str, field: str, limit: int, count: int) -> ApiError:
-    return ApiError(
+    return api_error(
         "RESOURCE_EXHAUSTED",
         "REQUEST_TOO_LARGE",
-        f"{method} takes at most {limit} {field}, not {count}",
+        "{method} takes at most {limit} {field}, not {count}",
+        method=method,
+        limit=limit,
+        field=field,
+        count=count,
     )
 
 

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.base.errors import api_error
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
 VERSION = "v1"
@@ -107,23 +107,27 @@ class Signer:
     def check_present(self, signature: str, field: str = "snapshot.signature") -> None:
         """Cheap checks before the snapshot is even parsed: present, well-formed, known key."""
         if not signature:
-            raise ApiError(
+            raise api_error(
                 "PERMISSION_DENIED",
                 "SNAPSHOT_SIGNATURE_MISSING",
-                f"{field} is required: snapshots must come from this service",
+                "{field} is required: snapshots must come from this service",
+                field=field,
             )
         parts = signature.split(".")
         if len(parts) != 3 or parts[0] != VERSION or not parts[1] or not parts[2]:
-            raise ApiError(
+            raise api_error(
                 "PERMISSION_DENIED",
                 "SNAPSHOT_SIGNATURE_INVALID",
-                f"{field} is not a valid signature",
+                "{field} is not a valid signature",
+                field=field,
             )
         if not any(k == parts[1] for k, _ in self.keys):
-            raise ApiError(
+            raise api_error(
                 "PERMISSION_DENIED",
                 "SNAPSHOT_KEY_UNKNOWN",
-                f"{field} was made with key {parts[1]!r}, which is not configured",
+                "{field} was made with key {key}, which is not configured",
+                field=field,
+                key=repr(parts[1]),
             )
 
     def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
@@ -133,8 +137,9 @@ class Signer:
         secret = dict(self.keys)[key_id]
         expected = _b64url(self._mac(secret, canonical))
         if not hmac.compare_digest(expected.encode(), mac.encode()):
-            raise ApiError(
+            raise api_error(
                 "PERMISSION_DENIED",
                 "SNAPSHOT_SIGNATURE_INVALID",
-                f"{field} does not match the snapshot",
+                "{field} does not match the snapshot",
+                field=field,
             )

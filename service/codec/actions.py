@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import Problems
 from samba_adjudicator.service.codec.convert import card, cards
@@ -38,8 +38,11 @@ class _Reader:
     def meld_id(self, meld_id: str, path: str | None = None) -> str:
         if self.meld_ids is not None and meld_id and meld_id not in self.meld_ids:
             self.problems.append(
-                Problem(
-                    path or f"{self.path}.meldId", "UNKNOWN_MELD_ID", f"no meld has id {meld_id!r}"
+                problem(
+                    path or f"{self.path}.meldId",
+                    "UNKNOWN_MELD_ID",
+                    "no meld has id {meld}",
+                    meld=repr(meld_id),
                 )
             )
         return meld_id
@@ -100,7 +103,13 @@ def action_from_proto(
     seat = msg.seat if msg.HasField("seat") else 0
     if players is not None and msg.HasField("seat") and not 0 <= seat < players:
         problems.append(
-            Problem(f"{path}.seat", "OUT_OF_RANGE", f"seat must be 0..{players - 1}, not {seat}")
+            problem(
+                f"{path}.seat",
+                "OUT_OF_RANGE",
+                "seat must be 0..{last}, not {seat}",
+                last=players - 1,
+                seat=seat,
+            )
         )
     expected = msg.expected_ply if msg.HasField("expected_ply") else None
     kind = msg.WhichOneof("kind")

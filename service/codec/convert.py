@@ -29,6 +29,7 @@ from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.melds import infer_kind
+from samba_adjudicator.engine.messages import N_, problem
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.service.base import pb
@@ -64,7 +65,7 @@ def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
         f = json_path(p.field)
         if prefix:
             f = prefix if not f else (f"{prefix}{f}" if f.startswith("[") else f"{prefix}.{f}")
-        out.append(Problem(f, p.reason, p.description))
+        out.append(Problem(f, p.reason, p.description, p.template, p.params))
     return out
 
 
@@ -80,11 +81,12 @@ def card(text: str, path: str, problems: Problems) -> str | None:
     code = parse_card(text)
     if code is None:
         problems.append(
-            Problem(
+            problem(
                 path,
                 "UNKNOWN_CARD_CODE",
-                f"{text!r} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
-                f" or T, then suit S H D C; or JK)",
+                "{card} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
+                " or T, then suit S H D C; or JK)",
+                card=repr(text),
             )
         )
     return code
@@ -163,7 +165,13 @@ def overrides_from_proto(msg: pb.RulesetOverrides, path: str, problems: Problems
                 name = _enum_name(f, value)
                 if name is None:
                     problems.append(
-                        Problem(fpath, "OUT_OF_RANGE", f"{fpath} must name a {f.enum_type.name}")
+                        problem(
+                            fpath,
+                            "OUT_OF_RANGE",
+                            "{field} must name a {type}",
+                            field=fpath,
+                            type=f.enum_type.name,
+                        )
                     )
                     continue
                 value = getattr(er, f.enum_type.name)[name]
@@ -196,7 +204,10 @@ def ruleset_ref_from_proto(
     try:
         rules = er.resolve(profile, overrides, path=path)
     except er.RulesetError as e:
-        problems.extend(Problem(json_path(p.field), p.reason, p.description) for p in e.problems)
+        problems.extend(
+            Problem(json_path(p.field), p.reason, p.description, p.template, p.params)
+            for p in e.problems
+        )
         return None, ref
     # Answers name the variations in their documented order, however the request put them.
     if rules.profile == profile:
@@ -215,7 +226,7 @@ def ruleset_description(profile: str) -> str:
     base, *variations = (profile or "classic").split("+")
     text = er.PROFILE_DESCRIPTIONS.get(base, "")
     if variations:
-        text += f" Variations: {', '.join(variations)}."
+        text += N_(" Variations: {variations}.").format(variations=", ".join(variations))
     return text
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import parse_card
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
 
@@ -30,7 +31,14 @@ class _Disagreements:
     def add(self, field: str, given: Any, actual: Any) -> None:
         where = f"{self.path}.{field}"
         self.problems.append(
-            Problem(where, "DERIVED_FIELD_DISAGREES", f"{where} is {actual!r}, not {given!r}")
+            problem(
+                where,
+                "DERIVED_FIELD_DISAGREES",
+                "{field} is {actual}, not {given}",
+                field=where,
+                actual=repr(actual),
+                given=repr(given),
+            )
         )
 
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from samba_adjudicator.engine.problems import InvalidInput, Problem
+from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.problems import InvalidInput
 
 MALFORMED_JSON = "MALFORMED_JSON"
 
@@ -41,11 +42,11 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise InvalidInput(
-            [Problem("", MALFORMED_JSON, f"the request is not valid JSON: {e}")]
+            [problem("", MALFORMED_JSON, "the request is not valid JSON: {error}", error=e)]
         ) from None
     except RecursionError:
         raise InvalidInput(
-            [Problem("", MALFORMED_JSON, "the request is nested too deeply")]
+            [problem("", MALFORMED_JSON, "the request is nested too deeply")]
         ) from None
     return data
 

@@ -23,6 +23,7 @@ from typing import Any
 from google.protobuf import descriptor as _d
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import InvalidInput, Problem
 from samba_adjudicator.service.base.descriptors import (
     F,
@@ -181,14 +182,27 @@ def _walk_into(obj: dict, msg: Message, desc: _d.Descriptor, path: str, problems
 
 def _unknown_field(path: str, key: Any, desc: _d.Descriptor, problems: Problems) -> None:
     problems.append(
-        Problem(join(path, str(key)), "UNKNOWN_FIELD", f"unknown field {key!r} in {desc.full_name}")
+        problem(
+            join(path, str(key)),
+            "UNKNOWN_FIELD",
+            "unknown field {key} in {type}",
+            key=repr(key),
+            type=desc.full_name,
+        )
     )
 
 
 def _given_twice(path: str, json_name: str, first: str, key: str, problems: Problems) -> None:
     fpath = join(path, json_name)
     problems.append(
-        Problem(fpath, "OUT_OF_RANGE", f"{fpath} given twice (as {first!r} and {key!r})")
+        problem(
+            fpath,
+            "OUT_OF_RANGE",
+            "{field} given twice (as {first} and {second})",
+            field=fpath,
+            first=repr(first),
+            second=repr(key),
+        )
     )
 
 
@@ -199,10 +213,12 @@ def _choose(
     if oneof in chosen:
         fpath = join(path, json_name)
         problems.append(
-            Problem(
+            problem(
                 fpath,
                 "OUT_OF_RANGE",
-                f"{join(path, chosen[oneof])} and {fpath} are alternatives; give only one",
+                "{first} and {second} are alternatives; give only one",
+                first=join(path, chosen[oneof]),
+                second=fpath,
             )
         )
         return False
@@ -403,14 +419,14 @@ def _messages_into(
 ) -> None:
     path = join(path, json_name)
     if not isinstance(value, list):
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON array", field=path))
         return
     target = getattr(msg, f.name)
     desc = f.message_type
     for i, item in enumerate(value):
         ip = f"{path}[{i}]"
         if item is None:
-            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+            problems.append(problem(ip, "OUT_OF_RANGE", "{field} must not be null", field=ip))
         elif not isinstance(item, dict):
             _not_an_object(ip, desc, problems)
         else:

@@ -14,6 +14,7 @@ from functools import cache
 from google.protobuf import descriptor as _d
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base.descriptors import F, is_map, is_required, join, real_oneofs
 from samba_adjudicator.service.base.errors import ProblemList
@@ -50,14 +51,16 @@ def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[P
         )
         if missing:
             fpath = join(path, json_name)
-            out.append(Problem(fpath, "REQUIRED", f"{fpath} is required"))
+            out.append(problem(fpath, "REQUIRED", "{field} is required", field=fpath))
     for name, json_name, repeated in walk:
         if name not in skip:
             _collect_below(msg, name, path, json_name, repeated, out)
     for oneof, names in oneofs:
         if msg.WhichOneof(oneof) is None:
             where = path or "request"
-            out.append(Problem(path, "REQUIRED", f"{where} needs one of: {names}"))
+            out.append(
+                problem(path, "REQUIRED", "{field} needs one of: {names}", field=where, names=names)
+            )
 
 
 def _collect_below(

@@ -27,12 +27,14 @@ from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
     MAX_ECHO,
     ApiError,
     Problems,
+    api_error,
     echo,
     invalid_argument,
     too_many_items,
@@ -105,7 +107,9 @@ class Adjudicator:
         try:
             request_type, handler = METHODS[method]
         except KeyError:
-            raise ApiError("UNIMPLEMENTED", "UNKNOWN_METHOD", f"no method {method!r}") from None
+            raise api_error(
+                "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
+            ) from None
         if not isinstance(request, request_type):
             raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
         if source is None and method in _TAKES_SNAPSHOT and request.HasField(SNAPSHOT):
@@ -127,10 +131,13 @@ class Adjudicator:
         if not 0 <= seat < len(snap.seats):
             raise invalid_argument(
                 [
-                    Problem(
+                    problem(
                         field,
                         "OUT_OF_RANGE",
-                        f"{field} must be a seat 0..{len(snap.seats) - 1}, not {seat}",
+                        "{field} must be a seat 0..{last}, not {seat}",
+                        field=field,
+                        last=len(snap.seats) - 1,
+                        seat=seat,
                     )
                 ]
             )
@@ -206,7 +213,14 @@ class Adjudicator:
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument(
-                    [Problem("meldId", "UNKNOWN_MELD_ID", f"no meld has id {echo(req.meld_id)}")]
+                    [
+                        problem(
+                            "meldId",
+                            "UNKNOWN_MELD_ID",
+                            "no meld has id {meld}",
+                            meld=echo(req.meld_id),
+                        )
+                    ]
                 )
             check = engine.check_meld(snap.ruleset, cards, snap, req.seat, req.meld_id or None)
         else:

@@ -46,6 +46,6 @@ def as_api_error(exc: Exception, where: str) -> ApiError:
 def _json_paths(problems: Iterable[Problem]) -> list[Problem]:
     out = ProblemList()
     for p in problems:  # one at a time: the list keeps a bounded number of them
-        out.append(Problem(json_path(p.field), p.reason, p.description))
+        out.append(Problem(json_path(p.field), p.reason, p.description, p.template, p.params))
     out.omitted += getattr(problems, "omitted", 0)  # a ProblemList's uncounted rest
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from google.protobuf.message import DecodeError, Message
 
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import errors
 from samba_adjudicator.service.codec import jsonio, wire
 from samba_adjudicator.service.pipeline.loading import (
@@ -44,11 +44,12 @@ class ProtobufDecoder:
         except (DecodeError, RuntimeError, ValueError) as e:
             raise errors.invalid_argument(
                 [
-                    Problem(
+                    problem(
                         "",
                         "MALFORMED_MESSAGE",
-                        f"the request is not a valid "
-                        f"{self.request_type.DESCRIPTOR.full_name} message: {e}",
+                        "the request is not a valid {type} message: {error}",
+                        type=self.request_type.DESCRIPTOR.full_name,
+                        error=e,
                     )
                 ]
             ) from None

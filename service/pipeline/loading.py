@@ -31,9 +31,16 @@ import orjson
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
+from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.model import Action, InvalidInput, Snapshot
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, Problems, echo, invalid_argument
+from samba_adjudicator.service.base.errors import (
+    ApiError,
+    Problems,
+    api_error,
+    echo,
+    invalid_argument,
+)
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, derived_fields
@@ -130,7 +137,9 @@ class SnapshotLoader:
             snap = convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
-            raise InvalidInput(problems or [Problem(field, "REQUIRED", f"{field} is required")])
+            raise InvalidInput(
+                problems or [problem(field, "REQUIRED", "{field} is required", field=field)]
+            )
         if fresh:
             self._trust(msg, snap, field)
             if source is not None:
@@ -200,20 +209,25 @@ class SnapshotLoader:
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
     """A request may pin the ruleset version it expects: FAILED_PRECONDITION on mismatch."""
     if pinned and pinned != rules.version:
-        raise ApiError(
+        raise api_error(
             "FAILED_PRECONDITION",
             "RULESET_VERSION_MISMATCH",
-            f"{field} pins ruleset version {echo(pinned)}; this service "
-            f"adjudicates {rules.profile} at version {rules.version!r}",
+            "{field} pins ruleset version {pinned}; this service "
+            "adjudicates {profile} at version {version}",
+            field=field,
+            pinned=echo(pinned),
+            profile=rules.profile,
+            version=repr(rules.version),
         )
 
 
 def _view_refused(snap: Snapshot, field: str) -> ApiError:
     hidden = [
-        Problem(
+        problem(
             f"{field}.seats[{i}].hand",
             "SNAPSHOT_IS_VIEW",
-            f"seat {i}'s hand is hidden: a player's view cannot be applied, replayed or scored",
+            "seat {seat}'s hand is hidden: a player's view cannot be applied, replayed or scored",
+            seat=i,
         )
         for i, s in enumerate(snap.seats)
         if s.hand_hidden

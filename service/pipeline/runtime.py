@@ -27,7 +27,7 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
-from samba_adjudicator.service.base.errors import ApiError, Problems, new_request_id
+from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
@@ -129,10 +129,11 @@ def request_id_from(value: str | None) -> str:
 
 
 def deadline_exceeded(method: str) -> ApiError:
-    return ApiError(
+    return api_error(
         "DEADLINE_EXCEEDED",
         "DEADLINE_EXCEEDED",
-        f"the deadline of the {method} call passed before it was answered",
+        "the deadline of the {method} call passed before it was answered",
+        method=method,
     )
 
 

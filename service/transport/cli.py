@@ -40,6 +40,13 @@ def _parser(commands: dict[str, str]) -> argparse.ArgumentParser:
             metavar="FILE",
             help="read the request from FILE instead of stdin ('-': stdin)",
         )
+        s.add_argument(
+            "--lang",
+            metavar="LANG",
+            default=os.environ.get("SAMBA_LANG", ""),
+            help="language of the answer's messages: en (default), es, it, sv; regional tags "
+            "and Accept-Language lists allowed (default: $SAMBA_LANG). docs/i18n.md",
+        )
     return p
 
 
@@ -51,10 +58,11 @@ def _read(path: str | None) -> bytes:
 
 
 def run(
-    method: str, data: bytes, adjudicator=None, request_id: str | None = None
+    method: str, data: bytes, adjudicator=None, request_id: str | None = None, lang: str = ""
 ) -> tuple[int, dict]:
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
-    (``Runtime.answer``: the same decoding and error boundary), without metrics."""
+    (``Runtime.answer``: the same decoding and error boundary), without metrics, its texts
+    in ``lang`` (an Accept-Language value; English when empty or unknown)."""
     from samba_adjudicator.service.base.errors import (
         ApiError,
         internal_error,
@@ -62,9 +70,12 @@ def run(
         rest_body,
     )
     from samba_adjudicator.service.codec.jsonio import to_dict
+    from samba_adjudicator.service.i18n.localize import localize_error, localize_response
+    from samba_adjudicator.service.i18n.negotiation import choose
     from samba_adjudicator.service.pipeline.runtime import Runtime
 
     request_id = request_id or new_request_id()
+    language = choose(lang)
     try:
         if adjudicator is None:
             from samba_adjudicator.service.base import page_tokens
@@ -79,11 +90,12 @@ def run(
         runtime = Runtime(None, adjudicator, count_calls=False)
         response = runtime.answer(method, runtime.json_decoder(method, data))
     except ApiError as e:
-        return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), rest_body(e, request_id)
+        body = rest_body(localize_error(e, language), request_id)
+        return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), body
     except (ValueError, OSError) as e:  # a malformed key setting, or no local key file
         logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
-    return EXIT_OK, to_dict(response)
+    return EXIT_OK, to_dict(localize_response(response, language))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     from samba_adjudicator.service.codec.jsonio import dumps
 
-    status, body = run(commands[args.command], data)
+    status, body = run(commands[args.command], data, lang=args.lang)
     sys.stdout.write(dumps(body) + "\n")
     sys.stdout.flush()
     return status

@@ -38,6 +38,9 @@ from grpc_status import rpc_status
 
 from samba_adjudicator.service.base import errors, pb
 from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.i18n.localize import localize_error, localize_response
+from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
@@ -60,6 +63,14 @@ def _request_id(context) -> str:
     return request_id_from(None)
 
 
+def _language(context) -> str:
+    """The answer's language, from ``accept-language`` metadata (docs/i18n.md)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "accept-language" and isinstance(value, str):
+            return choose_language(value)
+    return DEFAULT_LANGUAGE
+
+
 def _deadline(context) -> float | None:
     remaining = context.time_remaining()
     if remaining is None:
@@ -73,14 +84,15 @@ class _Status(
     pass
 
 
-def _status(err: ApiError, request_id: str) -> grpc.Status:
-    """The rich status, with ``x-request-id`` beside ``grpc-status-details-bin`` (aborting
-    replaces the trailing metadata set earlier)."""
-    status = rpc_status.to_status(errors.grpc_status(err, request_id))
+def _status(err: ApiError, request_id: str, lang: str = DEFAULT_LANGUAGE) -> grpc.Status:
+    """The rich status, its texts in ``lang``, with ``x-request-id`` and ``content-language``
+    beside ``grpc-status-details-bin`` (aborting replaces the trailing metadata set earlier)."""
+    status = rpc_status.to_status(errors.grpc_status(localize_error(err, lang), request_id))
     return _Status(
         status.code,
         status.details,
-        tuple(status.trailing_metadata) + (("x-request-id", request_id),),
+        tuple(status.trailing_metadata)
+        + (("x-request-id", request_id), ("content-language", lang)),
     )
 
 
@@ -91,8 +103,9 @@ def _call(
     data: bytes,
     request_id: str,
     deadline: float | None,
+    lang: str = DEFAULT_LANGUAGE,
 ) -> tuple[bytes | None, grpc.Status | None]:
-    """(serialized answer, None) or (None, rich status)."""
+    """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
     try:
         response = runtime.invoke(
             method,
@@ -103,9 +116,9 @@ def _call(
             size=len(data),
         )
     except ApiError as e:
-        return None, _status(e, request_id)
+        return None, _status(e, request_id, lang)
     # deterministic: map entries (violation details) sorted, the same bytes on every replica
-    return response.SerializeToString(deterministic=True), None
+    return localize_response(response, lang).SerializeToString(deterministic=True), None
 
 
 def _generic_handlers(make, echo) -> list:
@@ -156,20 +169,21 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
 
     async def handle(data: bytes, context) -> bytes:
         request_id = _request_id(context)
-        context.set_trailing_metadata((("x-request-id", request_id),))
+        lang = _language(context)
+        context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
         if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
             runtime.reject(method, "grpc", request_id, err)
-            await context.abort_with_status(_status(err, request_id))
+            await context.abort_with_status(_status(err, request_id, lang))
         deadline = _deadline(context)
         in_flight.count += 1
         try:
             if runtime.offloaded(method, len(data)):
                 out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool, _call, runtime, method, decode, data, request_id, deadline
+                    pool, _call, runtime, method, decode, data, request_id, deadline, lang
                 )
             else:
-                out, status = _call(runtime, method, decode, data, request_id, deadline)
+                out, status = _call(runtime, method, decode, data, request_id, deadline, lang)
         finally:
             in_flight.count -= 1
         if status is not None:

@@ -33,7 +33,7 @@ from collections import OrderedDict
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base.errors import (
     ApiError,
     invalid_argument,
@@ -75,7 +75,7 @@ def raw_error(err: ApiError) -> bytes:
 
 def _malformed(message: str) -> ApiError:
     return invalid_argument(
-        [Problem("", "MALFORMED_HTTP", f"the HTTP request is malformed: {message}")]
+        [problem("", "MALFORMED_HTTP", "the HTTP request is malformed: {error}", error=message)]
     )
 
 

@@ -31,10 +31,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
 from samba_adjudicator.service.codec import jsonio
+from samba_adjudicator.service.i18n.http import header_value, language_headers
+from samba_adjudicator.service.i18n.localize import localize_response
+from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
 from samba_adjudicator.service.pipeline.boundary import as_api_error
@@ -48,6 +52,7 @@ from samba_adjudicator.service.pipeline.runtime import (
 from samba_adjudicator.service.transport import rest_errors
 from samba_adjudicator.service.transport.rest_common import (
     JSON,
+    call_language,
     call_request_id,
     error_response,
     json_response,
@@ -96,11 +101,19 @@ BENCH_ECHO_PATH = "/v1/bench:echo"
 
 
 def too_large(limit: int, size: int | None = None) -> ApiError:
-    what = f"{size} bytes" if size is not None else f"over {limit} bytes"
-    return ApiError(
+    if size is None:
+        return api_error(
+            "RESOURCE_EXHAUSTED",
+            "REQUEST_TOO_LARGE",
+            "the request is over {limit} bytes; the limit is {limit} bytes (do not retry)",
+            limit=limit,
+        )
+    return api_error(
         "RESOURCE_EXHAUSTED",
         "REQUEST_TOO_LARGE",
-        f"the request is {what}; the limit is {limit} bytes (do not retry)",
+        "the request is {size} bytes; the limit is {limit} bytes (do not retry)",
+        size=size,
+        limit=limit,
     )
 
 
@@ -122,6 +135,9 @@ class SambaMiddleware:
         # a call whose head arrived before SIGTERM is answered normally, however long its
         # body takes to arrive or its turn on the thread pool to come, within the grace
         state["after_sigterm"] = self.state.draining
+        lang = choose_language(header_value(scope.get("headers", ()), b"accept-language"))
+        state["lang"] = lang
+        language = lang.encode("latin-1")
         extra = [(b"x-request-id", rid.encode("latin-1")), (b"x-samba-version", self.version)]
         started = False
 
@@ -136,11 +152,12 @@ class SambaMiddleware:
                 ]
                 if self.state.draining and (b"connection", b"close") not in headers:
                     headers.append((b"connection", b"close"))  # clients reconnect elsewhere
+                headers = language_headers(headers, language)
                 message = {**message, "headers": headers + extra}
             await send(message)
 
         if size is not None and size > self.limit:
-            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"})
+            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"}, lang)
             return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
@@ -148,7 +165,7 @@ class SambaMiddleware:
             # a failure of the framework itself, outside any call: the same boundary
             err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
-                await error_response(err, rid)(scope, receive, send_with_headers)
+                await error_response(err, rid, None, lang)(scope, receive, send_with_headers)
 
 
 def _request_id_and_size(headers) -> tuple[str, int | None]:
@@ -195,11 +212,11 @@ def _deadline(request: Request) -> float | None:
     if not math.isfinite(seconds) or seconds <= 0:
         raise invalid_argument(
             [
-                Problem(
+                problem(
                     "x-server-timeout",
                     "OUT_OF_RANGE",
-                    "the x-server-timeout header must be a positive number of seconds, "
-                    f"not {raw!r}",
+                    "the x-server-timeout header must be a positive number of seconds, not {value}",
+                    value=repr(raw),
                 )
             ]
         )
@@ -214,29 +231,42 @@ class _Calls:
         self.limit = limit
 
     def answer(
-        self, method: str, decode, rid: str, deadline: float | None, size: int = 0
+        self,
+        method: str,
+        decode,
+        rid: str,
+        deadline: float | None,
+        size: int = 0,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> Response:
         try:
             response = self.runtime.invoke(
                 method, decode, transport="rest", request_id=rid, deadline=deadline, size=size
             )
         except ApiError as e:
-            return error_response(e, rid)
-        body = jsonio.to_dict(response)
+            return error_response(e, rid, None, lang)
+        body = jsonio.to_dict(localize_response(response, lang))
         if method in REMEMBERS and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
 
     async def run(
-        self, request: Request, method: str, decode, rid: str, deadline: float | None, size: int = 0
+        self,
+        request: Request,
+        method: str,
+        decode,
+        rid: str,
+        deadline: float | None,
+        size: int = 0,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
-            return error_response(err, rid, {"connection": "close"})
+            return error_response(err, rid, {"connection": "close"}, lang)
         if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size)
-        return self.answer(method, decode, rid, deadline, size)
+            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size, lang)
+        return self.answer(method, decode, rid, deadline, size, lang)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
@@ -246,11 +276,11 @@ class _Calls:
                 body = await read_body(request, self.limit)
             except ApiError as e:
                 self.runtime.reject(method, "rest", rid, e)
-                return error_response(
-                    e, rid, {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
-                )
+                close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
+                return error_response(e, rid, close, call_language(request))
+            decode = self.runtime.json_decoder(method, body)
             return await self.run(
-                request, method, self.runtime.json_decoder(method, body), rid, deadline, len(body)
+                request, method, decode, rid, deadline, len(body), call_language(request)
             )
 
         endpoint.__name__ = method
@@ -267,8 +297,10 @@ class _Calls:
         try:
             deadline = _deadline(request)
         except ApiError as e:
-            return error_response(e, rid)
-        return await self.run(request, method, lambda: (message, [], None), rid, deadline)
+            return error_response(e, rid, None, call_language(request))
+        return await self.run(
+            request, method, lambda: (message, [], None), rid, deadline, lang=call_language(request)
+        )
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
@@ -371,8 +403,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             JsonCORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST"],
-            allow_headers=["content-type", "x-request-id", "x-server-timeout"],
-            expose_headers=["x-request-id", "x-samba-version"],
+            allow_headers=["content-type", "x-request-id", "x-server-timeout", "accept-language"],
+            expose_headers=["x-request-id", "x-samba-version", "content-language"],
             max_age=600,
         )
     return app

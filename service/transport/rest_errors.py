@@ -11,9 +11,10 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
 from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER, request_id_from
 from samba_adjudicator.service.transport.rest_common import (
+    call_language,
     call_request_id,
     error_response,
     json_response,
@@ -56,10 +57,16 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     rid = call_request_id(request)
     if exc.status_code == 404:
         return error_response(
-            ApiError(
-                "NOT_FOUND", "ROUTE_NOT_FOUND", f"no route {request.method} {request.url.path}"
+            api_error(
+                "NOT_FOUND",
+                "ROUTE_NOT_FOUND",
+                "no route {method} {path}",
+                method=request.method,
+                path=request.url.path,
             ),
             rid,
+            None,
+            call_language(request),
         )
     if exc.status_code == 405:
         headers = dict(exc.headers or {})
@@ -78,7 +85,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
         err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
     else:
         err = ApiError(code, code, str(exc.detail))
-    return error_response(err, rid)
+    return error_response(err, rid, None, call_language(request))
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -86,11 +93,13 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> Re
     for e in exc.errors():
         loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
         problems.append(Problem(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
-    return error_response(invalid_argument(problems), call_request_id(request))
+    return error_response(
+        invalid_argument(problems), call_request_id(request), None, call_language(request)
+    )
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return error_response(exc, call_request_id(request))
+    return error_response(exc, call_request_id(request), None, call_language(request))
 
 
 def install(app: FastAPI) -> None:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import functools
 import html
 import importlib.util
+import json
 import re
 from importlib import resources
 from pathlib import Path
 
 import markdown
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
@@ -167,6 +168,14 @@ def router() -> APIRouter:
     @pages.get("/playground", include_in_schema=False)
     async def playground() -> HTMLResponse:
         return HTMLResponse(_read(PLAYGROUND_PACKAGE, "playground/index.html"))
+
+    @pages.get("/playground/texts.json", include_in_schema=False)
+    async def playground_texts(request: Request) -> Response:
+        """Event texts and score labels in the Accept-Language language (docs/i18n.md)."""
+        from samba_adjudicator.service.i18n.texts import page_texts
+
+        lang = getattr(request.state, "lang", None) or "en"
+        return Response(json.dumps(page_texts(lang)), media_type="application/json")
 
     for name in reference_pages():
 

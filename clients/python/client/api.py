@@ -119,11 +119,13 @@ class Client(_Methods):
         channel=None,
         retry: RetryPolicy | None = DEFAULT_RETRY,
         service_config: Mapping[str, Any] | str | None = None,
+        locale: str | None = None,
     ) -> Client:
         """``service_config``: a gRPC service config for the channel this makes (load
-        balancing, gRPC's own retryPolicy, timeouts); ignored when ``channel`` is given."""
+        balancing, gRPC's own retryPolicy, timeouts); ignored when ``channel`` is given.
+        ``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
         channel = channel or grpc_channel(target, service_config)
-        return cls(GrpcTransport(target, channel), timeout, retry)
+        return cls(GrpcTransport(target, channel, locale), timeout, retry)
 
     @classmethod
     def rest(
@@ -134,8 +136,10 @@ class Client(_Methods):
         http=None,
         headers: dict[str, str] | None = None,
         retry: RetryPolicy | None = DEFAULT_RETRY,
+        locale: str | None = None,
     ) -> Client:
-        return cls(RestTransport(base_url, http, headers), timeout, retry)
+        """``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
+        return cls(RestTransport(base_url, http, headers, locale), timeout, retry)
 
     def call(
         self,
@@ -180,10 +184,11 @@ class AsyncClient(_Methods):
         channel=None,
         retry: RetryPolicy | None = DEFAULT_RETRY,
         service_config: Mapping[str, Any] | str | None = None,
+        locale: str | None = None,
     ) -> AsyncClient:
         """As ``Client.grpc``."""
         channel = channel or grpc_aio_channel(target, service_config)
-        return cls(AsyncGrpcTransport(target, channel), timeout, retry)
+        return cls(AsyncGrpcTransport(target, channel, locale), timeout, retry)
 
     @classmethod
     def rest(
@@ -194,8 +199,10 @@ class AsyncClient(_Methods):
         http=None,
         headers: dict[str, str] | None = None,
         retry: RetryPolicy | None = DEFAULT_RETRY,
+        locale: str | None = None,
     ) -> AsyncClient:
-        return cls(AsyncRestTransport(base_url, http, headers), timeout, retry)
+        """As ``Client.rest``."""
+        return cls(AsyncRestTransport(base_url, http, headers, locale), timeout, retry)
 
     async def call(
         self,

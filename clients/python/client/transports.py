@@ -19,15 +19,23 @@ from ._pb import adjudicator_pb2_grpc
 from .rpcs import Rpc, rest_answer, rest_target
 
 
+def _language_metadata(locale: str | None) -> tuple[tuple[str, str], ...]:
+    """``accept-language`` metadata: the language of the service's messages (docs/i18n.md)."""
+    return (("accept-language", locale),) if locale else ()
+
+
 class GrpcTransport:
-    def __init__(self, target: str, channel: grpc.Channel | None = None) -> None:
+    def __init__(
+        self, target: str, channel: grpc.Channel | None = None, locale: str | None = None
+    ) -> None:
         self.channel = channel or grpc.insecure_channel(target)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
+        self.language = _language_metadata(locale)
 
     def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
         try:
             return getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=(("x-request-id", request_id),)
+                message, timeout=timeout, metadata=(("x-request-id", request_id), *self.language)
             )
         except grpc.RpcError as err:
             raise errors.from_grpc(err, request_id) from None
@@ -37,16 +45,19 @@ class GrpcTransport:
 
 
 class AsyncGrpcTransport:
-    def __init__(self, target: str, channel: grpc.aio.Channel | None = None) -> None:
+    def __init__(
+        self, target: str, channel: grpc.aio.Channel | None = None, locale: str | None = None
+    ) -> None:
         self.channel = channel or grpc.aio.insecure_channel(target)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
+        self.language = _language_metadata(locale)
 
     async def invoke(
         self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
     ) -> Message:
         try:
             return await getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=(("x-request-id", request_id),)
+                message, timeout=timeout, metadata=(("x-request-id", request_id), *self.language)
             )
         except grpc.aio.AioRpcError as err:
             raise errors.from_grpc(err, request_id) from None
@@ -56,10 +67,10 @@ class AsyncGrpcTransport:
 
 
 def _rest_request(
-    rpc: Rpc, message: Message, timeout: float | None, request_id: str
+    rpc: Rpc, message: Message, timeout: float | None, request_id: str, language: dict
 ) -> dict[str, Any]:
     verb, path, body = rest_target(rpc, message)
-    headers = {"x-request-id": request_id}
+    headers = {"x-request-id": request_id, **language}
     if body is not None:
         headers["content-type"] = "application/json"
     if timeout is not None:
@@ -93,13 +104,20 @@ def _rest_result(rpc: Rpc, response: httpx.Response, request_id: str) -> Message
 
 class RestTransport:
     def __init__(
-        self, base_url: str, http: httpx.Client | None = None, headers: dict[str, str] | None = None
+        self,
+        base_url: str,
+        http: httpx.Client | None = None,
+        headers: dict[str, str] | None = None,
+        locale: str | None = None,
     ) -> None:
         self.http = http or httpx.Client(base_url=base_url, headers=headers)
+        self.language = dict(_language_metadata(locale))
 
     def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
         try:
-            response = self.http.request(**_rest_request(rpc, message, timeout, request_id))
+            response = self.http.request(
+                **_rest_request(rpc, message, timeout, request_id, self.language)
+            )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
         return _rest_result(rpc, response, request_id)
@@ -114,14 +132,18 @@ class AsyncRestTransport:
         base_url: str,
         http: httpx.AsyncClient | None = None,
         headers: dict[str, str] | None = None,
+        locale: str | None = None,
     ) -> None:
         self.http = http or httpx.AsyncClient(base_url=base_url, headers=headers)
+        self.language = dict(_language_metadata(locale))
 
     async def invoke(
         self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
     ) -> Message:
         try:
-            response = await self.http.request(**_rest_request(rpc, message, timeout, request_id))
+            response = await self.http.request(
+                **_rest_request(rpc, message, timeout, request_id, self.language)
+            )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
         return _rest_result(rpc, response, request_id)

@@ -1,12 +1,15 @@
 // The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
 "use strict";
 
-const state = { snapshot: null, rulesets: [] };
+// texts: the event texts and score labels of the chosen language (/playground/texts.json)
+const state = { snapshot: null, rulesets: [], lang: "en", texts: null };
 const $ = (id) => document.getElementById(id);
 
 async function call(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  // the service answers violations and errors in the Accept-Language language (docs/i18n.md)
+  const headers = { "accept-language": state.lang };
+  const init = body === undefined ? { headers } : {
+    method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
   const answer = await response.json();
@@ -140,7 +143,8 @@ async function renderScore() {
     "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
   $("score").replaceChildren(
     el("tr", {}, el("th", {}, "term"), answer.sides.map((x) => el("th", {}, `side ${x.side}`))),
-    ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, r), answer.sides.map((x) => el("td", {}, x[r])))));
+    ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, state.texts.scoreLabels[r] || r),
+      answer.sides.map((x) => el("td", {}, x[r])))));
 }
 
 // "docs/rules.md#turn" -> the gateway's rendering of that page: /reference/rules.md#turn
@@ -173,13 +177,25 @@ async function render() {
   await renderScore();
 }
 
+// An event in the chosen language: its type's text, {placeholders} filled from its fields.
+function eventText(e) {
+  const template = state.texts.events[e.type] || e.type;
+  const fields = { seat: e.seat, side: e.side, meld: e.meldId, cards: e.cards.join(" "), points: e.points };
+  return template.replace(/\{(\w+)\}/g, (all, name) => (fields[name] ?? all));
+}
+
+async function loadTexts() {
+  state.texts = await call("/playground/texts.json");
+  document.documentElement.lang = state.lang;
+}
+
 async function apply(action) {
   $("verdict").replaceChildren();
   const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
   renderViolations(answer, "applied", action);
   state.snapshot = answer.snapshot;
-  $("events").replaceChildren(...answer.events.map((e) => el("li", {},
-    `${e.type}${e.seat !== undefined ? " seat " + e.seat : ""}${e.cards.length ? " " + e.cards.join(" ") : ""}${e.meldId ? " " + e.meldId : ""}`)));
+  $("events").replaceChildren(...answer.events.map((e) => el("li", { "data-event": e.type },
+    el("code", {}, e.type), " ", eventText(e))));
   await render();
 }
 
@@ -231,6 +247,7 @@ async function inspect() {
 }
 
 async function start() {
+  await loadTexts();
   state.rulesets = (await call("/v1/rulesets")).rulesets;
   $("profile").replaceChildren(...state.rulesets.map((r) => el("option", { value: r.profile }, r.profile)));
   setPlayerOptions();
@@ -240,6 +257,12 @@ async function start() {
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
+  $("language").addEventListener("change", () => guarded(async () => {
+    state.lang = $("language").value;
+    await loadTexts();
+    $("verdict").replaceChildren();
+    await render();
+  }));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
   await deal();
 }

@@ -1,0 +1,52 @@
+"""The compiled gettext catalogs (``locale/<lang>/LC_MESSAGES/messages.mo``), read with the
+standard library: Babel compiles them from the ``.po`` sources when the project is built.
+
+English has no catalog: a template is its own English text.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+from collections.abc import Mapping
+from pathlib import Path
+
+from .negotiation import DEFAULT
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DOMAIN = "messages"
+
+
+class MissingCatalog(RuntimeError):
+    """A served language whose compiled catalog is absent (the build did not run Babel)."""
+
+
+@functools.cache
+def translations(lang: str) -> gettext.NullTranslations:
+    """The catalog of ``lang`` (a served language); English is the templates themselves."""
+    if lang == DEFAULT:
+        return gettext.NullTranslations()
+    try:
+        return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+    except OSError as e:
+        raise MissingCatalog(
+            f"no compiled catalog for {lang!r} in {LOCALE_DIR} (make install compiles them)"
+        ) from e
+
+
+class _Unknown(dict[str, str]):
+    """Parameters, with a placeholder that names none shown as ``?`` (engine.violations)."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def say(lang: str, template: str, params: Mapping[str, str] | None = None) -> str:
+    """``template`` in ``lang``, its ``{name}`` placeholders filled from ``params``."""
+    text = translations(lang).gettext(template)
+    return text.format_map(_Unknown(params or {})) if params is not None else text
+
+
+def say_plural(lang: str, singular: str, plural: str, n: int, params: Mapping[str, str]) -> str:
+    """The form of ``singular``/``plural`` that ``n`` takes in ``lang``, filled in."""
+    return translations(lang).ngettext(singular, plural, n).format_map(_Unknown(params))

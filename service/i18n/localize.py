@@ -1,0 +1,171 @@
+"""Answers and errors with every human text in the request's language.
+
+English answers are never touched (their bytes stay those of a request that names no
+language). Another language gets a copy of the answer with:
+
+- each ``Violation.message`` said again from its code's template and its ``details``;
+- each ``Ruleset.description`` (ListRulesets, GetRuleset) from the profile's description;
+- an error's message, and each field problem's description, from their templates (or, for a
+  text built without parameters, the text itself as the message id).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS
+from samba_adjudicator.engine.violations import CODES
+from samba_adjudicator.service.base.errors import MAX_TEXT, ApiError, clip, summary
+
+from .catalogs import say, say_plural
+from .negotiation import DEFAULT
+
+VIOLATION = "samba.v1.Violation"
+RULESET = "samba.v1.Ruleset"
+_LOCALIZED = (VIOLATION, RULESET)
+
+
+def violation_message(lang: str, code: str, details: dict[str, str]) -> str:
+    """The message of a violation of ``code`` with ``details``, in ``lang``."""
+    template = CODES[code][1] if code in CODES else ""
+    if not template:
+        return ""
+    if template == "{reason}":  # the engine's reason, itself an English message id
+        return say(lang, details.get("reason", ""))
+    return say(lang, template, details)
+
+
+def ruleset_description(lang: str, profile: str) -> str:
+    """A profile's description (with its ``+``-joined variations) in ``lang``."""
+    base, *variations = (profile or "classic").split("+")
+    english = PROFILE_DESCRIPTIONS.get(base, "")
+    text = say(lang, english) if english else ""
+    if variations:
+        text += say(lang, " Variations: {variations}.", {"variations": ", ".join(variations)})
+    return text
+
+
+@functools.cache
+def _holds_text(desc: Descriptor) -> bool:
+    """Whether messages of ``desc`` can hold a Violation or a Ruleset (snapshots cannot: the
+    walk never enters them)."""
+    return _reaches(desc, set())
+
+
+def _reaches(desc: Descriptor, seen: set[str]) -> bool:
+    if desc.full_name in _LOCALIZED:
+        return True
+    seen.add(desc.full_name)
+    return any(
+        f.message_type is not None
+        and f.message_type.full_name not in seen
+        and _reaches(f.message_type, seen)
+        for f in desc.fields
+    )
+
+
+def _repeated(f: FieldDescriptor) -> bool:
+    # protobuf 6 says ``is_repeated``; 5 only ``label``
+    is_repeated = getattr(f, "is_repeated", None)
+    if is_repeated is not None:
+        return bool(is_repeated)
+    return f.label == FieldDescriptor.LABEL_REPEATED
+
+
+def _rewrite(msg: Message, lang: str) -> None:
+    name = msg.DESCRIPTOR.full_name
+    if name == VIOLATION:
+        text = violation_message(lang, msg.code, dict(msg.details))
+        if text:
+            msg.message = text
+        return
+    if name == RULESET:
+        msg.description = ruleset_description(lang, msg.profile)
+    for f, value in msg.ListFields():
+        if f.message_type is None or not _holds_text(f.message_type):
+            continue
+        if f.message_type.GetOptions().map_entry:
+            continue
+        items = value if _repeated(f) else [value]
+        for item in items:
+            _rewrite(item, lang)
+
+
+def localize_response(response: Message, lang: str) -> Message:
+    """``response`` in ``lang``: itself for English, else a localized copy (answers may be
+    shared: cached rulesets, remembered snapshots)."""
+    if lang == DEFAULT or not _holds_text(response.DESCRIPTOR):
+        return response
+    copy = type(response)()
+    copy.CopyFrom(response)
+    _rewrite(copy, lang)
+    return copy
+
+
+def problem_text(lang: str, p: Problem) -> str:
+    """A field problem's description in ``lang``."""
+    if p.template:
+        return clip(say(lang, p.template, p.params))
+    return clip(say(lang, p.description))
+
+
+def summary_in(lang: str, problems: list[Problem], omitted: int) -> str:
+    """``service.base.errors.summary`` in ``lang``: the first problem, and how many more."""
+    if not problems:
+        return say(lang, "invalid request")
+    first = problems[0]
+    if first.field:
+        text = say(
+            lang, "{field}: {description}", {"field": first.field, "description": first.description}
+        )
+    else:
+        text = first.description
+    more = len(problems) - 1 + omitted
+    if more and omitted:
+        text += say_plural(
+            lang,
+            " (and {count} more problem; {omitted} not listed)",
+            " (and {count} more problems; {omitted} not listed)",
+            more,
+            {"count": str(more), "omitted": str(omitted)},
+        )
+    elif more:
+        text += say_plural(
+            lang,
+            " (and {count} more problem)",
+            " (and {count} more problems)",
+            more,
+            {"count": str(more)},
+        )
+    return text
+
+
+def localize_error(err: ApiError, lang: str) -> ApiError:
+    """``err`` in ``lang``: itself for English, else a copy with every text translated."""
+    if lang == DEFAULT:
+        return err
+    problems = [
+        Problem(p.field, p.reason, problem_text(lang, p), p.template, p.params)
+        for p in err.field_violations
+    ]
+    if err.template:
+        message = say(lang, err.template, err.params)
+    elif err.is_invalid_argument and err.message == clip(
+        summary(err.field_violations, err.omitted), 2 * MAX_TEXT
+    ):
+        message = summary_in(lang, problems, err.omitted)
+    else:
+        message = say(lang, err.message)
+    return ApiError(
+        err.code,
+        err.reason,
+        clip(message, 2 * MAX_TEXT),
+        problems,
+        err.omitted,
+        err.template,
+        err.params,
+    )
