@@ -263,7 +263,7 @@ def test_the_opening_shortcut_judges_as_validate(spec, players):
                 for a in candidates:
                     assert quick.legal(a) == (not validate(s, a)), a
                     judged += 1
-                    if quick.opening and quick._opens(a.new_melds) is not None:
+                    if quick.initial_meld and quick._opens(a.new_melds) is not None:
                         shortcut += 1
                         refused += bool(validate(s, a))
             actions, _ = legal_actions(s)
