@@ -83,13 +83,16 @@ HEAVY_CALLS = 2
 
 
 def over_budget(size: int) -> ApiError:
-    return ApiError(
+    err = api_error(
         "RESOURCE_EXHAUSTED",
         "MEMORY_BUDGET",
-        f"the server is decoding as many large requests as its memory budget allows; this "
-        f"one ({size} bytes) waited {ADMIT_WAIT_SECONDS:g} s for room: retry shortly",
-        http=429,
+        "the server is decoding as many large requests as its memory budget allows; this "
+        "one ({size} bytes) waited {seconds} s for room: retry shortly",
+        size=size,
+        seconds=f"{ADMIT_WAIT_SECONDS:g}",
     )
+    err.http = 429
+    return err
 
 
 class ByteBudget:

@@ -20,6 +20,7 @@ from typing import NamedTuple, Protocol
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Phase, Problem, Snapshot
 from samba_adjudicator.engine.scoring import match_outcome
 from samba_adjudicator.service.base import pb
@@ -82,10 +83,12 @@ def carried_from(previous: Snapshot, req: pb.DealRequest) -> Carried:
     players = len(previous.seats)
     if req.players != players:
         problems.append(
-            Problem(
+            problem(
                 "players",
                 "DERIVED_FIELD_DISAGREES",
-                f"previous was played by {players} players, not {req.players}",
+                "previous was played by {players} players, not {given}",
+                players=players,
+                given=req.players,
             )
         )
     for name, given in (
@@ -96,8 +99,11 @@ def carried_from(previous: Snapshot, req: pb.DealRequest) -> Carried:
     ):
         if given:
             problems.append(
-                Problem(
-                    name, "DERIVED_FIELD_DISAGREES", f"{name} derives from previous: leave it out"
+                problem(
+                    name,
+                    "DERIVED_FIELD_DISAGREES",
+                    "{field} derives from previous: leave it out",
+                    field=name,
                 )
             )
     if problems:
