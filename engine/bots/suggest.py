@@ -9,6 +9,7 @@ from ..model import InvalidInput, Phase, Problem, Snapshot
 from ..view import player_view
 from . import basic, strong
 from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Reason, Suggestion
+from .worlds import neutral_world
 
 
 def suggest(
@@ -25,7 +26,7 @@ def suggest(
     if problems:
         raise InvalidInput(problems)
     view = player_view(snapshot, seat)
-    legal, _ = legal_actions(view, seat)
+    legal, _ = legal_actions(neutral_world(view), seat)
     if not legal:
         raise InvalidInput(
             [Problem("seat", "NOT_AWAITED", f"seat {seat} has nothing to do in this position")]
@@ -38,9 +39,13 @@ def suggest(
     if level is Level.BASIC:
         rated = basic.choose(view, seat, legal)
     else:
-        budget = min(budget_ms or DEFAULT_BUDGET_MS, MAX_BUDGET_MS)
-        rated = strong.choose(view, seat, legal, rng, budget)
+        rated = strong.choose(view, seat, legal, rng, search_budget(budget_ms))
     return Suggestion(rated.action, rated.reason)
+
+
+def search_budget(budget_ms: int) -> int:
+    """STRONG's budget for a request's ``budget_ms`` (0: the default; capped)."""
+    return min(budget_ms or DEFAULT_BUDGET_MS, MAX_BUDGET_MS)
 
 
 def _problems(snapshot: Snapshot, seat: int, budget_ms: int) -> list[Problem]:

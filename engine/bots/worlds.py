@@ -35,9 +35,23 @@ def unseen(view: Snapshot) -> list[str]:
 
 def sample_world(view: Snapshot, pool: list[str], rng: random.Random) -> Snapshot:
     """One full position: ``pool`` (the unseen cards) dealt at random to the hidden hands
-    and the stock. Short of cards (a hand-built view), hands are filled first."""
+    and the stock."""
     cards = list(pool)
     rng.shuffle(cards)
+    return filled(view, cards)
+
+
+def neutral_world(view: Snapshot) -> Snapshot:
+    """The view with its unseen cards dealt in canonical order: a full position that
+    depends on the view alone. The legal list is taken from it, because some actions
+    (a spanish take that draws owed red-3 replacements) can only be judged with a stock,
+    while no action's legality depends on which cards the hidden zones hold."""
+    return filled(view, unseen(view))
+
+
+def filled(view: Snapshot, cards: list[str]) -> Snapshot:
+    """``cards`` dealt in order to the hidden hands (each its ``hand_count``), the rest to
+    a hidden stock (``stock_count``). Short of cards (a hand-built view), hands come first."""
     seats = []
     for seat in view.seats:
         if seat.hand_hidden:
