@@ -1,7 +1,8 @@
 // The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
 "use strict";
 
-const state = { snapshot: null, rulesets: [] };
+const state = { snapshot: null, rulesets: [], bots: {}, botsPlaying: false };
+const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const $ = (id) => document.getElementById(id);
 
 async function call(path, body) {
@@ -164,13 +165,68 @@ async function render() {
   await renderScore();
 }
 
-async function apply(action) {
+// The seat whose action is awaited: the seat to play, or the partner answering.
+function awaitedSeat(s) {
+  const waiting = s.turn.awaitingSeats || [];
+  return waiting.length ? waiting[0] : s.turn.seat;
+}
+
+function setBotOptions() {
+  const seats = state.snapshot.seats.length;
+  const before = state.bots;
+  state.bots = {};
+  $("bots").replaceChildren(...Array.from({ length: seats }, (_, i) => {
+    const select = el("select", { id: `bot-${i}`, "data-seat": i },
+      ...LEVELS.map((v) => el("option", { value: v }, v === "human" ? "human" : v.toLowerCase())));
+    select.value = before[i] || "human";
+    state.bots[i] = select.value;
+    select.addEventListener("change", () => { state.bots[i] = select.value; guarded(botsPlay); });
+    return el("label", {}, ` seat ${i} `, select);
+  }));
+}
+
+// Computer players move while the awaited seat is one of theirs (a bounded number of moves).
+async function botsPlay() {
+  if (state.botsPlaying) return;
+  state.botsPlaying = true;
+  try {
+    for (let n = 0; n < 2000 && state.snapshot && !state.snapshot.result; n++) {
+      const seat = awaitedSeat(state.snapshot);
+      const level = state.bots[seat];
+      if (!level || level === "human") break;
+      const answer = await call("/v1/actions:suggest",
+        { snapshot: state.snapshot, seat, level, seed: $("seed").value });
+      await apply(answer.action, true);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  } finally { state.botsPlaying = false; }
+}
+
+// A hint for the seat in view (the awaited seat when viewing everything).
+async function hint() {
+  const box = $("hint-text");
+  if (!state.snapshot || state.snapshot.result) { box.textContent = "the deal is over"; return; }
+  const viewer = $("viewer").value;
+  const seat = awaitedSeat(state.snapshot);
+  if (viewer === "spectator" || (viewer !== "full" && Number(viewer) !== seat)) {
+    box.textContent = `not this seat's turn: seat ${seat} is to act`;
+    return;
+  }
+  const answer = await call("/v1/actions:suggest",
+    { snapshot: await shownSnapshot(), seat, level: $("hint-level").value, seed: $("seed").value });
+  box.replaceChildren(el("b", {}, describeAction(answer.action)), ` — ${answer.reason.message} `,
+    el("code", {}, answer.reason.code));
+}
+
+async function apply(action, byBot = false) {
   const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
   renderViolations(answer);
   state.snapshot = answer.snapshot;
   $("events").replaceChildren(...answer.events.map((e) => el("li", {},
     `${e.type}${e.seat !== undefined ? " seat " + e.seat : ""}${e.cards.length ? " " + e.cards.join(" ") : ""}${e.meldId ? " " + e.meldId : ""}`)));
+  $("hint-text").replaceChildren();
   await render();
+  if (!byBot) await botsPlay();
 }
 
 function setViewerOptions() {
@@ -197,7 +253,9 @@ async function deal() {
   $("events").replaceChildren();
   $("verdict").replaceChildren();
   setViewerOptions();
+  setBotOptions();
   await render();
+  await botsPlay();
 }
 
 async function typedAction(path) {
@@ -216,6 +274,7 @@ async function inspect() {
   $("events").replaceChildren();
   $("verdict").replaceChildren();
   setViewerOptions();
+  setBotOptions();
   await render();
 }
 
@@ -229,6 +288,7 @@ async function start() {
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
+  $("hint").addEventListener("click", () => guarded(hint));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
   await deal();
 }
