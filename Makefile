@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel proto lint-proto bench bench-cold bench-legal bench-instructions \
-        bench-service bench-abuse fuzz image-test clean
+        bench-service bench-abuse bench-bots fuzz image-test clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -176,6 +176,12 @@ bench-service: install
 # memory (docs/service.md). BENCH_ARGS="--duration 2" to shorten.
 bench-abuse: install
 	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
+
+# Computer-player tournaments: BASIC v RANDOM, STRONG v BASIC, classic and canasta, 2 and 4
+# players; win rates with 95 % intervals, margins, time per decision (docs/bots.md).
+# BENCH_ARGS="--quick" for a few deals each.
+bench-bots: install
+	$(PY) bench/bots_bench.py $(BENCH_ARGS)
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

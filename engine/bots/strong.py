@@ -1,10 +1,12 @@
 """STRONG: determinized sampling with BASIC playouts (docs/bots.md#strong).
 
-The candidates are BASIC's ``CANDIDATES`` best rated actions. Worlds are sampled from the
-view (engine.bots.worlds); in each, every candidate is applied and play goes on by BASIC
-for every seat until the seat's next turn begins (or the deal ends, or ``HORIZON`` plies),
-and the position is judged (``judge``). The candidate with the best mean wins; among equal
-means, BASIC's order decides. The same worlds serve every candidate.
+STRONG searches the draw, the discard and the answer to "may I go out?"; melding and going
+out follow BASIC. The candidates are BASIC's ``CANDIDATES`` best rated actions of that
+decision. Worlds are sampled from the view (engine.bots.worlds); in each, every candidate
+is applied and play goes on by BASIC for every seat until the seat's next turn begins (or
+the deal ends, or ``HORIZON`` plies), and the position is judged (``judge``). The same
+worlds serve every candidate. The best mean wins, but BASIC's choice stays unless a rival
+beats it by ``MARGIN`` points on average.
 
 The budget is counted in simulated plies, not in time, so that the answer depends on the
 request alone: ``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's
@@ -21,20 +23,22 @@ from collections.abc import Sequence
 from ..deadline import checkpoint
 from ..game import apply
 from ..legal import legal_actions
-from ..model import Action, AskGoOut, GoOut, Phase, Snapshot
+from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
 from ..scoring import score
 from . import basic
 from .choice import Rated, Reason
-from .table import SEVEN
+from .table import SEVEN, empties_hand
 from .worlds import sample_world, unseen
 
-CANDIDATES = 6
+CANDIDATES = 4
+#: Points a searched rival must gain on average over BASIC's choice to replace it.
+MARGIN = 15.0
 PLIES_PER_MS = 1.0
 HORIZON = 40
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
-HAND_WEIGHT = 0.5
+HAND_WEIGHT = 0.0
 #: Points per card a growing meld is worth beyond its cards, towards its bonus.
 PROGRESS = 12.0
 
@@ -42,12 +46,20 @@ PROGRESS = 12.0
 def choose(
     view: Snapshot, seat: int, legal: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> Rated:
+    """STRONG's action: BASIC's, unless a searched rival of the same kind beats it by
+    ``MARGIN`` on average over the sampled worlds."""
     rated = basic.rate_all(view, seat, legal)
     order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
-    picks = [rated[i] for i in order if not isinstance(rated[i].action, AskGoOut)]
-    picks = picks[:CANDIDATES] or [rated[order[0]]]
+    pick = rated[order[0]]
+    if not _searched(view, seat, pick.action):
+        return pick
+    kind = type(pick.action)
+    picks = [
+        rated[i] for i in order if type(rated[i].action) is kind or view.turn.phase is Phase.DRAW
+    ]
+    picks = picks[:CANDIDATES]
     if len(picks) == 1:
-        return picks[0]
+        return pick
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)
@@ -56,8 +68,8 @@ def choose(
     worlds = 0
     while worlds < MIN_WORLDS or spent < allowance:
         world = sample_world(view, pool, rng)
-        for i, pick in enumerate(picks):
-            value, plies = _play_out(world, pick.action, seat, side)
+        for i, candidate in enumerate(picks):
+            value, plies = _play_out(world, candidate.action, seat, side)
             totals[i] += value
             spent += plies
         worlds += 1
@@ -65,6 +77,8 @@ def choose(
     for i in range(1, len(picks)):
         if totals[i] > totals[best]:
             best = i
+    if (totals[best] - totals[0]) / worlds < MARGIN:
+        best = 0
     mean = totals[best] / worlds
     reason = Reason(
         "SEARCHED",
@@ -72,6 +86,15 @@ def choose(
         f"(mean {mean:+.0f})",
     )
     return Rated(picks[best].action, mean, reason)
+
+
+def _searched(view: Snapshot, seat: int, action: Action) -> bool:
+    """The decisions STRONG searches: the draw, the discard, the answer to "may I go
+    out?". Melding follows BASIC (its order within a turn matters little; its risks are
+    judged at the discard), and so does going out."""
+    if view.turn.phase is Phase.DRAW or isinstance(action, AnswerGoOut):
+        return True
+    return isinstance(action, Discard) and not empties_hand(view, seat, action)
 
 
 def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, int]:
