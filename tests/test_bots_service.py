@@ -102,15 +102,21 @@ def test_a_seat_not_awaited_is_invalid_over_grpc(stub, dealt):  # noqa: F811
 
 
 def test_a_deadline_shorter_than_the_search_is_deadline_exceeded(http, dealt):  # noqa: F811
-    snapshot = rest_call(
-        http,
-        "ApplyAction",
-        {"snapshot": dealt, "action": {"seat": dealt["turn"]["seat"], "drawStock": {}}},
-    ).json()["snapshot"]
+    # BASIC plays on until its choice is a discard, a decision STRONG searches
+    snapshot = dealt
+    for _ in range(40):
+        answer = rest_call(http, "SuggestAction", request(snapshot, "BASIC")).json()
+        if "discard" in answer["action"]:
+            break
+        body = {"snapshot": snapshot, "action": answer["action"]}
+        snapshot = rest_call(http, "ApplyAction", body).json()["snapshot"]
+    assert "discard" in answer["action"]
     body = request(snapshot, "STRONG", budget=2000)
     r = rest_call(http, "SuggestAction", body, headers={"x-server-timeout": "0.05"})
     assert r.status_code == 504, r.text
     assert r.json()["error"]["status"] == "DEADLINE_EXCEEDED"
+    searched = rest_call(http, "SuggestAction", request(snapshot, "STRONG", budget=10)).json()
+    assert searched["reason"]["code"] == "SEARCHED"
 
 
 def test_client_raises_invalid_argument(server, dealt):  # noqa: F811
