@@ -32,7 +32,7 @@ from .worlds import sample_world, unseen
 
 CANDIDATES = 4
 #: Points a searched rival must gain on average over BASIC's choice to replace it.
-MARGIN = 15.0
+MARGIN = 40.0
 PLIES_PER_MS = 1.0
 HORIZON = 40
 #: At least this many worlds, whatever the budget.
