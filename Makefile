@@ -11,8 +11,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
-        bench-instructions bench-service bench-abuse bench-views bench-scale fuzz image-test \
-        scale-test nginx clean
+        bench-instructions bench-service bench-abuse bench-views bench-scale bench-bots fuzz \
+        image-test scale-test nginx clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -245,6 +245,12 @@ bench-abuse: install
 # BENCH_ARGS="--duration 3 --rounds 1" to shorten.
 bench-scale: install nginx
 	$(PY) bench/scale_bench.py $(BENCH_ARGS)
+
+# Computer-player tournaments: BASIC v RANDOM, STRONG v BASIC, classic and canasta, 2 and 4
+# players; win rates with 95 % intervals, margins, time per decision (docs/bots.md).
+# BENCH_ARGS="--quick" for a few deals each.
+bench-bots: install
+	$(PY) bench/bots_bench.py $(BENCH_ARGS)
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

@@ -108,6 +108,9 @@ def _request(method: str, snapshot: dict, action: dict | None) -> dict:
         return {"snapshot": snapshot, "seat": seat, "cards": ["7H", "7D", "7C"]}
     if method == "GetPlayerView":
         return {"snapshot": snapshot, "seat": 0}
+    if method == "SuggestAction":
+        seat = snapshot.get("turn", {}).get("seat", 0) if isinstance(snapshot, dict) else 0
+        return {"snapshot": snapshot, "seat": seat, "level": "BASIC", "seed": "fuzz"}
     return {"snapshot": snapshot, "pageSize": 5}
 
 
@@ -119,6 +122,7 @@ SNAPSHOT_METHODS = (
     "CheckMeld",
     "GetPlayerView",
     "ListLegalActions",
+    "SuggestAction",
 )
 
 

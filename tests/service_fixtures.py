@@ -194,6 +194,7 @@ def sample_requests(http, dealt) -> dict:
         "ScoreDeal": {"snapshot": dealt, "provisional": True},
         "GetPlayerView": {"snapshot": dealt, "seat": 0},
         "ReplayDeal": {"snapshot": dealt, "actions": [first]},
+        "SuggestAction": {"snapshot": dealt, "seat": first["seat"], "level": "STRONG", "seed": "s"},
     }
 
 

@@ -81,6 +81,7 @@ PYTHON_NAMES = {
     "ScoreDeal": "score_deal",
     "GetPlayerView": "get_player_view",
     "ReplayDeal": "replay_deal",
+    "SuggestAction": "suggest_action",
 }
 
 

@@ -24,6 +24,7 @@ RPCS = [
     "ScoreDeal",
     "GetPlayerView",
     "ReplayDeal",
+    "SuggestAction",
 ]
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from google.protobuf.message import Message
 
 from samba_adjudicator import engine
+from samba_adjudicator.engine import bots
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
@@ -372,6 +373,30 @@ class Adjudicator:
         self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
         return resp
 
+    @_handler
+    def suggest_action(
+        self, req: pb.SuggestActionRequest, problems, source
+    ) -> pb.SuggestActionResponse:
+        if problems and req.budget_ms < 0:  # else the engine reports it with the seat's
+            problems.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
+        snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
+        level = BOT_LEVELS.get(req.level, bots.Level.BASIC)
+        suggestion = bots.suggest(snap, req.seat, level, req.seed, req.budget_ms)
+        return pb.SuggestActionResponse(
+            action=action_to_proto(canonical(suggestion.action)),
+            reason=pb.SuggestionReason(
+                code=suggestion.reason.code, message=suggestion.reason.message
+            ),
+        )
+
+
+#: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
+BOT_LEVELS = {
+    pb.SuggestActionRequest.RANDOM: bots.Level.RANDOM,
+    pb.SuggestActionRequest.BASIC: bots.Level.BASIC,
+    pb.SuggestActionRequest.STRONG: bots.Level.STRONG,
+}
+
 
 def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
     """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
@@ -398,6 +423,7 @@ METHODS: dict[str, tuple[type[Message], Handler]] = {
     "ScoreDeal": (pb.ScoreDealRequest, Adjudicator.score_deal),
     "GetPlayerView": (pb.GetPlayerViewRequest, Adjudicator.get_player_view),
     "ReplayDeal": (pb.ReplayDealRequest, Adjudicator.replay_deal),
+    "SuggestAction": (pb.SuggestActionRequest, Adjudicator.suggest_action),
 }
 
 

@@ -60,7 +60,7 @@ _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
 #: combinations): both transports run them on a worker thread so that their event loop keeps
 #: answering health checks, ``/metrics`` and cheap calls meanwhile. Every other method is
 #: answered inline on the loop: a thread hand-off costs more than the call itself.
-OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions"})
+OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
 #: Requests larger than this run on a worker thread whatever their method: reading a
 #: snapshot of a hundred thousand cards takes a third of a second.
 OFFLOAD_BYTES = 32 * 1024

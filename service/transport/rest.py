@@ -96,6 +96,13 @@ ROUTES = (
         "actions",
         "Every legal atomic action, paged.",
     ),
+    (
+        "SuggestAction",
+        "post",
+        "/v1/actions:suggest",
+        "actions",
+        "A computer player's legal action for one seat, from that seat's view only.",
+    ),
 )
 BENCH_ECHO_PATH = "/v1/bench:echo"
 

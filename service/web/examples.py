@@ -52,6 +52,12 @@ def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
         "ScoreDeal": {"snapshot": snapshot, "provisional": True},
         "GetPlayerView": {"snapshot": snapshot, "seat": first["seat"]},
         "ReplayDeal": {"snapshot": snapshot, "actions": [first, discard]},
+        "SuggestAction": {
+            "snapshot": after["snapshot"],
+            "seat": first["seat"],
+            "level": "BASIC",
+            "seed": EXAMPLE_SEED,
+        },
     }
 
 

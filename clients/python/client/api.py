@@ -67,6 +67,7 @@ class _Methods:
     score_deal = _method("ScoreDeal")
     get_player_view = _method("GetPlayerView")
     replay_deal = _method("ReplayDeal")
+    suggest_action = _method("SuggestAction")
 
     def __init__(
         self, transport, timeout: float | None, retry: RetryPolicy | None = DEFAULT_RETRY

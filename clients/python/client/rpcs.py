@@ -30,6 +30,7 @@ ROUTES = {
     "ScoreDeal": ("POST", "/v1/deals:score"),
     "GetPlayerView": ("POST", "/v1/deals:view"),
     "ReplayDeal": ("POST", "/v1/deals:replay"),
+    "SuggestAction": ("POST", "/v1/actions:suggest"),
 }
 
 

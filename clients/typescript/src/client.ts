@@ -36,7 +36,7 @@ type Methods = (typeof Adjudicator)["method"];
 /**
  * Every RPC as a method, named as in protobuf-es (`listRulesets`, `getRuleset`, `deal`,
  * `checkMeld`, `validateAction`, `applyAction`, `listLegalActions`, `scoreDeal`,
- * `getPlayerView`, `replayDeal`). Requests are message init objects (or messages);
+ * `getPlayerView`, `replayDeal`, `suggestAction`). Requests are message init objects (or messages);
  * answers are messages of the generated types. Errors are `AdjudicatorError`.
  */
 export type AdjudicatorClient = {

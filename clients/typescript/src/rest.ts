@@ -21,6 +21,7 @@ const ROUTES: Record<string, readonly ["GET" | "POST", string]> = {
   ScoreDeal: ["POST", "/v1/deals:score"],
   GetPlayerView: ["POST", "/v1/deals:view"],
   ReplayDeal: ["POST", "/v1/deals:replay"],
+  SuggestAction: ["POST", "/v1/actions:suggest"],
 };
 
 export interface RestClientOptions extends ClientOptions {

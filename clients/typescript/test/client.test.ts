@@ -145,6 +145,8 @@ describe("both transports", () => {
       scoreDeal: { snapshot, provisional: true },
       getPlayerView: { snapshot, seat: 0 },
       replayDeal: { snapshot, actions: [first] },
+      // level 3: SuggestActionRequest.Level.STRONG
+      suggestAction: { snapshot, seat: first.seat, level: 3, seed: "parity", budgetMs: 20 },
     };
     for (const method of Adjudicator.methods) {
       const call = (c: AdjudicatorClient) =>
@@ -177,6 +179,16 @@ describe("both transports", () => {
       assert.equal(err.status, "INVALID_ARGUMENT");
       assert.deepEqual(err.fieldViolations.map((v) => v.field), ["previous.turn.phase"]);
     }
+  });
+
+  test("suggestAction answers a legal action and its reason", async () => {
+    const rest = transports["rest"]!(server);
+    const snapshot = await dealt(rest);
+    const seat = snapshot.turn!.seat!;
+    const answer = await rest.suggestAction({ snapshot, seat, level: 2, seed: "ts" });
+    assert.ok(answer.reason!.code.length > 0);
+    const verdict = await rest.validateAction({ snapshot, action: answer.action! });
+    assert.equal(verdict.legal, true);
   });
 
   test("an unreachable server is UNAVAILABLE", async () => {

@@ -2,7 +2,8 @@
 "use strict";
 
 // texts: the event texts and score labels of the chosen language (/playground/texts.json)
-const state = { snapshot: null, rulesets: [], lang: "en", texts: null };
+const state = { snapshot: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false };
+const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const $ = (id) => document.getElementById(id);
 
 async function call(path, body) {
@@ -189,14 +190,69 @@ async function loadTexts() {
   document.documentElement.lang = state.lang;
 }
 
-async function apply(action) {
+// The seat whose action is awaited: the seat to play, or the partner answering.
+function awaitedSeat(s) {
+  const waiting = s.turn.awaitingSeats || [];
+  return waiting.length ? waiting[0] : s.turn.seat;
+}
+
+function setBotOptions() {
+  const seats = state.snapshot.seats.length;
+  const before = state.bots;
+  state.bots = {};
+  $("bots").replaceChildren(...Array.from({ length: seats }, (_, i) => {
+    const select = el("select", { id: `bot-${i}`, "data-seat": i },
+      ...LEVELS.map((v) => el("option", { value: v }, v === "human" ? "human" : v.toLowerCase())));
+    select.value = before[i] || "human";
+    state.bots[i] = select.value;
+    select.addEventListener("change", () => { state.bots[i] = select.value; guarded(botsPlay); });
+    return el("label", {}, ` seat ${i} `, select);
+  }));
+}
+
+// Computer players move while the awaited seat is one of theirs (a bounded number of moves).
+async function botsPlay() {
+  if (state.botsPlaying) return;
+  state.botsPlaying = true;
+  try {
+    for (let n = 0; n < 2000 && state.snapshot && !state.snapshot.result; n++) {
+      const seat = awaitedSeat(state.snapshot);
+      const level = state.bots[seat];
+      if (!level || level === "human") break;
+      const answer = await call("/v1/actions:suggest",
+        { snapshot: state.snapshot, seat, level, seed: $("seed").value });
+      await apply(answer.action, true);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  } finally { state.botsPlaying = false; }
+}
+
+// A hint for the seat in view (the awaited seat when viewing everything).
+async function hint() {
+  const box = $("hint-text");
+  if (!state.snapshot || state.snapshot.result) { box.textContent = "the deal is over"; return; }
+  const viewer = $("viewer").value;
+  const seat = awaitedSeat(state.snapshot);
+  if (viewer === "spectator" || (viewer !== "full" && Number(viewer) !== seat)) {
+    box.textContent = `not this seat's turn: seat ${seat} is to act`;
+    return;
+  }
+  const answer = await call("/v1/actions:suggest",
+    { snapshot: await shownSnapshot(), seat, level: $("hint-level").value, seed: $("seed").value });
+  box.replaceChildren(el("b", {}, describeAction(answer.action)), ` — ${answer.reason.message} `,
+    el("code", {}, answer.reason.code));
+}
+
+async function apply(action, byBot = false) {
   $("verdict").replaceChildren();
   const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
   renderViolations(answer, "applied", action);
   state.snapshot = answer.snapshot;
   $("events").replaceChildren(...answer.events.map((e) => el("li", { "data-event": e.type },
     el("code", {}, e.type), " ", eventText(e))));
+  $("hint-text").replaceChildren();
   await render();
+  if (!byBot) await botsPlay();
 }
 
 function setViewerOptions() {
@@ -223,7 +279,9 @@ async function deal() {
   $("events").replaceChildren();
   $("verdict").replaceChildren();
   setViewerOptions();
+  setBotOptions();
   await render();
+  await botsPlay();
 }
 
 async function typedAction(path) {
@@ -243,6 +301,7 @@ async function inspect() {
   $("events").replaceChildren();
   $("verdict").replaceChildren();
   setViewerOptions();
+  setBotOptions();
   await render();
 }
 
@@ -263,6 +322,7 @@ async function start() {
     $("verdict").replaceChildren();
     await render();
   }));
+  $("hint").addEventListener("click", () => guarded(hint));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
   await deal();
 }

@@ -1,0 +1,156 @@
+"""BASIC: a club player's rules of thumb, one rating per legal action, no search
+(docs/bots.md#basic).
+
+- Draw: take the pile when it holds ``RICH_PILE`` cards or more (the take that spends the
+  fewest wilds and hand cards), else draw from the stock.
+- Play: go out when ahead; complete canastas and sambas first, then grow melds with
+  naturals, open when the hand allows; spend wilds only to complete a seven-card meld;
+  keep two cards beyond the hand floor; never ask "may I go out?".
+- Discard: a card the next side cannot take the pile with (it extends none of its
+  melds), preferring black 3s, singletons and low cards; a wild only to freeze a rich
+  pile when behind.
+- A partner's "may I go out?": yes when the side is ahead on the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import BLACK_THREES, RANK, RED_THREES, VALUE, WILD
+from ..model import (
+    Action,
+    AnswerGoOut,
+    AskGoOut,
+    Discard,
+    MeldCards,
+    Phase,
+    Snapshot,
+    SwapWild,
+    TakePile,
+    TakeTopCard,
+)
+from ..ruleset import FreezeModel
+from .choice import Rated, Reason
+from .table import (
+    SEVEN,
+    empties_hand,
+    feeds_side,
+    hand_of,
+    lead,
+    next_opponent,
+    rank_counts,
+    take_cost,
+    wilds_in,
+)
+
+#: A pile worth taking holds at least this many cards.
+RICH_PILE = 3
+#: A pile worth freezing with a wild, when behind.
+FREEZE_PILE = 6
+#: Cards BASIC keeps in hand after melding (the hand floor is two; one more keeps options).
+KEEP = 3
+
+
+def choose(view: Snapshot, seat: int, legal: Sequence[Action]) -> Rated:
+    """BASIC's action: the best rated, the first listed among equals."""
+    rated = rate_all(view, seat, legal)
+    best = rated[0]
+    for r in rated[1:]:
+        if r.rating > best.rating:
+            best = r
+    return best
+
+
+def rate_all(view: Snapshot, seat: int, legal: Sequence[Action]) -> list[Rated]:
+    """Every legal action rated, in the list's order."""
+    if view.turn.phase is Phase.DRAW:
+        return [_rate_draw(view, a) for a in legal]
+    ahead = lead(view, seat) >= 0
+    return [_rate_play(view, seat, a, ahead) for a in legal]
+
+
+def _rate_draw(view: Snapshot, action: Action) -> Rated:
+    pile = len(view.discard_pile)
+    if isinstance(action, TakePile):
+        wilds, spent = take_cost(action)
+        rating = 10.0 * pile - 8.0 * wilds - spent if pile >= RICH_PILE else -1.0 - wilds
+        return Rated(action, rating, Reason("TAKE_PILE", f"take the pile of {pile} cards"))
+    if isinstance(action, TakeTopCard):
+        return Rated(action, -0.5, Reason("TAKE_TOP_CARD", "take the top card onto a run"))
+    return Rated(action, 0.0, Reason("DRAW_STOCK", "draw from the stock"))
+
+
+def _rate_play(view: Snapshot, seat: int, action: Action, ahead: bool) -> Rated:
+    if isinstance(action, AnswerGoOut):
+        if action.allow == ahead:
+            word = "yes: the side is ahead" if ahead else "no: the side is behind"
+            return Rated(action, 1.0, Reason("ANSWER_GO_OUT", word))
+        return Rated(action, 0.0, Reason("ANSWER_GO_OUT", "the other answer"))
+    if empties_hand(view, seat, action):
+        rating = 1000.0 if ahead else -50.0
+        return Rated(action, rating, Reason("GO_OUT", "go out while the side is ahead"))
+    if isinstance(action, MeldCards):
+        return _rate_meld(view, seat, action)
+    if isinstance(action, SwapWild):
+        return Rated(action, 15.0, Reason("SWAP_WILD", "win a wild back from a meld"))
+    if isinstance(action, Discard):
+        return _rate_discard(view, seat, action, ahead)
+    if isinstance(action, AskGoOut):
+        return Rated(action, -1000.0, Reason("ASK_GO_OUT", "ask the partner"))
+    return Rated(action, -1000.0, Reason("OTHER", "no rule of thumb"))
+
+
+def _rate_meld(view: Snapshot, seat: int, action: MeldCards) -> Rated:
+    side = view.sides[view.seats[seat].side]
+    rules = view.ruleset
+    melds = {m.id: m for m in side.melds}
+    laid = [c for m in action.new_melds for c in m] + [c for a in action.additions for c in a.cards]
+    wilds = wilds_in(laid)
+    completes = 0
+    for a in action.additions:
+        meld = melds.get(a.meld_id)
+        if meld is not None and len(meld.cards) < SEVEN <= len(meld.cards) + len(a.cards):
+            completes += 1
+    completes += sum(1 for m in action.new_melds if len(m) >= SEVEN)
+    rating = 2.0 * sum(VALUE[c] for c in laid if c not in WILD) / 5.0 + len(laid)
+    rating -= 25.0 * wilds
+    if completes:
+        rating += 60.0 * completes + 20.0 * wilds
+        reason = Reason("COMPLETE_SEVEN", "complete a canasta or samba")
+    elif not side.melds:
+        rating += 40.0 - 10.0 * len(action.new_melds)
+        reason = Reason("OPEN", "make the initial meld")
+    else:
+        reason = Reason("MELD", "meld toward canastas and sambas")
+    left = len(hand_of(view, seat)) - len(laid)
+    if left < KEEP and not completes:
+        rating -= 30.0
+    if rules.black_three_group_max and any(c in BLACK_THREES for c in laid):
+        rating -= 5.0
+    return Rated(action, rating, reason)
+
+
+def _rate_discard(view: Snapshot, seat: int, action: Discard, ahead: bool) -> Rated:
+    card = action.card
+    hand = hand_of(view, seat)
+    opponent = view.sides[view.seats[next_opponent(view, seat)].side]
+    pile = len(view.discard_pile)
+    if card in WILD:
+        freezes = view.ruleset.freeze is not FreezeModel.NEVER
+        if freezes and not ahead and pile >= FREEZE_PILE:
+            return Rated(action, 5.0, Reason("FREEZE_PILE", "freeze a rich pile while behind"))
+        return Rated(action, -40.0 - 0.1 * VALUE[card], Reason("DISCARD", "give up a wild"))
+    if card in BLACK_THREES:
+        return Rated(action, 3.0, Reason("SAFE_DISCARD", "a black 3 stops the next player"))
+    if card in RED_THREES:
+        return Rated(action, 2.0, Reason("SAFE_DISCARD", "discard a red 3"))
+    rating = -0.1 * VALUE[card]
+    if feeds_side(view.ruleset, opponent, card):
+        rating -= 30.0
+    same = rank_counts(hand)[RANK[card]]
+    rating += 2.0 if same == 1 else -6.0 * (same - 1)
+    reason = Reason("SAFE_DISCARD", "a discard the next side cannot build on")
+    return Rated(action, rating, reason)
+
+
+__all__ = ["choose", "rate_all", "RICH_PILE"]

@@ -1,0 +1,69 @@
+"""SuggestAction's engine side: the seat's view, its legal list, the level's choice."""
+
+from __future__ import annotations
+
+import random
+
+from ..legal import legal_actions
+from ..model import InvalidInput, Phase, Problem, Snapshot
+from ..view import player_view
+from . import basic, strong
+from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Reason, Suggestion
+from .worlds import neutral_world
+
+
+def suggest(
+    snapshot: Snapshot, seat: int, level: Level, seed: str = "", budget_ms: int = 0
+) -> Suggestion:
+    """One legal action for ``seat`` at ``level``, decided from ``seat``'s view only.
+
+    ``budget_ms`` bounds STRONG's search (0: ``DEFAULT_BUDGET_MS``; capped at
+    ``MAX_BUDGET_MS``); the answer is a function of the view, the level, the seed and the
+    budget. Raises InvalidInput for a finished deal, a seat that is not awaited, or a
+    negative budget.
+    """
+    problems = _problems(snapshot, seat, budget_ms)
+    if problems:
+        raise InvalidInput(problems)
+    view = player_view(snapshot, seat)
+    legal, _ = legal_actions(neutral_world(view), seat)
+    if not legal:
+        raise InvalidInput(
+            [Problem("seat", "NOT_AWAITED", f"seat {seat} has nothing to do in this position")]
+        )
+    if len(legal) == 1:
+        return Suggestion(legal[0], Reason("ONLY_ACTION", "the only legal action"))
+    rng = random.Random(_rng_seed(view, seat, seed))
+    if level is Level.RANDOM:
+        return Suggestion(rng.choice(legal), Reason("RANDOM", "chosen at random"))
+    if level is Level.BASIC:
+        rated = basic.choose(view, seat, legal)
+    else:
+        rated = strong.choose(view, seat, legal, rng, search_budget(budget_ms))
+    return Suggestion(rated.action, rated.reason)
+
+
+def search_budget(budget_ms: int) -> int:
+    """STRONG's budget for a request's ``budget_ms`` (0: the default; capped)."""
+    return min(budget_ms or DEFAULT_BUDGET_MS, MAX_BUDGET_MS)
+
+
+def _problems(snapshot: Snapshot, seat: int, budget_ms: int) -> list[Problem]:
+    out: list[Problem] = []
+    if budget_ms < 0:
+        out.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
+    if not 0 <= seat < snapshot.players:
+        out.append(
+            Problem("seat", "OUT_OF_RANGE", f"seat must be 0..{snapshot.players - 1}, not {seat}")
+        )
+    if snapshot.turn.phase is Phase.OVER:
+        out.append(Problem("snapshot.turn.phase", "DEAL_OVER", "the deal is over"))
+    return out
+
+
+def _rng_seed(view: Snapshot, seat: int, seed: str) -> str:
+    """The generator's seed: the request's seed and what the seat sees that changes from
+    move to move (so one seed does not repeat the same pattern all deal long)."""
+    hand = ",".join(sorted(view.seats[seat].hand))
+    pile = ",".join(view.discard_pile)
+    return f"samba-bot/v1|{seed}|{view.ply}|{seat}|{view.turn.phase.value}|{hand}|{pile}"

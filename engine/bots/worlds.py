@@ -1,0 +1,66 @@
+"""Determinization: full positions consistent with one seat's view (docs/bots.md#strong).
+
+The cards the view does not show are the pack less every card it does show (the seat's
+hand, every visible hand, melds, red 3s, the discard pile). A world deals them at random,
+in canonical order shuffled by the bot's own random generator, to the hidden hands (each
+its ``hand_count``) and then to the stock (``stock_count``). Other seats' ``dealt`` hands
+stay unknown (empty), so a sampled world never grants them a spanish dealt-hand premium.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+
+from ..cards import ORDER, pack_counts
+from ..model import Snapshot
+
+
+def unseen(view: Snapshot) -> list[str]:
+    """The cards ``view`` does not show, in canonical order."""
+    left: Counter[str] = pack_counts(view.ruleset.decks, view.ruleset.jokers)
+    for seat in view.seats:
+        left.subtract(seat.hand)
+    for side in view.sides:
+        left.subtract(side.red_threes)
+        for meld in side.melds:
+            left.subtract(meld.cards)
+    left.subtract(view.stock)
+    left.subtract(view.discard_pile)
+    cards = [c for c, n in left.items() for _ in range(max(n, 0))]
+    cards.sort(key=lambda c: ORDER[c])
+    return cards
+
+
+def sample_world(view: Snapshot, pool: list[str], rng: random.Random) -> Snapshot:
+    """One full position: ``pool`` (the unseen cards) dealt at random to the hidden hands
+    and the stock."""
+    cards = list(pool)
+    rng.shuffle(cards)
+    return filled(view, cards)
+
+
+def neutral_world(view: Snapshot) -> Snapshot:
+    """The view with its unseen cards dealt in canonical order: a full position that
+    depends on the view alone. The legal list is taken from it, because some actions
+    (a spanish take that draws owed red-3 replacements) can only be judged with a stock,
+    while no action's legality depends on which cards the hidden zones hold."""
+    return filled(view, unseen(view))
+
+
+def filled(view: Snapshot, cards: list[str]) -> Snapshot:
+    """``cards`` dealt in order to the hidden hands (each its ``hand_count``), the rest to
+    a hidden stock (``stock_count``). Short of cards (a hand-built view), hands come first."""
+    seats = []
+    for seat in view.seats:
+        if seat.hand_hidden:
+            hand = tuple(cards[: seat.hand_count])
+            cards = cards[seat.hand_count :]
+            seats.append(replace(seat, hand=hand, hand_count=len(hand)))
+        else:
+            seats.append(seat)
+    stock = view.stock
+    if view.stock_hidden:
+        stock = tuple(cards[: view.stock_count])
+    return replace(view, seats=tuple(seats), stock=stock, stock_count=len(stock))
