@@ -47,7 +47,15 @@ from samba_adjudicator import engine  # noqa: E402
 from samba_adjudicator.engine.model import Problem, Snapshot  # noqa: E402
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.base.signing import Signer  # noqa: E402
-from samba_adjudicator.service.codec import answers, convert, derived_fields, jsonio, required, wire  # noqa: E402
+from samba_adjudicator.service.codec import (  # noqa: E402
+    answers,
+    convert,
+    derived_fields,
+    jsonio,
+    paths,
+    required,
+    wire,
+)
 from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.pipeline.loading import (  # noqa: E402
@@ -119,7 +127,7 @@ def _shared_stages() -> list[tuple[str, Stage]]:
         )[0]
 
     def consistency(c: dict[str, Any]) -> None:
-        assert not convert.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
+        assert not paths.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
 
     def derived(c: dict[str, Any]) -> None:
         assert not derived_fields.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)

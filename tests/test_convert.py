@@ -12,7 +12,7 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.model import InvalidInput
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec import actions, answers, convert, jsonio
+from samba_adjudicator.service.codec import actions, answers, convert, jsonio, paths, rulesets
 
 
 def reasons(problems):
@@ -36,12 +36,12 @@ def reasons(problems):
 )
 def test_card_parsing_canonical(text, code):
     problems = []
-    assert convert.card(text, "x", problems) == code and not problems
+    assert paths.card(text, "x", problems) == code and not problems
 
 
 def test_bad_card_codes_reported_at_exact_paths():
     problems = []
-    out = convert.cards(["QH", "1H", "ZZ", "tc", ""], "cards", problems)
+    out = paths.cards(["QH", "1H", "ZZ", "tc", ""], "cards", problems)
     assert out == ("QH", "10C")
     assert [(p.field, p.reason) for p in problems] == [
         ("cards[1]", "UNKNOWN_CARD_CODE"),
@@ -143,7 +143,7 @@ def test_action_json_shape():
 
 def test_ruleset_round_trip_all_profiles():
     for rules in er.profile_rulesets():
-        msg = convert.ruleset_to_proto(rules)
+        msg = rulesets.ruleset_to_proto(rules)
         assert msg.profile == rules.profile and msg.version == rules.version
         assert msg.description
         over = pb.RulesetOverrides()
@@ -154,7 +154,7 @@ def test_ruleset_round_trip_all_profiles():
                 else:
                     setattr(over, f.name, getattr(msg, f.name))
         problems = []
-        got, _ = convert.ruleset_ref_from_proto(
+        got, _ = rulesets.ruleset_ref_from_proto(
             pb.RulesetRef(profile=rules.profile, overrides=over), "ruleset", problems
         )
         assert not problems and got == rules and got.version == rules.version
@@ -167,14 +167,14 @@ def test_overrides_typed_and_table_scalars():
         pb.RulesetRef,
     )
     problems = []
-    rules, eref = convert.ruleset_ref_from_proto(ref, "ruleset", problems)
+    rules, eref = rulesets.ruleset_ref_from_proto(ref, "ruleset", problems)
     assert not problems
     assert rules.group_wild_rule is er.WildRule.MIN_TWO_NATURALS
     assert all(t.hand_size == 11 for t in rules.table_sizes)
     assert rules.go_out_bonus == 0
     assert rules.initial_meld == (er.InitialMeldBand(0, 60),)
     assert eref.overrides["hand_size"] == 11
-    back = jsonio.to_dict(convert.ruleset_ref_to_proto(eref))
+    back = jsonio.to_dict(rulesets.ruleset_ref_to_proto(eref))
     assert back["overrides"]["goOutBonus"] == 0 and "decks" not in back["overrides"]
 
 
@@ -187,16 +187,16 @@ def test_ruleset_problems_camel_paths():
         ),
     )
     problems = []
-    rules, _ = convert.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
+    rules, _ = rulesets.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
     assert rules is None
     assert ("snapshot.ruleset.overrides.groupWildRule", "OUT_OF_RANGE") in reasons(problems)
     ref.overrides.ClearField("group_wild_rule")
     problems = []
-    convert.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
+    rulesets.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
     assert ("snapshot.ruleset.profile", "UNKNOWN_VARIATION") in reasons(problems)
     ref.profile = "classic"
     problems = []
-    convert.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
+    rulesets.ruleset_ref_from_proto(ref, "snapshot.ruleset", problems)
     assert ("snapshot.ruleset.overrides.tableSizes[0].players", "OUT_OF_RANGE") in reasons(problems)
 
 
@@ -337,11 +337,11 @@ def test_engine_consistency_problems_prefixed():
 
 def test_json_path():
     assert (
-        convert.json_path("ruleset.overrides.table_sizes[0].hand_size")
+        paths.json_path("ruleset.overrides.table_sizes[0].hand_size")
         == "ruleset.overrides.tableSizes[0].handSize"
     )
-    assert convert.json_path("snapshot.seats[0].hand[3]") == "snapshot.seats[0].hand[3]"
-    assert convert.json_path("") == ""
+    assert paths.json_path("snapshot.seats[0].hand[3]") == "snapshot.seats[0].hand[3]"
+    assert paths.json_path("") == ""
 
 
 def test_violation_event_score_to_proto():

@@ -44,7 +44,7 @@ from samba_adjudicator.engine.ruleset import PROFILES, RulesetError, SixPlayerLa
 from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive, score
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.codec import convert
+from samba_adjudicator.service.codec import convert, rulesets
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
@@ -367,7 +367,7 @@ def test_further_9_variations_in_any_order_printed_in_documented_order():
     assert either == resolve("pagat+uruguayan+open")
     assert either.version == resolve("pagat+uruguayan+open").version
     problems: list = []
-    _, ref = convert.ruleset_ref_from_proto(
+    _, ref = rulesets.ruleset_ref_from_proto(
         pb.RulesetRef(profile="classic+open+uruguayan"), "ruleset", problems
     )
     assert not problems and ref.profile == "classic+uruguayan+open"

@@ -6,7 +6,7 @@ import dataclasses
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec.convert import json_path
+from samba_adjudicator.service.codec.paths import json_path
 
 
 def violation_to_proto(v: m.Violation) -> pb.Violation:

@@ -15,230 +15,17 @@ Output: every output-only field is filled from ``engine.derived``; cards are can
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import re
-from collections.abc import Iterable
 from typing import Any
-
-from google.protobuf.message import Message
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
-from samba_adjudicator.engine.cards import ORDER, parse_card
-from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.melds import infer_kind
-from samba_adjudicator.engine.messages import N_, problem
-from samba_adjudicator.engine.model import InvalidInput, Problem
-from samba_adjudicator.engine.premium_kinds import ConcealedPremium
+from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ProblemList, Problems
-
-# -- paths --------------------------------------------------------------------------------
-
-_SEGMENT = re.compile(r"^([^\[]*)(.*)$")
-
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
-
-
-def json_path(path: str) -> str:
-    """``ruleset.overrides.table_sizes[0].hand_size`` -> ``…tableSizes[0].handSize``."""
-    if not path or "_" not in path:
-        return path
-    out = []
-    for seg in path.split("."):
-        match = _SEGMENT.match(seg)
-        assert match is not None  # the pattern matches any text
-        name, index = match.groups()
-        out.append(camel(name) + index)
-    return ".".join(out)
-
-
-def prefixed(problems: Iterable[Problem], prefix: str) -> list[Problem]:
-    """Engine problems relative to a sub-message, re-rooted at ``prefix`` (``snapshot``)."""
-    out = []
-    for p in problems:
-        f = json_path(p.field)
-        if prefix:
-            f = prefix if not f else (f"{prefix}{f}" if f.startswith("[") else f"{prefix}.{f}")
-        out.append(Problem(f, p.reason, p.description, p.template, p.params))
-    return out
-
-
-def raise_if(problems: Problems, kind: str = "INVALID_REQUEST") -> None:
-    if problems:
-        raise InvalidInput(ProblemList(problems), kind)
-
-
-# -- cards --------------------------------------------------------------------------------
-
-
-def card(text: str, path: str, problems: Problems) -> str | None:
-    code = parse_card(text)
-    if code is None:
-        problems.append(
-            problem(
-                path,
-                "UNKNOWN_CARD_CODE",
-                "{card} is not a card code (rank A 2 3 4 5 6 7 8 9 10 J Q K"
-                " or T, then suit S H D C; or JK)",
-                card=repr(text),
-            )
-        )
-    return code
-
-
-_CODES = frozenset(ORDER)
-
-
-def cards(texts: Iterable[str], path: str, problems: Problems) -> tuple[str, ...]:
-    """Canonical codes of ``texts``; bad ones reported (``path[i]``) and left out."""
-    texts = tuple(texts)
-    if _CODES.issuperset(texts):  # the common case: already canonical
-        return texts
-    out = []
-    for i, t in enumerate(texts):
-        if not i & 1023:
-            checkpoint()  # a request can hold a hundred thousand bad codes
-        code = card(t, f"{path}[{i}]", problems)
-        if code is not None:
-            out.append(code)
-    return tuple(out)
-
-
-# -- generic enum / dataclass helpers -----------------------------------------------------
-
-
-def _enum_name(f, number: int) -> str | None:
-    v = f.enum_type.values_by_number.get(number)
-    return None if v is None or v.number == 0 else v.name
-
-
-def _set(msg: Message, name: str, value: Any) -> None:
-    """Set proto field ``name`` from an engine value (enum, dataclass tuple, scalar)."""
-    f = msg.DESCRIPTOR.fields_by_name[name]
-    if f.is_repeated:
-        target = getattr(msg, name)
-        for item in value:
-            if dataclasses.is_dataclass(item) and not isinstance(item, type):
-                sub = target.add()
-                for k, v in dataclasses.asdict(item).items():
-                    setattr(sub, k, v)
-            else:
-                target.append(item)
-    elif isinstance(value, enum.Enum):
-        setattr(msg, name, f.enum_type.values_by_name[value.name].number)
-    else:
-        setattr(msg, name, value)
-
-
-# -- rulesets -----------------------------------------------------------------------------
-
-_ROW_TYPES = {
-    "TableSize": er.TableSize,
-    "InitialMeldBand": er.InitialMeldBand,
-    "ConcealedPremium": ConcealedPremium,
-}
-
-
-def overrides_from_proto(msg: pb.RulesetOverrides, path: str, problems: Problems) -> dict[str, Any]:
-    """The engine's overrides dict: only the fields set (lists: non-empty)."""
-    out: dict[str, Any] = {}
-    if not msg.ListFields():  # the common case: no override, nothing to look at
-        return out
-    for f in msg.DESCRIPTOR.fields:
-        fpath = f"{path}.{f.json_name}"
-        if f.is_repeated:
-            rows = getattr(msg, f.name)
-            if rows:
-                cls = _ROW_TYPES[f.message_type.name]
-                out[f.name] = tuple(
-                    cls(**{g.name: getattr(r, g.name) for g in r.DESCRIPTOR.fields}) for r in rows
-                )
-        elif msg.HasField(f.name):
-            value = getattr(msg, f.name)
-            if f.enum_type is not None:
-                name = _enum_name(f, value)
-                if name is None:
-                    problems.append(
-                        problem(
-                            fpath,
-                            "OUT_OF_RANGE",
-                            "{field} must name a {type}",
-                            field=fpath,
-                            type=f.enum_type.name,
-                        )
-                    )
-                    continue
-                value = getattr(er, f.enum_type.name)[name]
-            out[f.name] = value
-    return out
-
-
-def overrides_to_proto(overrides: dict[str, Any]) -> pb.RulesetOverrides:
-    msg = pb.RulesetOverrides()
-    for name, value in overrides.items():
-        _set(msg, name, value)
-    return msg
-
-
-def ruleset_ref_from_proto(
-    msg: pb.RulesetRef, path: str, problems: Problems
-) -> tuple[er.Ruleset | None, m.RulesetRef]:
-    """Resolve a RulesetRef; problems (unknown profile, parameter, …) are appended.
-
-    The version pin is *not* checked here (it is FAILED_PRECONDITION, not invalid input):
-    the caller compares ``ref.version`` with ``ruleset.version``.
-    """
-    local: list[Problem] = []
-    overrides = overrides_from_proto(msg.overrides, f"{path}.overrides", local)
-    profile = msg.profile or "classic"
-    ref = m.RulesetRef(profile=profile, overrides=overrides, version=msg.version)
-    problems.extend(local)
-    if local:
-        return None, ref
-    try:
-        rules = er.resolve(profile, overrides, path=path)
-    except er.RulesetError as e:
-        problems.extend(
-            Problem(json_path(p.field), p.reason, p.description, p.template, p.params)
-            for p in e.problems
-        )
-        return None, ref
-    # Answers name the variations in their documented order, however the request put them.
-    if rules.profile == profile:
-        return rules, ref
-    return rules, m.RulesetRef(profile=rules.profile, overrides=overrides, version=msg.version)
-
-
-def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
-    msg = pb.RulesetRef(profile=ref.profile, version=ref.version)
-    if ref.overrides:
-        msg.overrides.CopyFrom(overrides_to_proto(dict(ref.overrides)))
-    return msg
-
-
-def ruleset_description(profile: str) -> str:
-    base, *variations = (profile or "classic").split("+")
-    text = er.PROFILE_DESCRIPTIONS.get(base, "")
-    if variations:
-        text += N_(" Variations: {variations}.").format(variations=", ".join(variations))
-    return text
-
-
-def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
-    msg = pb.Ruleset(
-        profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
-    )
-    for f in dataclasses.fields(rules):
-        if f.name not in ("profile", "version") and f.name not in er.ENGINE_ONLY_PARAMETERS:
-            _set(msg, f.name, getattr(rules, f.name))
-    return msg
-
+from samba_adjudicator.service.base.errors import Problems
+from samba_adjudicator.service.codec.paths import CARD_CODES, cards
+from samba_adjudicator.service.codec.rulesets import ruleset_ref_from_proto, ruleset_ref_to_proto
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
 
@@ -291,7 +78,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
     for j, md in enumerate(sd.melds):
         before = len(problems)
         mcards = tuple(md.cards)
-        if not _CODES.issuperset(mcards):
+        if not CARD_CODES.issuperset(mcards):
             mcards = cards(mcards, f"{kp}.melds[{j}].cards", problems)
         if md.kind:
             kind = _meld_kind_of(md.kind)
@@ -328,9 +115,11 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Sn
     seats = []
     for i, s in enumerate(msg.seats):
         raw = tuple(s.hand)
-        hand = raw if _CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand", problems)
+        hand = (
+            raw if CARD_CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand", problems)
+        )
         dealt = tuple(s.dealt)
-        if not _CODES.issuperset(dealt):
+        if not CARD_CODES.issuperset(dealt):
             dealt = cards(dealt, f"{path}.seats[{i}].dealt", problems)
         seats.append(
             m.Seat(

@@ -41,7 +41,7 @@ from samba_adjudicator.service.base.errors import (
     too_many_items,
 )
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import answers, convert, jsonio, required
+from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
 from samba_adjudicator.service.pipeline import views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
@@ -121,8 +121,8 @@ class Adjudicator:
     def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:
         """A request's ``ruleset`` (resolved, or every problem raised; its version pin
         checked) and the reference as given."""
-        rules, ref = convert.ruleset_ref_from_proto(msg, "ruleset", problems)
-        convert.raise_if(problems)
+        rules, ref = rulesets.ruleset_ref_from_proto(msg, "ruleset", problems)
+        paths.raise_if(problems)
         assert rules is not None  # resolving failed only with a problem reported
         pin_version(ref.version, rules, "ruleset.version")
         return rules, ref
@@ -148,19 +148,19 @@ class Adjudicator:
     def list_rulesets(
         self, req: pb.ListRulesetsRequest, problems, source
     ) -> pb.ListRulesetsResponse:
-        convert.raise_if(problems)
+        paths.raise_if(problems)
         return pb.ListRulesetsResponse(
-            rulesets=[convert.ruleset_to_proto(r) for r in engine.profile_rulesets()]
+            rulesets=[rulesets.ruleset_to_proto(r) for r in engine.profile_rulesets()]
         )
 
     @_handler
     def get_ruleset(self, req: pb.GetRulesetRequest, problems, source) -> pb.Ruleset:
-        convert.raise_if(problems)
+        paths.raise_if(problems)
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
             raise unknown_profile(req.profile, e) from None
-        return convert.ruleset_to_proto(rules)
+        return rulesets.ruleset_to_proto(rules)
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
@@ -208,7 +208,7 @@ class Adjudicator:
 
     @_handler
     def check_meld(self, req: pb.CheckMeldRequest, problems, source) -> pb.CheckMeldResponse:
-        cards = convert.cards(req.cards, "cards", problems)
+        cards = paths.cards(req.cards, "cards", problems)
         if req.HasField("snapshot") or (source is not None and source.loaded is not None):
             snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
             self._seat(req.seat, snap, "seat")

@@ -26,7 +26,7 @@ from samba_adjudicator.service.base.errors import (
     internal_error,
     invalid_argument,
 )
-from samba_adjudicator.service.codec.convert import json_path
+from samba_adjudicator.service.codec.paths import json_path
 
 log = logging.getLogger("samba.api")
 

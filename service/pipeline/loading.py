@@ -43,7 +43,7 @@ from samba_adjudicator.service.base.errors import (
 )
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import convert, derived_fields
+from samba_adjudicator.service.codec import convert, derived_fields, paths
 from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
@@ -172,8 +172,8 @@ class SnapshotLoader:
         it."""
         if self.signer is not None:
             self.signer.verify(convert.snapshot_to_proto(snap), msg.signature, f"{field}.signature")
-        problems = convert.prefixed(engine.check_snapshot(snap), field)
-        convert.raise_if(problems or derived_fields.disagreements(msg, snap, field))
+        problems = paths.prefixed(engine.check_snapshot(snap), field)
+        paths.raise_if(problems or derived_fields.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
