@@ -473,3 +473,44 @@ def test_the_cli_answers_an_unexpected_exception_with_internal(monkeypatch):
     )
     assert status == cli.EXIT_ERROR
     assert body["error"]["status"] == "INTERNAL" and body["error"]["code"] == 500
+
+
+def test_a_snapshot_the_service_signed_is_not_checked_again_an_unsigned_one_is():
+    """docs/api.md#trust: an inconsistent snapshot signed with the service's key (as only
+    the service could) is taken as it is; the same snapshot unsigned, on a service without
+    keys, is refused; and one whose output-only fields were changed after signing is
+    checked in full."""
+    signer = Signer.parse(f"k:{KEY}")
+    adj = Adjudicator(signer=signer)
+    dealt = call(adj, "Deal", pb.DealRequest(players=4, seed="trust")).snapshot
+    action = pb.Action(seat=dealt.turn.seat, draw_stock=pb.DrawStock())
+    # a card twice: inconsistent, but signed by the key, as the service signs
+    broken = pb.Snapshot()
+    broken.CopyFrom(dealt)
+    broken.seats[2].hand[0] = broken.seats[3].hand[0]
+    broken.signature = ""
+    canonical = convert.snapshot_to_proto(convert.snapshot_from_proto(broken, "snapshot", []))
+    signer.sign(canonical)
+    req = pb.ValidateActionRequest(snapshot=canonical, action=action)
+    assert call(adj, "ValidateAction", req).legal
+    unsigned = pb.Snapshot()
+    unsigned.CopyFrom(canonical)
+    unsigned.signature = ""
+    with pytest.raises(ApiError) as e:
+        call(
+            Adjudicator(),
+            "ValidateAction",
+            pb.ValidateActionRequest(snapshot=unsigned, action=action),
+        )
+    assert e.value.code == "INVALID_ARGUMENT"
+    # a derived field changed after signing: the signature still verifies (it covers the
+    # service's rendering), but the snapshot is no longer the service's own: checked in full
+    altered = pb.Snapshot()
+    altered.CopyFrom(dealt)
+    altered.sides[0].initial_meld_requirement = 999
+    with pytest.raises(ApiError) as e:
+        call(adj, "ValidateAction", pb.ValidateActionRequest(snapshot=altered, action=action))
+    assert e.value.code == "INVALID_ARGUMENT"
+    assert [p.field for p in e.value.field_violations] == [
+        "snapshot.sides[0].initialMeldRequirement"
+    ]

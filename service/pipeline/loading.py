@@ -169,9 +169,19 @@ class SnapshotLoader:
         """Signature, consistency, derived fields: what a freshly converted snapshot must
         pass before it is used or remembered. The signature comes first: a forged snapshot
         costs no consistency check, and its sender learns nothing about what is wrong with
-        it."""
+        it.
+
+        A snapshot that is, field for field, the service's own signed rendering was made by
+        the service, which checked it before signing: its consistency and derived fields are
+        not checked again (docs/api.md#trust). One that differs anywhere the signature does
+        not cover (an output-only field changed or left out, cards in another order) is
+        checked as an unsigned one is."""
         if self.signer is not None:
-            self.signer.verify(convert.snapshot_to_proto(snap), msg.signature, f"{field}.signature")
+            rendered = convert.snapshot_to_proto(snap)
+            self.signer.verify(rendered, msg.signature, f"{field}.signature")
+            rendered.signature = msg.signature
+            if rendered == msg:
+                return
         problems = paths.prefixed(engine.check_snapshot(snap), field)
         paths.raise_if(problems or derived_fields.disagreements(msg, snap, field))
 
