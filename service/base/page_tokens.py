@@ -47,14 +47,17 @@ def is_per_process(spec: str, signer=None) -> bool:
 
 
 def server_key(spec: str, signer=None) -> bytes:
-    """The key ``serve`` hands its workers; warns when it is this server's own."""
-    if is_per_process(spec, signer):
-        logging.getLogger("samba.server").warning(
-            "page tokens use a key of this server alone: another replica refuses them "
-            f"(PAGE_TOKEN_MISMATCH); give every replica the same {ENV}",
-            extra={"fields": {"pageTokenKey": "per-process"}},
-        )
+    """The key ``serve`` hands its workers (``warn_per_process`` says when it is its own)."""
     return key_from(spec, signer)
+
+
+def warn_per_process() -> None:
+    """The warning ``serve`` logs, once it is listening, when its key is its own."""
+    logging.getLogger("samba.server").warning(
+        "page tokens use a key of this server alone: another replica refuses them "
+        f"(PAGE_TOKEN_MISMATCH); give every replica the same {ENV}",
+        extra={"fields": {"pageTokenKey": "per-process"}},
+    )
 
 
 def local_key_path(environ: Mapping[str, str] | None = None) -> Path:

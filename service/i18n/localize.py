@@ -166,6 +166,7 @@ def localize_error(err: ApiError, lang: str) -> ApiError:
         clip(message, 2 * MAX_TEXT),
         problems,
         err.omitted,
-        err.template,
-        err.params,
+        http=err.http,
+        template=err.template,
+        params=err.params,
     )

@@ -68,6 +68,15 @@ def announce(line: dict) -> None:
     sys.stderr.flush()
     fields = {k: v for k, v in line.items() if k != "event"}
     log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
+    if _KEY_OF_ITS_OWN:
+        from samba_adjudicator.service.base import page_tokens
+
+        page_tokens.warn_per_process()
+
+
+#: Set by ``serve_main`` when the page-token key is this server's own: the warning follows
+#: the ready line, so that a start that fails (a taken port) still says one line only.
+_KEY_OF_ITS_OWN = False
 
 
 def _playground_url(host: str, port: int) -> str:
@@ -304,7 +313,10 @@ def serve_main(argv: list[str] | None = None) -> int:
         from samba_adjudicator.service.base import page_tokens
         from samba_adjudicator.service.base.signing import Signer
 
-        key = page_tokens.server_key(settings.page_token_key, Signer.parse(settings.snapshot_keys))
+        signer = Signer.parse(settings.snapshot_keys)
+        key = page_tokens.server_key(settings.page_token_key, signer)
+        global _KEY_OF_ITS_OWN
+        _KEY_OF_ITS_OWN = page_tokens.is_per_process(settings.page_token_key, signer)
     except ValueError as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 2
