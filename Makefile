@@ -29,7 +29,7 @@ HOT_SOURCES := $(foreach folder,$(COMPILED_FOLDERS),$(wildcard $(folder)/*.py))
 COMPILED := engine/_compiled/SOURCES.json
 # The gettext catalogs (docs/i18n.md): .po sources committed, .mo compiled by Babel here and
 # in the wheel build (setup.py), never committed.
-LOCALE := service/i18n/locale
+LOCALE := service/i18n/locale-data
 PO_FILES := $(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po)
 CATALOGS := $(PO_FILES:.po=.mo)
 # Babel's keywords: the template argument of each constructor of an English message.

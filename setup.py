@@ -167,7 +167,7 @@ def extensions_or_none() -> list:
         return []
 
 
-LOCALE = ROOT / "service" / "i18n" / "locale"
+LOCALE = ROOT / "service" / "i18n" / "locale-data"
 
 
 def compile_catalogs() -> None:

@@ -8,7 +8,7 @@
   (HTTP/2 without TLS), both round-robin per request over ``keepalive`` upstreams. Its
   access logs (one JSON object per call: the replica that answered, the statuses) say where
   every call landed.
-- ``play``: one whole match by an example bot (clients/python/examples/play_deal.py,
+- ``play``: one whole match by an example bot (clients/python/client/examples/play_deal.py,
   clients/typescript/examples/play-deal.ts), as a separate process.
 """
 
@@ -34,7 +34,7 @@ from service_fixtures import ROOT, ServerProcess
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 TS_BOT = ROOT / "clients" / "typescript" / ".build" / "examples" / "play-deal.js"
-PY_BOT = ROOT / "clients" / "python" / "examples" / "play_deal.py"
+PY_BOT = ROOT / "clients" / "python" / "client" / "examples" / "play_deal.py"
 
 
 def shared_keys() -> dict[str, str]:

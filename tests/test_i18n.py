@@ -18,7 +18,7 @@ from samba_adjudicator.engine.violations import CODES
 from samba_adjudicator.service.i18n import catalogs, localize, texts
 from samba_adjudicator.service.i18n.negotiation import LANGUAGES, choose
 
-LOCALE = ROOT / "service" / "i18n" / "locale"
+LOCALE = ROOT / "service" / "i18n" / "locale-data"
 OTHERS = [lang for lang in LANGUAGES if lang != "en"]
 
 

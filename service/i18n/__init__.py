@@ -3,7 +3,7 @@
 The engine speaks English: violation templates (engine.violations.CODES), problem templates
 (engine.messages.problem) and error templates (service.base.errors.api_error) keep their
 parameters. This package says them in another language at the edge, by gettext catalogs
-compiled by Babel from ``locale/<lang>/LC_MESSAGES/messages.po``:
+compiled by Babel from ``locale-data/<lang>/LC_MESSAGES/messages.po``:
 
 - ``negotiation``: the language a request asks for (``Accept-Language``, gRPC
   ``accept-language`` metadata, the CLI's ``--lang``);

@@ -1,4 +1,4 @@
-"""The compiled gettext catalogs (``locale/<lang>/LC_MESSAGES/messages.mo``), read with the
+"""The compiled gettext catalogs (``locale-data/<lang>/LC_MESSAGES/messages.mo``), read with the
 standard library: Babel compiles them from the ``.po`` sources when the project is built.
 
 English has no catalog: a template is its own English text.
@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .negotiation import DEFAULT
 
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+# "locale-data" is no importable name, so setuptools packs it as data, not as packages
+LOCALE_DIR = Path(__file__).resolve().parent / "locale-data"
 DOMAIN = "messages"
 
 
