@@ -93,8 +93,11 @@ def _in_order(listed: list[Listed]) -> list[Action]:
     """The actions by listing bytes, and by action key where those are equal (sort_key):
     one sort on bytes, and a second, on nearly sorted data, only when two are equal."""
     listed.sort(key=itemgetter(0))
+    checkpoint()  # a sort cannot stop midway; between the steps the deadline is looked at
     if len({x[0] for x in listed}) < len(listed):
+        checkpoint()
         listed.sort(key=itemgetter(0, 1))
+    checkpoint()
     return [x[2] for x in listed]
 
 

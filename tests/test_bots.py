@@ -32,8 +32,6 @@ from samba_adjudicator.engine.model import (
     TakePile,
 )
 
-pytestmark = pytest.mark.engine
-
 SPECS = [
     (spec, players)
     for spec in (
