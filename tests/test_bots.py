@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import pytest
 from builders import make_snapshot
+from test_playouts import SPECS
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.bots import MAX_BUDGET_MS, Level, suggest
@@ -32,23 +33,7 @@ from samba_adjudicator.engine.model import (
     TakePile,
 )
 
-SPECS = [
-    (spec, players)
-    for spec in (
-        "classic",
-        "pagat",
-        "spanish",
-        "canasta",
-        "bolivia",
-        "official",
-        "classic+uruguayan",
-        "classic+open",
-        "pagat+uruguayan+open",
-        "bolivia+uruguayan",
-        "official+open+uruguayan",
-    )
-    for players in resolve(spec).players_allowed
-]
+# every profile and variation at every table size, as the playouts play them
 MAX_PLIES = 600
 #: STRONG's smallest budget: the fewest worlds (strong.MIN_WORLDS), to keep tests short.
 TINY = 1
