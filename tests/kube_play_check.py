@@ -6,10 +6,12 @@ The chart is rendered with the Helm `make deploy-tools` installs, with its secur
 changed: the local image (``pullPolicy: Never``), the container ports published on
 127.0.0.1 at ports chosen free now, a short drain. podman plays the Deployment; the keys
 Secret becomes a podman secret of the same name, which is how podman resolves a
-``secretKeyRef`` (it reads the Kubernetes Secret stored in it). The objects podman has no
-use for (Service, HPA, PDB, ServiceAccount, NetworkPolicy) are left out. Then:
+``secretKeyRef`` (it reads the Kubernetes Secret stored in it). The ConfigMap is played
+beside the Deployment, whose ``envFrom`` takes the server's settings from it. The objects
+podman has no use for (Service, HPA, PDB, ServiceAccount, NetworkPolicy) are left out. Then:
 
-- the pod runs as UID 10001 with a read-only root filesystem;
+- the pod runs as UID 10001 with a read-only root filesystem, its environment holding the
+  ConfigMap's settings (the short drain set here among them) and the Secret's keys;
 - every probe the Deployment declares answers as the kubelet requires (gRPC health
   SERVING for the service it names, or HTTP 200 on its path);
 - a REST call and a gRPC call answer, the snapshot signed with the Secret's key;
@@ -34,7 +36,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 HELM = ROOT / ".tools" / "bin" / "helm"
 CHART = ROOT / "helm" / "samba-adjudicator"
-PLAYED_KINDS = ("Deployment",)
+PLAYED_KINDS = ("ConfigMap", "Deployment")
 
 
 def _sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -132,6 +134,12 @@ def _calls(http_port: int, grpc_port: int) -> dict:
     return {"rulesets": len(rulesets.json()["rulesets"]), "signature": dealt.signature[:6]}
 
 
+def _environment(podman: list[str], name: str) -> dict[str, str]:
+    """The running container's environment (what the server process was started with)."""
+    out = _sh(podman + ["exec", name, "sh", "-c", "tr '\\0' '\\n' < /proc/1/environ"]).stdout
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
 def publish(container: dict, free_port) -> dict[int, int]:
     """Each container port published on 127.0.0.1 at a port free now (hostIP/hostPort, as
     a kind or kubeadm node would do for a NodePort): {container port: host port}."""
@@ -153,7 +161,8 @@ def run(image: str, podman: list[str], free_port) -> dict:
     docs = render(image)
     secret = next(d for d in docs if d["kind"] == "Secret")
     played = [d for d in docs if d["kind"] in PLAYED_KINDS]
-    [deployment] = played
+    [deployment] = [d for d in played if d["kind"] == "Deployment"]
+    [settings] = [d for d in played if d["kind"] == "ConfigMap"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     published = publish(container, free_port)
     # podman 4.3's kube play refuses the image's WORKDIR (/app, present: `podman run` uses
@@ -195,6 +204,12 @@ def run(image: str, podman: list[str], free_port) -> dict:
                 text=True,
             ).stdout.strip()
             assert touched != "yes", "the root filesystem is writable"
+            environment = _environment(podman, name)
+            for key, value in settings["data"].items():
+                assert environment.get(key) == value, (key, value, environment.get(key))
+            assert environment.get("SAMBA_SHUTDOWN_GRACE_SECONDS") == "2", environment
+            for key in ("SAMBA_SNAPSHOT_KEYS", "SAMBA_PAGE_TOKEN_KEY"):
+                assert environment.get(key), f"{key} from the Secret is not set"
             called = _calls(http_port, grpc_port)
             # podman 4.3's `kube down` removes the pod at once, without the SIGTERM and grace
             # a kubelet gives (the server logged no signal): stop the pod the kubelet's way
@@ -223,6 +238,7 @@ def run(image: str, podman: list[str], free_port) -> dict:
         "user": user,
         "readOnly": True,
         "secretKeys": keys,
+        "configMapSettings": len(settings["data"]),
         **called,
         "drained": "clean",
     }

@@ -128,8 +128,17 @@ def container(docs: list[dict]) -> dict:
     return pod["containers"][0]
 
 
-def env_of(c: dict) -> dict[str, dict]:
-    return {e["name"]: e for e in c["env"]}
+def env_of(docs: list[dict]) -> dict[str, dict]:
+    """The server container's environment as the kubelet builds it: each ConfigMap its
+    ``envFrom`` names (which must be among ``docs``), then ``env``, whose entries win."""
+    c = container(docs)
+    maps = {d["metadata"]["name"]: d for d in by_kind(docs, "ConfigMap")}
+    env: dict[str, dict] = {}
+    for source in c.get("envFrom", []):
+        data = maps[source["configMapRef"]["name"]]["data"]
+        env.update({k: {"name": k, "value": v} for k, v in data.items()})
+    env.update({e["name"]: e for e in c.get("env") or []})
+    return env
 
 
 # ----------------------------------------------------------------------------- image
@@ -346,7 +355,7 @@ def test_values_schema_accepts_a_good_override(helm):
     res = _template(helm, "--set", "server.workers=3")
     assert res.returncode == 0, res.stderr
     docs = [d for d in yaml.safe_load_all(res.stdout) if d]
-    assert env_of(container(docs))["SAMBA_WORKERS"]["value"] == "3"
+    assert env_of(docs)["SAMBA_WORKERS"]["value"] == "3"
 
 
 def _walk_values(values: dict, schema: dict, path: str = ""):
@@ -387,6 +396,7 @@ def test_defaults_render_only_the_core_objects(render):
     _, docs = render("default")
     assert sorted(d["kind"] for d in docs) == sorted(
         [
+            "ConfigMap",
             "Deployment",
             "Service",
             "ServiceAccount",
@@ -402,6 +412,7 @@ def test_all_features_render_every_object(render):
     _, docs = render("all-features")
     assert sorted(d["kind"] for d in docs) == sorted(
         [
+            "ConfigMap",
             "Deployment",
             "Service",
             "ServiceAccount",
@@ -472,7 +483,7 @@ def test_deployment_ports_resources_and_security(render, config):
     assert "emptyDir" in tmp
     assert mounts["/tmp"].get("readOnly") is not True
 
-    env = env_of(c)
+    env = env_of(docs)
     assert env["PROMETHEUS_MULTIPROC_DIR"]["value"].startswith("/tmp/")
     assert env["SAMBA_HOST"]["value"] == "0.0.0.0"
     assert env["SAMBA_GRPC_PORT"]["value"] == "50051"
@@ -490,7 +501,7 @@ def test_termination_grace_exceeds_the_server_drain(render, config):
     _, docs = render(config)
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
     c = container(docs)
-    drain = int(env_of(c)["SAMBA_SHUTDOWN_GRACE_SECONDS"]["value"])
+    drain = int(env_of(docs)["SAMBA_SHUTDOWN_GRACE_SECONDS"]["value"])
     assert drain > 0
     pre_stop = 0
     if "lifecycle" in c:
@@ -504,7 +515,7 @@ def test_default_probes_are_http_on_the_admin_port(render):
     _, docs = render("default")
     c = container(docs)
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    assert ports["admin"] == 8081 == int(env_of(c)["SAMBA_ADMIN_PORT"]["value"])
+    assert ports["admin"] == 8081 == int(env_of(docs)["SAMBA_ADMIN_PORT"]["value"])
     assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "admin"}
     assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "admin"}
     assert c["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "admin"}
@@ -579,6 +590,37 @@ def test_without_autoscaling_the_deployment_sets_replicas(helm):
 
 
 @pytest.mark.parametrize("config", CONFIGS)
+def test_settings_come_from_a_config_map_and_keys_only_from_the_secret(render, config):
+    _, docs = render(config)
+    settings = one(docs, "ConfigMap")
+    c = container(docs)
+    assert c["envFrom"] == [{"configMapRef": {"name": settings["metadata"]["name"]}}]
+    assert "SAMBA_GRPC_PORT" in settings["data"] and "SAMBA_WORKERS" in settings["data"]
+    assert not {"SAMBA_SNAPSHOT_KEYS", "SAMBA_PAGE_TOKEN_KEY"} & set(settings["data"])
+    # what the container lists itself is a key from a Secret, or the user's extraEnv
+    extra = {e["name"] for e in yaml.safe_load(ALL_FEATURES.read_text()).get("extraEnv", [])}
+    for e in c.get("env") or []:
+        assert "secretKeyRef" in e.get("valueFrom", {}) or e["name"] in extra, e
+
+
+def _config_checksum(helm, *extra: str) -> str:
+    res = _template(helm, *extra)
+    assert res.returncode == 0, res.stderr
+    docs = [d for d in yaml.safe_load_all(res.stdout) if d]
+    return one(docs, "Deployment")["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+
+
+def test_changing_a_setting_rolls_the_pods(helm):
+    """The pod template carries the ConfigMap's checksum: the same values give the same
+    pods, a changed setting new ones (a ConfigMap change alone would leave the running
+    replicas on the old settings)."""
+    first = _config_checksum(helm)
+    assert _config_checksum(helm) == first
+    assert _config_checksum(helm, "--set", "server.logLevel=debug") != first
+    assert _config_checksum(helm, "--set", "server.corsOrigins={https://a.example}") != first
+
+
+@pytest.mark.parametrize("config", CONFIGS)
 def test_pdb_selects_the_pods(render, config):
     _, docs = render(config)
     pdb = one(docs, "PodDisruptionBudget")
@@ -591,7 +633,7 @@ def test_pdb_selects_the_pods(render, config):
 def test_snapshot_keys_come_from_an_existing_secret(render):
     _, docs = render("all-features")
     values = yaml.safe_load(ALL_FEATURES.read_text())["snapshotKeys"]
-    ref = env_of(container(docs))["SAMBA_SNAPSHOT_KEYS"]
+    ref = env_of(docs)["SAMBA_SNAPSHOT_KEYS"]
     assert "value" not in ref
     assert ref["valueFrom"]["secretKeyRef"] == {
         "name": values["existingSecret"],
@@ -603,7 +645,7 @@ def test_snapshot_keys_come_from_an_existing_secret(render):
 def test_connection_limits_and_the_page_token_key_reach_the_server(render):
     _, docs = render("all-features")
     values = yaml.safe_load(ALL_FEATURES.read_text())
-    env = env_of(container(docs))
+    env = env_of(docs)
     assert env["SAMBA_MAX_CONNECTIONS"]["value"] == str(values["server"]["maxConnections"])
     assert env["SAMBA_READ_TIMEOUT_SECONDS"]["value"] == str(values["server"]["readTimeoutSeconds"])
     assert env["SAMBA_PAGE_TOKEN_KEY"]["valueFrom"]["secretKeyRef"] == {
@@ -611,7 +653,7 @@ def test_connection_limits_and_the_page_token_key_reach_the_server(render):
         "key": values["pageTokenKey"]["key"],
     }
     _, defaults = render("default")
-    env = env_of(container(defaults))
+    env = env_of(defaults)
     assert env["SAMBA_IDLE_TIMEOUT_SECONDS"]["value"] == "75"
 
 
@@ -623,7 +665,7 @@ def _generated_keys(docs: list[dict]) -> dict[str, str]:
 
 def test_signing_and_page_token_keys_are_generated_by_default(render, helm):
     _, docs = render("default")
-    env = env_of(container(docs))
+    env = env_of(docs)
     for name, key in (
         ("SAMBA_SNAPSHOT_KEYS", "snapshot-keys"),
         ("SAMBA_PAGE_TOKEN_KEY", "page-token-key"),
@@ -648,7 +690,7 @@ def test_without_generated_keys_signing_is_off(helm):
     )
     assert res.returncode == 0, res.stderr
     docs = [d for d in yaml.safe_load_all(res.stdout) if d]
-    env = env_of(container(docs))
+    env = env_of(docs)
     assert "SAMBA_SNAPSHOT_KEYS" not in env and "SAMBA_PAGE_TOKEN_KEY" not in env
     assert not by_kind(docs, "Secret")
 
@@ -657,7 +699,7 @@ def test_an_existing_secret_replaces_only_its_own_generated_key(helm):
     res = _template(helm, "--set", "snapshotKeys.existingSecret=mine")
     assert res.returncode == 0, res.stderr
     docs = [d for d in yaml.safe_load_all(res.stdout) if d]
-    env = env_of(container(docs))
+    env = env_of(docs)
     assert env["SAMBA_SNAPSHOT_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "mine"
     assert env["SAMBA_PAGE_TOKEN_KEY"]["valueFrom"]["secretKeyRef"]["name"] == FULLNAME + "-keys"
     assert set(_generated_keys(docs)) == {"page-token-key"}
@@ -666,12 +708,12 @@ def test_an_existing_secret_replaces_only_its_own_generated_key(helm):
 def test_cors_origins_reach_the_server_joined(render):
     _, docs = render("all-features")
     origins = yaml.safe_load(ALL_FEATURES.read_text())["server"]["corsOrigins"]
-    assert env_of(container(docs))["SAMBA_CORS_ORIGINS"]["value"] == ",".join(origins)
+    assert env_of(docs)["SAMBA_CORS_ORIGINS"]["value"] == ",".join(origins)
 
 
 def test_cors_is_off_by_default(render):
     _, docs = render("default")
-    assert "SAMBA_CORS_ORIGINS" not in env_of(container(docs))
+    assert "SAMBA_CORS_ORIGINS" not in env_of(docs)
 
 
 def test_service_monitor_scrapes_metrics_on_the_admin_port(render):

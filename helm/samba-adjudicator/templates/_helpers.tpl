@@ -117,3 +117,26 @@ The Secret holding a key: "<values>.existingSecret", else the generated one when
 {{- include "samba-adjudicator.keysSecretName" $root }}
 {{- end }}
 {{- end }}
+
+{{/*
+The ConfigMap's data: every non-secret setting, as the environment variable the server reads.
+*/}}
+{{- define "samba-adjudicator.settings" -}}
+SAMBA_HOST: {{ .Values.server.host | quote }}
+SAMBA_GRPC_PORT: {{ .Values.server.grpcPort | quote }}
+SAMBA_HTTP_PORT: {{ .Values.server.httpPort | quote }}
+SAMBA_ADMIN_PORT: {{ .Values.server.adminPort | quote }}
+SAMBA_WORKERS: {{ .Values.server.workers | quote }}
+SAMBA_MAX_MESSAGE_BYTES: {{ .Values.server.maxMessageBytes | int64 | quote }}
+SAMBA_LOG_LEVEL: {{ .Values.server.logLevel | quote }}
+SAMBA_SHUTDOWN_GRACE_SECONDS: {{ .Values.server.shutdownGraceSeconds | quote }}
+SAMBA_SNAPSHOT_CACHE_SIZE: {{ .Values.server.snapshotCacheSize | int64 | quote }}
+SAMBA_BUILD: {{ .Values.server.build | quote }}
+SAMBA_MAX_CONNECTIONS: {{ .Values.server.maxConnections | int64 | quote }}
+SAMBA_READ_TIMEOUT_SECONDS: {{ .Values.server.readTimeoutSeconds | quote }}
+SAMBA_IDLE_TIMEOUT_SECONDS: {{ .Values.server.idleTimeoutSeconds | quote }}
+PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
+{{- with .Values.server.corsOrigins }}
+SAMBA_CORS_ORIGINS: {{ join "," . | quote }}
+{{- end }}
+{{- end }}
