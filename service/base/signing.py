@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import api_error
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
@@ -37,6 +38,29 @@ def decode_key(text: str) -> bytes:
     if base64.b64encode(raw).decode("ascii") != text:
         raise ValueError("not canonical base64 (e.g. `head -c 32 /dev/urandom | base64`)")
     return raw
+
+
+def _signature_tag() -> bytes:
+    """The tag of ``Snapshot.signature`` (length-delimited). It is the snapshot's last field,
+    so a deterministic encoding of a signed snapshot ends with it (checked here, once)."""
+    numbers = [f.number for f in pb.Snapshot.DESCRIPTOR.fields]
+    number = pb.Snapshot.DESCRIPTOR.fields_by_name["signature"].number
+    if number != max(numbers) or number >= 16:
+        raise RuntimeError("Snapshot.signature must be its last field, numbered below 16")
+    return bytes([number << 3 | 2])
+
+
+_SIGNATURE_TAG = _signature_tag()
+
+
+def _length_prefix(size: int) -> bytes:
+    """``size`` as a protobuf varint."""
+    out = bytearray()
+    while size >= 0x80:
+        out.append(size & 0x7F | 0x80)
+        size >>= 7
+    out.append(size)
+    return bytes(out)
 
 
 def _b64url(data: bytes) -> str:
@@ -129,6 +153,26 @@ class Signer:
                 field=field,
                 key=repr(parts[1]),
             )
+
+    def signed_as_encoded(self, encoded: bytes, signature: str) -> bool:
+        """Whether ``encoded``, a snapshot's protobuf bytes, is exactly what a configured key
+        signed followed by ``signature`` (as ``check_present`` accepted it): the deterministic
+        encoding of the service's own rendering, as the service answered it.
+
+        One HMAC over the received bytes, no rendering: the bytes before the signature field
+        are the ones the MAC covers, so a match means the snapshot read from ``encoded`` is,
+        field for field, one the service signed. Anything else (bytes in another order, an
+        output-only field left out, a forged MAC) is False, and ``verify`` decides."""
+        sig = signature.encode()
+        tail = _SIGNATURE_TAG + _length_prefix(len(sig)) + sig
+        if not encoded.endswith(tail):
+            return False
+        _, key_id, mac = signature.split(".")
+        secret = dict(self.keys).get(key_id)
+        if secret is None:
+            return False
+        digest = hmac.digest(secret, encoded[: len(encoded) - len(tail)], "sha256")
+        return hmac.compare_digest(_b64url(digest).encode(), mac.encode())
 
     def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
         """Raise PERMISSION_DENIED unless ``signature`` signs ``canonical`` (pb.Snapshot)."""

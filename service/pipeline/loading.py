@@ -141,7 +141,7 @@ class SnapshotLoader:
                 problems or [problem(field, "REQUIRED", "{field} is required", field=field)]
             )
         if fresh:
-            self._trust(msg, snap, field)
+            self._trust(msg, snap, field, source)
             if source is not None:
                 self.cache.put(source.key, snap)
         pin_version(snap.ruleset_ref.version, snap.ruleset, f"{field}.ruleset.version")
@@ -165,7 +165,9 @@ class SnapshotLoader:
                 out.append(read)
         return out
 
-    def _trust(self, msg: pb.Snapshot, snap: Snapshot, field: str) -> None:
+    def _trust(
+        self, msg: pb.Snapshot, snap: Snapshot, field: str, source: SnapshotSource | None
+    ) -> None:
         """Signature, consistency, derived fields: what a freshly converted snapshot must
         pass before it is used or remembered. The signature comes first: a forged snapshot
         costs no consistency check, and its sender learns nothing about what is wrong with
@@ -173,10 +175,15 @@ class SnapshotLoader:
 
         A snapshot that is, field for field, the service's own signed rendering was made by
         the service, which checked it before signing: its consistency and derived fields are
-        not checked again (docs/api.md#trust). One that differs anywhere the signature does
-        not cover (an output-only field changed or left out, cards in another order) is
-        checked as an unsigned one is."""
+        not checked again (docs/api.md#trust). The cheap test comes first: one HMAC over the
+        bytes received (gRPC) or over the message's deterministic encoding (JSON). Only when
+        it fails is the snapshot rendered the service's way and its signature verified over
+        that rendering; one that then differs anywhere the signature does not cover (an
+        output-only field changed or left out, cards in another order) is checked as an
+        unsigned one is."""
         if self.signer is not None:
+            if self.signer.signed_as_encoded(_encoding_of(msg, source), msg.signature):
+                return
             rendered = convert.snapshot_to_proto(snap)
             self.signer.verify(rendered, msg.signature, f"{field}.signature")
             rendered.signature = msg.signature
@@ -214,6 +221,14 @@ class SnapshotLoader:
         key = json_cache_key(rendered)
         if snap is not None and key is not None:
             self.cache.put(key, snap)
+
+
+def _encoding_of(msg: pb.Snapshot, source: SnapshotSource | None) -> bytes:
+    """The snapshot's protobuf bytes: as received when the transport kept them (its cache
+    key), else its deterministic encoding."""
+    if source is not None and source.key[0] == "pb":
+        return source.key[1]
+    return msg.SerializeToString(deterministic=True)
 
 
 def pin_version(pinned: str, rules: er.Ruleset, field: str) -> None:
