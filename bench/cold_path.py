@@ -19,7 +19,10 @@ Shared: protobuf -> engine values (``convert.snapshot_from_proto``), the action 
 ``engine.check_snapshot``, the client-given output-only fields (``derived_fields``), the
 cache bookkeeping (put, version pin), the engine's validate, the answer message, and its
 rendering (proto3 JSON bytes for REST, deterministic bytes for gRPC). Signing is off by
-default; the row "signature verify" times it with a key set, on a signed snapshot.
+default; "either, when configured" times the trust checks of a signed snapshot (the one
+HMAC over the bytes received, and the fallback: the service's rendering and the signature
+verified over it), and "signing on" the whole path of a snapshot the service signed, which
+is trusted and not checked again (docs/api.md#trust).
 
 "whole path" is ``Runtime.answer`` with the transport's own decoder and the snapshot cache
 emptied before every call, plus the rendering: what one call costs a server, transport I/O
@@ -254,16 +257,48 @@ def timed_stages(
     return out
 
 
+SIGNER = Signer((("k1", b"0123456789abcdef0123456789abcdef"),))
+
+
 def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
-    """Costs outside the default path: a signed snapshot verified, a new Adjudicator."""
-    signer = Signer((("k1", b"0123456789abcdef0123456789abcdef"),))
+    """Costs outside the default path: the trust checks of a signed snapshot, a new
+    Adjudicator."""
     signed = convert.snapshot_to_proto(snap)
-    signer.sign(signed)
+    SIGNER.sign(signed)
+    encoded = signed.SerializeToString(deterministic=True)
     canonical = convert.snapshot_to_proto(snap)
     return {
-        "signature verify (keys set)": lambda: signer.verify(canonical, signed.signature),
-        "service's rendering (for verify)": lambda: convert.snapshot_to_proto(snap),
+        "trust: one HMAC over the bytes received": lambda: SIGNER.signed_as_encoded(
+            encoded, signed.signature
+        ),
+        "trust: JSON's deterministic encoding + HMAC": lambda: SIGNER.signed_as_encoded(
+            signed.SerializeToString(deterministic=True), signed.signature
+        ),
+        "fallback: service's rendering": lambda: convert.snapshot_to_proto(snap),
+        "fallback: signature verify over it": lambda: SIGNER.verify(canonical, signed.signature),
         "new Adjudicator() (engine_bench's cold rows)": Adjudicator,
+    }
+
+
+def signed_whole_paths(s: Snapshot, action: Any) -> dict[str, Callable[[], None]]:
+    """The whole path of a new snapshot the service signed (keys set), both transports:
+    trusted from its bytes, not checked again (docs/api.md#trust)."""
+    snapshot = convert.snapshot_to_proto(s)
+    SIGNER.sign(snapshot)
+    request = Request(snapshot=snapshot, action=action_to_proto(action))
+    data = request.SerializeToString()
+    body = json.dumps(jsonio.to_dict(request)).encode()
+    runtime = Runtime(None, Adjudicator(signer=SIGNER), count_calls=False)
+    decode = runtime.protobuf_decoder(METHOD)
+    return {
+        "whole path, JSON (REST)": whole_path(
+            runtime,
+            runtime.json_decoder(METHOD, body),
+            lambda r: jsonio.dumps_bytes(jsonio.to_dict(r)),
+        ),
+        "whole path, protobuf (gRPC)": whole_path(
+            runtime, lambda: decode(data), lambda r: r.SerializeToString(deterministic=True)
+        ),
     }
 
 
@@ -309,6 +344,16 @@ def measure(
         (
             "either, when configured",
             {label: per_call_us(fn, min_time, repeats) for label, fn in extra_stages(s).items()},
+        ),
+        (
+            "signing on: a snapshot the service signed (trusted)",
+            dict(
+                zip(
+                    signed := signed_whole_paths(s, action),
+                    timed_together(list(signed.values()), min_time, repeats),
+                    strict=True,
+                )
+            ),
         ),
     ]
     return base, len(data), groups
