@@ -36,7 +36,7 @@ def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -
 
 def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]) -> None:
     if msg.DESCRIPTOR is _SNAPSHOT and not skip:
-        _snapshot_missing(msg, path, out)  # type: ignore[arg-type]
+        _snapshot_missing(msg, path, out)
     else:
         collect_planned(msg, path, skip, out)
 
