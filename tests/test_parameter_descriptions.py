@@ -5,7 +5,7 @@ language asked for (docs/i18n.md); GetRuleset answers them, ListRulesets does no
 from __future__ import annotations
 
 import pytest
-from service_fixtures import channel, grpc_call, http, rest_call, server, stub  # noqa: F401
+from service_fixtures import channel, cli_call, grpc_call, http, rest_call, server, stub  # noqa: F401
 from test_docs import resolves
 
 from samba_adjudicator.engine.parameter_descriptions import PARAMETER_DESCRIPTIONS
@@ -99,3 +99,15 @@ def test_get_ruleset_over_grpc_answers_the_descriptions_in_the_language_of_its_m
 def test_list_rulesets_leaves_the_descriptions_out(http):
     listed = http.get("/v1/rulesets").json()["rulesets"]
     assert listed and all(not r.get("parameterDescriptions") for r in listed)
+
+
+def test_the_cli_says_the_descriptions_in_the_language_of_samba_lang():
+    code, answer = cli_call("GetRuleset", {"profile": "classic"}, env={"SAMBA_LANG": "it"})
+    assert code == 0
+    decks = answer["parameterDescriptions"][0]
+    assert decks == {
+        "field": "decks",
+        "description": catalogs.say("it", PARAMETER_DESCRIPTIONS["decks"][0]),
+        "rule": "docs/rules.md#cards",
+    }
+    assert decks["description"] != PARAMETER_DESCRIPTIONS["decks"][0]
