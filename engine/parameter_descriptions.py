@@ -89,8 +89,8 @@ PARAMETER_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     ),
     "take_by_extending_meld": (
         N_(
-            "Whether the top card alone takes the pile that is not frozen by extending one "
-            "of the side's melds: any of them, or one of fewer than seven cards."
+            "Whether, when the pile is not frozen, the top card alone takes it by extending "
+            "one of the side's melds: any of them, or one of fewer than seven cards."
         ),
         f"{RULES}#take-by-extending",
     ),
