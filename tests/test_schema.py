@@ -255,7 +255,7 @@ def test_ruleset_has_every_engine_parameter_typed():
         if f.name not in ("profile", "version", *er.ENGINE_ONLY_PARAMETERS)
     ]
     assert set(er.ENGINE_ONLY_PARAMETERS) <= set(er.PARAMETER_NAMES)
-    assert names == ["profile", "version", *params, "description"]
+    assert names == ["profile", "version", *params, "description", "parameter_descriptions"]
     over = [f.name for f in pb.RulesetOverrides.DESCRIPTOR.fields]
     assert over == [*params, *er.TABLE_PARAMETERS]
     for f in pb.RulesetOverrides.DESCRIPTOR.fields:

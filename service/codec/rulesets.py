@@ -15,10 +15,11 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import N_, problem
 from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.parameter_descriptions import PARAMETER_DESCRIPTIONS
 from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import Problems
-from samba_adjudicator.service.codec.paths import json_path
+from samba_adjudicator.service.codec.paths import camel, json_path
 
 # -- generic enum / dataclass helpers -----------------------------------------------------
 
@@ -140,11 +141,22 @@ def ruleset_description(profile: str) -> str:
     return text
 
 
-def ruleset_to_proto(rules: er.Ruleset) -> pb.Ruleset:
+#: Ruleset.parameter_descriptions in English, in the fields' order (the same for every
+#: profile; service/i18n says them again in another language).
+PARAMETER_DESCRIPTIONS_PB = tuple(
+    pb.ParameterDescription(field=camel(name), description=text, rule=rule)
+    for name, (text, rule) in PARAMETER_DESCRIPTIONS.items()
+)
+
+
+def ruleset_to_proto(rules: er.Ruleset, *, with_descriptions: bool = False) -> pb.Ruleset:
+    """The wire's Ruleset; ``with_descriptions`` adds what each parameter means (GetRuleset)."""
     msg = pb.Ruleset(
         profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
     )
     for f in dataclasses.fields(rules):
         if f.name not in ("profile", "version") and f.name not in er.ENGINE_ONLY_PARAMETERS:
             _set(msg, f.name, getattr(rules, f.name))
+    if with_descriptions:
+        msg.parameter_descriptions.extend(PARAMETER_DESCRIPTIONS_PB)
     return msg

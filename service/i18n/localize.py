@@ -4,7 +4,9 @@ English answers are never touched (their bytes stay those of a request that name
 language). Another language gets a copy of the answer with:
 
 - each ``Violation.message`` said again from its code's template and its ``details``;
-- each ``Ruleset.description`` (ListRulesets, GetRuleset) from the profile's description;
+- each ``Ruleset.description`` (ListRulesets, GetRuleset) from the profile's description,
+  and each of its ``parameter_descriptions`` (GetRuleset) from its English text, which is
+  its template (it has no placeholders);
 - an error's message, and each field problem's description, from their templates (or, for a
   text built without parameters, the text itself as the message id).
 """
@@ -85,6 +87,8 @@ def _rewrite(msg: Message, lang: str) -> None:
         return
     if name == RULESET:
         msg.description = ruleset_description(lang, msg.profile)
+        for parameter in msg.parameter_descriptions:
+            parameter.description = say(lang, parameter.description)
     for f, value in msg.ListFields():
         if f.message_type is None or not _holds_text(f.message_type):
             continue

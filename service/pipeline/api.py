@@ -160,7 +160,7 @@ class Adjudicator:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
             raise unknown_profile(req.profile, e) from None
-        return rulesets.ruleset_to_proto(rules)
+        return rulesets.ruleset_to_proto(rules, with_descriptions=True)
 
     @_handler
     def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:

@@ -29,6 +29,17 @@ export interface ClientOptions {
    * REST 503/502): DEFAULT_RETRY when absent, `false` for one attempt. Within the deadline.
    */
   retry?: RetryPolicy | false;
+  /**
+   * The language of the answers' human texts (`es`, `it-IT`, `sv`, …; docs/i18n.md): sent
+   * on every call as `Accept-Language` (REST) or `accept-language` metadata (gRPC). Absent:
+   * English. Codes, rule anchors, field paths and details are the same in every language.
+   */
+  locale?: string;
+}
+
+/** The language header of every call of a client with `locale`, none without. */
+export function languageHeaders(locale: string | undefined): Record<string, string> {
+  return locale ? { "accept-language": locale } : {};
 }
 
 type Methods = (typeof Adjudicator)["method"];

@@ -8,6 +8,7 @@ import { AdjudicatorError, STATUS_NAMES, detailsInit } from "./errors.js";
 import {
   abortError,
   createAdjudicatorClient,
+  languageHeaders,
   type AdjudicatorClient,
   type Call,
   type ClientOptions,
@@ -50,6 +51,7 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
   const sessionManager = new Http2SessionManager(options.baseUrl);
   const transport = createGrpcTransport({ baseUrl: options.baseUrl, sessionManager });
   const stub = createClient(Adjudicator, transport) as unknown as Record<string, Client<typeof Adjudicator>["deal"]>;
+  const language = languageHeaders(options.locale);
 
   async function invoke<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
@@ -62,7 +64,7 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
     ) => Promise<MessageShape<O>>;
     try {
       return await rpc(request, {
-        headers: { "x-request-id": call.requestId },
+        headers: { ...language, "x-request-id": call.requestId },
         // The deadline also travels as grpc-timeout, so the server stops working on it.
         timeoutMs: call.timeoutMs ?? 0,
         signal: call.signal,

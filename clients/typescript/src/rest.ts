@@ -4,6 +4,7 @@ import { AdjudicatorError, errorFromRestBody } from "./errors.js";
 import {
   abortError,
   createAdjudicatorClient,
+  languageHeaders,
   type AdjudicatorClient,
   type Call,
   type ClientOptions,
@@ -37,6 +38,7 @@ export interface RestClientOptions extends ClientOptions {
 export function createRestClient(options: RestClientOptions): AdjudicatorClient {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const language = languageHeaders(options.locale);
 
   async function invoke<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
@@ -49,7 +51,11 @@ export function createRestClient(options: RestClientOptions): AdjudicatorClient 
     const path = template.replace("{profile}", () =>
       encodeURIComponent((request as unknown as { profile: string }).profile),
     );
-    const headers: Record<string, string> = { ...options.headers, "x-request-id": call.requestId };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      ...language,
+      "x-request-id": call.requestId,
+    };
     if (call.timeoutMs !== undefined) headers["x-server-timeout"] = String(call.timeoutMs / 1000);
     let body: string | undefined;
     if (verb === "POST") {

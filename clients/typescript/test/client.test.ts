@@ -9,6 +9,7 @@ import {
   createRestClient,
   toJson,
   type AdjudicatorClient,
+  type ClientOptions,
   type Snapshot,
 } from "@samba-adjudicator/client";
 import { createGrpcClient, type GrpcAdjudicatorClient } from "@samba-adjudicator/client/grpc";
@@ -26,10 +27,10 @@ after(async () => {
   await Promise.all([server?.stop(), slow?.stop()]);
 });
 
-const transports: Record<string, (s: Server) => AdjudicatorClient> = {
-  rest: (s) => createRestClient({ baseUrl: s.restUrl }),
-  grpc: (s) => {
-    const c = createGrpcClient({ baseUrl: s.grpcUrl });
+const transports: Record<string, (s: Server, options?: ClientOptions) => AdjudicatorClient> = {
+  rest: (s, options = {}) => createRestClient({ ...options, baseUrl: s.restUrl }),
+  grpc: (s, options = {}) => {
+    const c = createGrpcClient({ ...options, baseUrl: s.grpcUrl });
     grpcClients.push(c);
     return c;
   },
@@ -63,6 +64,34 @@ for (const [name, make] of Object.entries(transports)) {
       const refused = await client.validateAction({ snapshot, action: { ...first, seat: (first.seat! + 1) % 4 } });
       assert.equal(refused.legal, false);
       assert.equal(refused.violations[0]?.code, "NOT_YOUR_TURN");
+    });
+
+    test("locale: violations, errors and parameter descriptions in its language", async () => {
+      const spanish = make(server, { locale: "es-AR" });
+      const snapshot = await dealt(spanish);
+      const { actions } = await spanish.listLegalActions({ snapshot });
+      const outOfTurn = { snapshot, action: { ...actions[0]!, seat: (actions[0]!.seat! + 1) % 4 } };
+      const [said, plain] = await Promise.all([
+        spanish.validateAction(outOfTurn),
+        make(server).validateAction(outOfTurn),
+      ]);
+      assert.equal(said.violations[0]?.code, "NOT_YOUR_TURN");
+      assert.match(said.violations[0]!.message, /^es el turno del asiento \d, no del asiento \d$/);
+      assert.match(plain.violations[0]!.message, /^it is seat \d's turn, not seat \d's$/);
+      // machine fields are the same in every language
+      assert.deepEqual(
+        [said.violations[0]!.rule, said.violations[0]!.details],
+        [plain.violations[0]!.rule, plain.violations[0]!.details],
+      );
+      const err = await rejection(spanish.deal({ players: 4, seed: "x", dealer: 9 }));
+      assert.equal(err.message, "INVALID_ARGUMENT INVALID_REQUEST: dealer: dealer debe ser un asiento de 0 a 3, no 9");
+      assert.equal(err.fieldViolations[0]?.description, "dealer debe ser un asiento de 0 a 3, no 9");
+      const ruleset = await spanish.getRuleset({ profile: "classic" });
+      const wildRule = ruleset.parameterDescriptions.find((d) => d.field === "groupWildRule");
+      assert.deepEqual([wildRule?.description, wildRule?.rule], [
+        "Cuántos comodines puede llevar una combinación según sus cartas naturales.",
+        "docs/rules.md#wild-rules",
+      ]);
     });
 
     test("a profile with variations reaches GetRuleset intact", async () => {
