@@ -135,6 +135,7 @@ class GrpcWire:
         # the last answer's snapshot as received, sent back as a gRPC client would: the
         # message itself, not a copy made from its JSON form
         self.last: tuple[dict, pb.Snapshot] | None = None
+        self.answered = 0  # bytes of every answer so far
 
     def encode(self, method: str, body: dict) -> bytes:
         given = body.get("snapshot")
@@ -147,7 +148,9 @@ class GrpcWire:
         return message.SerializeToString()
 
     def call(self, method: str, payload: bytes) -> dict:
-        answer = GRPC_TYPES[method][1].FromString(self.stubs[method](payload, timeout=60))
+        raw = self.stubs[method](payload, timeout=60)
+        self.answered += len(raw)
+        answer = GRPC_TYPES[method][1].FromString(raw)
         decoded = jsonio.to_dict(answer)
         if "snapshot" in decoded:
             self.last = (decoded["snapshot"], answer.snapshot)
@@ -168,6 +171,7 @@ class RestWire:
 
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=60)
         self.headers = {"content-type": "application/json"}
+        self.answered = 0  # bytes of every answer so far
 
     def encode(self, method: str, body: dict) -> bytes:
         return json.dumps(body, separators=(",", ":")).encode()
@@ -176,6 +180,7 @@ class RestWire:
         r = self.client.post(REST_ROUTES[method], content=payload, headers=self.headers)
         if r.status_code != 200:
             raise RuntimeError(f"{method}: HTTP {r.status_code} {r.text[:300]}")
+        self.answered += len(r.content)
         return r.json()
 
     def echo(self, payload: bytes) -> None:
@@ -248,7 +253,7 @@ def play_deal(wire, seed: str, mode: str) -> Played:
 def measure(server: Server, wire, seed: str, mode: str) -> dict:
     """One deal, then the echo of its requests; the server's CPU around each."""
     before = server_cpu_seconds(server.proc.pid)
-    start = time.perf_counter()
+    start, answered = time.perf_counter(), wire.answered
     played = play_deal(wire, seed, mode)
     wall = time.perf_counter() - start
     middle = server_cpu_seconds(server.proc.pid)
@@ -261,6 +266,8 @@ def measure(server: Server, wire, seed: str, mode: str) -> dict:
         "reason": played.reason,
         "calls": dict(Counter(method for method, _ in played.requests)),
         "request_bytes": sum(len(p) for _, p in played.requests),
+        # the echo answers the requests' bytes; the deal's answers (views) are larger
+        "answer_bytes": wire.answered - answered,
         "server_cpu_s": middle[0] - before[0],
         "echo_cpu_s": after[0] - middle[0],
         "server_cpu_ticks_s": middle[1] - before[1],
@@ -331,8 +338,8 @@ def check_same_play(rows: list[dict]) -> None:
 def table(rows: list[dict]) -> str:
     out = [
         "| transport | signing | mode | deals | moves/deal | calls/deal (by method) | "
-        "server CPU ms/deal | echo CPU ms/deal (same calls) | ratio |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "server CPU ms/deal | ms/call | echo CPU ms/deal (same calls) | ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys: list[tuple] = []
     for r in rows:
@@ -353,8 +360,9 @@ def table(rows: list[dict]) -> str:
         out.append(
             f"| {k[0]} | {'on' if k[1] else 'off'} | {k[2]} | {n} | {moves:.0f} | "
             f"{sum(calls.values()) / n:.1f} ({by_method}) | {cpu * 1e3:.0f} | "
-            f"{echo * 1e3:.0f} | **{ratio}** |"
+            f"{cpu * 1e3 * n / sum(calls.values()):.2f} | {echo * 1e3:.0f} | **{ratio}** |"
         )
+    out.append("")
     for transport, signing in dict.fromkeys((r["transport"], r["signing"]) for r in rows):
         cpu = {}
         for mode in MODES:
@@ -367,7 +375,7 @@ def table(rows: list[dict]) -> str:
                 cpu[mode] = sum(r["server_cpu_s"] for r in same) / len(same)
         if len(cpu) == 2:
             out.append(
-                f"\n{transport}, signing {'on' if signing else 'off'}: SuggestAction (BASIC) "
+                f"{transport}, signing {'on' if signing else 'off'}: SuggestAction (BASIC) "
                 f"costs the server {(cpu['with-suggest'] - cpu['adjudication']) * 1e3:.0f} ms "
                 "CPU per deal (with-suggest minus adjudication: the same actions)"
             )
