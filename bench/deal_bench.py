@@ -7,7 +7,8 @@ Starts the real server (``samba-adjudicator serve`` on 127.0.0.1 ephemeral ports
 so every request's size is known) plays seeded 4-player classic deals to their end: Deal, then
 one ApplyAction per move with ``includeViews`` and ``includeLegalActions`` (each seat's view,
 its events, the next seat's first page: docs/guide.md#one-call-per-move), every snapshot sent
-back as the server answered it (signed when signing is on).
+back as the server answered it (signed when signing is on; on gRPC the bytes sent back are
+checked to be those of the answer).
 
 The player is the BASIC computer player, in two ways that play the same actions (the bench
 checks that they do):
@@ -153,6 +154,8 @@ class GrpcWire:
         answer = GRPC_TYPES[method][1].FromString(raw)
         decoded = jsonio.to_dict(answer)
         if "snapshot" in decoded:
+            # sent back, the snapshot is these bytes of the answer, as the server wrote them
+            assert answer.snapshot.SerializeToString() in raw
             self.last = (decoded["snapshot"], answer.snapshot)
         return decoded
 
