@@ -11,8 +11,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
-        bench-instructions bench-service bench-abuse bench-views bench-scale bench-bots fuzz \
-        image-test scale-test nginx clean
+        bench-instructions bench-service bench-deal bench-abuse bench-views bench-scale \
+        bench-bots fuzz image-test scale-test nginx clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -224,10 +224,18 @@ bench-instructions: install
 	$(PY) bench/instructions.py $(BENCH_ARGS)
 
 # The real server under load (h2load for gRPC, wrk for REST; apt-get installs them when
-# missing and running as root), a mid-game ValidateAction vs a no-op echo, --workers 1 and 2.
-# See docs/service.md. BENCH_ARGS="--duration 5" to shorten.
+# missing and running as root), a mid-game ValidateAction vs a no-op echo, --workers 1 and 2;
+# a new position, signing off and on, each against its target. See docs/performance.md.
+# BENCH_ARGS="--duration 2" to shorten, "--dry-run" to check the requests and load nothing.
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
+# Server CPU per whole deal (Deal + one ApplyAction per move, views and next actions in the
+# answer), gRPC and REST, signing off and on, the BASIC player choosing in the client or
+# through SuggestAction, beside the echo's CPU for the same calls (docs/performance.md).
+# BENCH_ARGS="--quick" for one deal each.
+bench-deal: install
+	$(PY) bench/deal_bench.py $(BENCH_ARGS)
 
 # Calls and wall time per deal for a game server: list + apply + a view per seat, against
 # one ApplyAction with includeViews/includeLegalActions, REST and gRPC (docs/guide.md).

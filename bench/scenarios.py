@@ -12,14 +12,22 @@ from __future__ import annotations
 import random
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve
-from samba_adjudicator.engine.model import Discard, DrawStock, MeldCards, Phase, Snapshot, TakePile
+from samba_adjudicator.engine.model import (
+    Action,
+    Discard,
+    DrawStock,
+    MeldCards,
+    Phase,
+    Snapshot,
+    TakePile,
+)
 
 
-def _step(s: Snapshot, rng: random.Random, prefer) -> Snapshot:
+def _step(s: Snapshot, rng: random.Random, prefer) -> Action:
     actions, _ = legal_actions(s)
     preferred = [a for a in actions if prefer(a)]
     pool = preferred or actions
-    return apply(s, rng.choice(pool)).snapshot
+    return rng.choice(pool)
 
 
 def opening(seed: str = "bench-opening") -> Snapshot:
@@ -27,19 +35,30 @@ def opening(seed: str = "bench-opening") -> Snapshot:
     return apply(s, DrawStock(s.turn.seat)).snapshot
 
 
-def midgame(seed: str = "bench-mid") -> Snapshot:
+def midgame_path(seed: str = "bench-mid") -> tuple[str, list[Action], Snapshot]:
+    """The deal's seed, the actions played from it and the position they reach (``midgame``):
+    what a client replays through the service to hold that position as the service
+    rendered (and, with signing on, signed) it."""
     for attempt in range(50):
         rng = random.Random(f"{seed}-{attempt}")
         s = deal(resolve("classic"), 4, f"{seed}-{attempt}")
+        played: list[Action] = []
         for _ in range(30):
             if s.turn.phase is Phase.OVER:
                 break
-            s = _step(s, rng, lambda a: isinstance(a, (MeldCards, TakePile)))
+            action = _step(s, rng, lambda a: isinstance(a, (MeldCards, TakePile)))
+            played.append(action)
+            s = apply(s, action).snapshot
         if s.turn.phase is Phase.DRAW:
-            s = apply(s, DrawStock(s.turn.seat)).snapshot
+            played.append(DrawStock(s.turn.seat))
+            s = apply(s, played[-1]).snapshot
         if s.turn.phase is Phase.PLAY and any(side.melds for side in s.sides):
-            return s
+            return f"{seed}-{attempt}", played, s
     raise RuntimeError("no mid-game position found")
+
+
+def midgame(seed: str = "bench-mid") -> Snapshot:
+    return midgame_path(seed)[2]
 
 
 def late(seed: str = "bench-late") -> Snapshot:

@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import re
+import secrets
 import shutil
 import statistics
 import struct
@@ -49,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from scenarios import midgame, typical_action  # noqa: E402
+from scenarios import midgame, midgame_path, typical_action  # noqa: E402
 
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
@@ -59,6 +61,10 @@ VALIDATE = "/samba.v1.Adjudicator/ValidateAction"
 ECHO = "/samba.v1.Bench/Echo"
 REST_VALIDATE = "/v1/actions:validate"
 REST_ECHO = "/v1/bench:echo"
+DEAL = "/samba.v1.Adjudicator/Deal"
+REPLAY = "/samba.v1.Adjudicator/ReplayDeal"
+REST_DEAL = "/v1/deals:deal"
+REST_REPLAY = "/v1/deals:replay"
 
 
 # -- the request --------------------------------------------------------------------------
@@ -70,6 +76,54 @@ def make_request() -> pb.ValidateActionRequest:
     return pb.ValidateActionRequest(
         snapshot=convert.snapshot_to_proto(s), action=action_to_proto(action)
     )
+
+
+def signing_env() -> dict[str, str]:
+    """Signing on: one fresh 32-byte key, as docs/api.md#trust-model configures it."""
+    key = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+    return {"SAMBA_SNAPSHOT_KEYS": f"bench:{key}"}
+
+
+def signed_requests(server: Server, request: pb.ValidateActionRequest) -> tuple[bytes, bytes]:
+    """``request`` with its snapshot as ``server`` (signing on) rendered and signed it, byte
+    for byte, for each transport: the mid-game deal dealt by the server and its moves
+    replayed through it (Deal, then ReplayDeal), the answer's snapshot sent back unchanged.
+    Returns (protobuf bytes, JSON bytes)."""
+    import grpc
+    import httpx
+
+    seed, path, _ = midgame_path()
+    actions = [action_to_proto(a) for a in path]
+    deal = pb.DealRequest(ruleset=pb.RulesetRef(profile="classic"), players=4, seed=seed)
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+        dealt = pb.DealResponse.FromString(
+            ch.unary_unary(DEAL)(deal.SerializeToString(), timeout=10)
+        )
+        replay = pb.ReplayDealRequest(snapshot=dealt.snapshot, actions=actions)
+        raw = ch.unary_unary(REPLAY)(replay.SerializeToString(), timeout=10)
+    replayed = pb.ReplayDealResponse.FromString(raw)
+    signed = pb.ValidateActionRequest(snapshot=replayed.snapshot, action=request.action)
+    binary = signed.SerializeToString()
+    # the snapshot's bytes as the server sent them, and the position the other rows send
+    assert signed.snapshot.signature and signed.snapshot.SerializeToString() in raw
+    unsigned = pb.Snapshot()
+    unsigned.CopyFrom(signed.snapshot)
+    unsigned.signature = ""
+    assert unsigned == request.snapshot, "the replayed position is not the bench's"
+
+    base = f"http://127.0.0.1:{server.http_port}"
+    dealt_json = httpx.post(
+        base + REST_DEAL, content=jsonio.dumps(jsonio.to_dict(deal)).encode(), timeout=10
+    ).json()
+    body = {"snapshot": dealt_json["snapshot"], "actions": [jsonio.to_dict(a) for a in actions]}
+    r = httpx.post(base + REST_REPLAY, content=jsonio.dumps(body).encode(), timeout=10)
+    assert r.status_code == 200, r.text
+    snapshot_text = jsonio.dumps(r.json()["snapshot"])
+    assert snapshot_text in r.text, "the JSON snapshot is not the server's own rendering"
+    action_text = jsonio.dumps(jsonio.to_dict(request.action))
+    text = f'{{"snapshot":{snapshot_text},"action":{action_text}}}'.encode()
+    assert jsonio.loads(text)["snapshot"]["signature"] == signed.snapshot.signature
+    return binary, text
 
 
 # -- tools --------------------------------------------------------------------------------
@@ -97,12 +151,18 @@ def ensure_tools() -> bool:
 
 
 class Server:
-    def __init__(self, workers: int, *extra: str) -> None:
+    def __init__(self, workers: int, *extra: str, env: dict[str, str] | None = None) -> None:
         exe = shutil.which("samba-adjudicator", path=str(ROOT / ".venv" / "bin")) or shutil.which(
             "samba-adjudicator"
         )
         cmd = [exe] if exe else [sys.executable, "-m", "samba_adjudicator.service.transport.cli"]
-        env = {**os.environ, "SAMBA_BENCH_ECHO": "1", "SAMBA_LOG_LEVEL": "warning"}
+        env = {
+            **os.environ,
+            "SAMBA_BENCH_ECHO": "1",
+            "SAMBA_LOG_LEVEL": "warning",
+            "SAMBA_SNAPSHOT_KEYS": "",  # signing off unless ``env`` turns it on
+            **(env or {}),
+        }
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.proc = subprocess.Popen(
             cmd
@@ -161,6 +221,31 @@ def sanity(server: Server, request: pb.ValidateActionRequest) -> None:
     assert r.status_code == 200 and r.json()["legal"], r.text
     r = httpx.post(f"http://127.0.0.1:{server.http_port}{REST_ECHO}", content=body, timeout=10)
     assert r.status_code == 200 and r.content == body
+
+
+def sanity_signed(server: Server, request: pb.ValidateActionRequest, binary: bytes, text: bytes):
+    """The signing server refuses the unsigned request and accepts the one it signed, on
+    both transports, and echoes the signed bytes."""
+    import grpc
+    import httpx
+
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+        validate = ch.unary_unary(VALIDATE)
+        answer = pb.ValidateActionResponse.FromString(validate(binary, timeout=10))
+        assert answer.legal, answer
+        try:
+            validate(request.SerializeToString(), timeout=10)
+            raise AssertionError("the signing server accepted an unsigned snapshot")
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.PERMISSION_DENIED, e
+        assert ch.unary_unary(ECHO)(binary, timeout=10) == binary
+    base = f"http://127.0.0.1:{server.http_port}"
+    r = httpx.post(base + REST_VALIDATE, content=text, timeout=10)
+    assert r.status_code == 200 and r.json()["legal"], r.text
+    unsigned = jsonio.dumps(jsonio.to_dict(request)).encode()
+    assert httpx.post(base + REST_VALIDATE, content=unsigned, timeout=10).status_code == 403
+    r = httpx.post(base + REST_ECHO, content=text, timeout=10)
+    assert r.status_code == 200 and r.content == text
 
 
 # -- load generators ----------------------------------------------------------------------
@@ -367,6 +452,11 @@ def run(args) -> list[dict]:
             # that every call loads its position anew (a replica behind a round-robin
             # balancer that has not seen it); its echo is the other server's
             cold = Server(1, "--snapshot-cache-size", "0") if workers == 1 else None
+            # validate-new-signed: the same, signing on, sent the snapshot as that server
+            # signed it; its echo is its own, of the same (signed) bytes
+            signing = (
+                Server(1, "--snapshot-cache-size", "0", env=signing_env()) if workers == 1 else None
+            )
             print(f"workers={workers}: the {server.build} build", file=sys.stderr)
             try:
                 sanity(server, request)
@@ -382,6 +472,39 @@ def run(args) -> list[dict]:
                         ("grpc", VALIDATE, binary, "validate-new", cold),
                         ("rest", REST_VALIDATE, text, "validate-new", cold),
                     ]
+                if signing is not None:
+                    signed_binary, signed_text = signed_requests(signing, request)
+                    sanity_signed(signing, request, signed_binary, signed_text)
+                    print(
+                        f"  validate-new-signed: {len(signed_binary)} bytes protobuf, "
+                        f"{len(signed_text)} bytes JSON, as the server signed them",
+                        file=sys.stderr,
+                    )
+                    plans += [
+                        ("grpc", VALIDATE, signed_binary, "validate-new-signed", signing),
+                        ("grpc", ECHO, signed_binary, "echo-signed", signing),
+                        ("rest", REST_VALIDATE, signed_text, "validate-new-signed", signing),
+                        ("rest", REST_ECHO, signed_text, "echo-signed", signing),
+                    ]
+                if args.dry_run:
+                    for transport, path, payload, call, target in plans:
+                        print(
+                            f"  would load {transport} {call} ({len(payload)} bytes, "
+                            f"{path}) on port "
+                            f"{target.grpc_port if transport == 'grpc' else target.http_port}",
+                            file=sys.stderr,
+                        )
+                        rows.append(
+                            {
+                                "workers": workers,
+                                "transport": transport,
+                                "call": call,
+                                "bytes": len(payload),
+                                "build": target.build,
+                                "dry_run": True,
+                            }
+                        )
+                    continue
                 # rounds interleave the scenarios, so a slow spell of the machine hits all
                 for _round, (transport, path, payload, call, target) in (
                     (r, plan) for r in range(args.rounds) for plan in plans
@@ -441,8 +564,9 @@ def run(args) -> list[dict]:
                     )
             finally:
                 server.stop()
-                if cold is not None:
-                    cold.stop()
+                for other in (cold, signing):
+                    if other is not None:
+                        other.stop()
     return rows
 
 
@@ -450,35 +574,55 @@ def _median_row(rows: list[dict]) -> dict:
     return {k: statistics.median(r[k] for r in rows) for k in ("rps", "p50", "p99")}
 
 
+#: The ratio each row should reach (issue #25), by (call, transport).
+TARGETS = {
+    ("validate", "grpc"): 0.85,
+    ("validate", "rest"): 0.85,
+    ("validate-new", "grpc"): 0.5,
+    ("validate-new", "rest"): 0.5,
+    ("validate-new-signed", "grpc"): 0.7,
+    ("validate-new-signed", "rest"): 0.6,
+}
+
+
+def echo_of(call: str) -> str:
+    """The echo a call is measured against: a signed call's own server echoing its bytes."""
+    return "echo-signed" if call.endswith("-signed") else "echo"
+
+
 def table(rows: list[dict]) -> str:
     """Medians over the rounds; the ratio is the median of each round's own ratio."""
     out = [
         "| workers | transport | call | req/s | p50 ms | p99 ms | "
-        "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) | target | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys = []
     for r in rows:
         k = (r["workers"], r["transport"], r["call"])
-        if k not in keys and r["call"] != "echo":
+        if k not in keys and not r["call"].startswith("echo"):
             keys.append(k)
     for k in keys:
         same = [r for r in rows if (r["workers"], r["transport"], r["call"]) == k]
         echo = {
             r["round"]: r
             for r in rows
-            if (r["workers"], r["transport"]) == k[:2] and r["call"] == "echo"
+            if (r["workers"], r["transport"]) == k[:2] and r["call"] == echo_of(k[2])
         }
         ratios = [r["rps"] / echo[r["round"]]["rps"] for r in same if r["round"] in echo]
         if not ratios:
             continue
         v, e = _median_row(same), _median_row(list(echo.values()))
         spread = ", ".join(f"{x:.2f}" for x in ratios)
+        ratio = statistics.median(ratios)
+        target = TARGETS.get((k[2], k[1]))
+        goal = f">= {target:g}x" if target is not None else ""
+        met = ("yes" if ratio >= target else "**no**") if target is not None else ""
         out.append(
             f"| {k[0]} | {k[1]} | {k[2]} | "
             f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
             f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
-            f"**{statistics.median(ratios):.2f}** ({spread}) |"
+            f"**{ratio:.2f}** ({spread}) | {goal} | {met} |"
         )
     return "\n".join(out)
 
@@ -505,10 +649,17 @@ def main(argv=None) -> int:
         action="store_true",
         help="use the Python asyncio clients even when h2load/wrk are present",
     )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="start the servers, check every scenario's request answers as it should "
+        "(the signed one as the signing server signed it), print the plan, load nothing",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the raw rows as JSON")
     args = p.parse_args(argv)
     rows = run(args)
-    print(table(rows))
+    if not args.dry_run:
+        print(table(rows))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

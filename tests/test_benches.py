@@ -1,0 +1,100 @@
+"""The benchmarks measure what they say (nothing here is timed): `make bench-deal` plays whole
+deals to their end on both transports, signing off and on, and counts calls and server CPU;
+`make bench-service` sends the signing server the snapshot it signed itself and sets each
+row beside its target."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import service_bench  # noqa: E402
+
+pytestmark = pytest.mark.servers
+
+
+def run_bench(script: str, *args: str, tmp_path: Path) -> tuple[list[dict], str]:
+    out = tmp_path / "rows.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args, "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout
+
+
+def test_deal_bench_plays_each_deal_to_its_end(tmp_path):
+    rows, table = run_bench("deal_bench.py", "--quick", "--deals", "1", tmp_path=tmp_path)
+    combos = {(r["transport"], r["signing"], r["mode"]) for r in rows}
+    assert combos == {
+        (t, s, m)
+        for t in ("grpc", "rest")
+        for s in (False, True)
+        for m in ("adjudication", "with-suggest")
+    }
+    for r in rows:
+        assert r["reason"] and r["moves"] > 0, r["reason"]
+        assert r["calls"]["Deal"] == 1 and r["calls"]["ApplyAction"] == r["moves"]
+        assert r["calls"].get("SuggestAction", 0) == (
+            r["moves"] if r["mode"] == "with-suggest" else 0
+        )
+        # the CPU figures are read from the server's processes, not left at zero
+        assert r["server_cpu_s"] > 0 and r["echo_cpu_s"] > 0
+        assert r["server_cpu_ticks_s"] >= 0 and r["echo_cpu_ticks_s"] >= 0
+    # one seed, one deal: every combination played the same actions to the same end
+    assert len({json.dumps(r["actions"]) for r in rows}) == 1
+    assert table.count("| grpc |") == 4 and table.count("| rest |") == 4
+    assert "SuggestAction (BASIC) costs the server" in table
+
+
+def test_service_bench_signed_row_is_the_servers_own_signature(tmp_path):
+    """--dry-run starts the servers and checks every request: the signing server refuses the
+    unsigned snapshot and takes the one it rendered and signed, byte for byte."""
+    rows, _ = run_bench("service_bench.py", "--dry-run", "--workers", "1", tmp_path=tmp_path)
+    size = {(r["transport"], r["call"]): r["bytes"] for r in rows}
+    for transport in ("grpc", "rest"):
+        signed = size[(transport, "validate-new-signed")]
+        assert signed == size[(transport, "echo-signed")]
+        # the same request plus the signature (v1.<key id>.<43 characters>)
+        assert signed > size[(transport, "validate-new")] + 40
+
+
+def test_service_bench_table_says_whether_each_target_is_met():
+    def row(transport, call, rps, round_=0):
+        return {
+            "workers": 1,
+            "transport": transport,
+            "call": call,
+            "round": round_,
+            "rps": rps,
+            "p50": 0.001,
+            "p99": 0.002,
+        }
+
+    rows = [
+        row("grpc", "echo", 1000),
+        row("grpc", "validate", 900),
+        row("grpc", "echo-signed", 500),
+        row("grpc", "validate-new-signed", 300),
+        row("rest", "echo", 1000),
+        row("rest", "validate-new", 600),
+    ]
+    lines = {
+        tuple(cell.strip() for cell in line.split("|")[1:4]): line
+        for line in service_bench.table(rows).splitlines()[2:]
+    }
+    assert lines[("1", "grpc", "validate")].endswith("| >= 0.85x | yes |")
+    # a signed call is measured against its own server's echo of the signed bytes
+    assert "**0.60**" in lines[("1", "grpc", "validate-new-signed")]
+    assert lines[("1", "grpc", "validate-new-signed")].endswith("| >= 0.7x | **no** |")
+    assert lines[("1", "rest", "validate-new")].endswith("| >= 0.5x | yes |")
