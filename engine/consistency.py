@@ -28,7 +28,7 @@ from itertools import chain
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
 from .deal_checks import check_deal_fields
-from .messages import N_, joined, problem, text
+from .messages import EACH, joined, problem, text
 from .model import Meld, MeldKind, Problem, RunEnd, Snapshot
 from .outcome_checks import check_outcome
 from .ruleset import RedThreeReplacement
@@ -332,7 +332,7 @@ def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], a
                 f"{path}.cards",
                 "NOT_A_LEGAL_MELD",
                 "{violations}",
-                violations=joined(said, N_("{first}; {rest}")),
+                violations=joined(said, EACH),
             )
         )
     elif (

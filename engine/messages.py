@@ -61,12 +61,28 @@ def text(template: str, /, **params: object) -> Text:
     return Text(template.format_map(english(kept)), template, kept)
 
 
+#: How ``joined`` joins the items of a list: each problem in turn, or alternatives.
+EACH = N_("{first}; {rest}")
+EITHER = N_("{first} or {rest}")
+#: A text that is its parameter (a number, a code): the same in every language.
+AS_GIVEN = N_("{value}")
+
+
 def joined(texts: Sequence[Text], template: str) -> Text:
-    """``texts`` said as one: ``template`` (``{first}``, ``{rest}``) joins them pairwise."""
+    """``texts`` said as one: ``template`` (``EACH``, ``EITHER``: ``{first}``, ``{rest}``)
+    joins them pairwise."""
     out = texts[-1]
     for item in reversed(texts[:-1]):
         out = text(template, first=item, rest=out)
     return out
+
+
+def said_again(p: Problem) -> Text:
+    """A problem's description as a message to give as a parameter (one made without a
+    template is its own: a message id with no placeholder)."""
+    if p.template:
+        return Text(p.description, p.template, dict(p.params))
+    return Text(p.description, p.description.replace("{", "{{").replace("}", "}}"), {})
 
 
 def fill(template: str, params: dict[str, str]) -> str:

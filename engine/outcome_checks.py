@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .messages import N_, Text, joined, problem, text
+from .messages import EITHER, N_, Text, joined, problem, text
 from .model import EndReason, Premium, Problem, Result, Snapshot
 from .penalties import RECORDED_CODES
 from .premiums import premiums_allowed
@@ -95,8 +95,8 @@ def _concealed(snapshot: Snapshot, result: Result, seat: int, add: Add) -> None:
 
 def _describe(premium: Premium | None) -> Text:
     if premium is None:
-        return text("no premium")
-    return text("{kind} ({points})", kind=premium.kind, points=premium.points)
+        return text(N_("no premium"))
+    return text(N_("{kind} ({points})"), kind=premium.kind, points=premium.points)
 
 
 def _premium(snapshot: Snapshot, result: Result, seat: int | None, add: Add) -> None:
@@ -152,12 +152,14 @@ def _premium(snapshot: Snapshot, result: Result, seat: int | None, add: Add) -> 
         rules, seat, melds, snapshot.seats[seat].dealt, snapshot.turn.added_to_partner_melds
     )
     if given not in allowed:
+        where = "result.premium.kind" if given is not None else "result.premium"
+        earned = joined([_describe(p) for p in allowed], EITHER)
         add(
             problem(
-                "result.premium.kind" if given is not None else "result.premium",
+                where,
                 "DERIVED_FIELD_DISAGREES",
                 "this going out earns {allowed}, not {given}",
-                allowed=joined([_describe(p) for p in allowed], N_("{first} or {rest}")),
+                allowed=earned,
                 given=_describe(given),
             )
         )
