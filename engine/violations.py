@@ -187,10 +187,10 @@ def not_your_turn(turn: int, awaiting: tuple[int, ...], seat: int, go_out: GoOut
     if go_out is not GoOut.ASKED:
         return out
     if seat in awaiting:
-        said = ASKED_ANSWER_FIRST.format(turn=turn, seat=seat)
+        said = filled(ASKED_ANSWER_FIRST, {"turn": str(turn), "seat": str(seat)})
     else:
         who = _awaited([str(a) for a in awaiting])
-        said = ASKED_WAITS_FOR.format(turn=turn, who=who.english, seat=seat)
+        said = filled(ASKED_WAITS_FOR, {"turn": str(turn), "who": who.english, "seat": str(seat)})
     return replace(out, message=said)
 
 
