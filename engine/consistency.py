@@ -27,12 +27,15 @@ from itertools import chain
 
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
-from .model import EndReason, GoOut, Meld, MeldKind, Phase, Problem, RunEnd, Snapshot
+from .deal_checks import check_deal_fields
+from .messages import EACH, joined, problem, text
+from .model import Meld, MeldKind, Problem, RunEnd, Snapshot
 from .outcome_checks import check_outcome
 from .ruleset import RedThreeReplacement
+from .violations import CODES
 
-#: Records a problem: (field path, reason, description).
-Add = Callable[[str, str, str], None]
+#: Records a problem (engine.messages.problem: its description a template with parameters).
+Add = Callable[[Problem], None]
 #: The card zones of a snapshot: (field path, cards).
 Zones = list[tuple[str, tuple[str, ...]]]
 
@@ -61,34 +64,36 @@ def _report_codes_and_copies(zones: Zones, limit: Counter[str], add: Add) -> Non
     for path, cards in zones:
         for x, card in enumerate(cards):
             if card not in ORDER:
-                add(f"{path}[{x}]", "UNKNOWN_CARD_CODE", f"{card!r} is not a card code")
+                add(_unknown_code(f"{path}[{x}]", card))
                 continue
             seen[card] += 1
             if seen[card] > limit[card] and card not in reported:
                 reported.add(card)
                 add(
-                    f"{path}[{x}]",
-                    "TOO_MANY_COPIES",
-                    f"the pack holds {limit[card]} of {card}; this is one more",
+                    problem(
+                        f"{path}[{x}]",
+                        "TOO_MANY_COPIES",
+                        "the pack holds {count} of {card}; this is one more",
+                        count=limit[card],
+                        card=card,
+                    )
                 )
+
+
+def _unknown_code(path: str, card: str) -> Problem:
+    return problem(path, "UNKNOWN_CARD_CODE", "{card} is not a card code", card=repr(card))
 
 
 def check_snapshot(snapshot: Snapshot) -> list[Problem]:
     """Every problem of ``snapshot`` (empty when it is consistent)."""
     out: list[Problem] = []
-
-    def add(path: str, reason: str, text: str) -> None:
-        out.append(Problem(path, reason, text))
-
+    add = out.append
     _seats_and_sides(snapshot, add)
     listed = _card_codes(snapshot, add)
     _counts(snapshot, listed, add)
     _melds_and_red_threes(snapshot, add)
     _seat_fields(snapshot, add)
-    _deal_fields(snapshot, add)
-    _turn(snapshot, add)
-    _turn_flags(snapshot, add)
-    _result(snapshot, add)
+    check_deal_fields(snapshot, add)
     check_outcome(snapshot, add)
     return out
 
@@ -99,32 +104,56 @@ def _seats_and_sides(snapshot: Snapshot, add: Add) -> None:
     n = len(snapshot.seats)
     if n not in rules.players_allowed:
         add(
-            "seats",
-            "UNSUPPORTED_PLAYER_COUNT",
-            f"{rules.profile} is played by {', '.join(map(str, rules.players_allowed))} "
-            f"players, not {n}",
+            problem(
+                "seats",
+                "UNSUPPORTED_PLAYER_COUNT",
+                "{profile} is played by {counts} players, not {n}",
+                profile=rules.profile,
+                counts=", ".join(map(str, rules.players_allowed)),
+                n=n,
+            )
         )
     t = rules.sides_for(n) if n > 0 else 0
     for i, seat in enumerate(snapshot.seats):
         if seat.seat != i:
-            add(f"seats[{i}].seat", "OUT_OF_RANGE", f"seats[{i}].seat must be {i}")
+            add(problem(f"seats[{i}].seat", "OUT_OF_RANGE", "seats[{i}].seat must be {i}", i=i))
         if t and seat.side != i % t:
             add(
-                f"seats[{i}].side",
-                "DERIVED_FIELD_DISAGREES",
-                f"seat {i} is on side {i % t} (seat mod {t}), not {seat.side}",
+                problem(
+                    f"seats[{i}].side",
+                    "DERIVED_FIELD_DISAGREES",
+                    "seat {seat} is on side {side} (seat mod {sides}), not {given}",
+                    seat=i,
+                    side=i % t,
+                    sides=t,
+                    given=seat.side,
+                )
             )
     if len(snapshot.sides) != t:
-        add("sides", "OUT_OF_RANGE", f"{n} players form {t} sides, not {len(snapshot.sides)}")
+        add(
+            problem(
+                "sides",
+                "OUT_OF_RANGE",
+                "{players} players form {sides} sides, not {given}",
+                players=n,
+                sides=t,
+                given=len(snapshot.sides),
+            )
+        )
     for k, side in enumerate(snapshot.sides):
         if side.side != k:
-            add(f"sides[{k}].side", "OUT_OF_RANGE", f"sides[{k}].side must be {k}")
+            add(problem(f"sides[{k}].side", "OUT_OF_RANGE", "sides[{k}].side must be {k}", k=k))
         expected = tuple(s for s in range(n) if t and s % t == k)
         if tuple(side.seats) != expected:
             add(
-                f"sides[{k}].seats",
-                "DERIVED_FIELD_DISAGREES",
-                f"side {k} is seats {list(expected)}, not {list(side.seats)}",
+                problem(
+                    f"sides[{k}].seats",
+                    "DERIVED_FIELD_DISAGREES",
+                    "side {side} is seats {seats}, not {given}",
+                    side=k,
+                    seats=list(expected),
+                    given=list(side.seats),
+                )
             )
 
 
@@ -162,7 +191,7 @@ def _card_codes(snapshot: Snapshot, add: Add) -> int:
             continue
         for x, card in enumerate(seat.dealt):
             if card not in ORDER:
-                add(f"seats[{i}].dealt[{x}]", "UNKNOWN_CARD_CODE", f"{card!r} is not a card code")
+                add(_unknown_code(f"seats[{i}].dealt[{x}]", card))
     return listed
 
 
@@ -186,23 +215,31 @@ def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
     hidden = 0
     for i, seat in enumerate(snapshot.seats):
         if not _is_int(seat.hand_count) or seat.hand_count < 0:
-            add(f"seats[{i}].handCount", "OUT_OF_RANGE", "handCount must not be negative")
+            add(problem(f"seats[{i}].handCount", "OUT_OF_RANGE", "handCount must not be negative"))
         elif seat.hand and seat.hand_count != len(seat.hand):
             add(
-                f"seats[{i}].handCount",
-                "DERIVED_FIELD_DISAGREES",
-                f"the hand lists {len(seat.hand)} cards, handCount says {seat.hand_count}",
+                problem(
+                    f"seats[{i}].handCount",
+                    "DERIVED_FIELD_DISAGREES",
+                    "the hand lists {listed} cards, handCount says {given}",
+                    listed=len(seat.hand),
+                    given=seat.hand_count,
+                )
             )
         elif not seat.hand:
             hidden += seat.hand_count
     stock_hidden = False
     if not _is_int(snapshot.stock_count) or snapshot.stock_count < 0:
-        add("stockCount", "OUT_OF_RANGE", "stockCount must not be negative")
+        add(problem("stockCount", "OUT_OF_RANGE", "stockCount must not be negative"))
     elif snapshot.stock and snapshot.stock_count != len(snapshot.stock):
         add(
-            "stockCount",
-            "DERIVED_FIELD_DISAGREES",
-            f"the stock lists {len(snapshot.stock)} cards, stockCount says {snapshot.stock_count}",
+            problem(
+                "stockCount",
+                "DERIVED_FIELD_DISAGREES",
+                "the stock lists {listed} cards, stockCount says {given}",
+                listed=len(snapshot.stock),
+                given=snapshot.stock_count,
+            )
         )
     elif not snapshot.stock:
         hidden += snapshot.stock_count
@@ -210,10 +247,13 @@ def _counts(snapshot: Snapshot, listed: int, add: Add) -> None:
     total = listed + hidden
     if total != rules.pack_size:
         add(
-            "stockCount" if stock_hidden else "",
-            "ZONES_DO_NOT_ADD_UP",
-            f"the cards listed plus the hidden counts make {total}, the pack holds "
-            f"{rules.pack_size}",
+            problem(
+                "stockCount" if stock_hidden else "",
+                "ZONES_DO_NOT_ADD_UP",
+                "the cards listed plus the hidden counts make {total}, the pack holds {pack}",
+                total=total,
+                pack=rules.pack_size,
+            )
         )
 
 
@@ -226,9 +266,12 @@ def _melds_and_red_threes(snapshot: Snapshot, add: Add) -> None:
         for x, card in enumerate(side.red_threes):
             if card in ORDER and card not in RED_THREES:
                 add(
-                    f"sides[{k}].redThrees[{x}]",
-                    "OUT_OF_RANGE",
-                    f"{card} is not a red 3 (3H or 3D)",
+                    problem(
+                        f"sides[{k}].redThrees[{x}]",
+                        "OUT_OF_RANGE",
+                        "{card} is not a red 3 (3H or 3D)",
+                        card=card,
+                    )
                 )
 
 
@@ -239,81 +282,20 @@ def _seat_fields(snapshot: Snapshot, add: Add) -> None:
         owed = seat.red_three_replacements_owed
         if not _is_int(owed) or owed < 0:
             add(
-                f"seats[{i}].redThreeReplacementsOwed",
-                "OUT_OF_RANGE",
-                "redThreeReplacementsOwed must not be negative",
+                problem(
+                    f"seats[{i}].redThreeReplacementsOwed",
+                    "OUT_OF_RANGE",
+                    "redThreeReplacementsOwed must not be negative",
+                )
             )
         elif owed > 0 and rules.red_threes is not RedThreeReplacement.REPLACE_AT_FIRST_TURN:
             add(
-                f"seats[{i}].redThreeReplacementsOwed",
-                "OUT_OF_RANGE",
-                "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN",
+                problem(
+                    f"seats[{i}].redThreeReplacementsOwed",
+                    "OUT_OF_RANGE",
+                    "red 3 replacements are owed only with red_threes REPLACE_AT_FIRST_TURN",
+                )
             )
-
-
-def _deal_fields(snapshot: Snapshot, add: Add) -> None:
-    """Dealer, deal number and ply."""
-    n = len(snapshot.seats)
-    if not _is_int(snapshot.dealer) or not 0 <= snapshot.dealer < max(n, 1):
-        add("dealer", "OUT_OF_RANGE", f"dealer must be a seat 0..{n - 1}")
-    if not _is_int(snapshot.deal_number) or snapshot.deal_number < 1:
-        add("dealNumber", "OUT_OF_RANGE", "dealNumber must be 1 or more")
-    if not _is_int(snapshot.ply) or snapshot.ply < 0:
-        add("ply", "OUT_OF_RANGE", "ply must not be negative")
-
-
-def _turn(snapshot: Snapshot, add: Add) -> None:
-    """The turn's seat; phase OVER and a result go together."""
-    n = len(snapshot.seats)
-    turn = snapshot.turn
-    seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
-    if not seat_ok:
-        add("turn.seat", "OUT_OF_RANGE", f"turn.seat must be a seat 0..{n - 1}")
-    over = turn.phase is Phase.OVER
-    if over and snapshot.result is None:
-        add("turn.phase", "PHASE_INCONSISTENT", "phase OVER needs a result")
-    if snapshot.result is not None and not over:
-        add("result", "PHASE_INCONSISTENT", "a result is set only when the phase is OVER")
-
-
-def _turn_flags(snapshot: Snapshot, add: Add) -> None:
-    """This turn's flags and question, by phase."""
-    turn = snapshot.turn
-    n = len(snapshot.seats)
-    seat_ok = _is_int(turn.seat) and 0 <= turn.seat < n
-    if turn.phase is Phase.DRAW:
-        for name, flag in (
-            ("meldedThisTurn", turn.melded_this_turn),
-            ("tookPile", turn.took_pile),
-            ("addedToPartnerMelds", turn.added_to_partner_melds),
-        ):
-            if flag:
-                add(f"turn.{name}", "PHASE_INCONSISTENT", f"{name} cannot be set in the DRAW phase")
-    if turn.go_out is not GoOut.NOT_ASKED:
-        if turn.phase is Phase.DRAW:
-            add(
-                "turn.goOut",
-                "PHASE_INCONSISTENT",
-                "the go-out question is asked only in the PLAY phase",
-            )
-        elif seat_ok and _has_no_partner(snapshot, turn.seat):
-            add("turn.goOut", "PHASE_INCONSISTENT", f"seat {turn.seat} has no partner to ask")
-
-
-def _result(snapshot: Snapshot, add: Add) -> None:
-    """Who went out."""
-    n = len(snapshot.seats)
-    result = snapshot.result
-    if result is not None and result.reason is EndReason.WENT_OUT:
-        if result.seat is None:
-            add("result.seat", "REQUIRED", "a deal that ended by going out names the seat")
-        elif not _is_int(result.seat) or not 0 <= result.seat < n:
-            add("result.seat", "OUT_OF_RANGE", f"result.seat must be a seat 0..{n - 1}")
-
-
-def _has_no_partner(snapshot: Snapshot, seat: int) -> bool:
-    t = snapshot.ruleset.sides_for(len(snapshot.seats))
-    return not any(s != seat and s % t == seat % t for s in range(len(snapshot.seats)))
 
 
 def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], add: Add) -> None:
@@ -321,35 +303,60 @@ def _check_meld(snapshot: Snapshot, k: int, j: int, meld: Meld, ids: set[str], a
     path = f"sides[{k}].melds[{j}]"
     mid = meld.id
     if not isinstance(mid, str) or mid == "":
-        add(f"{path}.id", "REQUIRED", "a meld needs an id")
+        add(problem(f"{path}.id", "REQUIRED", "a meld needs an id"))
     elif not MELD_ID.fullmatch(mid):
-        add(f"{path}.id", "OUT_OF_RANGE", "a meld id matches [A-Za-z0-9_-]{1,32}")
+        add(
+            problem(
+                f"{path}.id", "OUT_OF_RANGE", "a meld id matches {pattern}", pattern=MELD_ID.pattern
+            )
+        )
     elif mid in ids:
-        add(f"{path}.id", "DUPLICATE_MELD_ID", f"meld id {mid!r} is used twice")
+        add(problem(f"{path}.id", "DUPLICATE_MELD_ID", "meld id {id} is used twice", id=repr(mid)))
     else:
         ids.add(mid)
     side = snapshot.sides[k]
     if meld.laid_by not in side.seats or not _is_int(meld.laid_by):
-        add(f"{path}.laidBy", "OUT_OF_RANGE", f"laidBy must be a seat of side {k}")
+        add(
+            problem(
+                f"{path}.laidBy", "OUT_OF_RANGE", "laidBy must be a seat of side {side}", side=k
+            )
+        )
     cards = tuple(meld.cards)
     if not _CODES.issuperset(cards):
         return  # reported as UNKNOWN_CARD_CODE
     kind, ordered, violations = melds.check_new(rules, cards, f"{path}.cards")
     if violations:
-        add(f"{path}.cards", "NOT_A_LEGAL_MELD", "; ".join(v.message for v in violations))
+        said = [text(CODES[v.code][1], **v.details) for v in violations]
+        add(
+            problem(
+                f"{path}.cards",
+                "NOT_A_LEGAL_MELD",
+                "{violations}",
+                violations=joined(said, EACH),
+            )
+        )
     elif (
         kind is MeldKind.RUN
         and cards != ordered
         and cards not in (melds.order_run(cards, RunEnd.LOW), melds.order_run(cards, RunEnd.HIGH))
     ):
         add(
-            f"{path}.cards", "NOT_A_LEGAL_MELD", f"a run is stored low to high: {' '.join(ordered)}"
+            problem(
+                f"{path}.cards",
+                "NOT_A_LEGAL_MELD",
+                "a run is stored low to high: {cards}",
+                cards=" ".join(ordered),
+            )
         )
     # a legal meld's kind is the one check_new inferred: not inferred a second time
     inferred = kind if kind is not None else melds.infer_kind(cards) if cards else None
     if inferred is not None and meld.kind is not inferred:
         add(
-            f"{path}.kind",
-            "DERIVED_FIELD_DISAGREES",
-            f"these cards form a {inferred.value}, not {getattr(meld.kind, 'value', meld.kind)}",
+            problem(
+                f"{path}.kind",
+                "DERIVED_FIELD_DISAGREES",
+                "these cards form a {inferred}, not {given}",
+                inferred=inferred.value,
+                given=getattr(meld.kind, "value", meld.kind),
+            )
         )

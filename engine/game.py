@@ -21,7 +21,7 @@ from .deadline import checkpoint
 from .derived import awaiting_seats
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
-from .messages import N_, problem
+from .messages import N_, fill, problem
 from .model import (
     Action,
     AnswerGoOut,
@@ -50,7 +50,7 @@ from .model import (
 from .scoring import score as score_deal
 from .table_rules import hand_floor_violations, initial_meld_violations
 from .takes import take_pile, take_top_card
-from .violations import not_your_turn, violation
+from .violations import SWAP_MISMATCHES, not_your_turn, violation
 from .vocabulary import SEVEN
 from .work import Refused, Work
 
@@ -388,7 +388,9 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_MISMATCH",
                     f"{field}.wild",
-                    reason=f"meld {meld_id} holds no {action.wild}",
+                    reason=fill(SWAP_MISMATCHES[0], {"meld": meld_id, "wild": action.wild}),
+                    meld=meld_id,
+                    wild=action.wild,
                 )
             ]
         )
@@ -398,7 +400,8 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_MISMATCH",
                     f"{field}.natural",
-                    reason=f"{action.natural} is not the natural the wild stands for",
+                    reason=fill(SWAP_MISMATCHES[1], {"natural": action.natural}),
+                    natural=action.natural,
                 )
             ]
         )

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .model import EndReason, Premium, Result, Snapshot
+from .messages import EITHER, N_, Text, joined, problem, text
+from .model import EndReason, Premium, Problem, Result, Snapshot
 from .penalties import RECORDED_CODES
 from .premiums import premiums_allowed
 
-#: Records a problem: (field path, reason, description).
-Add = Callable[[str, str, str], None]
+#: Records a problem (engine.messages.problem: its description a template with parameters).
+Add = Callable[[Problem], None]
 
 
 def _is_int(x: object) -> bool:
@@ -45,7 +46,7 @@ def check_outcome(snapshot: Snapshot, add: Add) -> None:
         _going_out_seat(snapshot, seat, add)
         _concealed(snapshot, result, seat, add)
     elif result.concealed and not went_out:
-        add("result.concealed", "PHASE_INCONSISTENT", "only a going out is concealed")
+        add(problem("result.concealed", "PHASE_INCONSISTENT", "only a going out is concealed"))
     _premium(snapshot, result, seat if seat_ok else None, add)
 
 
@@ -53,14 +54,25 @@ def _going_out_seat(snapshot: Snapshot, seat: int, add: Add) -> None:
     """The seat that went out moved last and holds no card."""
     if seat != snapshot.turn.seat:
         add(
-            "result.seat",
-            "DERIVED_FIELD_DISAGREES",
-            f"the seat that went out is the seat of the last turn, {snapshot.turn.seat}",
+            problem(
+                "result.seat",
+                "DERIVED_FIELD_DISAGREES",
+                "the seat that went out is the seat of the last turn, {seat}",
+                seat=snapshot.turn.seat,
+            )
         )
     held = snapshot.seats[seat]
     count = len(held.hand) if held.hand else held.hand_count
     if count:
-        add("result.seat", "PHASE_INCONSISTENT", f"seat {seat} went out but holds {count} cards")
+        add(
+            problem(
+                "result.seat",
+                "PHASE_INCONSISTENT",
+                "seat {seat} went out but holds {count} cards",
+                seat=seat,
+                count=count,
+            )
+        )
 
 
 def _concealed(snapshot: Snapshot, result: Result, seat: int, add: Add) -> None:
@@ -70,16 +82,21 @@ def _concealed(snapshot: Snapshot, result: Result, seat: int, add: Add) -> None:
     melded_before = snapshot.seats[seat].has_melded
     if result.concealed == (not took_pile and not melded_before):
         return
-    if result.concealed:
-        why = "took the pile this turn" if took_pile else "melded in an earlier turn (hasMelded)"
-        text = f"the seat {why}: its going out is not concealed"
+    if result.concealed and took_pile:
+        template = N_("the seat took the pile this turn: its going out is not concealed")
+    elif result.concealed:
+        template = N_(
+            "the seat melded in an earlier turn (hasMelded): its going out is not concealed"
+        )
     else:
-        text = "the seat took no pile and laid nothing in an earlier turn: concealed"
-    add("result.concealed", "DERIVED_FIELD_DISAGREES", text)
+        template = N_("the seat took no pile and laid nothing in an earlier turn: concealed")
+    add(problem("result.concealed", "DERIVED_FIELD_DISAGREES", template))
 
 
-def _describe(premium: Premium | None) -> str:
-    return "no premium" if premium is None else f"{premium.kind} ({premium.points})"
+def _describe(premium: Premium | None) -> Text:
+    if premium is None:
+        return text(N_("no premium"))
+    return text(N_("{kind} ({points})"), kind=premium.kind, points=premium.points)
 
 
 def _premium(snapshot: Snapshot, result: Result, seat: int | None, add: Add) -> None:
@@ -87,25 +104,46 @@ def _premium(snapshot: Snapshot, result: Result, seat: int | None, add: Add) -> 
     rules = snapshot.ruleset
     given = result.premium
     if given is not None and not rules.concealed_premiums:
-        add("result.premium", "OUT_OF_RANGE", f"{rules.profile} pays no premiums")
+        add(
+            problem(
+                "result.premium",
+                "OUT_OF_RANGE",
+                "{profile} pays no premiums",
+                profile=rules.profile,
+            )
+        )
         return
     if seat is None or not result.concealed:
         if given is not None:
             add(
-                "result.premium",
-                "PHASE_INCONSISTENT",
-                "a premium is earned only by going out concealed",
+                problem(
+                    "result.premium",
+                    "PHASE_INCONSISTENT",
+                    "a premium is earned only by going out concealed",
+                )
             )
         return
     paid = {p.kind: p.points for p in rules.concealed_premiums}
     if given is not None and given.kind not in paid:
-        add("result.premium.kind", "OUT_OF_RANGE", f"kind must be one of {', '.join(paid)}")
+        add(
+            problem(
+                "result.premium.kind",
+                "OUT_OF_RANGE",
+                "kind must be one of {kinds}",
+                kinds=", ".join(paid),
+            )
+        )
         return
     if given is not None and given.points != paid[given.kind]:
         add(
-            "result.premium.points",
-            "DERIVED_FIELD_DISAGREES",
-            f"a {given.kind} premium is worth {paid[given.kind]}, not {given.points}",
+            problem(
+                "result.premium.points",
+                "DERIVED_FIELD_DISAGREES",
+                "a {kind} premium is worth {points}, not {given}",
+                kind=given.kind,
+                points=paid[given.kind],
+                given=given.points,
+            )
         )
         return
     side = seat % max(len(snapshot.sides), 1)
@@ -114,10 +152,16 @@ def _premium(snapshot: Snapshot, result: Result, seat: int | None, add: Add) -> 
         rules, seat, melds, snapshot.seats[seat].dealt, snapshot.turn.added_to_partner_melds
     )
     if given not in allowed:
+        where = "result.premium.kind" if given is not None else "result.premium"
+        earned = joined([_describe(p) for p in allowed], EITHER)
         add(
-            "result.premium.kind" if given is not None else "result.premium",
-            "DERIVED_FIELD_DISAGREES",
-            f"this going out earns {' or '.join(map(_describe, allowed))}, not {_describe(given)}",
+            problem(
+                where,
+                "DERIVED_FIELD_DISAGREES",
+                "this going out earns {allowed}, not {given}",
+                allowed=earned,
+                given=_describe(given),
+            )
         )
 
 
@@ -129,16 +173,31 @@ def _penalties(snapshot: Snapshot, add: Add) -> None:
         for x, penalty in enumerate(side.penalties):
             where = f"sides[{k}].penalties[{x}]"
             if not rules.penalties_enabled:
-                add(where, "OUT_OF_RANGE", f"{rules.profile} assesses no penalties")
+                add(
+                    problem(
+                        where,
+                        "OUT_OF_RANGE",
+                        "{profile} assesses no penalties",
+                        profile=rules.profile,
+                    )
+                )
             elif penalty.code not in RECORDED_CODES:
                 add(
-                    f"{where}.code",
-                    "OUT_OF_RANGE",
-                    f"{penalty.code!r} is not a penalty; one of {', '.join(RECORDED_CODES)}",
+                    problem(
+                        f"{where}.code",
+                        "OUT_OF_RANGE",
+                        "{code} is not a penalty; one of {codes}",
+                        code=repr(penalty.code),
+                        codes=", ".join(RECORDED_CODES),
+                    )
                 )
             elif penalty.points != rules.penalty_points:
                 add(
-                    f"{where}.points",
-                    "DERIVED_FIELD_DISAGREES",
-                    f"a penalty is worth {rules.penalty_points}, not {penalty.points}",
+                    problem(
+                        f"{where}.points",
+                        "DERIVED_FIELD_DISAGREES",
+                        "a penalty is worth {points}, not {given}",
+                        points=rules.penalty_points,
+                        given=penalty.points,
+                    )
                 )

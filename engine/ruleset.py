@@ -14,10 +14,11 @@ import enum
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .messages import problem
 from .parameter_values import BlockedTop as BlockedTop
 from .parameter_values import ExtendTake as ExtendTake
 from .parameter_values import FreezeModel as FreezeModel
@@ -32,7 +33,7 @@ from .parameter_values import UpcardRule as UpcardRule
 from .parameter_values import WildRule as WildRule
 from .premium_kinds import ConcealedPremium
 from .problems import Problem
-from .ruleset_checks import check_parameters
+from .ruleset_checks import check_parameters, spec_problems
 from .templates import N_
 
 #: Part of every version: raised when the engine's adjudication changes for every profile
@@ -327,12 +328,12 @@ SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
 
 
 class RulesetError(ValueError):
-    """A ruleset reference that cannot be resolved; ``problems`` lists every
-    ``Problem`` (built here from (path, reason, text) triples)."""
+    """A ruleset reference that cannot be resolved; ``problems`` lists every ``Problem``
+    (a (path, reason, text) triple is taken as one)."""
 
-    def __init__(self, problems: list[tuple[str, str, str]]):
-        super().__init__("; ".join(p[2] for p in problems))
-        self.problems = [Problem(*p) for p in problems]
+    def __init__(self, problems: Sequence[Problem | tuple[str, str, str]]):
+        self.problems = [p if isinstance(p, Problem) else Problem(*p) for p in problems]
+        super().__init__("; ".join(p.description for p in self.problems))
 
 
 def ruleset_version(params: Mapping[str, Any]) -> str:
@@ -384,7 +385,7 @@ def _resolve_plain(spec: str, path: str) -> Ruleset:
 def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Ruleset:
     parts = (spec or "classic").split("+")
     base = parts[0]
-    problems, seen = _spec_problems(base, parts[1:], path)
+    problems, seen = spec_problems(base, parts[1:], path, PROFILES, VARIATIONS, SAMBA_PROFILES)
     problems += _unknown_parameters(overrides or {}, path)
     if problems:
         raise RulesetError(problems)
@@ -400,47 +401,14 @@ def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Rules
     return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
 
 
-def _spec_problems(
-    base: str, variations: list[str], path: str
-) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """Problems of ``profile+variation…``, and the variations named (once each)."""
-    problems: list[tuple[str, str, str]] = []
-    if base not in PROFILES:
-        problems.append(
-            (
-                f"{path}.profile",
-                "UNKNOWN_PROFILE",
-                f"unknown profile {base!r}; known: {', '.join(PROFILES)}",
-            )
-        )
-    seen: list[str] = []
-    for v in variations:
-        if v not in VARIATIONS:
-            problems.append(
-                (
-                    f"{path}.profile",
-                    "UNKNOWN_VARIATION",
-                    f"unknown variation {v!r}; known: {', '.join(VARIATIONS)}",
-                )
-            )
-        elif v in seen:
-            problems.append((f"{path}.profile", "UNKNOWN_VARIATION", f"variation {v!r} repeated"))
-        else:
-            seen.append(v)
-    if seen and base in PROFILES and base not in SAMBA_PROFILES:
-        problems.append(
-            (
-                f"{path}.profile",
-                "UNKNOWN_VARIATION",
-                f"variations apply to samba profiles only, not {base}",
-            )
-        )
-    return problems, seen
-
-
-def _unknown_parameters(overrides: Mapping[str, Any], path: str) -> list[tuple[str, str, str]]:
+def _unknown_parameters(overrides: Mapping[str, Any], path: str) -> list[Problem]:
     return [
-        (f"{path}.overrides.{name}", "UNKNOWN_PARAMETER", f"unknown ruleset parameter {name!r}")
+        problem(
+            f"{path}.overrides.{name}",
+            "UNKNOWN_PARAMETER",
+            "unknown ruleset parameter {name}",
+            name=repr(name),
+        )
         for name in overrides
         if name not in PARAMETER_NAMES and name not in TABLE_PARAMETERS
     ]

@@ -5,9 +5,10 @@ Every refusal the engine gives is built here, so a code always names the same ru
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
-from .messages import N_
+from .messages import AS_GIVEN, EITHER, N_, Text, english, flat, joined, text
 from .model import GoOut, Violation
 
 #: Where a violation's ``rule`` points: a section of the project's rules reference.
@@ -133,6 +134,18 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
+#: The reasons of WILD_SWAP_MISMATCH (its message is its ``reason`` detail), each filled from
+#: the violation's other details: the meld and the wild it does not hold, or the natural
+#: given. Kept so that the service says the reason again in another language.
+SWAP_MISMATCHES = (
+    N_("meld {meld} holds no {wild}"),
+    N_("{natural} is not the natural the wild stands for"),
+)
+#: Code -> the templates its ``reason`` detail is filled from (the others' reason is itself
+#: a message id).
+REASONS: dict[str, tuple[str, ...]] = {"WILD_SWAP_MISMATCH": SWAP_MISMATCHES}
+
+
 class _Defaults(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "?"
@@ -151,6 +164,19 @@ def violation(code: str, field: str = "", penalty: int = 0, **details: object) -
     )
 
 
+#: NOT_YOUR_TURN while "may I go out?" is open: to a partner asked, and to anyone else.
+ASKED_ANSWER_FIRST = N_("seat {turn} asked to go out: seat {seat} answers first (answerGoOut)")
+ASKED_WAITS_FOR = N_(
+    "seat {turn} asked to go out: the deal waits for {who} to answer, not seat {seat}"
+)
+
+
+def _awaited(seats: list[str]) -> Text:
+    """``seat 1`` or ``seat 1 or 5``: the seats the question waits for."""
+    each = [text(AS_GIVEN, value=s) for s in seats or [""]]
+    return text(N_("seat {seats}"), seats=joined(each, EITHER))
+
+
 def not_your_turn(turn: int, awaiting: tuple[int, ...], seat: int, go_out: GoOut) -> Violation:
     """NOT_YOUR_TURN, said with the seats the deal waits for (``turn.awaitingSeats``,
     details ``awaitingSeats``, space-separated; ``turn`` is always ``turn.seat``): while
@@ -160,9 +186,32 @@ def not_your_turn(turn: int, awaiting: tuple[int, ...], seat: int, go_out: GoOut
     out = violation("NOT_YOUR_TURN", "action.seat", turn=turn, awaitingSeats=waited, seat=seat)
     if go_out is not GoOut.ASKED:
         return out
-    who = "seat " + " or ".join(str(a) for a in awaiting)
     if seat in awaiting:
-        text = f"seat {turn} asked to go out: seat {seat} answers first (answerGoOut)"
+        said = filled(ASKED_ANSWER_FIRST, {"turn": str(turn), "seat": str(seat)})
     else:
-        text = f"seat {turn} asked to go out: the deal waits for {who} to answer, not seat {seat}"
-    return replace(out, message=text)
+        who = _awaited([str(a) for a in awaiting])
+        said = filled(ASKED_WAITS_FOR, {"turn": str(turn), "who": who.english, "seat": str(seat)})
+    return replace(out, message=said)
+
+
+def said_as(code: str, details: Mapping[str, str]) -> list[tuple[str, Mapping[str, str]]]:
+    """The templates a violation of ``code`` may have been said from, each with the
+    parameters it is filled from (its details, and what they make): the service finds the
+    one that makes the violation's message and says it again (service/i18n)."""
+    if code == "NOT_YOUR_TURN":
+        who = flat({"who": _awaited(details.get("awaitingSeats", "").split())})
+        return [
+            (CODES[code][1], details),
+            (ASKED_ANSWER_FIRST, details),
+            (ASKED_WAITS_FOR, {**details, **who}),
+        ]
+    if code in REASONS:
+        return [(template, details) for template in REASONS[code]]
+    if code not in CODES or CODES[code][1] == "{reason}":
+        return []  # the reason is itself a message id
+    return [(CODES[code][1], details)]
+
+
+def filled(template: str, params: Mapping[str, str]) -> str:
+    """The English ``template`` makes from ``params`` (a placeholder that names none: ``?``)."""
+    return template.format_map(_Defaults(english(params)))

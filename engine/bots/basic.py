@@ -30,7 +30,7 @@ from ..model import (
     TakeTopCard,
 )
 from ..ruleset import FreezeModel
-from .choice import Rated, Reason
+from .choice import Rated, reason
 from .table import (
     SEVEN,
     empties_hand,
@@ -74,30 +74,30 @@ def _rate_draw(view: Snapshot, action: Action) -> Rated:
     if isinstance(action, TakePile):
         wilds, spent = take_cost(action)
         rating = 10.0 * pile - 8.0 * wilds - spent if pile >= RICH_PILE else -1.0 - wilds
-        return Rated(action, rating, Reason("TAKE_PILE", f"take the pile of {pile} cards"))
+        return Rated(action, rating, reason("TAKE_PILE", cards=pile))
     if isinstance(action, TakeTopCard):
-        return Rated(action, -0.5, Reason("TAKE_TOP_CARD", "take the top card onto a run"))
-    return Rated(action, 0.0, Reason("DRAW_STOCK", "draw from the stock"))
+        return Rated(action, -0.5, reason("TAKE_TOP_CARD"))
+    return Rated(action, 0.0, reason("DRAW_STOCK"))
 
 
 def _rate_play(view: Snapshot, seat: int, action: Action, ahead: bool) -> Rated:
     if isinstance(action, AnswerGoOut):
         if action.allow == ahead:
-            word = "yes: the side is ahead" if ahead else "no: the side is behind"
-            return Rated(action, 1.0, Reason("ANSWER_GO_OUT", word))
-        return Rated(action, 0.0, Reason("ANSWER_GO_OUT", "the other answer"))
+            # 0: yes, the side is ahead; 1: no, it is behind; 2: the other answer
+            return Rated(action, 1.0, reason("ANSWER_GO_OUT", 0 if ahead else 1))
+        return Rated(action, 0.0, reason("ANSWER_GO_OUT", 2))
     if empties_hand(view, seat, action):
         rating = 1000.0 if ahead else -50.0
-        return Rated(action, rating, Reason("GO_OUT", "go out while the side is ahead"))
+        return Rated(action, rating, reason("GO_OUT"))
     if isinstance(action, MeldCards):
         return _rate_meld(view, seat, action)
     if isinstance(action, SwapWild):
-        return Rated(action, 15.0, Reason("SWAP_WILD", "win a wild back from a meld"))
+        return Rated(action, 15.0, reason("SWAP_WILD"))
     if isinstance(action, Discard):
         return _rate_discard(view, seat, action, ahead)
     if isinstance(action, AskGoOut):
-        return Rated(action, -1000.0, Reason("ASK_GO_OUT", "ask the partner"))
-    return Rated(action, -1000.0, Reason("OTHER", "no rule of thumb"))
+        return Rated(action, -1000.0, reason("ASK_GO_OUT"))
+    return Rated(action, -1000.0, reason("OTHER"))
 
 
 def _rate_meld(view: Snapshot, seat: int, action: MeldCards) -> Rated:
@@ -116,18 +116,18 @@ def _rate_meld(view: Snapshot, seat: int, action: MeldCards) -> Rated:
     rating -= 25.0 * wilds
     if completes:
         rating += 60.0 * completes + 20.0 * wilds
-        reason = Reason("COMPLETE_SEVEN", "complete a canasta or samba")
+        said = reason("COMPLETE_SEVEN")
     elif not side.melds:
         rating += 40.0 - 10.0 * len(action.new_melds)
-        reason = Reason("OPEN", "make the initial meld")
+        said = reason("OPEN")
     else:
-        reason = Reason("MELD", "meld toward canastas and sambas")
+        said = reason("MELD")
     left = len(hand_of(view, seat)) - len(laid)
     if left < KEEP and not completes:
         rating -= 30.0
     if rules.black_three_group_max and any(c in BLACK_THREES for c in laid):
         rating -= 5.0
-    return Rated(action, rating, reason)
+    return Rated(action, rating, said)
 
 
 def _rate_discard(view: Snapshot, seat: int, action: Discard, ahead: bool) -> Rated:
@@ -138,19 +138,18 @@ def _rate_discard(view: Snapshot, seat: int, action: Discard, ahead: bool) -> Ra
     if card in WILD:
         freezes = view.ruleset.freeze is not FreezeModel.NEVER
         if freezes and not ahead and pile >= FREEZE_PILE:
-            return Rated(action, 5.0, Reason("FREEZE_PILE", "freeze a rich pile while behind"))
-        return Rated(action, -40.0 - 0.1 * VALUE[card], Reason("DISCARD", "give up a wild"))
+            return Rated(action, 5.0, reason("FREEZE_PILE"))
+        return Rated(action, -40.0 - 0.1 * VALUE[card], reason("DISCARD"))
     if card in BLACK_THREES:
-        return Rated(action, 3.0, Reason("SAFE_DISCARD", "a black 3 stops the next player"))
+        return Rated(action, 3.0, reason("SAFE_DISCARD", 0))
     if card in RED_THREES:
-        return Rated(action, 2.0, Reason("SAFE_DISCARD", "discard a red 3"))
+        return Rated(action, 2.0, reason("SAFE_DISCARD", 1))
     rating = -0.1 * VALUE[card]
     if feeds_side(view.ruleset, opponent, card):
         rating -= 30.0
     same = rank_counts(hand)[RANK[card]]
     rating += 2.0 if same == 1 else -6.0 * (same - 1)
-    reason = Reason("SAFE_DISCARD", "a discard the next side cannot build on")
-    return Rated(action, rating, reason)
+    return Rated(action, rating, reason("SAFE_DISCARD", 2))
 
 
 __all__ = ["choose", "rate_all", "RICH_PILE"]

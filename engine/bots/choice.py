@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from ..messages import N_
 from ..model import Action
 
 #: STRONG's search budget when the request gives none, and the most a request may ask for.
@@ -23,10 +24,50 @@ class Level(enum.Enum):
 @dataclass(frozen=True)
 class Reason:
     """Why the action was chosen: a stable ``code`` (docs/bots.md#reasons) and a short
-    English ``message`` for a hint."""
+    English ``message`` for a hint, made by ``reason`` from one of the code's templates."""
 
     code: str
     message: str
+
+
+#: Reason code -> the templates of its messages: the only texts a Reason says, so that the
+#: service can tell which one made a message and say it again (service/i18n/localize).
+REASON_TEXTS: dict[str, tuple[str, ...]] = {
+    "TAKE_PILE": (N_("take the pile of {cards} cards"),),
+    "TAKE_TOP_CARD": (N_("take the top card onto a run"),),
+    "DRAW_STOCK": (N_("draw from the stock"),),
+    "ANSWER_GO_OUT": (
+        N_("yes: the side is ahead"),
+        N_("no: the side is behind"),
+        N_("the other answer"),
+    ),
+    "GO_OUT": (N_("go out while the side is ahead"),),
+    "SWAP_WILD": (N_("win a wild back from a meld"),),
+    "ASK_GO_OUT": (N_("ask the partner"),),
+    "OTHER": (N_("no rule of thumb"),),
+    "COMPLETE_SEVEN": (N_("complete a canasta or samba"),),
+    "OPEN": (N_("make the initial meld"),),
+    "MELD": (N_("meld toward canastas and sambas"),),
+    "FREEZE_PILE": (N_("freeze a rich pile while behind"),),
+    "DISCARD": (N_("give up a wild"),),
+    "SAFE_DISCARD": (
+        N_("a black 3 stops the next player"),
+        N_("discard a red 3"),
+        N_("a discard the next side cannot build on"),
+    ),
+    "ONLY_ACTION": (N_("the only legal action"),),
+    "RANDOM": (N_("chosen at random"),),
+    # {reason}: the message of the searched action's own reason
+    "SEARCHED": (N_("{reason}: best of {count} over {worlds} sampled deals (mean {mean})"),),
+}
+
+
+def reason(code: str, which: int = 0, /, **params: object) -> Reason:
+    """A Reason of ``code`` said from its template number ``which``, filled from ``params``."""
+    template = REASON_TEXTS[code][which]
+    if not params:
+        return Reason(code, template)
+    return Reason(code, template.format_map({k: str(v) for k, v in params.items()}))
 
 
 @dataclass(frozen=True)

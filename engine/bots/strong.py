@@ -26,7 +26,7 @@ from ..legal import legal_actions
 from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
 from ..scoring import score
 from . import basic
-from .choice import Rated, Reason
+from .choice import Rated, reason
 from .table import SEVEN, empties_hand
 from .worlds import sample_world, unseen
 
@@ -80,12 +80,14 @@ def choose(
     if (totals[best] - totals[0]) / worlds < MARGIN:
         best = 0
     mean = totals[best] / worlds
-    reason = Reason(
+    said = reason(
         "SEARCHED",
-        f"{picks[best].reason.message}: best of {len(picks)} over {worlds} sampled deals "
-        f"(mean {mean:+.0f})",
+        reason=picks[best].reason.message,
+        count=len(picks),
+        worlds=worlds,
+        mean=f"{mean:+.0f}",
     )
-    return Rated(picks[best].action, mean, reason)
+    return Rated(picks[best].action, mean, said)
 
 
 def _searched(view: Snapshot, seat: int, action: Action) -> bool:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 from ..legal import legal_actions
+from ..messages import problem
 from ..model import InvalidInput, Phase, Problem, Snapshot
 from ..view import player_view
 from . import basic, strong
-from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Reason, Suggestion
+from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Suggestion, reason
 from .worlds import neutral_world
 
 
@@ -29,13 +30,20 @@ def suggest(
     legal, _ = legal_actions(neutral_world(view), seat)
     if not legal:
         raise InvalidInput(
-            [Problem("seat", "NOT_AWAITED", f"seat {seat} has nothing to do in this position")]
+            [
+                problem(
+                    "seat",
+                    "NOT_AWAITED",
+                    "seat {seat} has nothing to do in this position",
+                    seat=seat,
+                )
+            ]
         )
     if len(legal) == 1:
-        return Suggestion(legal[0], Reason("ONLY_ACTION", "the only legal action"))
+        return Suggestion(legal[0], reason("ONLY_ACTION"))
     rng = random.Random(_rng_seed(view, seat, seed))
     if level is Level.RANDOM:
-        return Suggestion(rng.choice(legal), Reason("RANDOM", "chosen at random"))
+        return Suggestion(rng.choice(legal), reason("RANDOM"))
     if level is Level.BASIC:
         rated = basic.choose(view, seat, legal)
     else:
@@ -54,7 +62,13 @@ def _problems(snapshot: Snapshot, seat: int, budget_ms: int) -> list[Problem]:
         out.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
     if not 0 <= seat < snapshot.players:
         out.append(
-            Problem("seat", "OUT_OF_RANGE", f"seat must be 0..{snapshot.players - 1}, not {seat}")
+            problem(
+                "seat",
+                "OUT_OF_RANGE",
+                "seat must be 0..{last}, not {seat}",
+                last=snapshot.players - 1,
+                seat=seat,
+            )
         )
     if snapshot.turn.phase is Phase.OVER:
         out.append(Problem("snapshot.turn.phase", "DEAL_OVER", "the deal is over"))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from samba_adjudicator.engine.messages import english, flat
 from samba_adjudicator.engine.problems import Problem
 from samba_adjudicator.service.codec.json_render import to_dict
 
@@ -144,8 +145,10 @@ class ApiError(Exception):
 
 def api_error(code: str, reason: str, template: str, /, **params: object) -> ApiError:
     """An ApiError whose message is the English ``template`` filled from ``params``."""
-    text = {k: str(v) for k, v in params.items()}
-    return ApiError(code, reason, template.format_map(text), template=template, params=text)
+    kept = flat(params)
+    return ApiError(
+        code, reason, template.format_map(english(kept)), template=template, params=kept
+    )
 
 
 def invalid_argument(

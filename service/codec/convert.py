@@ -24,7 +24,7 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.melds import infer_kind
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import Problems
 from samba_adjudicator.service.codec.paths import CARD_CODES, cards
@@ -87,8 +87,11 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
             kind = _meld_kind_of(md.kind)
             if kind is None:
                 problems.append(
-                    Problem(
-                        f"{kp}.melds[{j}].kind", "OUT_OF_RANGE", f"{md.kind} is not a meld kind"
+                    problem(
+                        f"{kp}.melds[{j}].kind",
+                        "OUT_OF_RANGE",
+                        "{kind} is not a meld kind",
+                        kind=md.kind,
                     )
                 )
                 continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf import descriptor as _d
 
+from samba_adjudicator.engine.messages import N_
 from samba_adjudicator.service.base.descriptors import F
 
 INT_RANGES = {
@@ -38,12 +39,19 @@ _SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.in
 
 
 class Refused:
-    """A scalar of the wrong JSON type or out of range: why."""
+    """A scalar of the wrong JSON type or out of range: why, as a message template and its
+    parameters (engine.messages.problem makes the field problem of it)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("params", "template")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, template: str, /, **params: object) -> None:
+        self.template = template
+        self.params = params
+
+    @property
+    def text(self) -> str:
+        """The English description."""
+        return self.template.format_map({k: str(v) for k, v in self.params.items()})
 
 
 def check_scalar(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
@@ -68,35 +76,42 @@ def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     ):
         return value
     known = ", ".join(v.name for v in enum.values if v.number != 0)
-    return Refused(f"{value!r} is not a value of {enum.name}; known: {known}")
+    return Refused(
+        N_("{value} is not a value of {enum}; known: {known}"),
+        value=repr(value),
+        enum=enum.name,
+        known=known,
+    )
 
 
 def _integer(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     lo, hi = INT_RANGES[f.type]
     n = as_int(value)
     if n is None:
-        return Refused(f"{path} must be an integer")
+        return Refused(N_("{path} must be an integer"), path=path)
     if not lo <= n <= hi:
-        return Refused(f"{path} must be in {lo}..{hi}")
+        return Refused(N_("{path} must be in {lo}..{hi}"), path=path, lo=lo, hi=hi)
     return n
 
 
 def _boolean(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    return value if isinstance(value, bool) else Refused(f"{path} must be true or false")
+    return (
+        value if isinstance(value, bool) else Refused(N_("{path} must be true or false"), path=path)
+    )
 
 
 def _string(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    return value if isinstance(value, str) else Refused(f"{path} must be a string")
+    return value if isinstance(value, str) else Refused(N_("{path} must be a string"), path=path)
 
 
 def _number(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     if isinstance(value, str) and value in _SPECIAL_NUMBERS:
         return _SPECIAL_NUMBERS[value]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return Refused(f"{path} must be a number")
+        return Refused(N_("{path} must be a number"), path=path)
     number = float(value)
     if f.type == F.TYPE_FLOAT and math.isfinite(number) and abs(number) > FLOAT32_MAX:
-        return Refused(f"{path} is out of the range of a 32-bit float")
+        return Refused(N_("{path} is out of the range of a 32-bit float"), path=path)
     return number
 
 
@@ -108,11 +123,11 @@ def _base64(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
             return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, ValueError):
             pass
-    return Refused(f"{path} must be a base64 string")
+    return Refused(N_("{path} must be a base64 string"), path=path)
 
 
 def _unsupported(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    return Refused(f"{path}: unsupported field type")
+    return Refused(N_("{path}: unsupported field type"), path=path)
 
 
 #: Scalar field type -> check(value, field, path): the value to keep, or Refused.

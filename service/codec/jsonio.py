@@ -228,7 +228,13 @@ def _choose(
 
 def _not_an_object(path: str, desc: _d.Descriptor, problems: Problems) -> None:
     problems.append(
-        Problem(path, "OUT_OF_RANGE", f"{path or 'request'} must be a JSON object ({desc.name})")
+        problem(
+            path,
+            "OUT_OF_RANGE",
+            "{path} must be a JSON object ({message})",
+            path=path or "request",
+            message=desc.name,
+        )
     )
 
 
@@ -238,7 +244,7 @@ def _refused_by_message(
     """A checked value the message would not take: each item of a list or map that it
     refuses is reported at its own path, and the others kept."""
     if is_map(f) or f.type == F.TYPE_MESSAGE or not f.is_repeated:
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path}: {error}"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{path}: {error}", path=path, error=error))
         return
     target = getattr(msg, f.name)
     del target[:]
@@ -246,14 +252,15 @@ def _refused_by_message(
         try:
             target.append(enum_number(f, item) if f.type == F.TYPE_ENUM else item)
         except (TypeError, ValueError) as e:
-            problems.append(Problem(f"{path}[{i}]", "OUT_OF_RANGE", f"{path}[{i}]: {e}"))
+            item = f"{path}[{i}]"
+            problems.append(problem(item, "OUT_OF_RANGE", "{path}: {error}", path=item, error=e))
 
 
 def _checked(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
     """``check_scalar``'s value ready to set (an enum as its number), or _BAD, reported."""
     out = check_scalar(value, f, path)
     if type(out) is Refused:
-        problems.append(Problem(path, "OUT_OF_RANGE", out.text))
+        problems.append(problem(path, "OUT_OF_RANGE", out.template, **out.params))
         return _BAD
     return enum_number(f, out) if f.type == F.TYPE_ENUM else out
 
@@ -332,7 +339,7 @@ def _list_into(
     """A list of scalars (of strings, such as cards, without a look at each item)."""
     path = join(path, json_name)
     if type(value) is not list:
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON array"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{path} must be a JSON array", path=path))
         return
     target = getattr(msg, f.name)
     if f.type == F.TYPE_STRING and _ONLY_STR.issuperset(map(type, value)):
@@ -342,7 +349,7 @@ def _list_into(
     for i, item in enumerate(value):
         ip = f"{path}[{i}]"
         if item is None:
-            problems.append(Problem(ip, "OUT_OF_RANGE", f"{ip} must not be null"))
+            problems.append(problem(ip, "OUT_OF_RANGE", "{path} must not be null", path=ip))
             continue
         checked = _checked(item, f, ip, problems)
         if checked is not _BAD:
@@ -361,7 +368,7 @@ def _map_into(
 ) -> None:
     path = join(path, json_name)
     if not isinstance(value, dict):
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path} must be a JSON object"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{path} must be a JSON object", path=path))
         return
     key_f = f.message_type.fields_by_name["key"]
     val_f = f.message_type.fields_by_name["value"]
@@ -372,7 +379,7 @@ def _map_into(
         if key is _BAD:
             continue
         if v is None:
-            problems.append(Problem(kp, "OUT_OF_RANGE", f"{kp} must not be null"))
+            problems.append(problem(kp, "OUT_OF_RANGE", "{path} must not be null", path=kp))
         elif val_f.type != F.TYPE_MESSAGE:
             checked = _checked(v, val_f, kp, problems)
             if checked is not _BAD:
@@ -387,7 +394,7 @@ def _set_entry(target: Any, key: Any, value: Any, path: str, problems: Problems)
     try:
         target[key] = value
     except (TypeError, ValueError) as e:
-        problems.append(Problem(path, "OUT_OF_RANGE", f"{path}: {e}"))
+        problems.append(problem(path, "OUT_OF_RANGE", "{path}: {error}", path=path, error=e))
 
 
 def _message_into(

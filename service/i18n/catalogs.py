@@ -11,6 +11,8 @@ import gettext
 from collections.abc import Mapping
 from pathlib import Path
 
+from samba_adjudicator.engine.messages import NESTED
+
 from .negotiation import DEFAULT
 
 # "locale-data" is no importable name, so setuptools packs it as data, not as packages
@@ -45,9 +47,26 @@ class _Unknown(dict[str, str]):
 def say(lang: str, template: str, params: Mapping[str, str] | None = None) -> str:
     """``template`` in ``lang``, its ``{name}`` placeholders filled from ``params``."""
     text = translations(lang).gettext(template)
-    return text.format_map(_Unknown(params or {})) if params is not None else text
+    return text.format_map(_Unknown(_said(lang, params))) if params is not None else text
+
+
+def _said(lang: str, params: Mapping[str, str]) -> Mapping[str, str]:
+    """The parameters in ``lang``: each one that is itself a message (engine.messages.Text,
+    its template at ``name:``, its parameters at ``name.x``) said again from its template."""
+    if not any(k.endswith(NESTED) for k in params):
+        return params
+    out = {k: v for k, v in params.items() if NESTED not in k and "." not in k}
+    for name in out:
+        template = params.get(name + NESTED)
+        if template is not None:
+            prefix = name + "."
+            own = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
+            out[name] = say(lang, template, own)
+    return out
 
 
 def say_plural(lang: str, singular: str, plural: str, n: int, params: Mapping[str, str]) -> str:
     """The form of ``singular``/``plural`` that ``n`` takes in ``lang``, filled in."""
-    return translations(lang).ngettext(singular, plural, n).format_map(_Unknown(params))
+    return (
+        translations(lang).ngettext(singular, plural, n).format_map(_Unknown(_said(lang, params)))
+    )

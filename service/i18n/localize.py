@@ -7,6 +7,7 @@ language). Another language gets a copy of the answer with:
 - each ``Ruleset.description`` (ListRulesets, GetRuleset) from the profile's description,
   and each of its ``parameter_descriptions`` (GetRuleset) from its English text, which is
   its template (it has no placeholders);
+- a ``SuggestionReason.message`` (SuggestAction) from the template of its code that made it;
 - an error's message, and each field problem's description, from their templates (or, for a
   text built without parameters, the text itself as the message id).
 """
@@ -14,13 +15,17 @@ language). Another language gets a copy of the answer with:
 from __future__ import annotations
 
 import functools
+import re
+import string
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from samba_adjudicator.engine.bots.choice import REASON_TEXTS
+from samba_adjudicator.engine.messages import NESTED
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS
-from samba_adjudicator.engine.violations import CODES
+from samba_adjudicator.engine.violations import CODES, filled, said_as
 from samba_adjudicator.service.base.errors import MAX_TEXT, ApiError, clip, summary
 
 from .catalogs import say, say_plural
@@ -28,14 +33,23 @@ from .negotiation import DEFAULT
 
 VIOLATION = "samba.v1.Violation"
 RULESET = "samba.v1.Ruleset"
-_LOCALIZED = (VIOLATION, RULESET)
+SUGGESTION_REASON = "samba.v1.SuggestionReason"
+_LOCALIZED = (VIOLATION, RULESET, SUGGESTION_REASON)
 
 
-def violation_message(lang: str, code: str, details: dict[str, str]) -> str:
-    """The message of a violation of ``code`` with ``details``, in ``lang``."""
+def violation_message(
+    lang: str, code: str, details: dict[str, str], english: str | None = None
+) -> str:
+    """The message of a violation of ``code`` with ``details``, in ``lang``: said from the
+    template that makes its ``english`` message (engine.violations.said_as), else from the
+    code's."""
     template = CODES[code][1] if code in CODES else ""
     if not template:
         return ""
+    if english is not None:
+        for candidate, params in said_as(code, details):
+            if filled(candidate, params) == english:
+                return say(lang, candidate, params)
     if template == "{reason}":  # the engine's reason, itself an English message id
         return say(lang, details.get("reason", ""))
     return say(lang, template, details)
@@ -49,6 +63,45 @@ def ruleset_description(lang: str, profile: str) -> str:
     if variations:
         text += say(lang, " Variations: {variations}.", {"variations": ", ".join(variations)})
     return text
+
+
+@functools.cache
+def _pattern(template: str) -> re.Pattern[str]:
+    """What ``template`` makes, each placeholder a named group."""
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if name is not None:
+            parts.append(f"(?P<{name}>.+?)")
+    return re.compile("".join(parts), re.S)
+
+
+def _reason_params(code: str, english: str) -> tuple[str, dict[str, str]] | None:
+    """The template of ``code`` that made ``english``, and its parameters (a ``reason``
+    parameter, another reason's message, as a nested message)."""
+    for template in REASON_TEXTS.get(code, ()):
+        found = _pattern(template).fullmatch(english)
+        if found is None:
+            continue
+        params = found.groupdict()
+        inner = params.get("reason")
+        if inner is not None:
+            nested = next(
+                (p for c in REASON_TEXTS if c != code for p in [_reason_params(c, inner)] if p),
+                None,
+            )
+            if nested is not None:
+                params["reason" + NESTED] = nested[0]
+                params.update({f"reason.{k}": v for k, v in nested[1].items()})
+        return template, params
+    return None
+
+
+def suggestion_message(lang: str, code: str, english: str) -> str:
+    """A SuggestionReason's message in ``lang`` (its English when no template of its code
+    made it)."""
+    said = _reason_params(code, english)
+    return english if said is None else say(lang, said[0], said[1])
 
 
 @functools.cache
@@ -81,9 +134,12 @@ def _repeated(f: FieldDescriptor) -> bool:
 def _rewrite(msg: Message, lang: str) -> None:
     name = msg.DESCRIPTOR.full_name
     if name == VIOLATION:
-        text = violation_message(lang, msg.code, dict(msg.details))
+        text = violation_message(lang, msg.code, dict(msg.details), msg.message)
         if text:
             msg.message = text
+        return
+    if name == SUGGESTION_REASON:
+        msg.message = suggestion_message(lang, msg.code, msg.message)
         return
     if name == RULESET:
         msg.description = ruleset_description(lang, msg.profile)

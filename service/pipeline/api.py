@@ -28,7 +28,7 @@ from samba_adjudicator.engine import bots
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
-from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.messages import EACH, joined, problem, said_again
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
@@ -112,7 +112,13 @@ class Adjudicator:
                 "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
             ) from None
         if not isinstance(request, request_type):
-            raise ApiError("INTERNAL", "INTERNAL", f"{method} takes {request_type.__name__}")
+            raise api_error(
+                "INTERNAL",
+                "INTERNAL",
+                "{method} takes {type}",
+                method=method,
+                type=request_type.__name__,
+            )
         if source is None and method in _TAKES_SNAPSHOT and request.HasField(SNAPSHOT):
             source = self.snapshots.source_of(request.snapshot)
         return handler(self, request, problems, source)
@@ -402,13 +408,21 @@ def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
     """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
     name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
     if len(profile) <= MAX_ECHO:
-        message = "; ".join(p.description for p in error.problems)
-    else:
-        message = (
-            f"no profile {echo(profile)}; known: {', '.join(er.PROFILES)}, with variations "
-            f"joined by +: {', '.join(er.VARIATIONS)}"
+        said = [said_again(p) for p in error.problems]
+        return api_error(
+            "NOT_FOUND",
+            "UNKNOWN_PROFILE",
+            "{problems}",
+            problems=joined(said, EACH),
         )
-    return ApiError("NOT_FOUND", "UNKNOWN_PROFILE", message)
+    return api_error(
+        "NOT_FOUND",
+        "UNKNOWN_PROFILE",
+        "no profile {profile}; known: {known}, with variations joined by +: {variations}",
+        profile=echo(profile),
+        known=", ".join(er.PROFILES),
+        variations=", ".join(er.VARIATIONS),
+    )
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).

@@ -36,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base.errors import (
     ApiError,
+    api_error,
     invalid_argument,
     new_request_id,
     rest_body,
@@ -80,12 +81,14 @@ def _malformed(message: str) -> ApiError:
 
 
 def head_too_large() -> ApiError:
-    return ApiError(
+    err = api_error(
         "RESOURCE_EXHAUSTED",
         "HEADERS_TOO_LARGE",
-        f"the request line and headers exceed {MAX_HEAD_BYTES} bytes",
-        http=431,
+        "the request line and headers exceed {limit} bytes",
+        limit=MAX_HEAD_BYTES,
     )
+    err.http = 431
+    return err
 
 
 _TOO_MANY = ApiError(

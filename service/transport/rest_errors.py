@@ -1,6 +1,7 @@
 """Every error of the REST gateway as the JSON error body (docs/api.md#errors): the
 framework's own 404, 405 and validation errors, ``ApiError`` raised on a route, and a
-refused CORS preflight."""
+refused CORS preflight, each in the request's language (docs/i18n.md): a framework's own
+text (Starlette's, pydantic's) is quoted as it was."""
 
 from __future__ import annotations
 
@@ -10,38 +11,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 
-from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.engine.messages import N_, problem
 from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
+from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER, request_id_from
 from samba_adjudicator.service.transport.rest_common import (
     call_language,
     call_request_id,
     error_response,
-    json_response,
 )
-
-
-def _plain_error(
-    http: int, status: str, reason: str, message: str, request_id: str, headers: dict | None = None
-) -> Response:
-    """Errors with no canonical mapping of their own (405)."""
-    body = {
-        "error": {
-            "code": http,
-            "status": status,
-            "message": message,
-            "details": [
-                {
-                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                    "reason": reason,
-                    "domain": "samba.v1",
-                    "metadata": {"requestId": request_id},
-                }
-            ],
-        }
-    }
-    return json_response(body, http, headers)
-
 
 _HTTP_CODES = {
     400: "INVALID_ARGUMENT",
@@ -71,20 +49,26 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     if exc.status_code == 405:
         headers = dict(exc.headers or {})
         allow = headers.get("Allow") or headers.get("allow") or ""
-        return _plain_error(
-            405,
+        template = (
+            N_("{method} is not allowed on {path}; use {allow}")
+            if allow
+            else N_("{method} is not allowed on {path}")
+        )
+        err = api_error(
             "UNIMPLEMENTED",
             "METHOD_NOT_ALLOWED",
-            f"{request.method} is not allowed on {request.url.path}"
-            + (f"; use {allow}" if allow else ""),
-            rid,
-            headers,
+            template,
+            method=request.method,
+            path=request.url.path,
+            allow=allow,
         )
+        err.http = 405  # no canonical code of its own
+        return error_response(err, rid, headers, call_language(request))
     code = _HTTP_CODES.get(exc.status_code, "INTERNAL")
-    if code == "INVALID_ARGUMENT":
-        err = invalid_argument([Problem("", "OUT_OF_RANGE", str(exc.detail))])
+    if code == "INVALID_ARGUMENT":  # Starlette's own text, quoted
+        err = invalid_argument([problem("", "OUT_OF_RANGE", "{error}", error=exc.detail)])
     else:
-        err = ApiError(code, code, str(exc.detail))
+        err = api_error(code, code, "{error}", error=exc.detail)
     return error_response(err, rid, None, call_language(request))
 
 
@@ -92,7 +76,7 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> Re
     problems = []
     for e in exc.errors():
         loc = [str(x) for x in e.get("loc", ()) if x not in ("body", "path", "query")]
-        problems.append(Problem(".".join(loc), "OUT_OF_RANGE", e.get("msg", "")))
+        problems.append(problem(".".join(loc), "OUT_OF_RANGE", "{error}", error=e.get("msg", "")))
     return error_response(
         invalid_argument(problems), call_request_id(request), None, call_language(request)
     )
@@ -118,12 +102,18 @@ class JsonCORSMiddleware(CORSMiddleware):
         if response.status_code < 400:
             return response
         rid = request_id_from(request_headers.get("x-request-id"))
-        return error_response(
-            ApiError(
-                "PERMISSION_DENIED",
-                "CORS_PREFLIGHT_REFUSED",
-                f"CORS preflight refused: {bytes(response.body).decode()}",
-            ),
-            rid,
-            {"x-request-id": rid, "x-samba-version": VERSION_HEADER},
+        # outside SambaMiddleware, which negotiates every other answer's language
+        lang = choose_language(request_headers.get("accept-language"))
+        headers = {
+            "x-request-id": rid,
+            "x-samba-version": VERSION_HEADER,
+            "content-language": lang,
+            "vary": "Accept-Language",
+        }
+        err = api_error(
+            "PERMISSION_DENIED",
+            "CORS_PREFLIGHT_REFUSED",
+            "CORS preflight refused: {reason}",
+            reason=bytes(response.body).decode(),  # Starlette's own text, quoted
         )
+        return error_response(err, rid, headers, lang)
