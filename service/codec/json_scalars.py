@@ -88,30 +88,32 @@ def _integer(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     lo, hi = INT_RANGES[f.type]
     n = as_int(value)
     if n is None:
-        return Refused(N_("{path} must be an integer"), path=path)
+        return Refused(N_("{field} must be an integer"), field=path)
     if not lo <= n <= hi:
-        return Refused(N_("{path} must be in {lo}..{hi}"), path=path, lo=lo, hi=hi)
+        return Refused(N_("{field} must be in {lo}..{hi}"), field=path, lo=lo, hi=hi)
     return n
 
 
 def _boolean(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     return (
-        value if isinstance(value, bool) else Refused(N_("{path} must be true or false"), path=path)
+        value
+        if isinstance(value, bool)
+        else Refused(N_("{field} must be true or false"), field=path)
     )
 
 
 def _string(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    return value if isinstance(value, str) else Refused(N_("{path} must be a string"), path=path)
+    return value if isinstance(value, str) else Refused(N_("{field} must be a string"), field=path)
 
 
 def _number(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     if isinstance(value, str) and value in _SPECIAL_NUMBERS:
         return _SPECIAL_NUMBERS[value]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return Refused(N_("{path} must be a number"), path=path)
+        return Refused(N_("{field} must be a number"), field=path)
     number = float(value)
     if f.type == F.TYPE_FLOAT and math.isfinite(number) and abs(number) > FLOAT32_MAX:
-        return Refused(N_("{path} is out of the range of a 32-bit float"), path=path)
+        return Refused(N_("{field} is out of the range of a 32-bit float"), field=path)
     return number
 
 
@@ -123,11 +125,11 @@ def _base64(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
             return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, ValueError):
             pass
-    return Refused(N_("{path} must be a base64 string"), path=path)
+    return Refused(N_("{field} must be a base64 string"), field=path)
 
 
 def _unsupported(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    return Refused(N_("{path}: unsupported field type"), path=path)
+    return Refused(N_("{field}: unsupported field type"), field=path)
 
 
 #: Scalar field type -> check(value, field, path): the value to keep, or Refused.

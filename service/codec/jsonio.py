@@ -231,8 +231,8 @@ def _not_an_object(path: str, desc: _d.Descriptor, problems: Problems) -> None:
         problem(
             path,
             "OUT_OF_RANGE",
-            "{path} must be a JSON object ({message})",
-            path=path or "request",
+            "{field} must be a JSON object ({message})",
+            field=path or "request",
             message=desc.name,
         )
     )
@@ -244,7 +244,7 @@ def _refused_by_message(
     """A checked value the message would not take: each item of a list or map that it
     refuses is reported at its own path, and the others kept."""
     if is_map(f) or f.type == F.TYPE_MESSAGE or not f.is_repeated:
-        problems.append(problem(path, "OUT_OF_RANGE", "{path}: {error}", path=path, error=error))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field}: {error}", field=path, error=error))
         return
     target = getattr(msg, f.name)
     del target[:]
@@ -253,7 +253,7 @@ def _refused_by_message(
             target.append(enum_number(f, item) if f.type == F.TYPE_ENUM else item)
         except (TypeError, ValueError) as e:
             item = f"{path}[{i}]"
-            problems.append(problem(item, "OUT_OF_RANGE", "{path}: {error}", path=item, error=e))
+            problems.append(problem(item, "OUT_OF_RANGE", "{field}: {error}", field=item, error=e))
 
 
 def _checked(value: Any, f: _d.FieldDescriptor, path: str, problems: Problems) -> Any:
@@ -339,7 +339,7 @@ def _list_into(
     """A list of scalars (of strings, such as cards, without a look at each item)."""
     path = join(path, json_name)
     if type(value) is not list:
-        problems.append(problem(path, "OUT_OF_RANGE", "{path} must be a JSON array", path=path))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON array", field=path))
         return
     target = getattr(msg, f.name)
     if f.type == F.TYPE_STRING and _ONLY_STR.issuperset(map(type, value)):
@@ -349,7 +349,7 @@ def _list_into(
     for i, item in enumerate(value):
         ip = f"{path}[{i}]"
         if item is None:
-            problems.append(problem(ip, "OUT_OF_RANGE", "{path} must not be null", path=ip))
+            problems.append(problem(ip, "OUT_OF_RANGE", "{field} must not be null", field=ip))
             continue
         checked = _checked(item, f, ip, problems)
         if checked is not _BAD:
@@ -368,7 +368,7 @@ def _map_into(
 ) -> None:
     path = join(path, json_name)
     if not isinstance(value, dict):
-        problems.append(problem(path, "OUT_OF_RANGE", "{path} must be a JSON object", path=path))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field} must be a JSON object", field=path))
         return
     key_f = f.message_type.fields_by_name["key"]
     val_f = f.message_type.fields_by_name["value"]
@@ -379,7 +379,7 @@ def _map_into(
         if key is _BAD:
             continue
         if v is None:
-            problems.append(problem(kp, "OUT_OF_RANGE", "{path} must not be null", path=kp))
+            problems.append(problem(kp, "OUT_OF_RANGE", "{field} must not be null", field=kp))
         elif val_f.type != F.TYPE_MESSAGE:
             checked = _checked(v, val_f, kp, problems)
             if checked is not _BAD:
@@ -394,7 +394,7 @@ def _set_entry(target: Any, key: Any, value: Any, path: str, problems: Problems)
     try:
         target[key] = value
     except (TypeError, ValueError) as e:
-        problems.append(problem(path, "OUT_OF_RANGE", "{path}: {error}", path=path, error=e))
+        problems.append(problem(path, "OUT_OF_RANGE", "{field}: {error}", field=path, error=e))
 
 
 def _message_into(
