@@ -245,3 +245,23 @@ def test_no_human_text_is_built_at_run_time():
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     found += _run_time_texts(rel, fn)
     assert found == []
+
+
+def test_no_placeholder_takes_the_name_of_a_positional_argument():
+    """``problem(path, reason, template, /, **params)`` and ``Refused(template, /,
+    **params)``: the compiled build refuses a keyword of the same name as a positional-only
+    argument (a ``{path}`` placeholder passed as ``path=`` answered 500 there), so no
+    placeholder may be called path, reason or template."""
+    taken = {"problem": {"path", "reason", "template"}, "Refused": {"template"}}
+    found = []
+    for folder in ("engine", "service"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not isinstance(node, ast.Call):
+                    continue
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                bad = {k.arg for k in node.keywords} & taken.get(name, set())
+                if bad:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name} {sorted(bad)}")
+    assert found == []
