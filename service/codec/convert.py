@@ -10,8 +10,9 @@ Input rules:
 
 Actions are in ``service.codec.actions``, the judgements answered in ``service.codec.answers``.
 
-Repeated fields are read with a slice (``msg.stock[:]``): upb hands the items out in one
-call, a fifth faster than iterating the container (docs/performance.md, "the cold path").
+Repeated fields are read by ``tuple(container)``, not a slice: a slice is a fifth faster on
+a real hand but makes a list beside the tuple, and a megabyte of bad codes read that way by
+concurrent requests took the server past its memory bound (docs/performance.md).
 
 Output: every output-only field is filled from ``engine.derived``; cards are canonical.
 """
@@ -80,7 +81,7 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
     melds = []
     for j, md in enumerate(sd.melds):
         before = len(problems)
-        mcards = tuple(md.cards[:])
+        mcards = tuple(md.cards)
         if not CARD_CODES.issuperset(mcards):
             mcards = cards(mcards, f"{kp}.melds[{j}].cards", problems)
         if md.kind:
@@ -102,10 +103,10 @@ def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side
         melds.append(m.Meld(id=md.id, cards=mcards, laid_by=md.laid_by, kind=kind))
     return m.Side(
         side=sd.side or k,
-        seats=tuple(sd.seats[:]),
+        seats=tuple(sd.seats),
         match_score=sd.match_score,
         melds=tuple(melds),
-        red_threes=cards(sd.red_threes[:], f"{kp}.redThrees", problems),
+        red_threes=cards(sd.red_threes, f"{kp}.redThrees", problems),
         penalties=tuple(m.Penalty(p.code, p.points) for p in sd.penalties),
     )
 
@@ -120,11 +121,11 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Sn
     rules, ref = ruleset_ref_from_proto(msg.ruleset, f"{path}.ruleset", problems)
     seats = []
     for i, s in enumerate(msg.seats):
-        raw = tuple(s.hand[:])
+        raw = tuple(s.hand)
         hand = (
             raw if CARD_CODES.issuperset(raw) else cards(raw, f"{path}.seats[{i}].hand", problems)
         )
-        dealt = tuple(s.dealt[:])
+        dealt = tuple(s.dealt)
         if not CARD_CODES.issuperset(dealt):
             dealt = cards(dealt, f"{path}.seats[{i}].dealt", problems)
         seats.append(
@@ -141,8 +142,8 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Sn
     sides = [
         _side_from_proto(sd, f"{path}.sides[{k}]", k, problems) for k, sd in enumerate(msg.sides)
     ]
-    stock = cards(msg.stock[:], f"{path}.stock", problems)
-    discard = cards(msg.discard_pile[:], f"{path}.discardPile", problems)
+    stock = cards(msg.stock, f"{path}.stock", problems)
+    discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
     turn = _turn_from_proto(msg.turn)
     result = None
     if msg.HasField("result"):
