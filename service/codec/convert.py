@@ -11,8 +11,8 @@ Input rules:
 Actions are in ``service.codec.actions``, the judgements answered in ``service.codec.answers``.
 
 Repeated fields are read by ``tuple(container)``, not a slice: a slice is a fifth faster on
-a real hand but makes a list beside the tuple, and a megabyte of bad codes read that way by
-concurrent requests took the server past its memory bound (docs/performance.md).
+a real hand but makes a list beside the tuple, a megabyte each for the largest requests
+(docs/performance.md).
 
 Output: every output-only field is filled from ``engine.derived``; cards are canonical.
 """
