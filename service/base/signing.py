@@ -167,12 +167,20 @@ class Signer:
         tail = _SIGNATURE_TAG + _length_prefix(len(sig)) + sig
         if not encoded.endswith(tail):
             return False
-        _, key_id, mac = signature.split(".")
-        secret = dict(self.keys).get(key_id)
+        return self.signs(encoded[: len(encoded) - len(tail)], signature)
+
+    def signs(self, payload: bytes, signature: str) -> bool:
+        """Whether ``signature`` is a configured key's MAC of ``payload`` (``payload``: a
+        snapshot's deterministic encoding without its signature). Never raises: a malformed
+        signature is False (``check_present`` says why)."""
+        parts = signature.split(".")
+        if len(parts) != 3 or parts[0] != VERSION:
+            return False
+        secret = dict(self.keys).get(parts[1])
         if secret is None:
             return False
-        digest = hmac.digest(secret, encoded[: len(encoded) - len(tail)], "sha256")
-        return hmac.compare_digest(_b64url(digest).encode(), mac.encode())
+        digest = hmac.digest(secret, payload, "sha256")
+        return hmac.compare_digest(_b64url(digest).encode(), parts[2].encode())
 
     def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
         """Raise PERMISSION_DENIED unless ``signature`` signs ``canonical`` (pb.Snapshot)."""

@@ -43,7 +43,7 @@ from samba_adjudicator.service.base.errors import (
 )
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import convert, derived_fields, paths
+from samba_adjudicator.service.codec import convert, derived_fields, json_snapshot, paths
 from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
@@ -107,6 +107,28 @@ class SnapshotLoader:
     def loaded(self, key: SnapshotKey) -> Snapshot | None:
         """The snapshot loaded earlier from exactly this encoding."""
         return self.cache.get(key)
+
+    def read_json(self, obj: dict[str, Any], key: SnapshotKey) -> Snapshot | None:
+        """A new snapshot's JSON object read straight into engine values, without the
+        protobuf message (``json_snapshot.read``), when it is in the service's own form and
+        passes what ``load`` checks: unsigned, consistent; signed (keys set), a configured
+        key's signature of the service's rendering of it; either way its given output-only
+        fields agree. Kept under ``key`` and returned as a snapshot loaded before is; None
+        sends the request the ordinary way, which reports whatever is wrong."""
+        read = json_snapshot.read(obj)
+        if read is None:
+            return None
+        snap, given = read
+        if self.signer is not None:
+            rendered = convert.snapshot_to_proto(snap).SerializeToString(deterministic=True)
+            if not self.signer.signs(rendered, snap.signature):
+                return None
+        elif engine.check_snapshot(snap):
+            return None
+        if derived_fields.disagreements_of(given, snap, SNAPSHOT):
+            return None
+        self.cache.put(key, snap)
+        return snap
 
     def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
         """A snapshot handed over in process as a whole message: keyed by its bytes."""
