@@ -7,6 +7,8 @@ import itertools
 
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F, is_required, real_oneofs
+from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ApiError, ProblemList
+from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, required
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.runtime import Runtime
@@ -70,7 +72,7 @@ def test_the_written_out_walk_finds_what_the_plan_finds_in_the_same_order():
             for path in ("snapshot", ""):
                 fast: list = []
                 planned: list = []
-                required._snapshot_missing(snap, path, fast)
+                required.snapshot_missing(snap, path, fast)
                 required.collect_planned(snap, path, (), planned)
                 assert fast == planned, names
                 assert bool(fast) == bool(names), names  # each removal alone is found
@@ -90,3 +92,66 @@ def test_a_request_gets_the_snapshot_walk_and_the_rest_of_its_fields():
         ("snapshot.turn.seat", "REQUIRED"),
     ]
     assert convert.snapshot_from_proto(snap, "snapshot", []) is not None
+
+
+def _refusal(adjudicator: Adjudicator, request: pb.ValidateActionRequest) -> list:
+    runtime = Runtime(None, adjudicator, count_calls=False)
+    decode = runtime.protobuf_decoder("ValidateAction")
+    try:
+        runtime.answer("ValidateAction", lambda: decode(request.SerializeToString()))
+    except ApiError as e:
+        return [e.code, *((p.field, p.reason) for p in e.field_violations)]
+    return []
+
+
+def test_a_new_snapshots_missing_fields_found_by_its_read_come_where_the_walk_put_them():
+    """The request's walk leaves a new snapshot to its read (with_required_held): the
+    refusal lists what the whole walk and then the read list, in that order."""
+    base = _with_melds(_dealt())
+    cases = 0
+    for size in (1, 2, 3):
+        for names in itertools.combinations(REMOVALS, size):
+            snap = pb.Snapshot()
+            snap.CopyFrom(base)
+            for name in names:
+                REMOVALS[name](snap)
+            snap.stock.append("XX")  # and a problem the read reports
+            # (no seats: the action's seat would be out of range too, a problem of its own)
+            for with_action in (False, True) if "seats" not in names else (False,):
+                req = pb.ValidateActionRequest(snapshot=snap)
+                if with_action:
+                    req.action.seat = 0
+                    req.action.draw_stock.SetInParent()
+                walked = required.with_required(req, [])
+                read: list = []
+                convert.snapshot_from_proto(snap, "snapshot", read)
+                expected = ["INVALID_ARGUMENT", *((p.field, p.reason) for p in walked + read)]
+                assert _refusal(Adjudicator(), req) == expected, names
+                cases += 1
+    assert cases == 2 * (9 + 36 + 84) - (1 + 8 + 28)
+
+
+def test_signing_on_a_missing_field_is_refused_before_a_missing_signature():
+    snap = _with_melds(_dealt())
+    snap.turn.ClearField("seat")
+    req = pb.ValidateActionRequest(snapshot=snap)
+    req.action.seat = 0
+    req.action.draw_stock.SetInParent()
+    signer = Signer((("k1", b"0123456789abcdef0123456789abcdef"),))
+    assert _refusal(Adjudicator(signer=signer), req) == [
+        "INVALID_ARGUMENT",
+        ("snapshot.turn.seat", "REQUIRED"),
+    ]
+    snap.turn.seat = 0
+    req.snapshot.CopyFrom(snap)
+    assert _refusal(Adjudicator(signer=signer), req)[0] == "PERMISSION_DENIED"
+
+
+def test_the_problems_bound_holds_with_the_read_s_findings_inserted():
+    held = required.Held(at=1, given=0)
+    problems = ProblemList([required.missing_field(f"a{i}") for i in range(MAX_LISTED_PROBLEMS)])
+    required.insert_held(
+        problems, held, [required.missing_field("b0"), required.missing_field("b1")]
+    )
+    assert len(problems) == MAX_LISTED_PROBLEMS and problems.omitted == 2
+    assert [p.field for p in problems[:4]] == ["a0", "b0", "b1", "a1"]

@@ -4,11 +4,17 @@
 It works on any message, so gRPC (binary) requests get the same check as JSON ones
 (``service.pipeline.api`` runs it on every request and reports it together with the problems
 parsing and conversion found: ``with_required``).
+
+A request's new snapshot is not walked here: its reader, which visits every field anyway,
+finds its missing REQUIRED fields as it reads (``convert.snapshot_from_proto``'s
+``missing``; ``json_snapshot`` reads only complete snapshots), and ``insert_held`` puts them
+where this walk would have (``with_required_held``): same problems, same order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableSequence
+from dataclasses import dataclass
 from functools import cache
 
 from google.protobuf import descriptor as _d
@@ -18,7 +24,7 @@ from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F, is_map, is_required, join, real_oneofs
-from samba_adjudicator.service.base.errors import ProblemList
+from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ProblemList
 
 
 def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -> list[Problem]:
@@ -36,13 +42,20 @@ def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -
 
 def _collect_missing(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]) -> None:
     if msg.DESCRIPTOR is _SNAPSHOT and not skip:
-        _snapshot_missing(msg, path, out)
+        snapshot_missing(msg, path, out)
     else:
         collect_planned(msg, path, skip, out)
 
 
-def collect_planned(msg: Message, path: str, skip: tuple[str, ...], out: list[Problem]) -> None:
-    """The walk as the descriptors' plan drives it (``_snapshot_missing`` aside)."""
+def collect_planned(
+    msg: Message,
+    path: str,
+    skip: tuple[str, ...],
+    out: list[Problem],
+    marks: dict[str, int] | None = None,
+) -> None:
+    """The walk as the descriptors' plan drives it (``snapshot_missing`` aside). ``marks``:
+    filled with where each skipped message field's problems would have begun in ``out``."""
     desc = msg.DESCRIPTOR
     plan = _PLANS.get(desc)
     if plan is None:
@@ -64,6 +77,8 @@ def collect_planned(msg: Message, path: str, skip: tuple[str, ...], out: list[Pr
     for name, json_name, repeated in walk:
         if name not in skip:
             _collect_below(msg, name, path, json_name, repeated, out)
+        elif marks is not None:
+            marks[name] = len(out)
     for oneof, names in oneofs:
         if msg.WhichOneof(oneof) is None:
             where = path or "request"
@@ -73,11 +88,16 @@ def collect_planned(msg: Message, path: str, skip: tuple[str, ...], out: list[Pr
 
 
 def _missing(out: list[Problem], fpath: str) -> None:
-    out.append(problem(fpath, "REQUIRED", "{field} is required", field=fpath))
+    out.append(missing_field(fpath))
+
+
+def missing_field(fpath: str) -> Problem:
+    """The problem of a REQUIRED field left unset at ``fpath``."""
+    return problem(fpath, "REQUIRED", "{field} is required", field=fpath)
 
 
 _SNAPSHOT = pb.Snapshot.DESCRIPTOR
-#: What ``_snapshot_missing`` checks, as (message type, REQUIRED field) pairs: every one the
+#: What ``snapshot_missing`` checks, as (message type, REQUIRED field) pairs: every one the
 #: descriptors mark below Snapshot (tests/test_required.py compares the two).
 SNAPSHOT_REQUIRED = frozenset(
     {
@@ -93,7 +113,7 @@ SNAPSHOT_REQUIRED = frozenset(
 )
 
 
-def _snapshot_missing(msg: pb.Snapshot, path: str, out: list[Problem]) -> None:
+def snapshot_missing(msg: pb.Snapshot, path: str, out: list[Problem]) -> None:
     """The walk of a Snapshot, written out: every new position's request takes it, and the
     plan-driven walk spent 2.4 times as long on it (docs/performance.md, "the cold path").
     Same problems in the same order as the plan gives: the REQUIRED fields in field order,
@@ -195,6 +215,54 @@ def with_required(
         if not any(_covers(r, p.field) for r in reported):
             out.append(p)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Where a field's missing REQUIRED fields go once its reader has found them: ``at``, the
+    index among the request's problems the walk would have put the first at; ``given``, how
+    many problems came with the request (a problem at or above a missing field explains it,
+    as in ``with_required``)."""
+
+    at: int
+    given: int
+
+
+def with_required_held(
+    msg: Message, problems: Iterable[Problem], held: str
+) -> tuple[ProblemList, Held]:
+    """``with_required`` with the walk below top-level message field ``held`` (set) left to
+    its reader, and where that reader's findings go (``insert_held``)."""
+    out = ProblemList(problems)
+    given = len(out)
+    reported = [p.field for p in out]
+    found: list[Problem] = []
+    marks: dict[str, int] = {}
+    collect_planned(msg, "", (held,), found, marks)
+    mark = marks.get(held, len(found))
+    before = 0
+    for i, p in enumerate(found):
+        if not any(_covers(r, p.field) for r in reported):
+            before += i < mark
+            out.append(p)
+    return out, Held(given + before, given)
+
+
+def insert_held(problems: MutableSequence[Problem], held: Held, missing: list[Problem]) -> None:
+    """Put ``missing`` (a held field's missing REQUIRED fields, as its reader found them)
+    into ``problems`` where ``with_required`` would have put them, keeping the list's bound
+    (``ProblemList``: the first MAX_LISTED_PROBLEMS, the rest counted)."""
+    reported = [p.field for p in problems[: held.given]]
+    kept = [p for p in missing if not any(_covers(r, p.field) for r in reported)]
+    if not kept:
+        return
+    at = min(held.at, len(problems))
+    problems[at:at] = kept
+    excess = len(problems) - MAX_LISTED_PROBLEMS
+    if excess > 0:
+        del problems[-excess:]
+        if isinstance(problems, ProblemList):
+            problems.omitted += excess
 
 
 def _covers(reported: str, path: str) -> bool:

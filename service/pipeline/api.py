@@ -64,15 +64,21 @@ Handler = Callable[..., Message]
 
 
 def _handler(fn: Handler) -> Handler:
-    """Run the required-field check first: its problems join ``problems`` (a snapshot the
-    transport did not parse, because it was loaded before, is left out)."""
+    """Run the required-field check first: its problems join ``problems``. A snapshot the
+    transport did not parse, because it was loaded before, is left out; a new one is left
+    to its read, which finds its missing fields where this check would have put them."""
 
     @functools.wraps(fn)
     def wrapper(
         self: Adjudicator, request: Message, problems=None, source: SnapshotSource | None = None
     ) -> Message:
-        skip = (SNAPSHOT,) if source is not None and source.loaded is not None else ()
-        problems = required.with_required(request, problems or (), skip=skip)
+        if source is not None and source.loaded is not None:
+            problems = required.with_required(request, problems or (), skip=(SNAPSHOT,))
+        elif source is None or not request.HasField(SNAPSHOT):
+            problems = required.with_required(request, problems or ())
+        else:  # a new snapshot: the read finds its missing fields (SnapshotLoader.load)
+            problems, held = required.with_required_held(request, problems or (), SNAPSHOT)
+            source = SnapshotSource(source.key, None, held)
         return fn(self, request, problems, source)
 
     return wrapper

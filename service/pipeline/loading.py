@@ -4,12 +4,17 @@ Snapshot the service trusts, or every problem is reported together.
 Steps, in order (``SnapshotLoader.load``):
 
 1. the signature is present and names a configured key (cheap, before any parsing);
-2. convert: protobuf -> engine values, every unparseable value a problem at its path;
+2. convert: protobuf -> engine values, every unparseable value a problem at its path, and
+   (``SnapshotSource.held``) every REQUIRED field left unset, put where the request's
+   required-field check would have listed it;
 3. the request's actions are converted against it (seat range, meld ids);
 4. consistency (``engine.check_snapshot``) and the client-given derived (output-only) fields;
 5. the signature is verified over the service's own rendering;
 6. remember: the loaded snapshot is kept under its cache key, so the same encoding sent
    again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
+
+A REST snapshot written as the service writes it skips steps 1-3 of this path: it is read
+straight into engine values and checked there (``read_json``), before the request is decoded.
 
 After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
 view check. ``render`` is the way out (signed), and ``remember`` keeps a snapshot the
@@ -32,7 +37,7 @@ import orjson
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.engine.model import Action, InvalidInput, Snapshot
+from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import (
     ApiError,
@@ -43,7 +48,7 @@ from samba_adjudicator.service.base.errors import (
 )
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import convert, derived_fields, json_snapshot, paths
+from samba_adjudicator.service.codec import convert, derived_fields, json_snapshot, paths, required
 from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
@@ -95,6 +100,8 @@ class SnapshotSource:
 
     key: SnapshotKey
     loaded: Snapshot | None = None
+    #: Set by the required-field check when it left this (new) snapshot's walk to the read
+    held: required.Held | None = None
 
 
 class SnapshotLoader:
@@ -153,10 +160,13 @@ class SnapshotLoader:
         the snapshot (``previous`` for Deal), the prefix of every problem's path."""
         snap = source.loaded if source is not None else None
         fresh = snap is None
-        if fresh and not problems and self.signer is not None:
-            self.signer.check_present(msg.signature, f"{field}.signature")
+        held = source.held if source is not None else None
         if fresh:
-            snap = convert.snapshot_from_proto(msg, field, problems)
+            self._check_signature_present(msg, problems, field, held)
+            missing: list[Problem] | None = [] if held is not None else None
+            snap = convert.snapshot_from_proto(msg, field, problems, missing)
+            if held is not None and missing:
+                required.insert_held(problems, held, missing)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
             raise InvalidInput(
@@ -170,6 +180,25 @@ class SnapshotLoader:
         if not allow_view and snap.is_view:
             raise _view_refused(snap, field)
         return snap, converted
+
+    def _check_signature_present(
+        self, msg: pb.Snapshot, problems: Problems, field: str, held: required.Held | None
+    ) -> None:
+        """Signing on, nothing wrong with the request so far: the signature must be there and
+        name a key, checked before the snapshot is read. A snapshot missing a REQUIRED field
+        is refused for that instead, as the required-field check found it before this check
+        when it walked the snapshot itself (now the read finds it: ``held``)."""
+        if problems or self.signer is None:
+            return
+        try:
+            self.signer.check_present(msg.signature, f"{field}.signature")
+        except ApiError:
+            if held is None:
+                raise
+            found: list[Problem] = []
+            required.snapshot_missing(msg, field, found)
+            if not found:
+                raise
 
     @staticmethod
     def _actions(
