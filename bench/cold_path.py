@@ -8,17 +8,19 @@ stage up to it less the time of those before it, each run from the request bytes
 meets the objects its predecessors made as in the real path (a freshly parsed protobuf
 message builds its sub-message wrappers when first read, and whoever reads first pays).
 
-JSON (REST, CLI): bytes -> JSON object (``jsonio.loads``); the snapshot's cache key
-(compact orjson text) and the cache lookup; the descriptor walk and protobuf message
-(``jsonio.decode_dict``); the required-field check; then the shared stages.
+JSON (REST, CLI), a snapshot written as the service writes it: bytes -> JSON object
+(``jsonio.loads``); the snapshot's cache key (compact orjson text) and the cache lookup; the
+snapshot read straight into engine values (``json_snapshot.read``), its consistency and
+output-only fields checked; then the rest of the request to a protobuf message and its
+required fields, the action read, the engine's validate, the answer and its JSON bytes.
+(Any other form goes the protobuf way; "either" times its two extra stages.)
 
 protobuf (gRPC): the snapshot field found in the bytes (``wire.split_field``) and the cache
-lookup; the request parse; the required-field check; then the shared stages.
-
-Shared: protobuf -> engine values (``convert.snapshot_from_proto``), the action read,
-``engine.check_snapshot``, the client-given output-only fields (``derived_fields``), the
-cache bookkeeping (put, version pin), the engine's validate, the answer message, and its
-rendering (proto3 JSON bytes for REST, deterministic bytes for gRPC). Signing is off by
+lookup; the request parse; the required-field check of the request with the snapshot left
+to its read; protobuf -> engine values (``convert.snapshot_from_proto``, which finds the
+snapshot's missing fields), the action read, ``engine.check_snapshot``, the client-given
+output-only fields (``derived_fields``), the cache bookkeeping (put, version pin), the
+engine's validate, the answer message and its deterministic bytes. Signing is off by
 default; "either, when configured" times the trust checks of a signed snapshot (the one
 HMAC over the bytes received, and the fallback: the service's rendering and the signature
 verified over it), and "signing on" the whole path of a snapshot the service signed, which
@@ -54,6 +56,7 @@ from samba_adjudicator.service.codec import (  # noqa: E402
     answers,
     convert,
     derived_fields,
+    json_snapshot,
     jsonio,
     paths,
     required,
@@ -116,13 +119,16 @@ def timed_together(fns: list[Callable[[], Any]], min_time: float, repeats: int) 
 Stage = Callable[[dict[str, Any]], None]
 
 
-def _shared_stages() -> list[tuple[str, Stage]]:
-    """What ``SnapshotLoader.load`` and the handler do after decoding, for both encodings:
-    each stage reads what the ones before left in ``c`` (the request message ``msg``)."""
+def _stages() -> dict[str, tuple[str, Stage]]:
+    """What ``SnapshotLoader`` and the handler do with a decoded request, by name: each
+    stage reads what the ones before left in ``c`` (the request message ``msg``, the engine
+    snapshot ``snap``, the output-only fields given ``given``)."""
     loader = SnapshotLoader()
 
     def to_engine(c: dict[str, Any]) -> None:
-        c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"])
+        missing: list[Problem] = []
+        c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"], missing)
+        assert not missing
 
     def action(c: dict[str, Any]) -> None:
         c["action"] = loader._actions(
@@ -133,7 +139,8 @@ def _shared_stages() -> list[tuple[str, Stage]]:
         assert not paths.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
 
     def derived(c: dict[str, Any]) -> None:
-        assert not derived_fields.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)
+        given = c.get("given") or derived_fields.given_in(c["msg"].snapshot)
+        assert not derived_fields.disagreements_of(given, c["snap"], SNAPSHOT)
 
     def bookkeeping(c: dict[str, Any]) -> None:
         snap = c["snap"]
@@ -149,19 +156,23 @@ def _shared_stages() -> list[tuple[str, Stage]]:
             legal=not violations, violations=[answers.violation_to_proto(v) for v in violations]
         )
 
-    return [
-        ("protobuf -> engine snapshot", to_engine),
-        ("action read (seat, meld ids)", action),
-        ("check_snapshot", consistency),
-        ("derived fields", derived),
-        ("cache put, version pin", bookkeeping),
-        ("engine validate", validate),
-        ("answer message", answer),
-    ]
+    return {
+        "to_engine": ("protobuf -> engine (+ missing fields)", to_engine),
+        "action": ("action read (seat, meld ids)", action),
+        "consistency": ("check_snapshot", consistency),
+        "derived": ("derived fields", derived),
+        "bookkeeping": ("cache put, version pin", bookkeeping),
+        "validate": ("engine validate", validate),
+        "answer": ("answer message", answer),
+    }
 
 
 def json_stages(body: bytes) -> list[tuple[str, Stage]]:
+    """A snapshot in the service's own form: read straight into engine values and checked
+    while the request is decoded (``SnapshotLoader.read_json``), then the rest of the
+    request decoded as for a snapshot loaded before."""
     loader = SnapshotLoader()
+    shared = _stages()
 
     def loads(c: dict[str, Any]) -> None:
         c["data"] = jsonio.loads(body)
@@ -170,11 +181,17 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["key"] = json_cache_key(c["data"][SNAPSHOT])
         assert loader.loaded(c["key"]) is None
 
-    def to_protobuf(c: dict[str, Any]) -> None:
-        c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
+    def straight(c: dict[str, Any]) -> None:
+        read = json_snapshot.read(c["data"][SNAPSHOT])
+        assert read is not None
+        c["snap"], c["given"] = read
+
+    def rest_of_request(c: dict[str, Any]) -> None:
+        rest = {k: v for k, v in c["data"].items() if k != SNAPSHOT}
+        c["msg"], c["problems"] = jsonio.decode_dict(rest, Request)
 
     def required_fields(c: dict[str, Any]) -> None:
-        c["problems"] = required.with_required(c["msg"], c["problems"])
+        c["problems"] = required.with_required(c["msg"], c["problems"], skip=(SNAPSHOT,))
 
     def render(c: dict[str, Any]) -> None:
         jsonio.dumps_bytes(jsonio.to_dict(c["response"]))
@@ -182,9 +199,15 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
     return [
         ("bytes -> JSON object (loads)", loads),
         ("cache key (orjson text), lookup", key),
-        ("JSON -> protobuf (walk, fill)", to_protobuf),
-        ("required fields", required_fields),
-        *_shared_stages(),
+        ("JSON -> engine (straight read)", straight),
+        shared["consistency"],
+        shared["derived"],
+        shared["bookkeeping"],
+        ("rest of the request -> protobuf", rest_of_request),
+        ("required fields (rest of the request)", required_fields),
+        shared["action"],
+        shared["validate"],
+        shared["answer"],
         ("render answer (JSON bytes)", render),
     ]
 
@@ -192,6 +215,7 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
 def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     loader = SnapshotLoader()
     number = Request.DESCRIPTOR.fields_by_name[SNAPSHOT].number
+    shared = _stages()
 
     def split(c: dict[str, Any]) -> None:
         found = wire.split_field(data, number)
@@ -203,7 +227,7 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
         c["msg"] = Request.FromString(data)
 
     def required_fields(c: dict[str, Any]) -> None:
-        c["problems"] = required.with_required(c["msg"], ())
+        c["problems"], _ = required.with_required_held(c["msg"], (), SNAPSHOT)
 
     def render(c: dict[str, Any]) -> None:
         c["response"].SerializeToString(deterministic=True)
@@ -211,8 +235,9 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     return [
         ("find snapshot bytes, lookup", split),
         ("protobuf parse", parse),
-        ("required fields", required_fields),
-        *_shared_stages(),
+        ("required fields (snapshot: in its read)", required_fields),
+        *(shared[name] for name in ("to_engine", "action", "consistency", "derived")),
+        *(shared[name] for name in ("bookkeeping", "validate", "answer")),
         ("render answer (protobuf bytes)", render),
     ]
 
@@ -267,12 +292,18 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
     SIGNER.sign(signed)
     encoded = signed.SerializeToString(deterministic=True)
     canonical = convert.snapshot_to_proto(snap)
+    obj = jsonio.to_dict(canonical)
+    msg = pb.Snapshot.FromString(encoded)
     return {
         "trust: one HMAC over the bytes received": lambda: SIGNER.signed_as_encoded(
             encoded, signed.signature
         ),
         "trust: JSON's deterministic encoding + HMAC": lambda: SIGNER.signed_as_encoded(
             signed.SerializeToString(deterministic=True), signed.signature
+        ),
+        "JSON, any other form: JSON -> protobuf": lambda: jsonio.decode_dict(obj, pb.Snapshot),
+        "JSON, any other form: the walk written out": lambda: required.snapshot_missing(
+            msg, SNAPSHOT, []
         ),
         "fallback: service's rendering": lambda: convert.snapshot_to_proto(snap),
         "fallback: signature verify over it": lambda: SIGNER.verify(canonical, signed.signature),
