@@ -14,7 +14,8 @@ Repeated fields are read by ``tuple(container)``, not a slice: a slice is a fift
 a real hand but makes a list beside the tuple, a megabyte each for the largest requests
 (docs/performance.md).
 
-Output: every output-only field is filled from ``engine.derived``; cards are canonical.
+Output: every output-only field is filled from ``engine.derived``; cards are canonical
+(``service.codec.snapshot_bytes`` writes the snapshot's bytes, parsed into the message).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from samba_adjudicator.engine.melds import infer_kind
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import Problems
+from samba_adjudicator.service.codec import snapshot_bytes
 from samba_adjudicator.service.codec.paths import CARD_CODES, cards
 from samba_adjudicator.service.codec.required import missing_field
-from samba_adjudicator.service.codec.rulesets import ruleset_ref_from_proto, ruleset_ref_to_proto
+from samba_adjudicator.service.codec.rulesets import ruleset_ref_from_proto
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
 
@@ -224,66 +226,6 @@ def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
 
 def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:
     """Every field filled, output-only ones included; ``signature`` left empty (the API
-    signs)."""
-    from samba_adjudicator.engine import derived
-
-    rules = snap.ruleset
-    msg = pb.Snapshot(
-        ruleset=ruleset_ref_to_proto(snap.ruleset_ref),
-        deal_number=snap.deal_number,
-        dealer=snap.dealer,
-        ply=snap.ply,
-        stock=list(snap.stock),
-        stock_count=len(snap.stock) if snap.stock else snap.stock_count,
-        stock_hidden=snap.stock_hidden,
-        discard_pile=list(snap.discard_pile),
-    )
-    for s in snap.seats:
-        msg.seats.add(
-            seat=s.seat,
-            side=s.side,
-            hand=list(s.hand),
-            hand_count=len(s.hand) if s.hand else s.hand_count,
-            hand_hidden=s.hand_hidden,
-            has_melded=s.has_melded,
-            dealt=list(s.dealt),
-            red_three_replacements_owed=s.red_three_replacements_owed,
-        )
-    for sd in snap.sides:
-        side = msg.sides.add(
-            side=sd.side,
-            seats=list(sd.seats),
-            match_score=sd.match_score,
-            opened=sd.opened,
-            initial_meld_requirement=derived.initial_meld_requirement(rules, sd),
-            red_threes=list(sd.red_threes),
-        )
-        for meld in sd.melds:
-            side.melds.append(meld_to_proto(rules, meld))
-        for p in sd.penalties:
-            side.penalties.add(code=p.code, points=p.points)
-    top, count, blocked, frozen = derived.pile_state(snap)
-    msg.pile.CopyFrom(
-        pb.Pile(top=top or "", count=count, blocked=blocked, frozen_for_sides=list(frozen))
-    )
-    t = snap.turn
-    msg.turn.CopyFrom(
-        pb.Turn(
-            seat=t.seat,
-            phase=pb.Turn.Phase.Value(t.phase.name),
-            took_pile=t.took_pile,
-            melded_this_turn=t.melded_this_turn,
-            added_to_partner_melds=t.added_to_partner_melds,
-            go_out=pb.Turn.GoOut.Value(t.go_out.name),
-            awaiting_seats=list(derived.awaiting_seats(snap)),
-        )
-    )
-    if snap.result is not None:
-        r = snap.result
-        res = pb.Result(reason=pb.Result.Reason.Value(r.reason.name), concealed=r.concealed)
-        if r.seat is not None:
-            res.seat = r.seat
-        if r.premium is not None:
-            res.premium.CopyFrom(pb.Premium(kind=r.premium.kind, points=r.premium.points))
-        msg.result.CopyFrom(res)
-    return msg
+    signs). Parsed from the bytes ``snapshot_bytes`` writes: one call into the protobuf
+    runtime instead of one per field and card."""
+    return pb.Snapshot.FromString(snapshot_bytes.encode(snap))
