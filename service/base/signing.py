@@ -120,8 +120,13 @@ class Signer:
         return hmac.new(secret, self.payload(snapshot), hashlib.sha256).digest()
 
     def signature(self, snapshot) -> str:
+        return self.signature_of_payload(self.payload(snapshot))
+
+    def signature_of_payload(self, payload: bytes) -> str:
+        """The signature of a snapshot whose unsigned deterministic encoding is ``payload``."""
         key_id, secret = self.keys[0]
-        return f"{VERSION}.{key_id}.{_b64url(self._mac(secret, snapshot))}"
+        digest = hmac.digest(secret, payload, "sha256")
+        return f"{VERSION}.{key_id}.{_b64url(digest)}"
 
     def sign(self, snapshot) -> None:
         """Set ``snapshot.signature`` in place (a canonical pb.Snapshot)."""

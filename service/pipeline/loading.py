@@ -48,7 +48,14 @@ from samba_adjudicator.service.base.errors import (
 )
 from samba_adjudicator.service.base.lru import Lru
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import convert, derived_fields, json_snapshot, paths, required
+from samba_adjudicator.service.codec import (
+    convert,
+    derived_fields,
+    json_snapshot,
+    paths,
+    required,
+    snapshot_bytes,
+)
 from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
@@ -127,8 +134,7 @@ class SnapshotLoader:
             return None
         snap, given = read
         if self.signer is not None:
-            rendered = convert.snapshot_to_proto(snap).SerializeToString(deterministic=True)
-            if not self.signer.signs(rendered, snap.signature):
+            if not self.signer.signs(snapshot_bytes.encode(snap), snap.signature):
                 return None
         elif engine.check_snapshot(snap):
             return None
@@ -247,9 +253,10 @@ class SnapshotLoader:
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
         """The snapshot as answered (signed when keys are set). ``remember``: also keep it
         as loaded under the bytes it is answered in (see ``remember``)."""
-        msg = convert.snapshot_to_proto(snap)
+        encoded = snapshot_bytes.encode(snap)
+        msg = pb.Snapshot.FromString(encoded)  # convert.snapshot_to_proto, bytes kept
         if self.signer is not None:
-            self.signer.sign(msg)
+            msg.signature = self.signer.signature_of_payload(encoded)
         if remember:
             self.remember(snap, msg)
         return msg
