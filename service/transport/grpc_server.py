@@ -56,19 +56,20 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _request_id(context) -> str:
+def _request_id_and_language(context) -> tuple[str, str]:
+    """``x-request-id`` (generated when absent) and the answer's language, from
+    ``accept-language`` (docs/i18n.md): one pass over the metadata, which grpc copies out
+    on every look."""
+    request_id: str | None = None
+    seen_id = False
+    lang: str | None = None
     for key, value in context.invocation_metadata() or ():
-        if key == "x-request-id":
-            return request_id_from(value if isinstance(value, str) else None)
-    return request_id_from(None)
-
-
-def _language(context) -> str:
-    """The answer's language, from ``accept-language`` metadata (docs/i18n.md)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language" and isinstance(value, str):
-            return choose_language(value)
-    return DEFAULT_LANGUAGE
+        if key == "x-request-id" and not seen_id:
+            seen_id = True
+            request_id = value if isinstance(value, str) else None
+        elif key == "accept-language" and lang is None and isinstance(value, str):
+            lang = choose_language(value)
+    return request_id_from(request_id), lang or DEFAULT_LANGUAGE
 
 
 def _deadline(context) -> float | None:
@@ -168,8 +169,7 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
-        request_id = _request_id(context)
-        lang = _language(context)
+        request_id, lang = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
         if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
