@@ -22,6 +22,13 @@ balancer that has not seen it), against the first server's echo. The servers run
 Every scenario runs
 ``--rounds`` times, interleaved; the table gives medians and each round's ratio.
 
+Beside the throughput ratio, each row has the server's CPU time per call (every thread of
+its processes, ``/proc/<pid>/task/*/schedstat``, over the load tool's run, divided by the
+calls at the measured rate over the run and its 1 s warm-up) and the **CPU ratio**: the
+echo's CPU per call over the call's, round by round. On a shared machine a slow spell cuts
+both throughputs unevenly (the server, the load tool and other tenants share the CPUs); the
+CPU each call costs moves far less, and at saturation the two ratios agree.
+
 Missing tools are installed with apt-get when running as root; otherwise a Python asyncio
 client (grpc.aio / httpx, many calls in flight) is used instead.
 
@@ -35,6 +42,7 @@ import argparse
 import asyncio
 import base64
 import json
+import math
 import os
 import re
 import secrets
@@ -52,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from scenarios import midgame, midgame_path, typical_action  # noqa: E402
+from server_cpu import server_cpu_seconds  # noqa: E402
 
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
@@ -68,6 +77,10 @@ REST_REPLAY = "/v1/deals:replay"
 
 
 # -- the request --------------------------------------------------------------------------
+
+
+#: The load tools' warm-up before the measured run (h2load ``--warm-up-time``, wrk's run).
+WARM_UP_SECONDS = 1
 
 
 def make_request() -> pb.ValidateActionRequest:
@@ -272,7 +285,7 @@ def h2load(
         "-D",
         str(int(duration)),
         "--warm-up-time",
-        "1",
+        str(WARM_UP_SECONDS),
         "-c",
         str(conns),
         "-m",
@@ -339,7 +352,9 @@ def wrk(port: int, path: str, payload: bytes, duration: float, conns: int, tmp: 
     # a short warm-up run, then the measured one
     base = ["wrk", "-t", "1", "-c", str(conns), "--latency", "-s", str(script)]
     subprocess.run(
-        base + ["-d", "1s", f"http://127.0.0.1:{port}{path}"], capture_output=True, check=False
+        base + ["-d", f"{WARM_UP_SECONDS}s", f"http://127.0.0.1:{port}{path}"],
+        capture_output=True,
+        check=False,
     )
     out = subprocess.run(
         base + ["-d", f"{int(duration)}s", f"http://127.0.0.1:{port}{path}"],
@@ -509,6 +524,7 @@ def run(args) -> list[dict]:
                 for _round, (transport, path, payload, call, target) in (
                     (r, plan) for r in range(args.rounds) for plan in plans
                 ):
+                    cpu_before = server_cpu_seconds(target.proc.pid)[0]
                     if transport == "grpc":
                         res = (
                             h2load(
@@ -548,18 +564,24 @@ def run(args) -> list[dict]:
                                 args.connections * args.streams,
                             )
                         )
+                    cpu = server_cpu_seconds(target.proc.pid)[0] - cpu_before
+                    # the tools' 1 s warm-up is in the CPU figure: its calls are counted at
+                    # the measured rate
+                    calls = res["rps"] * (args.duration + WARM_UP_SECONDS)
                     res.update(
                         workers=workers,
                         transport=transport,
                         call=call,
                         round=_round,
                         build=target.build,
+                        cpu_us=cpu / calls * 1e6 if calls > 0 else float("nan"),
                     )
                     rows.append(res)
                     print(
                         f"  workers={workers} {transport:4} {res['call']:8} "
                         f"{res['rps']:9.1f} req/s  p50 {res['p50'] * 1e3:7.2f} ms  "
-                        f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}",
+                        f"p99 {res['p99'] * 1e3:7.2f} ms  failed {res['failed']}  "
+                        f"server CPU {res['cpu_us']:6.0f} µs/call",
                         file=sys.stderr,
                     )
             finally:
@@ -594,8 +616,9 @@ def table(rows: list[dict]) -> str:
     """Medians over the rounds; the ratio is the median of each round's own ratio."""
     out = [
         "| workers | transport | call | req/s | p50 ms | p99 ms | "
-        "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) | target | met |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "echo req/s | p50 ms | p99 ms | ratio to echo (rounds) | target | met | "
+        "server CPU µs/call, echo's | CPU ratio (rounds) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys = []
     for r in rows:
@@ -612,6 +635,15 @@ def table(rows: list[dict]) -> str:
         ratios = [r["rps"] / echo[r["round"]]["rps"] for r in same if r["round"] in echo]
         if not ratios:
             continue
+        cpu_ratios = [
+            echo[r["round"]]["cpu_us"] / r["cpu_us"]
+            for r in same
+            if r["round"] in echo and r.get("cpu_us", 0) > 0
+        ]
+        cpu = statistics.median(r.get("cpu_us", math.nan) for r in same)
+        echo_cpu = statistics.median(r.get("cpu_us", math.nan) for r in echo.values())
+        cpu_spread = ", ".join(f"{x:.2f}" for x in cpu_ratios)
+        cpu_ratio = f"**{statistics.median(cpu_ratios):.2f}** ({cpu_spread})" if cpu_ratios else ""
         v, e = _median_row(same), _median_row(list(echo.values()))
         spread = ", ".join(f"{x:.2f}" for x in ratios)
         ratio = statistics.median(ratios)
@@ -622,7 +654,8 @@ def table(rows: list[dict]) -> str:
             f"| {k[0]} | {k[1]} | {k[2]} | "
             f"{v['rps']:.0f} | {v['p50'] * 1e3:.2f} | {v['p99'] * 1e3:.2f} | "
             f"{e['rps']:.0f} | {e['p50'] * 1e3:.2f} | {e['p99'] * 1e3:.2f} | "
-            f"**{ratio:.2f}** ({spread}) | {goal} | {met} |"
+            f"**{ratio:.2f}** ({spread}) | {goal} | {met} | "
+            f"{cpu:.0f}, {echo_cpu:.0f} | {cpu_ratio} |"
         )
     return "\n".join(out)
 

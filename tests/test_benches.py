@@ -70,7 +70,7 @@ def test_service_bench_signed_row_is_the_servers_own_signature(tmp_path):
 
 
 def test_service_bench_table_says_whether_each_target_is_met():
-    def row(transport, call, rps, round_=0):
+    def row(transport, call, rps, cpu_us, round_=0):
         return {
             "workers": 1,
             "transport": transport,
@@ -79,22 +79,26 @@ def test_service_bench_table_says_whether_each_target_is_met():
             "rps": rps,
             "p50": 0.001,
             "p99": 0.002,
+            "cpu_us": cpu_us,
         }
 
     rows = [
-        row("grpc", "echo", 1000),
-        row("grpc", "validate", 900),
-        row("grpc", "echo-signed", 500),
-        row("grpc", "validate-new-signed", 300),
-        row("rest", "echo", 1000),
-        row("rest", "validate-new", 600),
+        row("grpc", "echo", 1000, 100),
+        row("grpc", "validate", 900, 125),
+        row("grpc", "echo-signed", 500, 200),
+        row("grpc", "validate-new-signed", 300, 400),
+        row("rest", "echo", 1000, 150),
+        row("rest", "validate-new", 600, 300),
     ]
     lines = {
         tuple(cell.strip() for cell in line.split("|")[1:4]): line
         for line in service_bench.table(rows).splitlines()[2:]
     }
-    assert lines[("1", "grpc", "validate")].endswith("| >= 0.85x | yes |")
+    assert "| >= 0.85x | yes |" in lines[("1", "grpc", "validate")]
+    # the CPU ratio: the echo's CPU per call over the call's, beside both figures
+    assert lines[("1", "grpc", "validate")].endswith("| 125, 100 | **0.80** (0.80) |")
     # a signed call is measured against its own server's echo of the signed bytes
     assert "**0.60**" in lines[("1", "grpc", "validate-new-signed")]
-    assert lines[("1", "grpc", "validate-new-signed")].endswith("| >= 0.7x | **no** |")
-    assert lines[("1", "rest", "validate-new")].endswith("| >= 0.5x | yes |")
+    assert "| >= 0.7x | **no** |" in lines[("1", "grpc", "validate-new-signed")]
+    assert "| 400, 200 | **0.50** (0.50) |" in lines[("1", "grpc", "validate-new-signed")]
+    assert "| >= 0.5x | yes |" in lines[("1", "rest", "validate-new")]
