@@ -153,7 +153,8 @@ def _str(obj: dict[str, Any], key: str) -> str:
 
 
 def _cards(obj: dict[str, Any], key: str) -> tuple[str, ...]:
-    """Canonical codes only (``CARD_CODES`` holds strings only, so anything else fails)."""
+    """Canonical codes only: strings first (a list or an object among them could not be
+    looked up in ``CARD_CODES``), then every one a code of it."""
     items = _list(obj.get(key, []))
     for item in items:
         if type(item) is not str:
