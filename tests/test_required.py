@@ -4,12 +4,13 @@ against the walk the descriptors' plan drives: same problems, same order, same f
 from __future__ import annotations
 
 import itertools
+import json
 
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F, is_required, real_oneofs
 from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ApiError, ProblemList
 from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import convert, required
+from samba_adjudicator.service.codec import convert, jsonio, required
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
@@ -155,3 +156,25 @@ def test_the_problems_bound_holds_with_the_read_s_findings_inserted():
     )
     assert len(problems) == MAX_LISTED_PROBLEMS and problems.omitted == 2
     assert [p.field for p in problems[:4]] == ["a0", "b0", "b1", "a1"]
+
+
+def test_a_json_problem_at_a_field_still_explains_it_missing_when_the_read_finds_it():
+    """docs/api.md#field-violation-reasons: a field refused as written is not also reported
+    REQUIRED. Over REST a snapshot in another form is read the ordinary way, its missing
+    fields found by the read and filtered by the request's JSON problems as the walk was."""
+    snap = _with_melds(_dealt())
+    snap.turn.ClearField("seat")
+    obj = jsonio.to_dict(pb.ValidateActionRequest(snapshot=snap))
+    obj["snapshot"]["turn"]["phase"] = "NOT_A_PHASE"
+    obj["action"] = {"seat": 0, "drawStock": {}}
+    runtime = Runtime(None, Adjudicator(), count_calls=False)
+    try:
+        runtime.answer("ValidateAction", runtime.json_decoder("ValidateAction", json.dumps(obj)))
+    except ApiError as e:
+        got = [(p.field, p.reason) for p in e.field_violations]
+    msg, structural = jsonio.decode(json.dumps(obj), pb.ValidateActionRequest)
+    walked = required.with_required(msg, structural)
+    assert got == [(p.field, p.reason) for p in walked]
+    assert ("snapshot.turn.seat", "REQUIRED") in got
+    assert ("snapshot.turn.phase", "REQUIRED") not in got
+    assert any(field == "snapshot.turn.phase" for field, _ in got)

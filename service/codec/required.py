@@ -210,11 +210,14 @@ def with_required(
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""
     out = ProblemList(problems)
-    reported = [p.field for p in out]
-    for p in missing_required(msg, skip=skip):
-        if not any(_covers(r, p.field) for r in reported):
-            out.append(p)
+    out.extend(_unexplained(out, missing_required(msg, skip=skip)))
     return out
+
+
+def _unexplained(reported: Iterable[Problem], missing: Iterable[Problem]) -> list[Problem]:
+    """The ``missing`` fields no problem in ``reported`` already explains (``_covers``)."""
+    fields = [p.field for p in reported]
+    return [p for p in missing if not any(_covers(r, p.field) for r in fields)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,25 +238,21 @@ def with_required_held(
     its reader, and where that reader's findings go (``insert_held``)."""
     out = ProblemList(problems)
     given = len(out)
-    reported = [p.field for p in out]
     found: list[Problem] = []
     marks: dict[str, int] = {}
     collect_planned(msg, "", (held,), found, marks)
     mark = marks.get(held, len(found))
-    before = 0
-    for i, p in enumerate(found):
-        if not any(_covers(r, p.field) for r in reported):
-            before += i < mark
-            out.append(p)
-    return out, Held(given + before, given)
+    before = _unexplained(out, found[:mark])
+    out.extend(before)
+    out.extend(_unexplained(out[:given], found[mark:]))
+    return out, Held(given + len(before), given)
 
 
 def insert_held(problems: MutableSequence[Problem], held: Held, missing: list[Problem]) -> None:
     """Put ``missing`` (a held field's missing REQUIRED fields, as its reader found them)
     into ``problems`` where ``with_required`` would have put them, keeping the list's bound
     (``ProblemList``: the first MAX_LISTED_PROBLEMS, the rest counted)."""
-    reported = [p.field for p in problems[: held.given]]
-    kept = [p for p in missing if not any(_covers(r, p.field) for r in reported)]
+    kept = _unexplained(problems[: held.given], missing)
     if not kept:
         return
     at = min(held.at, len(problems))
