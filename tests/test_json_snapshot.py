@@ -2,7 +2,12 @@
 the ordinary way (JSON -> protobuf message -> engine values, with the required-field walk):
 whatever it accepts it reads exactly as that way does, with no problem that way would
 report; the service's own rendering it always accepts; and the service answers the same
-whichever reader took a request (SnapshotLoader.read_json)."""
+whichever reader took a request (SnapshotLoader.read_json).
+
+The rules held: docs/service.md, "A position sent again is not parsed again" (which form is
+read straight, what is checked there); docs/api.md#cards (output-only fields must agree);
+docs/api.md#trust (a signed snapshot is checked by its MAC); docs/api.md#field-violation-reasons
+(refusals are the ordinary way's, field by field)."""
 
 from __future__ import annotations
 
@@ -365,3 +370,25 @@ def test_a_refusal_elsewhere_in_the_request_is_listed_as_before():
     assert {field for field, _ in rest[2]} >= {"action.discard.card"}, rest
     assert not any(field.startswith("snapshot") for field, _ in rest[2])
     assert json_cache_key(obj["snapshot"]) is not None
+
+
+def test_the_reader_knows_every_field_of_the_schema():
+    """A field added to a snapshot message fails here until the reader reads it (meanwhile
+    such snapshots would go the ordinary way: correct, slower). Ruleset overrides are read
+    the ordinary way on purpose."""
+    expected = {
+        "_SNAPSHOT_KEYS": pb.Snapshot,
+        "_SEAT_KEYS": pb.Seat,
+        "_SIDE_KEYS": pb.Side,
+        "_MELD_KEYS": pb.Meld,
+        "_PENALTY_KEYS": pb.Penalty,
+        "_PILE_KEYS": pb.Pile,
+        "_TURN_KEYS": pb.Turn,
+        "_RESULT_KEYS": pb.Result,
+        "_PREMIUM_KEYS": pb.Premium,
+    }
+    for name, message in expected.items():
+        schema = {f.json_name for f in message.DESCRIPTOR.fields}
+        assert getattr(json_snapshot, name) == schema, name
+    ruleset = {f.json_name for f in pb.RulesetRef.DESCRIPTOR.fields}
+    assert ruleset - json_snapshot._RULESET_KEYS == {"overrides"}

@@ -106,7 +106,8 @@ def _refusal(adjudicator: Adjudicator, request: pb.ValidateActionRequest) -> lis
 
 
 def test_a_new_snapshots_missing_fields_found_by_its_read_come_where_the_walk_put_them():
-    """The request's walk leaves a new snapshot to its read (with_required_held): the
+    """docs/api.md#field-violation-reasons (REQUIRED, every problem listed together). The
+    request's walk leaves a new snapshot to its read (with_required_held): the
     refusal lists what the whole walk and then the read list, in that order."""
     base = _with_melds(_dealt())
     cases = 0
@@ -133,6 +134,8 @@ def test_a_new_snapshots_missing_fields_found_by_its_read_come_where_the_walk_pu
 
 
 def test_signing_on_a_missing_field_is_refused_before_a_missing_signature():
+    """docs/api.md#trust-model: the signature is checked once the request is otherwise
+    well formed; a snapshot missing a field is refused for that, as before the fold."""
     snap = _with_melds(_dealt())
     snap.turn.ClearField("seat")
     req = pb.ValidateActionRequest(snapshot=snap)

@@ -2,7 +2,8 @@
 against the protobuf runtime's serialization of the same rendering, built field by field
 (snapshot_reference.rendering): byte for byte, on played deals of every profile and player
 count, players' views, ended deals with premiums and penalties, rulesets with overrides and
-negative scores."""
+negative scores. The rule: docs/api.md#trust-model (the signature is an HMAC over the
+deterministic protobuf encoding of the canonicalised snapshot, signature cleared)."""
 
 from __future__ import annotations
 

@@ -46,14 +46,15 @@ def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
     }
 
 
-_MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
-_PHASES: dict[int, m.Phase] = _by_number(pb.Turn.Phase, m.Phase)
-_GO_OUTS: dict[int, m.GoOut] = _by_number(pb.Turn.GoOut, m.GoOut)
+#: Protobuf enum number -> engine member, for the enums a snapshot reads (json_snapshot too).
+MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
+PHASES: dict[int, m.Phase] = _by_number(pb.Turn.Phase, m.Phase)
+GO_OUTS: dict[int, m.GoOut] = _by_number(pb.Turn.GoOut, m.GoOut)
 
 
 def _meld_kind_of(number: int) -> m.MeldKind | None:
     """A given meld kind (not 0), or None for a number the schema does not define."""
-    kind = _MELD_KINDS.get(number)
+    kind = MELD_KINDS.get(number)
     if kind is not None:
         return kind
     return m.MeldKind[pb.Meld.Kind.Name(number)] if number in pb.Meld.Kind.values() else None
@@ -63,10 +64,10 @@ def _turn_from_proto(t: pb.Turn) -> m.Turn:
     """Unset phase and go-out read as DRAW and NOT_ASKED (the required-field check reports
     a missing phase); a number the schema does not define raises as ``Name`` does."""
     phase = (
-        (_PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase else m.Phase.DRAW
+        (PHASES.get(t.phase) or m.Phase[pb.Turn.Phase.Name(t.phase)]) if t.phase else m.Phase.DRAW
     )
     go_out = (
-        (_GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)])
+        (GO_OUTS.get(t.go_out) or m.GoOut[pb.Turn.GoOut.Name(t.go_out)])
         if t.go_out
         else m.GoOut.NOT_ASKED
     )

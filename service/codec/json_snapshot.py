@@ -40,14 +40,17 @@ def _by_name(numbers: dict[int, Any], enum: Any) -> dict[str, Any]:
     return {enum.Name(number): member for number, member in numbers.items() if number}
 
 
-_MELD_KINDS = _by_name(convert._MELD_KINDS, pb.Meld.Kind)
-_PHASES = _by_name(convert._PHASES, pb.Turn.Phase)
-_GO_OUTS = _by_name(convert._GO_OUTS, pb.Turn.GoOut)
+_MELD_KINDS = _by_name(convert.MELD_KINDS, pb.Meld.Kind)
+_PHASES = _by_name(convert.PHASES, pb.Turn.Phase)
+_GO_OUTS = _by_name(convert.GO_OUTS, pb.Turn.GoOut)
 _REASONS = {v.name: m.EndReason[v.name] for v in pb.Result.Reason.DESCRIPTOR.values if v.number}
 _STATUSES = {v.name: v.number for v in pb.Meld.Status.DESCRIPTOR.values}
 #: The names an unset enum is rendered with: read as unset, as the ordinary way does.
 _KIND_UNSET, _GO_OUT_UNSET = "KIND_UNSPECIFIED", "GO_OUT_UNSPECIFIED"
 
+# The JSON names each message may have, written out rather than read from the descriptors:
+# a field added to the schema must be read here before it is accepted, and until then sends
+# the snapshot the ordinary way (tests/test_json_snapshot.py compares these with the schema).
 _SNAPSHOT_KEYS = frozenset(
     {
         "ruleset",

@@ -6,7 +6,8 @@ field filled and ``signature`` left empty: exactly what ``pb.Snapshot.SerializeT
 (deterministic=True)`` gives for that message (Snapshot has no map fields, so every
 serialization of it is deterministic). It is what a signature is computed over, and parsing
 it back is how ``convert.snapshot_to_proto`` builds the message: one call into upb for the
-whole snapshot instead of one per field and card, about a third of the time.
+whole snapshot instead of one per field and card (compiled: 0.7 times the time, encoding
+alone 0.5-0.6 times building and serializing the message).
 
 The wire format, as proto3 writes it: fields in number order; a scalar at its default (0,
 ``false``, ``""``) left out unless the field has presence (``optional``: ``Turn.seat``,
