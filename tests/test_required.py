@@ -172,7 +172,9 @@ def test_a_json_problem_at_a_field_still_explains_it_missing_when_the_read_finds
     obj["action"] = {"seat": 0, "drawStock": {}}
     runtime = Runtime(None, Adjudicator(), count_calls=False)
     try:
-        runtime.answer("ValidateAction", runtime.json_decoder("ValidateAction", json.dumps(obj)))
+        runtime.answer(
+            "ValidateAction", runtime.json_decoder("ValidateAction", json.dumps(obj).encode())
+        )
     except ApiError as e:
         got = [(p.field, p.reason) for p in e.field_violations]
     msg, structural = jsonio.decode(json.dumps(obj), pb.ValidateActionRequest)
