@@ -8,12 +8,9 @@ stage up to it less the time of those before it, each run from the request bytes
 meets the objects its predecessors made as in the real path (a freshly parsed protobuf
 message builds its sub-message wrappers when first read, and whoever reads first pays).
 
-JSON (REST, CLI), a snapshot written as the service writes it: bytes -> JSON object
-(``jsonio.loads``); the snapshot's cache key (compact orjson text) and the cache lookup; the
-snapshot read straight into engine values (``json_snapshot.read``), its consistency and
-output-only fields checked; then the rest of the request to a protobuf message and its
-required fields, the action read, the engine's validate, the answer and its JSON bytes.
-(Any other form goes the protobuf way; "either" times its two extra stages.)
+JSON (REST, CLI): bytes -> JSON object (``jsonio.loads``); the snapshot's cache key
+(compact orjson text) and the cache lookup; the whole request to a protobuf message; then
+the protobuf stages below, and the answer's JSON bytes.
 
 protobuf (gRPC): the snapshot field found in the bytes (``wire.split_field``) and the cache
 lookup; the request parse; the required-field check of the request with the snapshot left
@@ -56,7 +53,6 @@ from samba_adjudicator.service.codec import (  # noqa: E402
     answers,
     convert,
     derived_fields,
-    json_snapshot,
     jsonio,
     paths,
     required,
@@ -168,9 +164,8 @@ def _stages() -> dict[str, tuple[str, Stage]]:
 
 
 def json_stages(body: bytes) -> list[tuple[str, Stage]]:
-    """A snapshot in the service's own form: read straight into engine values and checked
-    while the request is decoded (``SnapshotLoader.read_json``), then the rest of the
-    request decoded as for a snapshot loaded before."""
+    """A new JSON snapshot takes the one way in: the request to a protobuf message, then
+    the stages of a protobuf request (``SnapshotLoader.load``)."""
     loader = SnapshotLoader()
     shared = _stages()
 
@@ -181,17 +176,11 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["key"] = json_cache_key(c["data"][SNAPSHOT])
         assert loader.loaded(c["key"]) is None
 
-    def straight(c: dict[str, Any]) -> None:
-        read = json_snapshot.read(c["data"][SNAPSHOT])
-        assert read is not None
-        c["snap"], c["given"] = read
-
-    def rest_of_request(c: dict[str, Any]) -> None:
-        rest = {k: v for k, v in c["data"].items() if k != SNAPSHOT}
-        c["msg"], c["problems"] = jsonio.decode_dict(rest, Request)
+    def to_protobuf(c: dict[str, Any]) -> None:
+        c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
 
     def required_fields(c: dict[str, Any]) -> None:
-        c["problems"] = required.with_required(c["msg"], c["problems"], skip=(SNAPSHOT,))
+        c["problems"], _ = required.with_required_held(c["msg"], c["problems"], SNAPSHOT)
 
     def render(c: dict[str, Any]) -> None:
         jsonio.dumps_bytes(jsonio.to_dict(c["response"]))
@@ -199,15 +188,10 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
     return [
         ("bytes -> JSON object (loads)", loads),
         ("cache key (orjson text), lookup", key),
-        ("JSON -> engine (straight read)", straight),
-        shared["consistency"],
-        shared["derived"],
-        shared["bookkeeping"],
-        ("rest of the request -> protobuf", rest_of_request),
-        ("required fields (rest of the request)", required_fields),
-        shared["action"],
-        shared["validate"],
-        shared["answer"],
+        ("JSON -> protobuf (the whole request)", to_protobuf),
+        ("required fields (snapshot: in its read)", required_fields),
+        *(shared[name] for name in ("to_engine", "action", "consistency", "derived")),
+        *(shared[name] for name in ("bookkeeping", "validate", "answer")),
         ("render answer (JSON bytes)", render),
     ]
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import api_error
+from samba_adjudicator.service.base.errors import ApiError, api_error
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
 VERSION = "v1"
@@ -194,9 +194,14 @@ class Signer:
         secret = dict(self.keys)[key_id]
         expected = _b64url(self._mac(secret, canonical))
         if not hmac.compare_digest(expected.encode(), mac.encode()):
-            raise api_error(
-                "PERMISSION_DENIED",
-                "SNAPSHOT_SIGNATURE_INVALID",
-                "{field} does not match the snapshot",
-                field=field,
-            )
+            raise self.invalid(field)
+
+    @staticmethod
+    def invalid(field: str = "snapshot.signature") -> ApiError:
+        """The refusal of a signature that does not sign the snapshot it came with."""
+        return api_error(
+            "PERMISSION_DENIED",
+            "SNAPSHOT_SIGNATURE_INVALID",
+            "{field} does not match the snapshot",
+            field=field,
+        )

@@ -46,7 +46,7 @@ def _by_number(values: Any, engine_enum: Any) -> dict[int, Any]:
     }
 
 
-#: Protobuf enum number -> engine member, for the enums a snapshot reads (json_snapshot too).
+#: Protobuf enum number -> engine member, for the enums a snapshot reads.
 MELD_KINDS: dict[int, m.MeldKind] = _by_number(pb.Meld.Kind, m.MeldKind)
 PHASES: dict[int, m.Phase] = _by_number(pb.Turn.Phase, m.Phase)
 GO_OUTS: dict[int, m.GoOut] = _by_number(pb.Turn.GoOut, m.GoOut)

@@ -5,9 +5,8 @@ Output-only fields may be omitted; when given (non-default: proto3 cannot tell a
 snapshot is refused with DERIVED_FIELD_DISAGREES at the field's path. Checked only once the
 snapshot is consistent (the derivations assume it).
 
-Both readers of a snapshot hand over what was given as a ``Given`` record (the protobuf
-message: ``given_in``; a JSON object: ``service.codec.json_snapshot``), so there is one
-comparison, ``disagreements_of``.
+What was given is read off the protobuf message (``given_in``, a ``Given`` record) and
+compared in one place (``disagreements_of``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ parsing and conversion found: ``with_required``).
 
 A request's new snapshot is not walked here: its reader, which visits every field anyway,
 finds its missing REQUIRED fields as it reads (``convert.snapshot_from_proto``'s
-``missing``; ``json_snapshot`` reads only complete snapshots), and ``insert_held`` puts them
+``missing``), and ``insert_held`` puts them
 where this walk would have (``with_required_held``): same problems, same order.
 """
 

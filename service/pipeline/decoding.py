@@ -9,9 +9,9 @@ back without its ``snapshot``.
   malformed bytes are INVALID_ARGUMENT (MALFORMED_MESSAGE), never grpc's INTERNAL.
 - ``decode_json(text, RequestType, loader)``: proto3 JSON (REST and CLI); text that is not a
   JSON object raises InvalidInput (MALFORMED_JSON), every other problem is returned. A
-  snapshot not loaded before but written as the service writes it is read straight into
-  engine values and checked there (``SnapshotLoader.read_json``), then treated as loaded;
-  any other goes the ordinary way (a protobuf message first), which explains every problem.
+  snapshot not loaded before becomes a protobuf message like any other field and is loaded
+  as a gRPC one is (``SnapshotLoader.load``): one way in, whatever the encoding
+  (tests/test_ways_in.py holds every way to the same answers).
 """
 
 from __future__ import annotations
@@ -86,8 +86,6 @@ def decode_json(text: str | bytes, request_type: type[Message], loader: Snapshot
     if key is None:
         return (*jsonio.decode_dict(data, request_type), None)
     loaded = loader.loaded(key)
-    if loaded is None and isinstance(snapshot, dict):  # new: straight to engine values
-        loaded = loader.read_json(snapshot, key)
     if loaded is not None:  # the rest of the request only
         data = {k: v for k, v in data.items() if k != SNAPSHOT}
     return (*jsonio.decode_dict(data, request_type), SnapshotSource(key, loaded))

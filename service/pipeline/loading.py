@@ -13,9 +13,6 @@ Steps, in order (``SnapshotLoader.load``):
 6. remember: the loaded snapshot is kept under its cache key, so the same encoding sent
    again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
 
-A REST snapshot written as the service writes it skips steps 1-3 of this path: it is read
-straight into engine values and checked there (``read_json``), before the request is decoded.
-
 After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
 view check. ``render`` is the way out (signed), and ``remember`` keeps a snapshot the
 service has just produced under the bytes of its answer.
@@ -51,7 +48,6 @@ from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import (
     convert,
     derived_fields,
-    json_snapshot,
     paths,
     required,
     snapshot_bytes,
@@ -121,27 +117,6 @@ class SnapshotLoader:
     def loaded(self, key: SnapshotKey) -> Snapshot | None:
         """The snapshot loaded earlier from exactly this encoding."""
         return self.cache.get(key)
-
-    def read_json(self, obj: dict[str, Any], key: SnapshotKey) -> Snapshot | None:
-        """A new snapshot's JSON object read straight into engine values, without the
-        protobuf message (``json_snapshot.read``), when it is in the service's own form and
-        passes what ``load`` checks: unsigned, consistent; signed (keys set), a configured
-        key's signature of the service's rendering of it; either way its given output-only
-        fields agree. Kept under ``key`` and returned as a snapshot loaded before is; None
-        sends the request the ordinary way, which reports whatever is wrong."""
-        read = json_snapshot.read(obj)
-        if read is None:
-            return None
-        snap, given = read
-        if self.signer is not None:
-            if not self.signer.signs(snapshot_bytes.encode(snap), snap.signature):
-                return None
-        elif engine.check_snapshot(snap):
-            return None
-        if derived_fields.disagreements_of(given, snap, SNAPSHOT):
-            return None
-        self.cache.put(key, snap)
-        return snap
 
     def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
         """A snapshot handed over in process as a whole message: keyed by its bytes."""
@@ -226,28 +201,34 @@ class SnapshotLoader:
         self, msg: pb.Snapshot, snap: Snapshot, field: str, source: SnapshotSource | None
     ) -> None:
         """Signature, consistency, derived fields: what a freshly converted snapshot must
-        pass before it is used or remembered. The signature comes first: a forged snapshot
-        costs no consistency check, and its sender learns nothing about what is wrong with
-        it.
+        pass before it is used or remembered (docs/api.md#trust).
 
-        A snapshot that is, field for field, the service's own signed rendering was made by
-        the service, which checked it before signing: its consistency and derived fields are
-        not checked again (docs/api.md#trust). The cheap test comes first: one HMAC over the
+        Signing on, a snapshot that is, field for field, the service's own signed rendering
+        was made by the service, which checked it before signing: its consistency and
+        derived fields are not checked again. The cheap test comes first: one HMAC over the
         bytes received (gRPC) or over the message's deterministic encoding (JSON). Only when
-        it fails is the snapshot rendered the service's way and its signature verified over
-        that rendering; one that then differs anywhere the signature does not cover (an
-        output-only field changed or left out, cards in another order) is checked as an
-        unsigned one is."""
-        if self.signer is not None:
+        it fails is the snapshot checked for consistency (an inconsistent one, a count that
+        disagrees with its cards included, was never signed: SNAPSHOT_SIGNATURE_INVALID, and
+        its sender learns nothing more), then rendered the service's way and its signature
+        verified over that rendering, then its given output-only fields compared with the
+        derived ones unless it is that rendering exactly. Unsigned: consistency, then the
+        output-only fields."""
+        if self.signer is None:
+            paths.raise_if(paths.prefixed(engine.check_snapshot(snap), field))
+        else:
             if self.signer.signed_as_encoded(_encoding_of(msg, source), msg.signature):
                 return
+            # Only a consistent snapshot has a rendering (the derived fields assume it), and
+            # the service signs none other: an inconsistent one is not ours, and its sender
+            # learns nothing more about it.
+            if engine.check_snapshot(snap):
+                raise self.signer.invalid(f"{field}.signature")
             rendered = convert.snapshot_to_proto(snap)
             self.signer.verify(rendered, msg.signature, f"{field}.signature")
             rendered.signature = msg.signature
             if rendered == msg:
                 return
-        problems = paths.prefixed(engine.check_snapshot(snap), field)
-        paths.raise_if(problems or derived_fields.disagreements(msg, snap, field))
+        paths.raise_if(derived_fields.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
