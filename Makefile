@@ -139,6 +139,13 @@ test: install lint-proto deploy-tools lint typecheck browser nginx test-typescri
 image-test: install deploy-tools
 	$(PY) tests/image_check.py
 
+# The rules pinned as text: one seeded deal per profile written ply by ply into
+# tests/playthroughs/ (docs/rules.md#playthroughs); tests/test_playthroughs.py compares them
+# with a fresh play. Run after a deliberate change of the rules and review the diff.
+.PHONY: playthroughs
+playthroughs: install
+	$(PY) tests/playthroughs.py
+
 # Fast offline unit tests: no servers, no tools to download.
 test-fast: install
 	$(PY) -m pytest -n 2 -m "not servers and not tools"
