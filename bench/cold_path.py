@@ -118,7 +118,7 @@ Stage = Callable[[dict[str, Any]], None]
 def _stages() -> dict[str, tuple[str, Stage]]:
     """What ``SnapshotLoader`` and the handler do with a decoded request, by name: each
     stage reads what the ones before left in ``c`` (the request message ``msg``, the engine
-    snapshot ``snap``, the output-only fields given ``given``)."""
+    snapshot ``snap``)."""
     loader = SnapshotLoader()
 
     def to_engine(c: dict[str, Any]) -> None:
@@ -135,8 +135,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
         assert not paths.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
 
     def derived(c: dict[str, Any]) -> None:
-        given = c.get("given") or derived_fields.given_in(c["msg"].snapshot)
-        assert not derived_fields.disagreements_of(given, c["snap"], SNAPSHOT)
+        assert not derived_fields.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)
 
     def bookkeeping(c: dict[str, Any]) -> None:
         snap = c["snap"]
