@@ -27,8 +27,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from scale_cluster import HAPROXY, HAProxy, free_port, shared_keys
 from service_fixtures import ServerProcess
 
-from samba_adjudicator.service.base import pb
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+from samba_adjudicator.service.base import pb
 
 pytestmark = pytest.mark.servers
 
