@@ -98,8 +98,10 @@ def scale_out(age: float | None, replicas: int, watch: float) -> dict:
     try:
         balancer = HAProxy([s.grpc_port for s in servers] + [new_port])
         client = SteadyClient(balancer.target)
-        time.sleep(2)
-        assert client.calls > 0 and not client.failures, client.failures
+        deadline = time.monotonic() + 30
+        while client.calls < 50 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert client.calls >= 50 and not client.failures, (client.calls, client.failures)
         servers.append(ServerProcess("--grpc-port", str(new_port), env=env))
         started = time.monotonic()
         new, first = servers[-1], None
