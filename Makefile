@@ -12,7 +12,8 @@ STAMP := $(VENV)/.installed
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-views bench-scale \
-        bench-bots fuzz image-test scale-test nginx clean
+        bench-bots fuzz image-test scale-test nginx haproxy promtool \
+        breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
@@ -84,6 +85,19 @@ $(TOOLS)/node_modules/.bin/buf:
 lint-proto: $(TOOLS)/node_modules/.bin/buf
 	cd proto && ../$(TOOLS)/node_modules/.bin/buf lint
 
+# The schema of the last release (proto/baseline/: the image `buf build` made of it) is
+# what a change must not break, on the wire or in JSON (buf's WIRE_JSON rules, set in
+# proto/buf.yaml; docs/api.md#versioning). `make proto-baseline` writes it anew when a
+# release is cut.
+BASELINE := proto/baseline/samba-v1.binpb
+breaking-proto: $(TOOLS)/node_modules/.bin/buf
+	cd proto && ../$(TOOLS)/node_modules/.bin/buf breaking --against ../$(BASELINE)
+
+.PHONY: proto-baseline
+proto-baseline: $(TOOLS)/node_modules/.bin/buf
+	mkdir -p proto/baseline
+	cd proto && ../$(TOOLS)/node_modules/.bin/buf build --exclude-source-info -o ../$(BASELINE)
+
 # Helm 4 for the chart tests (tests/test_deploy.py); hadolint and kubernetes-validate
 # come with the dev extra. See helm/tools.sh.
 .PHONY: deploy-tools
@@ -112,6 +126,20 @@ nginx:
 	@test -x $(NGINX) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq nginx >/dev/null); } || \
 	  { echo "the scale test needs nginx at $(NGINX): apt-get install nginx" >&2; exit 1; }
 
+# The rebalance test (tests/test_rebalance.py) puts Debian's haproxy, in TCP mode as
+# kube-proxy balances, in front of the replicas; installed when missing and running as root.
+HAPROXY ?= /usr/sbin/haproxy
+haproxy:
+	@test -x $(HAPROXY) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq haproxy >/dev/null); } || \
+	  { echo "the rebalance test needs haproxy at $(HAPROXY): apt-get install haproxy" >&2; exit 1; }
+
+# The chart's alerts are checked with promtool (tests/test_chart_ops.py), which Debian's
+# prometheus package ships; installed when missing and running as root.
+PROMTOOL ?= /usr/bin/promtool
+promtool:
+	@test -x $(PROMTOOL) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null); } || \
+	  { echo "the chart tests need promtool at $(PROMTOOL): apt-get install prometheus" >&2; exit 1; }
+
 # Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
 # rolling restart and with one replica SIGKILLed (docs/deploy.md). About a minute and a half;
@@ -127,7 +155,8 @@ scale-test: install nginx typescript-bots
 # than fall back); `make test SAMBA_BUILD=pure` runs it against the Python source.
 # tests/test_compiled_build.py compares the two engines position by position.
 test: export SAMBA_BUILD ?= compiled
-test: install lint-proto deploy-tools lint typecheck browser nginx test-typescript image-test
+test: install lint-proto breaking-proto deploy-tools lint typecheck browser nginx haproxy promtool \
+      test-typescript image-test
 	$(PY) -m pytest -n 2
 
 # Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python

@@ -15,6 +15,9 @@ podman has no use for (Service, HPA, PDB, ServiceAccount, NetworkPolicy) are lef
 - every probe the Deployment declares answers as the kubelet requires (gRPC health
   SERVING for the service it names, or HTTP 200 on its path);
 - a REST call and a gRPC call answer, the snapshot signed with the Secret's key;
+- the ``helm test`` hook pod's command (templates/tests/: /readyz, a Deal and a
+  ValidateAction) passes, run in the played pod with ``podman exec``: kube play has no hooks
+  and no Service DNS, so its ``SAMBA_URL`` is the pod's own HTTP port on 127.0.0.1;
 - ``podman kube down`` stops it: the server logs its drain and a clean stop, exit 0.
 """
 
@@ -140,6 +143,16 @@ def _environment(podman: list[str], name: str) -> dict[str, str]:
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
+def helm_test(docs: list[dict], podman: list[str], name: str, http_port: int) -> dict:
+    """The chart's `helm test` pod's command, run in the played pod (its own image)."""
+    [hook] = [d for d in docs if d["kind"] == "Pod"]
+    assert hook["metadata"]["annotations"]["helm.sh/hook"] == "test", hook["metadata"]
+    [test] = hook["spec"]["containers"]
+    url = f"http://127.0.0.1:{http_port}"
+    out = _sh(podman + ["exec", "-e", f"SAMBA_URL={url}", name, *test["command"]]).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def publish(container: dict, free_port) -> dict[int, int]:
     """Each container port published on 127.0.0.1 at a port free now (hostIP/hostPort, as
     a kind or kubeadm node would do for a NodePort): {container port: host port}."""
@@ -211,6 +224,7 @@ def run(image: str, podman: list[str], free_port) -> dict:
             for key in ("SAMBA_SNAPSHOT_KEYS", "SAMBA_PAGE_TOKEN_KEY"):
                 assert environment.get(key), f"{key} from the Secret is not set"
             called = _calls(http_port, grpc_port)
+            called["helmTest"] = helm_test(docs, podman, name, numbers["http"])
             # podman 4.3's `kube down` removes the pod at once, without the SIGTERM and grace
             # a kubelet gives (the server logged no signal): stop the pod the kubelet's way
             # first (SIGTERM, the pod's termination grace), then take it down

@@ -243,3 +243,69 @@ def play(bot: str, transport: str, seed: str, nginx: Nginx) -> Match:
         summary = json.loads(lines[-1])
         match.result = {"applied": summary["applied"], "sides": summary["sides"]}
     return match
+
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+
+
+def haproxy_config(port: int, backend_ports: list[int]) -> str:
+    """TCP mode (layer 4, as kube-proxy balances a Service): each new connection goes to
+    the next backend that passes its connect check (every 200 ms); the calls on one
+    connection all stay on its backend."""
+    servers = "\n".join(
+        f"  server r{i} 127.0.0.1:{p} check inter 200ms fall 1 rise 1"
+        for i, p in enumerate(backend_ports)
+    )
+    return f"""global
+  maxconn 1000
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+frontend grpc
+  bind 127.0.0.1:{port}
+  default_backend replicas
+backend replicas
+  balance roundrobin
+{servers}
+"""
+
+
+class HAProxy:
+    """Debian's haproxy in front of ``backend_ports`` (some may not listen yet: a backend
+    is used once its check passes, as an endpoint joins a Service once its pod is ready)."""
+
+    def __init__(self, backend_ports: list[int]) -> None:
+        if not os.access(HAPROXY, os.X_OK):
+            raise RuntimeError(f"haproxy is not installed at {HAPROXY} (make haproxy installs it)")
+        self.prefix = Path(tempfile.mkdtemp(prefix="samba-haproxy-"))
+        self.port = free_port()
+        config = self.prefix / "haproxy.cfg"
+        config.write_text(haproxy_config(self.port, backend_ports))
+        self.proc = subprocess.Popen(
+            [HAPROXY, "-db", "-f", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.target = f"127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 15
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("haproxy exited:\n" + self.proc.stderr.read().decode())
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("haproxy did not listen")
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        shutil.rmtree(self.prefix, ignore_errors=True)

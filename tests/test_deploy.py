@@ -46,7 +46,7 @@ K8S_VERSIONS = ("1.27.0", "1.33.0")
 RELEASE = "samba"
 NAMESPACE = "games"
 FULLNAME = "samba-samba-adjudicator"  # release name + chart name
-CRD_KINDS = {"ServiceMonitor"}
+CRD_KINDS = {"ServiceMonitor", "PrometheusRule"}
 STANDARD_LABELS = (
     "helm.sh/chart",
     "app.kubernetes.io/name",
@@ -120,6 +120,13 @@ def one(docs: list[dict], kind: str) -> dict:
     found = by_kind(docs, kind)
     assert len(found) == 1, f"expected one {kind}, got {[d['kind'] for d in docs]}"
     return found[0]
+
+
+def named(docs: list[dict], kind: str, suffix: str = "") -> dict:
+    """The one ``kind`` object named FULLNAME + ``suffix`` (the release's Service, not its
+    headless twin; the settings ConfigMap, not the dashboard's)."""
+    [found] = [d for d in by_kind(docs, kind) if d["metadata"]["name"] == FULLNAME + suffix]
+    return found
 
 
 def container(docs: list[dict]) -> dict:
@@ -404,6 +411,7 @@ def test_defaults_render_only_the_core_objects(render):
             "PodDisruptionBudget",
             "Secret",
             "NetworkPolicy",
+            "Pod",  # the `helm test` hook
         ]
     )
 
@@ -421,6 +429,10 @@ def test_all_features_render_every_object(render):
             "Ingress",
             "ServiceMonitor",
             "NetworkPolicy",
+            "Pod",  # the `helm test` hook
+            "Service",  # headless
+            "ConfigMap",  # the Grafana dashboard
+            "PrometheusRule",
         ]
     )
 
@@ -436,9 +448,17 @@ def test_standard_labels_and_namespace_on_every_object(render, config):
             assert labels.get(label), f"{doc['kind']} lacks {label}"
         assert labels["helm.sh/chart"] == f"{chart['name']}-{chart['version']}"
         assert labels["app.kubernetes.io/instance"] == RELEASE
-        assert labels["app.kubernetes.io/name"] == "samba-adjudicator"
+        # the hook pod must not carry the Service's selector (name + instance)
+        hook = "helm.sh/hook" in meta.get("annotations", {})
+        name = "samba-adjudicator-test" if hook else "samba-adjudicator"
+        assert labels["app.kubernetes.io/name"] == name
         assert labels["app.kubernetes.io/managed-by"] == "Helm"
-        assert meta["name"] == (FULLNAME + "-keys" if doc["kind"] == "Secret" else FULLNAME)
+        suffix = {"Secret": "-keys", "Pod": "-test"}.get(doc["kind"], "")
+        if doc["kind"] == "Service" and doc["spec"].get("clusterIP") == "None":
+            suffix = "-headless"
+        if doc["kind"] == "ConfigMap" and "grafana_dashboard" in labels:
+            suffix = "-dashboard"
+        assert meta["name"] == FULLNAME + suffix
         assert meta["namespace"] == NAMESPACE
     pod_labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
     for label in STANDARD_LABELS:
@@ -548,7 +568,7 @@ def test_image_defaults_to_app_version_and_digest_wins(render, helm):
 @pytest.mark.parametrize("config", CONFIGS)
 def test_service_ports_carry_app_protocol(render, config):
     _, docs = render(config)
-    svc = one(docs, "Service")
+    svc = named(docs, "Service")
     assert svc["spec"]["type"] == "ClusterIP"
     ports = {p["name"]: p for p in svc["spec"]["ports"]}
     assert ports["grpc"]["appProtocol"] == "grpc"
@@ -573,7 +593,7 @@ def test_hpa_scales_the_deployment_on_cpu(render, config):
         "name": deployment["metadata"]["name"],
     }
     assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
-    [metric] = hpa["spec"]["metrics"]
+    metric = hpa["spec"]["metrics"][0]  # a requests-per-second metric may follow
     assert metric["type"] == "Resource"
     assert metric["resource"]["name"] == "cpu"
     assert metric["resource"]["target"]["type"] == "Utilization"
@@ -592,7 +612,7 @@ def test_without_autoscaling_the_deployment_sets_replicas(helm):
 @pytest.mark.parametrize("config", CONFIGS)
 def test_settings_come_from_a_config_map_and_keys_only_from_the_secret(render, config):
     _, docs = render(config)
-    settings = one(docs, "ConfigMap")
+    settings = named(docs, "ConfigMap")
     c = container(docs)
     assert c["envFrom"] == [{"configMapRef": {"name": settings["metadata"]["name"]}}]
     assert "SAMBA_GRPC_PORT" in settings["data"] and "SAMBA_WORKERS" in settings["data"]
@@ -719,7 +739,7 @@ def test_cors_is_off_by_default(render):
 def test_service_monitor_scrapes_metrics_on_the_admin_port(render):
     _, docs = render("all-features")
     sm = one(docs, "ServiceMonitor")
-    svc = one(docs, "Service")
+    svc = named(docs, "Service")
     assert sm["apiVersion"] == "monitoring.coreos.com/v1"
     assert set(sm) == {"apiVersion", "kind", "metadata", "spec"}
     assert set(sm["spec"]) <= {"selector", "namespaceSelector", "endpoints"}
@@ -750,7 +770,7 @@ def test_prometheus_annotations_point_at_metrics(render):
 def test_ingress_routes_to_a_service_port(render):
     _, docs = render("all-features")
     ingress = one(docs, "Ingress")
-    svc = one(docs, "Service")
+    svc = named(docs, "Service")
     assert ingress["apiVersion"] == "networking.k8s.io/v1"
     svc_ports = {p["name"] for p in svc["spec"]["ports"]}
     for rule in ingress["spec"]["rules"]:

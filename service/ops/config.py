@@ -35,6 +35,10 @@ class Settings:
     max_connections: int = 1000
     read_timeout_seconds: float = 10.0
     idle_timeout_seconds: float = 75.0
+    # gRPC connections are closed (GOAWAY) at this age, so clients behind an L4 balancer
+    # reconnect and spread over new replicas; in-flight calls get the grace to finish
+    max_connection_age_seconds: float = 300.0
+    max_connection_age_grace_seconds: float = 30.0
     snapshot_keys: str = field(default="", repr=False)
     page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
@@ -58,6 +62,8 @@ _FLAGS = (
     ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
     ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
     ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
+    ("max_connection_age_seconds", "SAMBA_MAX_CONNECTION_AGE_SECONDS", float),
+    ("max_connection_age_grace_seconds", "SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS", float),
     ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
 
@@ -154,6 +160,22 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         f"default {d.idle_timeout_seconds:g}; above the load balancer's)",
     )
     p.add_argument(
+        "--max-connection-age-seconds",
+        type=float,
+        metavar="S",
+        help=f"a gRPC connection is closed (GOAWAY) at this age, +-10%%, so that clients "
+        f"behind an L4 balancer reconnect and spread over new replicas "
+        f"(SAMBA_MAX_CONNECTION_AGE_SECONDS; default {d.max_connection_age_seconds:g})",
+    )
+    p.add_argument(
+        "--max-connection-age-grace-seconds",
+        type=float,
+        metavar="S",
+        help=f"calls in flight on a connection closed for its age get this long to finish "
+        f"(SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS; default "
+        f"{d.max_connection_age_grace_seconds:g})",
+    )
+    p.add_argument(
         "--cors-origins",
         metavar="ORIGINS",
         help="comma-separated browser origins (https://game.example) allowed to "
@@ -235,6 +257,16 @@ def _validate_connections(s: Settings) -> None:
             raise ConfigError(
                 f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, not {getattr(s, name)}"
             )
+    if not 1 <= s.max_connection_age_seconds <= 86400:
+        raise ConfigError(
+            "--max-connection-age-seconds (SAMBA_MAX_CONNECTION_AGE_SECONDS) must be "
+            f"1..86400, not {s.max_connection_age_seconds}"
+        )
+    if not 0 <= s.max_connection_age_grace_seconds <= 3600:
+        raise ConfigError(
+            "--max-connection-age-grace-seconds (SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS) "
+            f"must be 0..3600, not {s.max_connection_age_grace_seconds}"
+        )
 
 
 def validate(s: Settings) -> None:

@@ -135,8 +135,19 @@ SAMBA_BUILD: {{ .Values.server.build | quote }}
 SAMBA_MAX_CONNECTIONS: {{ .Values.server.maxConnections | int64 | quote }}
 SAMBA_READ_TIMEOUT_SECONDS: {{ .Values.server.readTimeoutSeconds | quote }}
 SAMBA_IDLE_TIMEOUT_SECONDS: {{ .Values.server.idleTimeoutSeconds | quote }}
+SAMBA_MAX_CONNECTION_AGE_SECONDS: {{ .Values.server.maxConnectionAgeSeconds | quote }}
+SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS: {{ .Values.server.maxConnectionAgeGraceSeconds | quote }}
 PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
 {{- with .Values.server.corsOrigins }}
 SAMBA_CORS_ORIGINS: {{ join "," . | quote }}
 {{- end }}
+{{- end }}
+
+{{/*
+The label matchers that pick this release's series in Prometheus (the alerts' selector):
+metrics.prometheusRule.selector, or by default the namespace and the Service the
+ServiceMonitor scrapes through (its targets carry a `service` label).
+*/}}
+{{- define "samba-adjudicator.seriesSelector" -}}
+{{- default (printf "namespace=%q, service=%q" .Release.Namespace (include "samba-adjudicator.fullname" .)) .Values.metrics.prometheusRule.selector }}
 {{- end }}
