@@ -209,10 +209,11 @@ def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool, 
     rules = work.base.ruleset
     cards_field = f"{field}.handCards"
     cards = tuple(action.hand_cards)
+    # the group named first: an id the snapshot lacks is bad input, whatever the cards
+    target = _pair_take_target(work, action.meld_id, top, f"{field}.meldId")
     _check_take_cards(rules, RANK[top], cards, frozen, cards_field)
     work.take_from_hand(cards, cards_field)
     laid = (top,) + cards
-    target = _pair_take_target(work, action.meld_id, top, f"{field}.meldId")
     if target is not None:
         combined, errs = M.check_extend(rules, work.side_melds[target], laid, cards_field)
         _refuse(errs)
@@ -228,8 +229,9 @@ def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool, 
 def _pair_take_target(work: Work, meld_id: str | None, top: str, field: str) -> int | None:
     """The side's group a pair take joins, None for a new group: the group ``meld_id``
     names, else the oldest of the top card's rank (docs/rules.md#further-decisions, item
-    14). A meld id that is not the side's group of that rank is refused as a take by
-    extending names it: unknown, not the side's own, or a meld the top card does not fit."""
+    14). A meld id that is not the side's group of that rank is treated as a take by
+    extending treats it: unknown (bad input), another side's meld, or a meld of the side
+    the top card does not fit (refused)."""
     rank = RANK[top]
     if not pair_take_joins_group(work.base.ruleset):
         return None

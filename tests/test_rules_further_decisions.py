@@ -629,11 +629,12 @@ def test_further_14_official_named_meld_must_be_the_sides_group_of_the_rank(meld
     )
     vs = refused(snap, TakePile(0, hand_cards=("9D", "9C"), meld_id=meld_id), code)
     assert [v.field for v in vs] == ["action.takePile.meldId"]
-    with pytest.raises(InvalidInput) as e:
-        validate(snap, TakePile(0, hand_cards=("9D", "9C"), meld_id="m9"))
-    assert [(p.field, p.reason) for p in e.value.problems] == [
-        ("action.takePile.meldId", "UNKNOWN_MELD_ID")
-    ]
+    for cards in (("9D", "9C"), ("9D", "5C")):  # the id is bad input before the cards judged
+        with pytest.raises(InvalidInput) as e:
+            validate(snap, TakePile(0, hand_cards=cards, meld_id="m9"))
+        assert [(p.field, p.reason) for p in e.value.problems] == [
+            ("action.takePile.meldId", "UNKNOWN_MELD_ID")
+        ]
 
 
 @pytest.mark.parametrize("spec", ["classic", "pagat", "spanish", "canasta", "bolivia"])
