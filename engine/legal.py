@@ -53,8 +53,9 @@ from .shapes import (
     submultisets,
 )
 from .table_rules import initial_meld_requirement
-from .takes import owes_hidden_replacements
+from .takes import owes_hidden_replacements, pair_take_names_group
 from .vocabulary import SEVEN
+from .work import groups_of_rank
 
 __all__ = ["legal_actions", "MAX_OPENING_MELDS", "MAX_OPENING_CANDIDATES"]
 
@@ -231,6 +232,7 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
     naturals = Counter({c: n for c, n in hand.items() if c not in WILD and RANK[c] == rank})
     wilds = Counter({c: n for c, n in hand.items() if c in WILD})
     need = 0 if side.opened else initial_meld_requirement(rules, side)
+    targets = _pair_take_targets(s, side, rank)
     for nat in submultisets(naturals, 1, sum(naturals.values())):
         for wl in submultisets(wilds, 0, min(rules.group_max_wilds, sum(wilds.values()))):
             if len(nat) + len(wl) < 2:
@@ -238,13 +240,27 @@ def _draw_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool]:
             hand_cards = tuple(nat + wl)
             got = points(hand_cards) + points((top,))
             if got >= need:
-                out.append(TakePile(seat, hand_cards=hand_cards))
+                out.extend(TakePile(seat, hand_cards=hand_cards, meld_id=t) for t in targets)
                 continue
             rest = hand - Counter(hand_cards)
             combos, done = initial_meld_combos(s, seat, rest, need - got)
             complete = complete and done
-            out.extend(TakePile(seat, hand_cards=hand_cards, new_melds=combo) for combo in combos)
+            out.extend(
+                TakePile(seat, hand_cards=hand_cards, meld_id=t, new_melds=combo)
+                for combo in combos
+                for t in targets
+            )
     return out, complete
+
+
+def _pair_take_targets(s: Snapshot, side: Side, rank: str) -> list[str | None]:
+    """The meldId of each pair take to list: each of the side's groups of ``rank`` where it
+    holds several and a take names the one it joins, else none (docs/rules.md#further-decisions,
+    item 14); validate keeps the groups the take may legally join."""
+    groups = groups_of_rank(side.melds, rank)
+    if len(groups) < 2 or not pair_take_names_group(s.ruleset):
+        return [None]
+    return [side.melds[j].id for j in groups]
 
 
 def _play_candidates(s: Snapshot, seat: int) -> tuple[list[Action], bool, list[Listed]]:

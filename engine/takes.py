@@ -37,17 +37,30 @@ def pair_take_joins_group(rules: Ruleset) -> bool:
     return rules.pair_take_merges or rules.groups_per_rank is not GroupsPerRank.MANY
 
 
-def take_pile(work: Work, action: TakePile) -> None:
-    field = "action.takePile"
-    if bool(action.hand_cards) == bool(action.meld_id):
+def pair_take_names_group(rules: Ruleset) -> bool:
+    """A pair take may name (``meldId``) which of the side's groups of the top card's rank
+    it joins: it joins a group, and a side may hold several groups of a rank
+    (docs/rules.md#further-decisions, item 14)."""
+    return pair_take_joins_group(rules) and rules.groups_per_rank is not GroupsPerRank.ONE
+
+
+def _check_take_fields(rules: Ruleset, action: TakePile, field: str) -> None:
+    """handCards or meldId; both only where the meldId names the group a pair take joins."""
+    both = bool(action.hand_cards) and bool(action.meld_id)
+    if not (action.hand_cards or action.meld_id) or (both and not pair_take_names_group(rules)):
         raise InvalidInput(
             [Problem(field, "REQUIRED", "takePile needs handCards or meldId, not both")]
         )
+
+
+def take_pile(work: Work, action: TakePile) -> None:
+    field = "action.takePile"
     s, rules = work.base, work.base.ruleset
+    _check_take_fields(rules, action, field)
     top = _takeable_top(work, field)
     _draw_owed_replacements(work)
     frozen = P.is_frozen(rules, s, work.side)
-    if action.meld_id:
+    if action.meld_id and not action.hand_cards:
         counted = _take_by_extending(work, action.meld_id, top, frozen, field)
     else:
         counted = _take_with_hand_cards(work, action, top, frozen, field)
@@ -196,10 +209,11 @@ def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool, 
     rules = work.base.ruleset
     cards_field = f"{field}.handCards"
     cards = tuple(action.hand_cards)
+    # the group named first: an id the snapshot lacks is bad input, whatever the cards
+    target = _pair_take_target(work, action.meld_id, top, f"{field}.meldId")
     _check_take_cards(rules, RANK[top], cards, frozen, cards_field)
     work.take_from_hand(cards, cards_field)
     laid = (top,) + cards
-    target = work.group_of_rank(RANK[top]) if pair_take_joins_group(rules) else None
     if target is not None:
         combined, errs = M.check_extend(rules, work.side_melds[target], laid, cards_field)
         _refuse(errs)
@@ -210,6 +224,24 @@ def _take_with_hand_cards(work: Work, action: TakePile, top: str, frozen: bool, 
         work.create_meld(kind or MeldKind.GROUP, ordered)
     _refuse(side_wild_limit_violations(rules, work.side_melds, cards_field))
     return points(laid)
+
+
+def _pair_take_target(work: Work, meld_id: str | None, top: str, field: str) -> int | None:
+    """The side's group a pair take joins, None for a new group: the group ``meld_id``
+    names, else the oldest of the top card's rank (docs/rules.md#further-decisions, item
+    14). A meld id that is not the side's group of that rank is treated as a take by
+    extending treats it: unknown (bad input), another side's meld, or a meld of the side
+    the top card does not fit (refused)."""
+    rank = RANK[top]
+    if not pair_take_joins_group(work.base.ruleset):
+        return None
+    if not meld_id:
+        return work.group_of_rank(rank)
+    j = work.own_meld(meld_id, field)
+    meld = work.side_melds[j]
+    if meld.kind is not MeldKind.GROUP or M.group_rank(meld.cards) != rank:
+        _refuse(_misfit(field, top, meld.id))
+    return j
 
 
 def take_top_card(work: Work, action: TakeTopCard) -> None:

@@ -57,6 +57,24 @@ def meld_number(meld_id: str) -> int | None:
     return None
 
 
+def _age(melds: Sequence[Meld], j: int) -> tuple[int, int]:
+    """How old the meld at index ``j`` is: the N of an id m<N>, the service's order of
+    creation; an id of another form comes after those, in the side's order."""
+    number = meld_number(melds[j].id)
+    return (0, number) if number is not None else (1, j)
+
+
+def groups_of_rank(melds: Sequence[Meld], rank: str) -> list[int]:
+    """Indexes of the groups of ``rank`` among a side's ``melds``, the oldest first
+    (docs/rules.md#further-decisions, item 14)."""
+    found = [
+        j for j, m in enumerate(melds) if m.kind is MeldKind.GROUP and M.group_rank(m.cards) == rank
+    ]
+    if len(found) > 1:
+        found.sort(key=lambda j: _age(melds, j))
+    return found
+
+
 def next_meld_number(snapshot: Snapshot) -> int:
     """Meld ids made by the service are m<N>, N = 1 + the largest such N (docs/api.md#resources)."""
     best = 0
@@ -203,15 +221,9 @@ class Work:
         return j
 
     def group_of_rank(self, rank: str) -> int | None:
-        """Index of the side's first group of ``rank``, if any."""
-        return next(
-            (
-                j
-                for j, m in enumerate(self.side_melds)
-                if m.kind is MeldKind.GROUP and M.group_rank(m.cards) == rank
-            ),
-            None,
-        )
+        """Index of the side's oldest group of ``rank``, if any (``groups_of_rank``)."""
+        found = groups_of_rank(self.side_melds, rank)
+        return found[0] if found else None
 
     def create_meld(self, kind: MeldKind, cards: tuple[str, ...]) -> Meld:
         meld = Meld(self.new_id(), cards, self.seat, kind)

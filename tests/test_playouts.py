@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+from collections import Counter
 
 import pytest
 from builders import one_card_variants, zone_cards
@@ -271,3 +272,99 @@ def test_the_opening_shortcut_judges_as_validate(spec, players):
     if resolve(spec).groups_per_rank.name != "ONE" and not resolve(spec).side_wild_limit:
         # the shortcut judged openings both ways: some it lists, some it refuses
         assert judged > 0 and 0 < refused < shortcut, (judged, shortcut, refused)
+
+
+# -- official: pair takes with several groups of the top card's rank ------------------------
+
+RANKS = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+WILD_POOL = ("2H", "2S", "2D", "2C") * 3 + ("JK",) * 6
+
+
+@st.composite
+def several_groups(draw):
+    """An ``official`` draw-phase position (docs/rules.md#further-decisions, item 14):
+    seat 0's side holds two or three groups of the top card's rank, some of them completed
+    canastas, some with wilds; the hand holds naturals of the rank, wilds and a little
+    else; the pile may be frozen (a wild in it)."""
+    from builders import make_snapshot
+
+    rank = draw(st.sampled_from(RANKS))
+    others = [r for r in RANKS if r != rank]
+    naturals = iter([rank + suit for suit in "HSDC"] * 3)
+    wilds = iter(draw(st.permutations(WILD_POOL)))
+    groups = []
+    count, budget = draw(st.integers(2, 3)), 8  # naturals for groups: 4 left for hand and top
+    for k in range(count):
+        most = budget - 2 * (count - k - 1)
+        w = draw(st.integers(0 if most >= 3 else 1, 2))
+        n = draw(st.integers(max(2, 3 - w), min(7 - w, most)))
+        if 7 - w <= most and draw(st.booleans()):
+            n = 7 - w  # a completed canasta, half the time it fits
+        budget -= n
+        groups.append(
+            " ".join([next(naturals) for _ in range(n)] + [next(wilds) for _ in range(w)])
+        )
+    hand = [next(naturals) for _ in range(draw(st.integers(1, 3)))]
+    hand += [next(wilds) for _ in range(draw(st.integers(0, 2)))]
+    hand += [o + "C" for o in draw(st.lists(st.sampled_from(others), max_size=3))]
+    pile = [others[0] + "D"] + ([next(wilds)] if draw(st.booleans()) else []) + [next(naturals)]
+    other = f"{others[1]}H {others[1]}S {others[1]}D"
+    s = make_snapshot(
+        "official",
+        4,
+        hands={0: " ".join(hand)},
+        melds={0: [*groups, other]},
+        discard=" ".join(pile),
+        phase=Phase.DRAW,
+    )
+    # the side's melds in any order: the oldest group is the lowest id, not the first listed
+    melds = tuple(draw(st.permutations(s.sides[0].melds)))
+    return dataclasses.replace(
+        s, sides=(dataclasses.replace(s.sides[0], melds=melds), *s.sides[1:])
+    )
+
+
+def _applies_like_validate(s, action) -> None:
+    before = dataclasses.astuple(s)
+    outcome = apply(s, action)
+    assert dataclasses.astuple(s) == before, "apply mutated its input"
+    assert [v.code for v in outcome.violations] == [v.code for v in validate(s, action)]
+    assert outcome.legal is not bool(outcome.violations)
+    if outcome.legal:
+        assert zone_cards(outcome.snapshot) == zone_cards(s), "cards not conserved"
+        assert check_snapshot(outcome.snapshot) == [], check_snapshot(outcome.snapshot)
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s=several_groups())
+def test_official_takes_naming_a_group_keep_invariants(s):
+    """Positions that played deals seldom reach: every listed action validates and applies
+    as validate says without mutating its input; every pair take (each hand-card choice,
+    naming each of the side's melds or none) is judged alike by validate and apply; a
+    legal named take is listed, and an unnamed one is the listed take naming the oldest
+    group."""
+    from samba_adjudicator.engine.shapes import submultisets
+    from samba_adjudicator.engine.work import groups_of_rank
+
+    actions, _ = legal_actions(s, 0)
+    keys = {action_key(a) for a in actions}
+    for a in actions:
+        assert validate(s, a) == [], (a, validate(s, a))
+        _applies_like_validate(s, a)
+    top = s.discard_pile[-1]
+    rank = top[:-1]
+    side = s.sides[0]
+    oldest = side.melds[groups_of_rank(side.melds, rank)[0]].id
+    hand = Counter(c for c in s.seats[0].hand if c[:-1] == rank or c[:-1] == "2" or c == "JK")
+    for cards in submultisets(hand, 2, sum(hand.values())):
+        for meld_id in [None] + [m.id for m in side.melds]:
+            take = TakePile(0, hand_cards=tuple(cards), meld_id=meld_id)
+            _applies_like_validate(s, take)
+            if validate(s, take):
+                continue
+            if meld_id is None:
+                named = dataclasses.replace(take, meld_id=oldest)
+                assert action_key(named) in keys, f"legal {named} not listed"
+                assert apply(s, take).snapshot == apply(s, named).snapshot
+            else:
+                assert action_key(take) in keys, f"legal {take} not listed"

@@ -5,6 +5,9 @@ ValidateAction accepts it; ``test_further_agreement`` adds CheckMeld to that com
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 from builders import over
 from played_endings import went_out
@@ -31,6 +34,7 @@ from samba_adjudicator.engine.model import (
     DrawStock,
     EndReason,
     GoOut,
+    InvalidInput,
     MeldCards,
     MeldKind,
     Phase,
@@ -45,6 +49,7 @@ from samba_adjudicator.engine.scoring import match_outcome, red_threes_positive,
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.codec import convert, rulesets
+from samba_adjudicator.service.codec.actions import action_to_proto
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
@@ -508,6 +513,184 @@ def test_further_13_a_premium_is_never_taken_on_trust(profile, premium, field):
         call("ScoreDeal", pb.ScoreDealRequest(snapshot=msg))
     assert e.value.code == "INVALID_ARGUMENT"
     assert field in [v.field for v in e.value.field_violations]
+
+
+# -- 14. official: a pair take names the group it joins ----------------------------------
+
+#: Side 0 holds two groups of nines: m1 a completed (mixed) canasta, m2 three naturals.
+NINES = ["9H 9S 9D 9C 9H 9S 2D", "9C 9D 9S", KINGS7]
+
+
+def two_nines(spec: str = "official", **kw):
+    """Seat 0 to draw; 9H on the (unfrozen) pile; the hand holds a natural pair and a wild."""
+    return make_snapshot(
+        spec,
+        4,
+        hands={0: "9D 9C 2C 5C 6D 7S"},
+        melds={0: NINES},
+        discard="4D 9H",
+        phase=Phase.DRAW,
+        **kw,
+    )
+
+
+def nine_takes(snap) -> list[tuple[tuple[str, ...], str | None]]:
+    """The listed pair takes of seat 0 (no further melds): (hand cards, meld id)."""
+    actions, _ = legal_actions(snap, 0)
+    return [
+        (tuple(sorted(a.hand_cards)), a.meld_id)
+        for a in actions
+        if isinstance(a, TakePile) and a.hand_cards and not a.new_melds and not a.additions
+    ]
+
+
+def test_further_14_official_pair_take_joins_the_named_group():
+    """With two groups of the top card's rank, a natural-pair take joins the one its
+    meldId names: the newer group here, the canasta in the second take."""
+    snap = two_nines()
+    assert not is_frozen(snap.ruleset, snap, 0)
+    out = allowed(snap, TakePile(0, hand_cards=("9D", "9C"), meld_id="m2"))
+    m1, m2, kings = out.snapshot.sides[0].melds
+    assert (m1.id, m2.id, kings.id) == ("m1", "m2", "m3")
+    assert sorted(m1.cards) == sorted(NINES[0].split())
+    assert sorted(m2.cards) == sorted("9C 9D 9S 9H 9D 9C".split())
+    out = allowed(snap, TakePile(0, hand_cards=("9D", "9C"), meld_id="m1"))
+    assert len(out.snapshot.sides[0].melds[0].cards) == 10
+    assert sorted(out.snapshot.sides[0].melds[1].cards) == sorted(NINES[1].split())
+
+
+def test_further_14_official_wild_refused_onto_the_named_canasta_not_the_other_group():
+    """§ 4 judges the group named: a wild may not join the completed canasta m1, and the
+    same cards naming m2 are a legal take (its seven cards make a canasta)."""
+    snap = two_nines()
+    take = ("9D", "9C", "2C")
+    refused(snap, TakePile(0, hand_cards=take, meld_id="m1"), "WILD_ONTO_CANASTA_NOT_ALLOWED")
+    out = allowed(snap, TakePile(0, hand_cards=take, meld_id="m2"))
+    assert sorted(out.snapshot.sides[0].melds[1].cards) == sorted("9C 9D 9S 9H 9D 9C 2C".split())
+
+
+def test_further_14_official_unnamed_take_joins_the_oldest_group():
+    """A take that names no group joins the oldest (the lowest meld number), whatever the
+    order the snapshot lists the side's melds in; with a wild it is refused when the oldest
+    is a completed canasta. The list gives this take in its named form (m1)."""
+    snap = two_nines()
+    melds = snap.sides[0].melds
+    swapped = replace(
+        snap,
+        sides=(replace(snap.sides[0], melds=(melds[1], melds[0], melds[2])),) + snap.sides[1:],
+    )
+    for s in (snap, swapped):
+        out = allowed(s, TakePile(0, hand_cards=("9D", "9C")), listing=False)
+        by_id = {m.id: m for m in out.snapshot.sides[0].melds}
+        assert len(by_id["m1"].cards) == 10 and len(by_id["m2"].cards) == 3
+        unnamed_wild = TakePile(0, hand_cards=("9D", "9C", "2C"))
+        refused(s, unnamed_wild, "WILD_ONTO_CANASTA_NOT_ALLOWED")
+        named = apply(s, TakePile(0, hand_cards=("9D", "9C"), meld_id="m1"))
+        assert named.snapshot == out.snapshot
+
+
+def test_further_14_official_listing_names_the_group_once_per_legal_group():
+    """ListLegalActions lists each pair take with the group it joins named, one take per
+    group it may legally join (the wild only for m2), and no unnamed pair take."""
+    takes = nine_takes(two_nines())
+    assert sorted(takes) == [
+        (("2C", "9C", "9D"), "m2"),
+        (("9C", "9D"), "m1"),
+        (("9C", "9D"), "m2"),
+    ]
+    one_group = make_snapshot(
+        "official",
+        4,
+        hands={0: "9D 9C 2C 5C 6D 7S"},
+        melds={0: [NINES[1], KINGS7]},
+        discard="4D 9H",
+        phase=Phase.DRAW,
+    )
+    assert sorted(nine_takes(one_group)) == [(("2C", "9C", "9D"), None), (("9C", "9D"), None)]
+    named = allowed(one_group, TakePile(0, hand_cards=("9D", "9C"), meld_id="m1"), listing=False)
+    assert named.snapshot == apply(one_group, TakePile(0, hand_cards=("9D", "9C"))).snapshot
+
+
+@pytest.mark.parametrize(
+    "meld_id, code",
+    [("m3", "TOP_CARD_DOES_NOT_FIT"), ("m4", "NOT_OWN_MELD")],
+)
+def test_further_14_official_named_meld_must_be_the_sides_group_of_the_rank(meld_id, code):
+    """A meldId that is not the side's group of the top card's rank is refused as a take by
+    extension naming it is: another of the side's melds does not fit, another side's meld is
+    not its own, and an id the snapshot lacks is an invalid argument at the field."""
+    snap = make_snapshot(
+        "official",
+        4,
+        hands={0: "9D 9C 2C 5C 6D 7S"},
+        melds={0: NINES, 1: ["KC KS KH"]},
+        discard="4D 9H",
+        phase=Phase.DRAW,
+    )
+    vs = refused(snap, TakePile(0, hand_cards=("9D", "9C"), meld_id=meld_id), code)
+    assert [v.field for v in vs] == ["action.takePile.meldId"]
+    for cards in (("9D", "9C"), ("9D", "5C")):  # the id is bad input before the cards judged
+        with pytest.raises(InvalidInput) as e:
+            validate(snap, TakePile(0, hand_cards=cards, meld_id="m9"))
+        assert [(p.field, p.reason) for p in e.value.problems] == [
+            ("action.takePile.meldId", "UNKNOWN_MELD_ID")
+        ]
+
+
+@pytest.mark.parametrize("spec", ["classic", "pagat", "spanish", "canasta", "bolivia"])
+def test_further_14_meld_id_with_hand_cards_is_invalid_where_no_group_is_named(spec):
+    """Where a pair take starts a new group, or a side holds one group per rank (canasta),
+    meldId names nothing: with handCards it stays an invalid argument, on the service
+    too."""
+    snap = make_snapshot(
+        spec,
+        4,
+        hands={0: "9D 9C 5C 6D 7S"},
+        melds={0: ["9C 9S 9D", KINGS7]},
+        discard="4D 9H",
+        phase=Phase.DRAW,
+    )
+    take = TakePile(0, hand_cards=("9D", "9C"), meld_id="m1")
+    with pytest.raises(InvalidInput) as e:
+        validate(snap, take)
+    assert [(p.field, p.reason) for p in e.value.problems] == [("action.takePile", "REQUIRED")]
+    request = pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(snap), action=action_to_proto(take)
+    )
+    with pytest.raises(ApiError) as err:
+        call("ValidateAction", request)
+    assert err.value.code == "INVALID_ARGUMENT"
+    assert [v.field for v in err.value.field_violations] == ["action.takePile"]
+    assert not any(
+        isinstance(a, TakePile) and a.hand_cards and a.meld_id for a in legal_actions(snap, 0)[0]
+    )
+
+
+# -- 15. hand_floor is no client override ---------------------------------------------------
+
+
+def test_further_15_hand_floor_is_two_and_no_client_override():
+    """``hand_floor`` is 2 in every profile; the API has no field for it, so a client naming
+    it (in either spelling) gets an invalid argument at the field, and GetRuleset does not
+    print it."""
+    assert {resolve(p).hand_floor for p in PROFILES} == {2}
+    assert "hand_floor" not in pb.RulesetOverrides.DESCRIPTOR.fields_by_name
+    runtime = Runtime(None, Adjudicator(), count_calls=False)
+    for name in ("handFloor", "hand_floor"):
+        body = {
+            "ruleset": {"profile": "official", "overrides": {name: 3}},
+            "players": 4,
+            "seed": "f",
+        }
+        with pytest.raises(ApiError) as err:
+            runtime.answer("Deal", runtime.json_decoder("Deal", json.dumps(body).encode()))
+        assert err.value.code == "INVALID_ARGUMENT"
+        assert [(p.field, p.reason) for p in err.value.field_violations] == [
+            ("ruleset.overrides.handFloor", "UNKNOWN_FIELD")
+        ]
+    printed = call("GetRuleset", pb.GetRulesetRequest(profile="official"))
+    assert "hand_floor" not in pb.Ruleset.DESCRIPTOR.fields_by_name
+    assert all(d.field != "handFloor" for d in printed.parameter_descriptions)
 
 
 # -- ListLegalActions, ValidateAction and CheckMeld agree ----------------------------------
