@@ -35,6 +35,8 @@ class Settings:
     max_connections: int = 1000
     read_timeout_seconds: float = 10.0
     idle_timeout_seconds: float = 75.0
+    # the most work one call may take, whatever its deadline (docs/service.md#bounded-work)
+    max_call_seconds: float = 10.0
     snapshot_keys: str = field(default="", repr=False)
     page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
@@ -58,6 +60,7 @@ _FLAGS = (
     ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
     ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
     ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
+    ("max_call_seconds", "SAMBA_MAX_CALL_SECONDS", float),
     ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
 
@@ -152,6 +155,15 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         metavar="S",
         help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
         f"default {d.idle_timeout_seconds:g}; above the load balancer's)",
+    )
+    p.add_argument(
+        "--max-call-seconds",
+        type=float,
+        metavar="S",
+        help=f"the most time one call's work may take, whether or not the caller set a "
+        f"deadline; past it the call is stopped and answered RESOURCE_EXHAUSTED "
+        f"CALL_TOO_EXPENSIVE (SAMBA_MAX_CALL_SECONDS; 0.1..3600; default "
+        f"{d.max_call_seconds:g})",
     )
     p.add_argument(
         "--cors-origins",
@@ -259,6 +271,11 @@ def validate(s: Settings) -> None:
             f"0..1000000, not {s.snapshot_cache_size}"
         )
     _validate_connections(s)
+    if not 0.1 <= s.max_call_seconds <= 3600:
+        raise ConfigError(
+            "--max-call-seconds (SAMBA_MAX_CALL_SECONDS) must be 0.1..3600, "
+            f"not {s.max_call_seconds:g}"
+        )
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(
