@@ -19,8 +19,9 @@ from test_deadlines import _cpu_after
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.ops import config
 
-pytestmark = pytest.mark.servers
+servers = pytest.mark.servers
 
 #: A STRONG suggestion on the 103-card draw: seconds of work at the largest budget.
 _EXPENSIVE = {"seat": 0, "level": "STRONG", "seed": "gone", "budgetMs": 2000}
@@ -57,6 +58,7 @@ def _fresh_listing_answers(s: ServerProcess) -> None:
         assert time.monotonic() - started < 10  # generous: a loaded 2-core machine
 
 
+@servers
 def test_cancelled_grpc_calls_stop_and_free_their_slots(served):
     with grpc.insecure_channel(served.grpc_target) as ch:
         stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
@@ -85,6 +87,7 @@ def _send_and_close(s: ServerProcess, body: dict) -> socket.socket:
     return sock
 
 
+@servers
 def test_rest_clients_that_close_the_connection_stop_the_work(served):
     socks = [_send_and_close(served, _expensive(10 + i)) for i in range(2)]
     time.sleep(0.8)  # both computing
@@ -101,6 +104,7 @@ def ceiling():
     s.close()
 
 
+@servers
 def test_the_ceiling_stops_a_call_without_a_deadline(ceiling):
     body = json.dumps({"snapshot": huge_draw()})
     with httpx.Client(base_url=ceiling.base_url, timeout=30) as http:
@@ -124,7 +128,18 @@ def test_the_ceiling_stops_a_call_without_a_deadline(ceiling):
     assert _cpu_after(ceiling.proc.pid) < _IDLE_CPU
 
 
+@servers
 def test_a_cheap_call_is_not_stopped_by_the_ceiling(ceiling):
     with httpx.Client(base_url=ceiling.base_url, timeout=30) as http:
         r = http.post(REST["Deal"][1], content=json.dumps({"players": 4, "seed": "cheap"}))
         assert r.status_code == 200, r.text
+
+
+def test_the_ceiling_is_a_setting_with_a_range():
+    assert config.load([], environ={}).max_call_seconds == 10.0
+    env = {"SAMBA_MAX_CALL_SECONDS": "2.5"}
+    assert config.load([], environ=env).max_call_seconds == 2.5
+    assert config.load(["--max-call-seconds", "30"], environ=env).max_call_seconds == 30.0
+    for bad in ("0", "0.05", "3601", "-1"):
+        with pytest.raises(config.ConfigError, match="--max-call-seconds"):
+            config.load(["--max-call-seconds", bad], environ={})

@@ -135,6 +135,7 @@ SAMBA_BUILD: {{ .Values.server.build | quote }}
 SAMBA_MAX_CONNECTIONS: {{ .Values.server.maxConnections | int64 | quote }}
 SAMBA_READ_TIMEOUT_SECONDS: {{ .Values.server.readTimeoutSeconds | quote }}
 SAMBA_IDLE_TIMEOUT_SECONDS: {{ .Values.server.idleTimeoutSeconds | quote }}
+SAMBA_MAX_CALL_SECONDS: {{ .Values.server.maxCallSeconds | quote }}
 PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
 {{- with .Values.server.corsOrigins }}
 SAMBA_CORS_ORIGINS: {{ join "," . | quote }}
