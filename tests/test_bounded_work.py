@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 
 import grpc
@@ -17,9 +18,12 @@ from huge_positions import huge_draw, huge_hand
 from service_fixtures import REST, ServerProcess
 from test_deadlines import _cpu_after
 
+from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.ops import config
+from samba_adjudicator.service.pipeline.runtime import HEAVY_CALLS, Runtime
 
 servers = pytest.mark.servers
 
@@ -143,3 +147,36 @@ def test_the_ceiling_is_a_setting_with_a_range():
     for bad in ("0", "0.05", "3601", "-1"):
         with pytest.raises(config.ConfigError, match="--max-call-seconds"):
             config.load(["--max-call-seconds", bad], environ={})
+
+
+def test_a_call_waiting_for_a_heavy_slot_gives_up_when_its_caller_leaves():
+    """Both heavy-call slots taken: a ListLegalActions whose caller leaves stops waiting
+    and is CANCELLED CLIENT_GONE, without ever running."""
+    runtime = Runtime(None)
+    for _ in range(HEAVY_CALLS):
+        runtime.heavy.acquire()
+    stop = Stop()
+    ran: list[bool] = []
+    failed: list[ApiError] = []
+
+    def decode():
+        ran.append(True)
+        return pb.ListLegalActionsRequest(), [], None
+
+    def call():
+        try:
+            runtime.invoke("ListLegalActions", decode, transport="rest", request_id="r", stop=stop)
+        except ApiError as e:
+            failed.append(e)
+
+    waiting = threading.Thread(target=call)
+    waiting.start()
+    time.sleep(0.2)
+    assert waiting.is_alive(), "it waits for a slot"
+    stop.set()
+    waiting.join(5)
+    assert not waiting.is_alive()
+    assert [(e.code, e.reason) for e in failed] == [("CANCELLED", "CLIENT_GONE")]
+    assert not ran
+    for _ in range(HEAVY_CALLS):
+        runtime.heavy.release()  # none was taken by the call that gave up

@@ -294,7 +294,8 @@ class Runtime:
         try:
             # the engine stops long loops at the limit or the stop (engine.deadline)
             with within(limit, stop):
-                checkpoint()  # gone while it waited for its turn
+                if stop is not None and stop.stopped:
+                    raise Interrupted()  # the caller left while the call waited its turn
                 request, problems, source = decode()
                 if call is not None:
                     call.profile = _profile_of(request, source)
