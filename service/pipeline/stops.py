@@ -4,8 +4,9 @@ The engine stops a call's work at its checkpoints (engine.deadline) for four rea
 apart here in this order: the process is draining (UNAVAILABLE SHUTTING_DOWN), the caller's
 own deadline passed (DEADLINE_EXCEEDED), the caller went away (its transport set the call's
 ``Stop``: CANCELLED CLIENT_GONE), or else the server's ceiling on one call's work
-(``--max-call-seconds``: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE, HTTP 503; a retry of the
-same request would only spend the same work again). docs/service.md#bounded-work.
+(``--max-call-seconds``: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE, HTTP 413 as for a request
+over the size limit, not 503 or 429, which clients and proxies retry: the same request would
+only spend the same work again). docs/service.md#bounded-work.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def deadline_exceeded(method: str) -> ApiError:
 
 
 def too_expensive(method: str, seconds: float) -> ApiError:
-    err = api_error(
+    return api_error(
         "RESOURCE_EXHAUSTED",
         "CALL_TOO_EXPENSIVE",
         "the {method} call needs more than the {seconds} s of work the server gives one "
@@ -34,8 +35,6 @@ def too_expensive(method: str, seconds: float) -> ApiError:
         method=method,
         seconds=f"{seconds:g}",
     )
-    err.http = 503
-    return err
 
 
 def cancelled(method: str) -> ApiError:
