@@ -7,7 +7,9 @@ probe makes cheap calls one after another: REST ``GET /healthz`` and gRPC ``GetR
 Reported: the probe's median and 99th-percentile latency as ratios to the same probe on a
 quiet server, the worst requests answered per second, and the server's peak resident
 memory (VmHWM). Before them, the floods of issue 20 (bench/pressure_cases.py), each with
-the admin port's probe latency and the peak RSS. docs/service.md has the figures.
+the admin port's probe latency and the peak RSS. First, issue 34's rows (bench/gone_cases.py):
+the server's CPU after two callers of expensive suggestions left, and each computer
+player's decision time on the largest positions. docs/service.md has the figures.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import grpc  # noqa: E402
 import httpx  # noqa: E402
+from gone_cases import abandoned, abandoned_table, decisions, decisions_table  # noqa: E402
 from huge_positions import worst_requests  # noqa: E402
 from pressure_cases import CASES, run_case  # noqa: E402
 from pressure_cases import table as pressure_table  # noqa: E402
@@ -139,7 +142,17 @@ def main(argv=None) -> int:
         "--cases alone: none",
     )
     p.add_argument("--hold", type=float, default=2.0, help="seconds each flood is held")
+    p.add_argument(
+        "--no-bounded",
+        action="store_true",
+        help="leave out issue 34's rows (callers who left, computer players' decisions)",
+    )
     args = p.parse_args(argv)
+    if not args.no_bounded:
+        print(abandoned_table([abandoned("grpc"), abandoned("rest")]))
+        print()
+        print(decisions_table(decisions()))
+        print()
     rows = []
     for name, flood in CASES.items():
         if args.cases is not None and not any(name.startswith(c) for c in args.cases):

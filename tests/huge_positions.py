@@ -55,3 +55,21 @@ def worst_requests(snapshot: dict) -> dict[str, dict]:
             "actions": [{"seat": 0, "discard": {"card": "ZZ"}}] * 2000,
         },
     }
+
+
+def huge_draw(size: int = 103) -> dict:
+    """proto3 JSON of a classic 2-player snapshot where seat 0, not yet opened, is to draw
+    holding ``size`` cards with a pile of three: tens of thousands of ways to take it (the
+    103-card position of issue 34, where one computer player's ply cost seconds)."""
+    left = pack_counts(ruleset_of("classic").decks, ruleset_of("classic").jokers)
+    elsewhere = ("3H", "3D", "4D", "4S", "9C", "5C", "5C")
+    hand = [c for c in sorted(left.elements()) if c not in elsewhere][:size]
+    snap = make_snapshot(
+        "classic",
+        2,
+        hands={0: " ".join(hand), 1: "4D 4S"},
+        discard="5C 5C 9C",
+        turn_seat=0,
+        phase=m.Phase.DRAW,
+    )
+    return jsonio.to_dict(convert.snapshot_to_proto(snap))

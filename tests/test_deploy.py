@@ -675,6 +675,7 @@ def test_connection_limits_and_the_page_token_key_reach_the_server(render):
     _, defaults = render("default")
     env = env_of(defaults)
     assert env["SAMBA_IDLE_TIMEOUT_SECONDS"]["value"] == "75"
+    assert env["SAMBA_MAX_CALL_SECONDS"]["value"] == "10"
 
 
 def _generated_keys(docs: list[dict]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import BLACK_THREES, RANK, RED_THREES, VALUE, WILD
+from ..deadline import checkpoint
 from ..model import (
     Action,
     AnswerGoOut,
@@ -30,6 +31,7 @@ from ..model import (
     TakeTopCard,
 )
 from ..ruleset import FreezeModel
+from ..shapes import CHECK_EVERY
 from .choice import Rated, reason
 from .table import (
     SEVEN,
@@ -62,11 +64,16 @@ def choose(view: Snapshot, seat: int, legal: Sequence[Action]) -> Rated:
 
 
 def rate_all(view: Snapshot, seat: int, legal: Sequence[Action]) -> list[Rated]:
-    """Every legal action rated, in the list's order."""
+    """Every legal action rated, in the list's order (a huge hand's tens of thousands
+    looking at the deadline as they go: engine.deadline)."""
     if view.turn.phase is Phase.DRAW:
         return [_rate_draw(view, a) for a in legal]
     ahead = lead(view, seat) >= 0
-    return [_rate_play(view, seat, a, ahead) for a in legal]
+    rated: list[Rated] = []
+    for start in range(0, len(legal), CHECK_EVERY):
+        checkpoint()
+        rated += [_rate_play(view, seat, a, ahead) for a in legal[start : start + CHECK_EVERY]]
+    return rated
 
 
 def _rate_draw(view: Snapshot, action: Action) -> Rated:

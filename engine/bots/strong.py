@@ -8,25 +8,30 @@ the deal ends, or ``HORIZON`` plies), and the position is judged (``judge``). Th
 worlds serve every candidate. The best mean wins, but BASIC's choice stays unless a rival
 beats it by ``MARGIN`` points on average.
 
-The budget is counted in simulated plies, not in time, so that the answer depends on the
-request alone: ``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's
-speed on one core; the compiled build is faster, so it answers well within the budget).
-A search whose worlds would overrun the call's deadline is stopped by the engine's
-checkpoints (engine.deadline): the call fails rather than answer something else.
+The budget is counted in simulated plies, so that the answer depends on the request alone:
+``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's speed on one core;
+the compiled build is faster, so it answers well within the budget). A ply's cost grows
+with the hand (on a hundred-card hand one listing takes seconds), so the search also has a
+clock: it ends ``CLOCK_SLACK`` times the budget plus ``CLOCK_FLOOR`` seconds after it began,
+at the engine's checkpoints
+(engine.deadline.sooner), and answers from the worlds played whole by then (none: BASIC's
+choice). Only a search the clock cut can answer differently from run to run. A search the
+call's own deadline or its caller's leaving stops is not answered: the call fails.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
-from ..deadline import checkpoint
+from ..deadline import Interrupted, checkpoint, sooner
 from ..game import apply
-from ..legal import legal_actions
 from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
 from ..scoring import score
 from . import basic
 from .choice import Rated, reason
+from .draws import choices
 from .table import SEVEN, empties_hand
 from .worlds import sample_world, unseen
 
@@ -34,6 +39,10 @@ CANDIDATES = 4
 #: Points a searched rival must gain on average over BASIC's choice to replace it.
 MARGIN = 40.0
 PLIES_PER_MS = 1.0
+#: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
+#: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
+CLOCK_SLACK = 2.0
+CLOCK_FLOOR = 0.5
 HORIZON = 40
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
@@ -60,19 +69,9 @@ def choose(
     picks = picks[:CANDIDATES]
     if len(picks) == 1:
         return pick
-    side = view.seats[seat].side
-    pool = unseen(view)
-    totals = [0.0] * len(picks)
-    allowance = int(budget_ms * PLIES_PER_MS)
-    spent = 0
-    worlds = 0
-    while worlds < MIN_WORLDS or spent < allowance:
-        world = sample_world(view, pool, rng)
-        for i, candidate in enumerate(picks):
-            value, plies = _play_out(world, candidate.action, seat, side)
-            totals[i] += value
-            spent += plies
-        worlds += 1
+    totals, worlds = _search(view, seat, picks, rng, budget_ms)
+    if not worlds:  # the clock ended the search before one world was played whole
+        return pick
     best = 0
     for i in range(1, len(picks)):
         if totals[i] > totals[best]:
@@ -88,6 +87,33 @@ def choose(
         mean=f"{mean:+.0f}",
     )
     return Rated(picks[best].action, mean, said)
+
+
+def _search(
+    view: Snapshot, seat: int, picks: list[Rated], rng: random.Random, budget_ms: int
+) -> tuple[list[float], int]:
+    """(each candidate's total over the worlds played whole, how many): worlds until the
+    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search."""
+    side = view.seats[seat].side
+    pool = unseen(view)
+    totals = [0.0] * len(picks)
+    allowance = int(budget_ms * PLIES_PER_MS)
+    spent = 0
+    worlds = 0
+    try:
+        with sooner(time.monotonic() + CLOCK_SLACK * budget_ms / 1000 + CLOCK_FLOOR):
+            while worlds < MIN_WORLDS or spent < allowance:
+                world = sample_world(view, pool, rng)
+                values = []
+                for candidate in picks:
+                    value, plies = _play_out(world, candidate.action, seat, side)
+                    values.append(value)
+                    spent += plies
+                totals = [a + b for a, b in zip(totals, values, strict=True)]
+                worlds += 1
+    except Interrupted:
+        checkpoint()  # the call's own deadline or stop: not the search's clock
+    return totals, worlds
 
 
 def _searched(view: Snapshot, seat: int, action: Action) -> bool:
@@ -112,8 +138,7 @@ def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[fl
         if mover != seat:
             left_turn = True
         checkpoint()
-        legal, _ = legal_actions(s, mover)
-        s = apply(s, basic.choose(s, mover, legal).action).snapshot
+        s = apply(s, basic.choose(s, mover, choices(s, mover)).action).snapshot
         plies += 1
     return judge(s, side), plies
 

@@ -1,15 +1,16 @@
-"""SuggestAction's engine side: the seat's view, its legal list, the level's choice."""
+"""SuggestAction's engine side: the seat's view, what it may choose from (its legal list,
+or at its draw the few draw choices), the level's choice."""
 
 from __future__ import annotations
 
 import random
 
-from ..legal import legal_actions
 from ..messages import problem
 from ..model import InvalidInput, Phase, Problem, Snapshot
 from ..view import player_view
 from . import basic, strong
 from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Suggestion, reason
+from .draws import choices
 from .worlds import neutral_world
 
 
@@ -27,7 +28,7 @@ def suggest(
     if problems:
         raise InvalidInput(problems)
     view = player_view(snapshot, seat)
-    legal, _ = legal_actions(neutral_world(view), seat)
+    legal = choices(neutral_world(view), seat)
     if not legal:
         raise InvalidInput(
             [

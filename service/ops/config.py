@@ -39,6 +39,8 @@ class Settings:
     # reconnect and spread over new replicas; in-flight calls get the grace to finish
     max_connection_age_seconds: float = 300.0
     max_connection_age_grace_seconds: float = 30.0
+    # the most work one call may take, whatever its deadline (docs/service.md#bounded-work)
+    max_call_seconds: float = 10.0
     snapshot_keys: str = field(default="", repr=False)
     page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
@@ -64,6 +66,7 @@ _FLAGS = (
     ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
     ("max_connection_age_seconds", "SAMBA_MAX_CONNECTION_AGE_SECONDS", float),
     ("max_connection_age_grace_seconds", "SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS", float),
+    ("max_call_seconds", "SAMBA_MAX_CALL_SECONDS", float),
     ("cors_origins", "SAMBA_CORS_ORIGINS", str),
 )
 
@@ -174,6 +177,15 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         help=f"calls in flight on a connection closed for its age get this long to finish "
         f"(SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS; default "
         f"{d.max_connection_age_grace_seconds:g})",
+    )
+    p.add_argument(
+        "--max-call-seconds",
+        type=float,
+        metavar="S",
+        help=f"the most time one call's work may take, whether or not the caller set a "
+        f"deadline; past it the call is stopped and answered RESOURCE_EXHAUSTED "
+        f"CALL_TOO_EXPENSIVE (SAMBA_MAX_CALL_SECONDS; 0.1..3600; default "
+        f"{d.max_call_seconds:g})",
     )
     p.add_argument(
         "--cors-origins",
@@ -291,6 +303,11 @@ def validate(s: Settings) -> None:
             f"0..1000000, not {s.snapshot_cache_size}"
         )
     _validate_connections(s)
+    if not 0.1 <= s.max_call_seconds <= 3600:
+        raise ConfigError(
+            "--max-call-seconds (SAMBA_MAX_CALL_SECONDS) must be 0.1..3600, "
+            f"not {s.max_call_seconds:g}"
+        )
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
-from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
+from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
@@ -33,6 +33,10 @@ from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
 from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
+from samba_adjudicator.service.pipeline.stops import check_deadline, earlier, interrupted
+from samba_adjudicator.service.pipeline.stops import (  # the transports' name for it
+    shutting_down as shutting_down,
+)
 
 if TYPE_CHECKING:
     from samba_adjudicator.service.ops.config import Settings
@@ -129,23 +133,6 @@ def request_id_from(value: str | None) -> str:
     if value and _REQUEST_ID.match(value):
         return value
     return new_request_id()
-
-
-def deadline_exceeded(method: str) -> ApiError:
-    return api_error(
-        "DEADLINE_EXCEEDED",
-        "DEADLINE_EXCEEDED",
-        "the deadline of the {method} call passed before it was answered",
-        method=method,
-    )
-
-
-def shutting_down() -> ApiError:
-    return ApiError(
-        "UNAVAILABLE",
-        "SHUTTING_DOWN",
-        "the server is shutting down; retry the call (another replica answers)",
-    )
 
 
 class State:
@@ -253,6 +240,8 @@ class Runtime:
         self.state = state or State()
         self.decoding = ByteBudget()
         self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
+        #: seconds of work one call may take, whatever its deadline (None: no ceiling)
+        self.ceiling: float | None = None if settings is None else settings.max_call_seconds
         self._decoders: dict[str, ProtobufDecoder] = {}
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
@@ -290,25 +279,34 @@ class Runtime:
         decode: Callable[[], Decoded],
         deadline: float | None = None,
         call: CallRecord | None = None,
+        stop: Stop | None = None,
     ) -> Message:
         """The error boundary: decode the request, adjudicate it and return the response,
         or raise ApiError (``service.pipeline.boundary``), never anything else. ``deadline``
         (``time.monotonic()`` value): passed before or after the engine ran, the answer is
-        DEADLINE_EXCEEDED. ``call``: filled in for the accounting."""
+        DEADLINE_EXCEEDED. The engine's work also stops at the server's ceiling
+        (``ceiling`` seconds from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE) and when
+        ``stop`` is set (the caller went away: CANCELLED). ``call``: filled in for the
+        accounting."""
+        limit = deadline
+        if self.ceiling is not None:
+            limit = earlier(deadline, time.monotonic() + self.ceiling)
         try:
-            # the engine stops long loops at the deadline (engine.deadline)
-            with within(deadline):
+            # the engine stops long loops at the limit or the stop (engine.deadline)
+            with within(limit, stop):
+                if stop is not None and stop.stopped:
+                    raise Interrupted()  # the caller left while the call waited its turn
                 request, problems, source = decode()
                 if call is not None:
                     call.profile = _profile_of(request, source)
-                _check_deadline(method, deadline)
+                check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
                 response = self.adjudicator.call(method, request, problems, source)
-            _check_deadline(method, deadline)
+            check_deadline(method, deadline)
             return response
-        except Interrupted:  # by the deadline, or by the end of a drain (engine.deadline)
-            raise (shutting_down() if self.state.draining else deadline_exceeded(method)) from None
+        except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
+            raise interrupted(method, deadline, stop, self.state.draining, self.ceiling) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
@@ -325,12 +323,15 @@ class Runtime:
         request_id: str,
         deadline: float | None = None,
         size: int = 0,
+        stop: Stop | None = None,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
         runs inside the accounting, so parse failures are counted and timed as well. A
         request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
-        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET)."""
+        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
+        ``stop``: set by the transport when the caller goes away (``answer``); a call still
+        waiting for a HEAVY_CALLS slot then gives up its place."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
         start = time.perf_counter()
@@ -338,12 +339,10 @@ class Runtime:
         in_flight.inc()
         call = CallRecord()
         counted = 0
-        heavy = method in OFFLOAD
-        if heavy:
-            self.heavy.acquire()
+        heavy = method in OFFLOAD and self._heavy_slot(stop)
         try:
             counted = self.decoding.admit(size)
-            response = self.answer(method, decode, deadline, call)
+            response = self.answer(method, decode, deadline, call, stop)
             call.outcome, call.codes = _outcome(method, response)
             return response
         except ApiError as e:
@@ -361,6 +360,17 @@ class Runtime:
             # the error's traceback holds this frame, which holds ``call``: without this the
             # cycle keeps the request (a megabyte, parsed) alive until a full collection
             call.error = None
+
+    def _heavy_slot(self, stop: Stop | None) -> bool:
+        """Wait for a HEAVY_CALLS slot: True when taken, False when the caller went away
+        meanwhile (``answer`` then stops at once, CANCELLED)."""
+        if stop is None:
+            self.heavy.acquire()
+            return True
+        while not self.heavy.acquire(timeout=0.05):
+            if stop.stopped:
+                return False
+        return True
 
     def _count(
         self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord, elapsed: float
@@ -432,8 +442,3 @@ class CallRecord:
     outcome: str = "error"
     codes: list[str] = field(default_factory=list)
     error: ApiError | None = None
-
-
-def _check_deadline(method: str, deadline: float | None) -> None:
-    if deadline is not None and time.monotonic() >= deadline:
-        raise deadline_exceeded(method)

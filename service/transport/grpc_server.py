@@ -10,6 +10,7 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
   ``grpc_status.rpc_status.to_status`` (trailer ``grpc-status-details-bin``);
 - any other exception -> INTERNAL with ErrorInfo (``service.pipeline.boundary``); never UNKNOWN;
 - deadlines: ``context.time_remaining()`` becomes the call's deadline (DEADLINE_EXCEEDED);
+- a call cancelled by its client stops its work (a ``Stop`` set when the call is done);
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
 - ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
@@ -36,6 +37,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.service.base import errors, pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.i18n.localize import localize_error, localize_response
@@ -105,6 +107,7 @@ def _call(
     request_id: str,
     deadline: float | None,
     lang: str = DEFAULT_LANGUAGE,
+    stop: Stop | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
     try:
@@ -115,6 +118,7 @@ def _call(
             request_id=request_id,
             deadline=deadline,
             size=len(data),
+            stop=stop,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -183,8 +187,12 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         in_flight.count += 1
         try:
             if runtime.offloaded(method, len(data)):
+                # a cancelled call (or one whose caller's deadline passed) ends here, its
+                # handler cancelled: the stop ends its work on the thread (engine.deadline)
+                stop = Stop()
+                context.add_done_callback(stop.set)
                 out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool, _call, runtime, method, decode, data, request_id, deadline, lang
+                    pool, _call, runtime, method, decode, data, request_id, deadline, lang, stop
                 )
             else:
                 out, status = _call(runtime, method, decode, data, request_id, deadline, lang)

@@ -15,11 +15,14 @@ answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it)
 
 Calls are answered inline on the event loop, except the methods of
 ``service.pipeline.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
-(``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled.
+(``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled; a client that
+closes the connection meanwhile stops that work (``_watch_disconnect``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import math
 import time
@@ -31,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
@@ -230,6 +234,17 @@ def _deadline(request: Request) -> float | None:
     return time.monotonic() + seconds
 
 
+async def _watch_disconnect(request: Request, stop: Stop) -> None:
+    """Set ``stop`` when the client closes the connection (the ASGI ``http.disconnect``
+    message; the body was read whole before, so nothing else arrives meanwhile)."""
+    with contextlib.suppress(Exception):  # a receive channel closed: no one to watch
+        while True:
+            message = await request.receive()
+            if message["type"] == "http.disconnect":
+                stop.set()
+                return
+
+
 class _Calls:
     """The RPC routes: read the body, answer through ``Runtime.invoke``, render JSON."""
 
@@ -245,10 +260,17 @@ class _Calls:
         deadline: float | None,
         size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
+        stop: Stop | None = None,
     ) -> Response:
         try:
             response = self.runtime.invoke(
-                method, decode, transport="rest", request_id=rid, deadline=deadline, size=size
+                method,
+                decode,
+                transport="rest",
+                request_id=rid,
+                deadline=deadline,
+                size=size,
+                stop=stop,
             )
         except ApiError as e:
             return error_response(e, rid, None, lang)
@@ -272,7 +294,15 @@ class _Calls:
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"}, lang)
         if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size, lang)
+            # a client that closes the connection stops the call's work (engine.deadline)
+            stop = Stop()
+            watch = asyncio.ensure_future(_watch_disconnect(request, stop))
+            try:
+                return await run_in_threadpool(
+                    self.answer, method, decode, rid, deadline, size, lang, stop
+                )
+            finally:
+                watch.cancel()
         return self.answer(method, decode, rid, deadline, size, lang)
 
     def post_endpoint(self, method: str):

@@ -137,6 +137,7 @@ SAMBA_READ_TIMEOUT_SECONDS: {{ .Values.server.readTimeoutSeconds | quote }}
 SAMBA_IDLE_TIMEOUT_SECONDS: {{ .Values.server.idleTimeoutSeconds | quote }}
 SAMBA_MAX_CONNECTION_AGE_SECONDS: {{ .Values.server.maxConnectionAgeSeconds | quote }}
 SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS: {{ .Values.server.maxConnectionAgeGraceSeconds | quote }}
+SAMBA_MAX_CALL_SECONDS: {{ .Values.server.maxCallSeconds | quote }}
 PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
 {{- with .Values.server.corsOrigins }}
 SAMBA_CORS_ORIGINS: {{ join "," . | quote }}

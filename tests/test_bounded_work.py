@@ -1,0 +1,182 @@
+"""Every call's work is bounded, whoever the caller is (issue 34): a call whose caller left
+(a cancelled gRPC call, a closed REST connection) stops computing within a moment and
+frees its heavy-call slot, and the server's ceiling (``--max-call-seconds``) stops a call
+that set no deadline (docs/service.md#bounded-work)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import grpc
+import httpx
+import pytest
+from google.protobuf import json_format
+from huge_positions import huge_draw, huge_hand
+from service_fixtures import REST, ServerProcess
+from test_deadlines import _cpu_after
+
+from samba_adjudicator.engine.deadline import Stop
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.ops import config
+from samba_adjudicator.service.pipeline.runtime import HEAVY_CALLS, Runtime
+
+servers = pytest.mark.servers
+
+#: A STRONG suggestion on the 103-card draw: seconds of work at the largest budget.
+_EXPENSIVE = {"seat": 0, "level": "STRONG", "seed": "gone", "budgetMs": 2000}
+#: CPU seconds the server may spend in a 1.2 s window after its callers left: a busy
+#: machine's scheduling and the server's idle loops, not a computation (which takes 1.2).
+_IDLE_CPU = 0.35
+
+
+@pytest.fixture(scope="module")
+def served():
+    s = ServerProcess()
+    yield s
+    s.close()
+
+
+def _expensive(i: int) -> dict:
+    """Distinct expensive requests (no answer kept from one helps another)."""
+    return {**_EXPENSIVE, "snapshot": huge_draw(103 - i), "seed": f"gone-{i}"}
+
+
+def _fresh_listing_answers(s: ServerProcess) -> None:
+    """A fresh deal's ListLegalActions answers normally (no slot is held by the gone)."""
+    with httpx.Client(base_url=s.base_url, timeout=30) as http:
+        dealt = http.post(REST["Deal"][1], content=json.dumps({"players": 4, "seed": "after"}))
+        assert dealt.status_code == 200, dealt.text
+        started = time.monotonic()
+        r = http.post(
+            REST["ListLegalActions"][1],
+            content=json.dumps({"snapshot": dealt.json()["snapshot"]}),
+            headers={"x-server-timeout": "15"},
+        )
+        assert r.status_code == 200, r.text[:300]
+        assert r.json()["actions"]
+        assert time.monotonic() - started < 10  # generous: a loaded 2-core machine
+
+
+@servers
+def test_cancelled_grpc_calls_stop_and_free_their_slots(served):
+    with grpc.insecure_channel(served.grpc_target) as ch:
+        stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+        calls = [
+            stub.SuggestAction.future(
+                json_format.ParseDict(_expensive(i), pb.SuggestActionRequest())
+            )
+            for i in range(2)
+        ]
+        time.sleep(0.8)  # both computing
+        for call in calls:
+            assert not call.done()
+            call.cancel()
+    assert _cpu_after(served.proc.pid) < _IDLE_CPU
+    _fresh_listing_answers(served)
+
+
+def _send_and_close(s: ServerProcess, body: dict) -> socket.socket:
+    raw = json.dumps(body).encode()
+    sock = socket.create_connection(("127.0.0.1", s.http_port))
+    head = (
+        f"POST {REST['SuggestAction'][1]} HTTP/1.1\r\nHost: x\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(raw)}\r\n\r\n"
+    )
+    sock.sendall(head.encode() + raw)
+    return sock
+
+
+@servers
+def test_rest_clients_that_close_the_connection_stop_the_work(served):
+    socks = [_send_and_close(served, _expensive(10 + i)) for i in range(2)]
+    time.sleep(0.8)  # both computing
+    for sock in socks:
+        sock.close()
+    assert _cpu_after(served.proc.pid) < _IDLE_CPU
+    _fresh_listing_answers(served)
+
+
+@pytest.fixture(scope="module")
+def ceiling():
+    s = ServerProcess("--max-call-seconds", "0.1")
+    yield s
+    s.close()
+
+
+@servers
+def test_the_ceiling_stops_a_call_without_a_deadline(ceiling):
+    body = json.dumps({"snapshot": huge_draw()})
+    with httpx.Client(base_url=ceiling.base_url, timeout=30) as http:
+        started = time.monotonic()
+        r = http.post(REST["ListLegalActions"][1], content=body)
+        assert time.monotonic() - started < 3  # the listing alone takes seconds
+        assert r.status_code == 413, r.text[:300]  # not 503: nobody retries it
+        error = r.json()["error"]
+        assert error["status"] == "RESOURCE_EXHAUSTED"
+        assert error["details"][0]["reason"] == "CALL_TOO_EXPENSIVE"
+    with grpc.insecure_channel(ceiling.grpc_target) as ch:
+        stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+        request = json_format.ParseDict({"snapshot": huge_hand()}, pb.ListLegalActionsRequest())
+        with pytest.raises(grpc.RpcError) as e:
+            stub.ListLegalActions(request)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # a caller's deadline that passes first is the caller's: DEADLINE_EXCEEDED
+        with pytest.raises(grpc.RpcError) as e:
+            stub.ListLegalActions(request, timeout=0.05)
+        assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert _cpu_after(ceiling.proc.pid) < _IDLE_CPU
+
+
+@servers
+def test_a_cheap_call_is_not_stopped_by_the_ceiling(ceiling):
+    with httpx.Client(base_url=ceiling.base_url, timeout=30) as http:
+        r = http.post(REST["Deal"][1], content=json.dumps({"players": 4, "seed": "cheap"}))
+        assert r.status_code == 200, r.text
+
+
+def test_the_ceiling_is_a_setting_with_a_range():
+    assert config.load([], environ={}).max_call_seconds == 10.0
+    env = {"SAMBA_MAX_CALL_SECONDS": "2.5"}
+    assert config.load([], environ=env).max_call_seconds == 2.5
+    assert config.load(["--max-call-seconds", "30"], environ=env).max_call_seconds == 30.0
+    for bad in ("0", "0.05", "3601", "-1"):
+        with pytest.raises(config.ConfigError, match="--max-call-seconds"):
+            config.load(["--max-call-seconds", bad], environ={})
+
+
+def test_a_call_waiting_for_a_heavy_slot_gives_up_when_its_caller_leaves():
+    """Both heavy-call slots taken: a ListLegalActions whose caller leaves stops waiting
+    and is CANCELLED CLIENT_GONE, without ever running."""
+    runtime = Runtime(None)
+    for _ in range(HEAVY_CALLS):
+        runtime.heavy.acquire()
+    stop = Stop()
+    ran: list[bool] = []
+    failed: list[ApiError] = []
+
+    def decode():
+        ran.append(True)
+        return pb.ListLegalActionsRequest(), [], None
+
+    def call():
+        try:
+            runtime.invoke("ListLegalActions", decode, transport="rest", request_id="r", stop=stop)
+        except ApiError as e:
+            failed.append(e)
+
+    waiting = threading.Thread(target=call)
+    waiting.start()
+    time.sleep(0.2)
+    assert waiting.is_alive(), "it waits for a slot"
+    stop.set()
+    waiting.join(5)
+    assert not waiting.is_alive()
+    assert [(e.code, e.reason) for e in failed] == [("CANCELLED", "CLIENT_GONE")]
+    assert not ran
+    for _ in range(HEAVY_CALLS):
+        runtime.heavy.release()  # none was taken by the call that gave up
