@@ -105,6 +105,7 @@ def _call(
     request_id: str,
     deadline: float | None,
     lang: str = DEFAULT_LANGUAGE,
+    heavy: bool = False,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
     try:
@@ -115,6 +116,7 @@ def _call(
             request_id=request_id,
             deadline=deadline,
             size=len(data),
+            heavy=heavy,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -178,9 +180,10 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         deadline = _deadline(context)
         in_flight.count += 1
         try:
-            if runtime.offloaded(method, len(data)):
+            heavy = runtime.is_heavy(method, data)
+            if runtime.offloaded(method, len(data), heavy):
                 out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool, _call, runtime, method, decode, data, request_id, deadline, lang
+                    pool, _call, runtime, method, decode, data, request_id, deadline, lang, heavy
                 )
             else:
                 out, status = _call(runtime, method, decode, data, request_id, deadline, lang)
