@@ -25,7 +25,7 @@ from samba_adjudicator.service.codec import required, wire
 from samba_adjudicator.service.codec.actions import action_to_proto
 
 #: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
-BOT_LEVELS = {
+BOT_LEVELS: dict[int, bots.Level] = {
     pb.SuggestActionRequest.RANDOM: bots.Level.RANDOM,
     pb.SuggestActionRequest.BASIC: bots.Level.BASIC,
     pb.SuggestActionRequest.STRONG: bots.Level.STRONG,
