@@ -262,7 +262,7 @@ class Adjudicator:
 
     @_handler
     def apply_action(self, req: pb.ApplyActionRequest, problems, source) -> pb.ApplyActionResponse:
-        problems = [*problems, *computer.request_problems(req, problems)]
+        problems.extend(computer.request_problems(req, problems))  # a ProblemList: bounded
         snap, actions = self.snapshots.load(
             req.snapshot,
             problems,
