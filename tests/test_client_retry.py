@@ -242,6 +242,8 @@ def test_the_default_client_finishes_a_match_through_a_sigkill_and_restart(
             client = getattr(Client, transport)(target)  # the defaults: no retry or timeout set
             call = client.call
         moves, calls = _play_match(call, f"sigkill-{transport}", moved, after=40)
+        # the match ended on the restarted server: it was not over before the kill
+        assert restarted, "the match ended before the server was killed and started again"
         if asyncio_client:
             loop.run_until_complete(client.close())
         else:
