@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
-        bench-instructions bench-service bench-deal bench-abuse bench-views bench-scale \
+        bench-instructions bench-service bench-deal bench-abuse bench-views bench-client bench-scale \
         bench-bots fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
@@ -277,6 +277,11 @@ bench-deal: install
 # one ApplyAction with includeViews/includeLegalActions, REST and gRPC (docs/guide.md).
 bench-views: install
 	$(PY) bench/views_bench.py $(BENCH_ARGS)
+
+# The Python client's REST answer against raw HTTP + json.loads on the same answer, p50 side
+# by side (bench/client_bench.py). BENCH_ARGS="--calls 100".
+bench-client: install
+	$(PY) bench/client_bench.py $(BENCH_ARGS)
 
 # The worst malformed request of each route against a fresh server, while a probe times
 # cheap calls (REST /healthz, gRPC GetRuleset): latency ratios to a quiet server and peak

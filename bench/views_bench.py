@@ -8,8 +8,15 @@ server on 127.0.0.1, by two recipes that hand every player the same messages:
 - ``one-call``: ApplyAction with ``includeViews`` and ``includeLegalActions`` (a further
   ListLegalActions only for a list longer than one page).
 
-Both recipes run in the same process, deals interleaved, so the ratio is measured against a
-baseline of the same run. ``make bench-views`` (BENCH_ARGS="--deals 2").
+and, for a table whose seats 1 and 3 are computer players (BASIC) and 0 and 2 people:
+
+- ``suggest``: a computer seat's move is SuggestAction, then ApplyAction of its action;
+- ``computer``: a computer seat's move is one ApplyAction with ``computer``;
+- ``comp+seats``: the same, with ``viewSeats`` [0, 2]: only the people's views.
+
+Every recipe runs in the same process, deals interleaved, so each ratio is measured against
+a baseline of the same run (``six-calls`` for ``one-call``, ``suggest`` for the computer
+tables). ``make bench-views`` (BENCH_ARGS="--deals 2").
 """
 
 from __future__ import annotations
@@ -85,7 +92,53 @@ def one_call(client: Client, seed: str) -> tuple[int, int]:
     return calls, answer["snapshot"]["ply"]
 
 
-RECIPES = {"six-calls": six_calls, "one-call": one_call}
+COMPUTERS = (1, 3)
+
+
+def computer_table(client: Client, seed: str, one_call: bool, view_seats=()) -> tuple[int, int]:
+    """One deal of a table with computer seats: (calls, moves)."""
+    rng, calls = random.Random(seed), 1
+    extras = {**EXTRAS, "viewSeats": list(view_seats)}
+    answer = client.deal({"players": 4, "seed": seed, **extras})
+    while answer["snapshot"]["turn"]["phase"] != "OVER":
+        nxt, snapshot = answer["nextActions"], answer["snapshot"]
+        body = {"snapshot": snapshot, **extras}
+        if nxt["seat"] not in COMPUTERS:
+            actions, token = list(nxt["actions"]), nxt["nextPageToken"]
+            while token:
+                page = client.list_legal_actions(
+                    {"snapshot": snapshot, "seat": nxt["seat"], "pageToken": token}
+                )
+                calls += 1
+                actions += page["actions"]
+                token = page["nextPageToken"]
+            body["action"] = choose(actions, snapshot, rng)
+        elif one_call:
+            body["computer"] = {"seat": nxt["seat"], "level": "BASIC", "seed": seed}
+        else:
+            move = {"snapshot": snapshot, "seat": nxt["seat"], "level": "BASIC", "seed": seed}
+            body["action"] = client.suggest_action(move)["action"]
+            calls += 1
+        answer = client.apply_action(body)
+        calls += 1
+    return calls, answer["snapshot"]["ply"]
+
+
+RECIPES = {
+    "six-calls": six_calls,
+    "one-call": one_call,
+    "suggest": lambda client, seed: computer_table(client, seed, False),
+    "computer": lambda client, seed: computer_table(client, seed, True),
+    "comp+seats": lambda client, seed: computer_table(client, seed, True, (0, 2)),
+}
+#: Each recipe's baseline for the ratio column.
+BASELINE = {
+    "six-calls": "six-calls",
+    "one-call": "six-calls",
+    "suggest": "suggest",
+    "computer": "suggest",
+    "comp+seats": "suggest",
+}
 
 
 def main() -> None:
@@ -99,7 +152,7 @@ def main() -> None:
             "grpc": lambda: Client.grpc(f"127.0.0.1:{server.grpc_port}", timeout=30),
         }
         print(f"build {server.build}, {args.deals} deals per recipe and transport")
-        print("transport  recipe     calls/deal  moves/deal  wall s/deal  ratio")
+        print("transport  recipe      calls/deal  moves/deal  calls/move  wall s/deal  ratio")
         for transport, make in targets.items():
             totals = {name: [0, 0, 0.0] for name in RECIPES}
             with make() as client:
@@ -113,12 +166,11 @@ def main() -> None:
                             t[1] + moves,
                             t[2] + time.perf_counter() - start,
                         )
-            base = totals["six-calls"][2]
             for name, (calls, moves, wall) in totals.items():
-                n = args.deals
+                n, base = args.deals, totals[BASELINE[name]][2]
                 print(
-                    f"{transport:<10} {name:<10} {calls / n:>10.1f}  {moves / n:>10.1f}"
-                    f"  {wall / n:>11.3f}  {wall / base:>5.2f}"
+                    f"{transport:<10} {name:<11} {calls / n:>10.1f}  {moves / n:>10.1f}"
+                    f"  {(calls - n) / moves:>10.2f}  {wall / n:>11.3f}  {wall / base:>5.2f}"
                 )
     finally:
         server.stop()

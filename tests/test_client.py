@@ -11,6 +11,7 @@ import zipfile
 
 import grpc
 import pytest
+from google.protobuf import json_format
 from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
 from samba_adjudicator.client import AdjudicatorError, AsyncClient, Client
@@ -293,3 +294,80 @@ def test_the_wheel_carries_the_client_and_the_schema_it_uses(tmp_path):
         assert f"samba_adjudicator/{module}" in names, module
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert "Requires-Dist: httpx" in zipfile.ZipFile(wheel).read(metadata).decode()
+
+
+# -- a game server's day: computer moves, languages per call, every page, one parse --------
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_computer_move_through_the_client(server, dealt, transport):  # noqa: F811
+    move = {"seat": dealt["turn"]["seat"], "level": "BASIC", "seed": "client"}
+    with client(server, transport) as c:
+        suggested = c.suggest_action({"snapshot": dealt, **move})
+        answer = c.apply_action({"snapshot": dealt, "computer": move})
+        as_message = c.apply_action(
+            pb.ApplyActionRequest(
+                snapshot=c.deal(pb.DealRequest(players=4, seed="service-tests")).snapshot,
+                computer=pb.ComputerMove(seat=move["seat"], level=pb.SuggestActionRequest.BASIC),
+            )
+        )
+    assert answer["chosen"]["action"] == suggested["action"] and answer["legal"]
+    assert isinstance(as_message, pb.ApplyActionResponse) and as_message.chosen.reason.code
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_language_is_chosen_per_call(server, dealt, transport):  # noqa: F811
+    seat = dealt["turn"]["seat"]
+    out_of_turn = {"snapshot": dealt, "action": {"seat": (seat + 1) % 4, "drawStock": {}}}
+    with client(server, transport) as c, client(server, transport, locale="sv") as swedish:
+        plain = c.validate_action(out_of_turn)["violations"][0]["message"]
+        spanish = c.validate_action(out_of_turn, locale="es")["violations"][0]["message"]
+        overridden = swedish.validate_action(out_of_turn, locale="es")["violations"][0]["message"]
+        with pytest.raises(AdjudicatorError) as err:
+            c.deal({"players": 4, "seed": "x", "dealer": 9}, locale="es")
+    assert plain.startswith("it is seat") and spanish.startswith("es el turno del asiento")
+    assert overridden == spanish
+    assert err.value.violations[0].description == "dealer debe ser un asiento de 0 a 3, no 9"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_iter_legal_actions_fetches_every_page(server, dealt, transport):  # noqa: F811
+    with client(server, transport) as c:
+        draw = c.list_legal_actions({"snapshot": dealt})["actions"][0]
+        drawn = c.apply_action({"snapshot": dealt, "action": draw})["snapshot"]
+        whole = c.list_legal_actions({"snapshot": drawn, "pageSize": 1000})["actions"]
+        paged = list(c.iter_legal_actions({"snapshot": drawn, "pageSize": 3}))
+        as_messages = list(
+            c.iter_legal_actions(
+                pb.ListLegalActionsRequest(
+                    snapshot=json_format.ParseDict(drawn, pb.Snapshot()), page_size=4
+                )
+            )
+        )
+
+        async def collect():
+            async with async_client(server, transport) as ac:
+                return [a async for a in ac.iter_legal_actions({"snapshot": drawn, "pageSize": 5})]
+
+        by_asyncio = asyncio.run(collect())
+    assert len(whole) > 3 and paged == whole == by_asyncio
+    assert [json_format.MessageToDict(a) for a in as_messages] == [
+        json_format.MessageToDict(json_format.ParseDict(a, pb.Action())) for a in whole
+    ]
+
+
+def test_a_rest_answer_is_parsed_once_as_it_arrives(server, http, dealt):  # noqa: F811
+    """A dict request's answer is the JSON the server sent, not a protobuf round trip."""
+    body = {"snapshot": dealt, "includeViews": True, "includeLegalActions": True}
+    body["action"] = {"seat": dealt["turn"]["seat"], "drawStock": {}}
+    raw = http.post("/v1/actions:apply", content=json.dumps(body)).json()
+    parsed = []
+    original = json_format.ParseDict
+    with client(server, "rest") as c:
+        json_format.ParseDict = lambda *a, **k: parsed.append(1) or original(*a, **k)
+        try:
+            answer = c.apply_action(body)
+        finally:
+            json_format.ParseDict = original
+    assert answer == raw
+    assert parsed == []  # neither the request nor the answer went through protobuf

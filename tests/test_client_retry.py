@@ -5,6 +5,9 @@ with ``retry=None``; a gRPC service config reaches the channel
 
 from __future__ import annotations
 
+import asyncio
+import random
+import signal
 import threading
 import time
 
@@ -13,8 +16,15 @@ import httpx
 import pytest
 from service_fixtures import ServerProcess, wait_for
 
-from samba_adjudicator.client import NO_RETRY, AdjudicatorError, Client, RetryPolicy
-from samba_adjudicator.client.retry import DEFAULT_RETRY, Attempts
+from samba_adjudicator.client import (
+    DEFAULT_TIMEOUT,
+    NO_RETRY,
+    AdjudicatorError,
+    AsyncClient,
+    Client,
+    RetryPolicy,
+)
+from samba_adjudicator.client.retry import DEFAULT_RETRY, UNTIMED_ATTEMPTS, Attempts
 
 pytestmark = pytest.mark.servers
 
@@ -145,3 +155,111 @@ def test_a_call_to_a_draining_replica_is_retried_until_its_successor_answers(tra
     finally:
         for srv in [old, *successor]:
             srv.close()
+
+
+def test_by_default_a_call_is_retried_until_its_deadline_not_a_number_of_times():
+    clock = _Clock()
+    attempts = Attempts(DEFAULT_RETRY, 10.0, clock=clock, rng=lambda: 1.0)
+    delays = []
+    while (delay := attempts.retry_after(_error("UNAVAILABLE"))) is not None:
+        delays.append(delay)
+        clock.now += delay + 0.01  # the attempt itself fails at once (refused)
+    assert len(delays) > 10 and sum(delays) > 9.0  # rides out seconds of restart
+    assert max(delays) == pytest.approx(DEFAULT_RETRY.max_backoff)
+    assert DEFAULT_TIMEOUT == 10.0
+    untimed = Attempts(DEFAULT_RETRY, None, rng=lambda: 0.0)
+    tries = 1
+    while untimed.retry_after(_error("UNAVAILABLE")) is not None:
+        tries += 1
+    assert tries == UNTIMED_ATTEMPTS  # without a deadline, a bounded number of attempts
+
+
+MATCH = {"ruleset": {"profile": "classic", "overrides": {"maxDeals": 2}}, "players": 4}
+COMPUTERS = (1, 3)
+
+
+def _play_match(call, seed: str, moved: threading.Event, after: int) -> tuple[int, int]:
+    """A two-deal match, seats 1 and 3 computer players, one call per move; ``moved`` is
+    set after ``after`` moves. (moves, calls)."""
+    rng, moves, calls = random.Random(seed), 0, 0
+    extras = {"includeLegalActions": True}
+    answer = call("Deal", {**MATCH, "seed": f"{seed}-1", **extras})
+    calls += 1
+    while True:
+        while not answer.get("score"):
+            seat = answer["nextActions"]["seat"]
+            body = {"snapshot": answer["snapshot"], **extras}
+            if seat in COMPUTERS:
+                body["computer"] = {"seat": seat, "level": "BASIC", "seed": seed}
+            else:
+                body["action"] = rng.choice(answer["nextActions"]["actions"])
+            answer = call("ApplyAction", body)
+            assert answer["legal"]
+            moves, calls = moves + 1, calls + 1
+            if moves == after:
+                moved.set()
+        if answer["score"]["matchOver"]:
+            return moves, calls
+        answer = call("Deal", {"previous": answer["snapshot"], "seed": f"{seed}-2", **extras})
+        calls += 1
+
+
+def _kill_and_restart(server: ServerProcess, moved: threading.Event, out: list) -> None:
+    ports = (
+        "--grpc-port",
+        str(server.grpc_port),
+        "--http-port",
+        str(server.http_port),
+        "--admin-port",
+        str(server.admin_port),
+    )
+    moved.wait(120)
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait(10)
+    time.sleep(3)  # down for 3 s, then the start-up's own time
+    out.append(ServerProcess(*ports))
+
+
+@pytest.mark.parametrize("asyncio_client", [False, True], ids=["sync", "asyncio"])
+@pytest.mark.parametrize("transport", ["rest", "grpc"])
+def test_the_default_client_finishes_a_match_through_a_sigkill_and_restart(
+    transport, asyncio_client
+):
+    server = ServerProcess()
+    target = server.base_url if transport == "rest" else server.grpc_target
+    moved, restarted = threading.Event(), []
+    killer = threading.Thread(target=_kill_and_restart, args=(server, moved, restarted))
+    killer.start()
+    loop = asyncio.new_event_loop()
+    try:
+        if asyncio_client:
+            client = loop.run_until_complete(_async_client(transport, target))
+
+            def call(method, body):
+                return loop.run_until_complete(client.call(method, body))
+
+        else:
+            client = getattr(Client, transport)(target)  # the defaults: no retry or timeout set
+            call = client.call
+        moves, calls = _play_match(call, f"sigkill-{transport}", moved, after=40)
+        # the match ended on the restarted server: it was not over before the kill
+        assert restarted, "the match ended before the server was killed and started again"
+        if asyncio_client:
+            loop.run_until_complete(client.close())
+        else:
+            client.close()
+        killer.join(60)
+        assert restarted, "the server was killed and started again"
+        assert restarted[0].proc.poll() is None
+        assert server.proc.returncode == -signal.SIGKILL
+        assert moves > 40 and calls == moves + 2  # two Deals, then one call per move
+    finally:
+        loop.close()
+        moved.set()
+        killer.join(60)
+        for srv in [server, *restarted]:
+            srv.close()
+
+
+async def _async_client(transport: str, target: str) -> AsyncClient:
+    return getattr(AsyncClient, transport)(target)

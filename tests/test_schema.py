@@ -200,13 +200,23 @@ JSON_NAMES = {
         "includeViews",
         "includeLegalActions",
         "previous",
+        "viewSeats",
     ],
     "DealResponse": ["snapshot", "views", "spectatorView", "nextActions"],
     "CheckMeldRequest": ["ruleset", "cards", "snapshot", "seat", "meldId"],
     "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations", "note"],
     "ValidateActionRequest": ["snapshot", "action"],
     "ValidateActionResponse": ["legal", "violations"],
-    "ApplyActionRequest": ["snapshot", "action", "includeViews", "includeLegalActions"],
+    "ApplyActionRequest": [
+        "snapshot",
+        "action",
+        "includeViews",
+        "includeLegalActions",
+        "computer",
+        "viewSeats",
+    ],
+    "ComputerMove": ["seat", "level", "seed", "budgetMs"],
+    "ChosenAction": ["action", "reason"],
     "ApplyActionResponse": [
         "legal",
         "violations",
@@ -216,6 +226,7 @@ JSON_NAMES = {
         "views",
         "spectatorView",
         "nextActions",
+        "chosen",
     ],
     "ListLegalActionsRequest": ["snapshot", "seat", "pageSize", "pageToken"],
     "ListLegalActionsResponse": ["actions", "totalSize", "nextPageToken", "complete"],
@@ -223,7 +234,13 @@ JSON_NAMES = {
     "ScoreDealResponse": ["sides", "matchOver", "winnerSide", "draw", "provisional"],
     "GetPlayerViewRequest": ["snapshot", "seat"],
     "GetPlayerViewResponse": ["snapshot", "viewerSeat"],
-    "ReplayDealRequest": ["snapshot", "actions", "includeViews", "includeLegalActions"],
+    "ReplayDealRequest": [
+        "snapshot",
+        "actions",
+        "includeViews",
+        "includeLegalActions",
+        "viewSeats",
+    ],
     "ActionResult": ["legal", "violations", "events"],
     "ReplayDealResponse": [
         "results",
@@ -365,13 +382,11 @@ def _behaviors(msg, field):
     "msg,field",
     [
         (pb.GetRulesetRequest, "profile"),
-        (pb.DealRequest, "players"),
         (pb.DealRequest, "seed"),
         (pb.CheckMeldRequest, "cards"),
         (pb.ValidateActionRequest, "snapshot"),
         (pb.ValidateActionRequest, "action"),
         (pb.ApplyActionRequest, "snapshot"),
-        (pb.ApplyActionRequest, "action"),
         (pb.ListLegalActionsRequest, "snapshot"),
         (pb.ScoreDealRequest, "snapshot"),
         (pb.GetPlayerViewRequest, "snapshot"),
@@ -384,6 +399,13 @@ def _behaviors(msg, field):
 )
 def test_required_fields_annotated(msg, field):
     assert field_behavior_pb2.REQUIRED in _behaviors(msg, field)
+
+
+def test_fields_required_unless_another_is_given_are_not_annotated():
+    """``players`` (unless ``previous``) and ``action`` (unless ``computer``): the handler
+    checks them, with the same REQUIRED problem."""
+    assert field_behavior_pb2.REQUIRED not in _behaviors(pb.DealRequest, "players")
+    assert field_behavior_pb2.REQUIRED not in _behaviors(pb.ApplyActionRequest, "action")
 
 
 def test_goout_not_required():

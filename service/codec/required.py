@@ -214,6 +214,13 @@ def with_required(
     return out
 
 
+def unexplained(reported: Iterable[Problem], missing: Iterable[Problem]) -> list[Problem]:
+    """For a field its handler requires only in some requests (ApplyAction's ``action``
+    without ``computer``, Deal's ``players`` without ``previous``): the ``missing``
+    problems no problem in ``reported`` already explains, as ``with_required`` adds them."""
+    return _unexplained(reported, missing)
+
+
 def _unexplained(reported: Iterable[Problem], missing: Iterable[Problem]) -> list[Problem]:
     """The ``missing`` fields no problem in ``reported`` already explains (``_covers``)."""
     fields = [p.field for p in reported]

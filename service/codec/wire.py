@@ -2,7 +2,8 @@
 
 The gRPC transport uses ``split_field`` to look at a request's ``snapshot`` bytes before
 parsing anything: when the service has already loaded exactly those bytes, only the rest of
-the request (the action, the seat, ...) is parsed (see ``service.pipeline.api.SnapshotSource``).
+the request (the action, the seat, ...) is parsed (see ``service.pipeline.api.SnapshotSource``);
+``has_field`` tells whether a request asks for something heavy before it is parsed.
 
 Anything unusual (a malformed varint, a group, the field appearing twice — which protobuf
 would merge — or with the wrong wire type) returns ``None``: the caller then parses the
@@ -67,3 +68,23 @@ def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
         return None
     start, payload, stop = found
     return data[payload:stop], data[:start] + data[stop:]
+
+
+def has_field(data: bytes, number: int) -> bool:
+    """Whether field ``number`` occurs at the top level of ``data``, walking its fields'
+    tags and skipping their values; False for bytes that do not parse that far."""
+    pos, end = 0, len(data)
+    try:
+        while pos < end:
+            tag, pos = _varint(data, pos)
+            if tag >> 3 == number:
+                return True
+            kind = tag & 7
+            if kind == _LENGTH:
+                size, pos = _varint(data, pos)
+                pos += size
+            else:
+                pos = _skip(data, pos, kind)
+    except (IndexError, ValueError):
+        return False
+    return False

@@ -24,16 +24,13 @@ from collections.abc import Callable, Sequence
 from google.protobuf.message import Message
 
 from samba_adjudicator import engine
-from samba_adjudicator.engine import bots
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
-from samba_adjudicator.engine.messages import EACH, joined, problem, said_again
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
-    MAX_ECHO,
-    ApiError,
     Problems,
     api_error,
     echo,
@@ -43,7 +40,7 @@ from samba_adjudicator.service.base.errors import (
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import views
+from samba_adjudicator.service.pipeline import computer, views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
@@ -171,7 +168,7 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise unknown_profile(req.profile, e) from None
+            raise rulesets.unknown_profile(req.profile, e) from None
         return rulesets.ruleset_to_proto(rules, with_descriptions=True)
 
     @_handler
@@ -182,12 +179,17 @@ class Adjudicator:
             )
             rules, ref = previous.ruleset, previous.ruleset_ref
             carried = views.carried_from(previous, req)
+            players = len(previous.seats)
         else:
+            if not req.players:  # required unless previous decides it
+                missing = problem("players", "REQUIRED", "{field} is required", field="players")
+                problems.extend(required.unexplained(problems, [missing]))
             rules, ref = self._ruleset(req.ruleset, problems)
             carried = views.carried_raw(req, rules, signed=self.signer is not None)
+            players = req.players
         snap = engine.deal(
             rules,
-            req.players,
+            players,
             req.seed,
             carried.dealer,
             carried.deal_number,
@@ -200,10 +202,12 @@ class Adjudicator:
 
     def _extras(self, resp, req, snap: Snapshot, events: Sequence[Event]) -> None:
         """The answer's views and next page, as the request asks (service.pipeline.views)."""
+        views.check_view_seats(req, snap)
         if req.include_views:
-            seats, spectator = views.seat_views(self.snapshots, snap, events)
+            seats, spectator = views.seat_views(self.snapshots, snap, events, req.view_seats)
             resp.views.extend(seats)
-            resp.spectator_view.CopyFrom(spectator)
+            if spectator is not None:
+                resp.spectator_view.CopyFrom(spectator)
         awaiting = awaiting_seats(snap)
         if req.include_legal_actions and awaiting:
             seat = awaiting[0]
@@ -258,14 +262,17 @@ class Adjudicator:
 
     @_handler
     def apply_action(self, req: pb.ApplyActionRequest, problems, source) -> pb.ApplyActionResponse:
-        snap, (action,) = self.snapshots.load(
+        problems.extend(computer.request_problems(req, problems))  # a ProblemList: bounded
+        snap, actions = self.snapshots.load(
             req.snapshot,
             problems,
             source=source,
-            actions=((req.action, "action"),),
+            actions=((req.action, "action"),) if req.HasField("action") else (),
             allow_view=False,
         )
-        out = engine.apply(snap, action)
+        views.check_view_seats(req, snap)
+        chosen = computer.choose(snap, req.computer) if req.HasField("computer") else None
+        out = engine.apply(snap, chosen[0] if chosen is not None else actions[0])
         resp = pb.ApplyActionResponse(
             legal=out.legal,
             violations=[answers.violation_to_proto(v) for v in out.violations],
@@ -274,6 +281,8 @@ class Adjudicator:
         )
         if out.score is not None:
             resp.score.CopyFrom(answers.score_to_proto(out.score))
+        if chosen is not None:
+            resp.chosen.CopyFrom(chosen[1])
         self._extras(resp, req, out.snapshot, out.events)
         return resp
 
@@ -392,43 +401,8 @@ class Adjudicator:
         if problems and req.budget_ms < 0:  # else the engine reports it with the seat's
             problems.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
         snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
-        level = BOT_LEVELS.get(req.level, bots.Level.BASIC)
-        suggestion = bots.suggest(snap, req.seat, level, req.seed, req.budget_ms)
-        return pb.SuggestActionResponse(
-            action=action_to_proto(canonical(suggestion.action)),
-            reason=pb.SuggestionReason(
-                code=suggestion.reason.code, message=suggestion.reason.message
-            ),
-        )
-
-
-#: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
-BOT_LEVELS = {
-    pb.SuggestActionRequest.RANDOM: bots.Level.RANDOM,
-    pb.SuggestActionRequest.BASIC: bots.Level.BASIC,
-    pb.SuggestActionRequest.STRONG: bots.Level.STRONG,
-}
-
-
-def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
-    """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
-    name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
-    if len(profile) <= MAX_ECHO:
-        said = [said_again(p) for p in error.problems]
-        return api_error(
-            "NOT_FOUND",
-            "UNKNOWN_PROFILE",
-            "{problems}",
-            problems=joined(said, EACH),
-        )
-    return api_error(
-        "NOT_FOUND",
-        "UNKNOWN_PROFILE",
-        "no profile {profile}; known: {known}, with variations joined by +: {variations}",
-        profile=echo(profile),
-        known=", ".join(er.PROFILES),
-        variations=", ".join(er.VARIATIONS),
-    )
+        _, chosen = computer.suggestion(snap, req.seat, req.level, req.seed, req.budget_ms)
+        return pb.SuggestActionResponse(action=chosen.action, reason=chosen.reason)
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).

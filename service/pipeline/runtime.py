@@ -29,6 +29,7 @@ from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, wit
 from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
 from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
+from samba_adjudicator.service.pipeline import computer
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
@@ -251,11 +252,18 @@ class Runtime:
                 version=VERSION, ruleset_revision=RULES_REVISION, build=BUILD.name
             ).set(1)
 
-    def offloaded(self, method: str, size: int = 0) -> bool:
+    def offloaded(self, method: str, size: int = 0, heavy: bool = False) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
-        thread (OFFLOAD, OFFLOAD_BYTES; every call under the test delay, which must not
-        block the loop)."""
-        return method in OFFLOAD or size > OFFLOAD_BYTES or CALL_DELAY_SECONDS > 0
+        thread (OFFLOAD, ``heavy``, OFFLOAD_BYTES; every call under the test delay, which
+        must not block the loop)."""
+        return heavy or method in OFFLOAD or size > OFFLOAD_BYTES or CALL_DELAY_SECONDS > 0
+
+    @staticmethod
+    def is_heavy(method: str, body: bytes = b"", json: bool = False) -> bool:
+        """Whether a call is heavy, from its request's bytes before they are parsed: the
+        OFFLOAD methods, and an ApplyAction with ``computer`` (``computer.is_heavy``).
+        Heavy calls run on a worker thread, at most HEAVY_CALLS at once."""
+        return method in OFFLOAD or computer.is_heavy(method, body, json)
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
@@ -323,6 +331,7 @@ class Runtime:
         request_id: str,
         deadline: float | None = None,
         size: int = 0,
+        heavy: bool = False,
         stop: Stop | None = None,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
@@ -339,7 +348,7 @@ class Runtime:
         in_flight.inc()
         call = CallRecord()
         counted = 0
-        heavy = method in OFFLOAD and self._heavy_slot(stop)
+        heavy = (heavy or method in OFFLOAD) and self._heavy_slot(stop)
         try:
             counted = self.decoding.admit(size)
             response = self.answer(method, decode, deadline, call, stop)

@@ -37,21 +37,58 @@ def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
 
 
 def seat_views(
-    renderer: Renderer, snap: Snapshot, events: Sequence[Event]
-) -> tuple[list[pb.SeatView], pb.SpectatorView]:
-    """(one SeatView per seat in seat order, the spectator's view) of ``snap`` and ``events``."""
+    renderer: Renderer, snap: Snapshot, events: Sequence[Event], seats: Sequence[int] = ()
+) -> tuple[list[pb.SeatView], pb.SpectatorView | None]:
+    """(one SeatView per seat in seat order, the spectator's view) of ``snap`` and
+    ``events``; with ``seats`` (``view_seats``, checked by ``check_view_seats``) only those
+    seats' views, in that order, and no spectator view."""
     views = [
         pb.SeatView(
             seat=i,
             snapshot=renderer.render(engine.player_view(snap, i)),
             events=_events(events, i),
         )
-        for i in range(len(snap.seats))
+        for i in (seats or range(len(snap.seats)))
     ]
+    if seats:
+        return views, None
     spectator = pb.SpectatorView(
         snapshot=renderer.render(engine.player_view(snap, None)), events=_events(events, None)
     )
     return views, spectator
+
+
+def check_view_seats(
+    req: pb.ApplyActionRequest | pb.DealRequest | pb.ReplayDealRequest, snap: Snapshot
+) -> None:
+    """INVALID_ARGUMENT for a ``view_seats`` with a seat off the table or given twice, or
+    given without ``include_views`` (it narrows the views, it does not ask for them)."""
+    problems: list[Problem] = []
+    if req.view_seats and not req.include_views:
+        problems.append(
+            Problem("viewSeats", "REQUIRED", "viewSeats narrows includeViews: set includeViews")
+        )
+    seen: set[int] = set()
+    for i, seat in enumerate(req.view_seats):
+        field = f"viewSeats[{i}]"
+        if not 0 <= seat < len(snap.seats):
+            problems.append(
+                problem(
+                    field,
+                    "OUT_OF_RANGE",
+                    "{field} must be a seat 0..{last}, not {seat}",
+                    field=field,
+                    last=len(snap.seats) - 1,
+                    seat=seat,
+                )
+            )
+        elif seat in seen:
+            problems.append(
+                problem(field, "OUT_OF_RANGE", "seat {seat} is listed twice", seat=seat)
+            )
+        seen.add(seat)
+    if problems:
+        raise invalid_argument(problems)
 
 
 class Carried(NamedTuple):
@@ -73,15 +110,16 @@ def match_over() -> ApiError:
 
 def carried_from(previous: Snapshot, req: pb.DealRequest) -> Carried:
     """The new deal's dealer (the next seat), deal number and match scores from the
-    previous deal's final snapshot. INVALID_ARGUMENT when it is not over or the request
-    also gives what it derives; FAILED_PRECONDITION ``MATCH_OVER`` when the match ended."""
+    previous deal's final snapshot (its players too: ``players`` may be left out).
+    INVALID_ARGUMENT when it is not over or the request gives what it derives otherwise;
+    FAILED_PRECONDITION ``MATCH_OVER`` when the match ended."""
     problems = []
     if previous.turn.phase is not Phase.OVER:
         problems.append(
             Problem("previous.turn.phase", "OUT_OF_RANGE", "previous must be a finished deal")
         )
     players = len(previous.seats)
-    if req.players != players:
+    if req.players and req.players != players:  # left out: the previous deal's
         problems.append(
             problem(
                 "players",

@@ -107,6 +107,7 @@ def _call(
     request_id: str,
     deadline: float | None,
     lang: str = DEFAULT_LANGUAGE,
+    heavy: bool = False,
     stop: Stop | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
@@ -118,6 +119,7 @@ def _call(
             request_id=request_id,
             deadline=deadline,
             size=len(data),
+            heavy=heavy,
             stop=stop,
         )
     except ApiError as e:
@@ -186,13 +188,24 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         deadline = _deadline(context)
         in_flight.count += 1
         try:
-            if runtime.offloaded(method, len(data)):
+            heavy = runtime.is_heavy(method, data)
+            if runtime.offloaded(method, len(data), heavy):
                 # a cancelled call (or one whose caller's deadline passed) ends here, its
                 # handler cancelled: the stop ends its work on the thread (engine.deadline)
                 stop = Stop()
                 context.add_done_callback(stop.set)
                 out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool, _call, runtime, method, decode, data, request_id, deadline, lang, stop
+                    pool,
+                    _call,
+                    runtime,
+                    method,
+                    decode,
+                    data,
+                    request_id,
+                    deadline,
+                    lang,
+                    heavy,
+                    stop,
                 )
             else:
                 out, status = _call(runtime, method, decode, data, request_id, deadline, lang)

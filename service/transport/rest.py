@@ -6,15 +6,17 @@ the pages of ``service.web.pages`` (``/docs``, ``/redoc``, ``/playground``). Bod
 bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
 by ``service.codec.jsonio`` (proto3 JSON, every problem collected) and answered with the proto3
-JSON mapping (every field printed). Every non-2xx answer is the docs/api.md#errors JSON body —
+JSON mapping (every field printed), gzip-encoded from GZIP_MIN_BYTES when the caller accepts
+it. Every non-2xx answer is the docs/api.md#errors JSON body —
 unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected failures (500)
 included; never an HTML page.
 
 Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`` on every
 answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
 
-Calls are answered inline on the event loop, except the methods of
-``service.pipeline.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
+Calls are answered inline on the event loop, except the heavy ones (the methods of
+``service.pipeline.runtime.OFFLOAD``, whose cost grows with the request, and ApplyAction with
+``computer``: ``Runtime.is_heavy``), which run in the thread pool
 (``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled; a client that
 closes the connection meanwhile stops that work (``_watch_disconnect``).
 """
@@ -31,6 +33,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
@@ -109,6 +112,12 @@ ROUTES = (
     ),
 )
 BENCH_ECHO_PATH = "/v1/bench:echo"
+#: Answers of at least this many bytes are gzip-encoded for a caller that sends
+#: ``Accept-Encoding: gzip`` (docs/api.md#compression); smaller ones gain too little.
+GZIP_MIN_BYTES = 1024
+#: zlib's level: a 10 KB answer with views shrinks to 1.2 KB in 0.05 ms (level 9: 0.06 ms,
+#: 1 % smaller).
+GZIP_LEVEL = 6
 
 
 def too_large(limit: int, size: int | None = None) -> ApiError:
@@ -260,6 +269,7 @@ class _Calls:
         deadline: float | None,
         size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
+        heavy: bool = False,
         stop: Stop | None = None,
     ) -> Response:
         try:
@@ -270,6 +280,7 @@ class _Calls:
                 request_id=rid,
                 deadline=deadline,
                 size=size,
+                heavy=heavy,
                 stop=stop,
             )
         except ApiError as e:
@@ -288,22 +299,23 @@ class _Calls:
         deadline: float | None,
         size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
+        heavy: bool = False,
     ) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"}, lang)
-        if self.runtime.offloaded(method, size):
+        if self.runtime.offloaded(method, size, heavy):
             # a client that closes the connection stops the call's work (engine.deadline)
             stop = Stop()
             watch = asyncio.ensure_future(_watch_disconnect(request, stop))
             try:
                 return await run_in_threadpool(
-                    self.answer, method, decode, rid, deadline, size, lang, stop
+                    self.answer, method, decode, rid, deadline, size, lang, heavy, stop
                 )
             finally:
                 watch.cancel()
-        return self.answer(method, decode, rid, deadline, size, lang)
+        return self.answer(method, decode, rid, deadline, size, lang, heavy)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
@@ -316,8 +328,9 @@ class _Calls:
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 return error_response(e, rid, close, call_language(request))
             decode = self.runtime.json_decoder(method, body)
+            heavy = self.runtime.is_heavy(method, body, json=True)
             return await self.run(
-                request, method, decode, rid, deadline, len(body), call_language(request)
+                request, method, decode, rid, deadline, len(body), call_language(request), heavy
             )
 
         endpoint.__name__ = method
@@ -431,6 +444,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
 
     # Starlette types every handler as taking Exception; each gets its own class.
     rest_errors.install(app)
+    # inside SambaMiddleware: its last-resort 500 and early 413 stay plain (and small)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:

@@ -4,12 +4,16 @@
         snapshot = client.deal({"players": 4, "seed": secrets.token_hex(16)})["snapshot"]
 
 Every method takes the request (a protobuf message, or its proto3-JSON dict) and, as
-keywords, ``timeout`` (seconds; the client's default otherwise) and ``request_id`` (sent
-as ``x-request-id``, generated when absent). Answers come back in the request's form.
+keywords, ``timeout`` (seconds; the client's default, DEFAULT_TIMEOUT, otherwise),
+``request_id`` (sent as ``x-request-id``, generated when absent) and ``locale`` (the
+language of this call's messages; the client's ``locale`` otherwise). Answers come back in
+the request's form. ``iter_legal_actions`` yields every legal action of every page.
 
-A call that meets UNAVAILABLE (a draining replica, a connection refused, a REST 503) is
-sent again under the client's ``retry`` policy (``client.retry``; DEFAULT_RETRY unless
-``retry=`` says otherwise, ``retry=None`` for one attempt), with the same request id.
+A call that meets UNAVAILABLE (a draining replica, a connection refused, a server
+restarting, a REST 503) is sent again under the client's ``retry`` policy (``client.retry``;
+DEFAULT_RETRY, which retries until the call's deadline, unless ``retry=`` says otherwise,
+``retry=None`` for one attempt), with the same request id. gRPC calls wait for the channel
+to be ready within their deadline.
 """
 
 from __future__ import annotations
@@ -18,19 +22,24 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Mapping
-from typing import Any, TypeAlias
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
 
 from google.protobuf.message import Message
 
 from .errors import AdjudicatorError
 from .retry import DEFAULT_RETRY, Attempts, RetryPolicy
-from .rpcs import RPCS, answer_as, request_message
-from .transports import AsyncGrpcTransport, AsyncRestTransport, GrpcTransport, RestTransport
+from .rpcs import RPCS, Request, answer_as
+from .transports import (
+    CHANNEL_OPTIONS,
+    AsyncGrpcTransport,
+    AsyncRestTransport,
+    GrpcTransport,
+    RestTransport,
+)
 
-Request: TypeAlias = Message | dict[str, Any] | None
-
-#: Default deadline of a call, in seconds.
+#: Default deadline of a call, in seconds: every attempt of the call within it, so that a
+#: service restarting (a few seconds) is ridden out.
 DEFAULT_TIMEOUT = 10.0
 
 
@@ -43,8 +52,9 @@ def _method(name: str):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        locale: str | None = None,
     ):
-        return self.call(name, request, timeout=timeout, request_id=request_id)
+        return self.call(name, request, timeout=timeout, request_id=request_id, locale=locale)
 
     method.__name__ = method.__qualname__ = rpc.python_name
     method.__doc__ = (
@@ -82,10 +92,26 @@ class _Methods:
         rpc = RPCS[method]
         return (
             rpc,
-            request_message(rpc, request),
+            self.transport.prepare(rpc, request),
             Attempts(self.retry, self.timeout if timeout is None else timeout),
             request_id or uuid.uuid4().hex,
         )
+
+
+def _page_request(request: Request, token: str) -> Request:
+    """``request`` asking for the page of ``token``."""
+    if isinstance(request, Message):
+        copy = type(request)()
+        copy.CopyFrom(request)
+        copy.page_token = token
+        return copy
+    return {**(request or {}), "pageToken": token}
+
+
+def _page(answer) -> tuple[list, str]:
+    if isinstance(answer, Message):
+        return list(answer.actions), answer.next_page_token
+    return answer["actions"], answer["nextPageToken"]
 
 
 def _grpc_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
@@ -96,16 +122,20 @@ def _grpc_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[
     return [("grpc.service_config", text)]
 
 
+def _channel_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
+    return [*CHANNEL_OPTIONS, *_grpc_options(service_config)]
+
+
 def grpc_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
     import grpc
 
-    return grpc.insecure_channel(target, options=_grpc_options(service_config))
+    return grpc.insecure_channel(target, options=_channel_options(service_config))
 
 
 def grpc_aio_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
     import grpc
 
-    return grpc.aio.insecure_channel(target, options=_grpc_options(service_config))
+    return grpc.aio.insecure_channel(target, options=_channel_options(service_config))
 
 
 class Client(_Methods):
@@ -149,12 +179,15 @@ class Client(_Methods):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        locale: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
         while True:
             try:
-                answer = self.transport.invoke(rpc, message, attempts.timeout(), request_id)
+                answer = self.transport.invoke(
+                    rpc, prepared, attempts.timeout(), request_id, locale
+                )
             except AdjudicatorError as error:
                 delay = attempts.retry_after(error)
                 if delay is None:
@@ -162,6 +195,21 @@ class Client(_Methods):
                 time.sleep(delay)
                 continue
             return answer_as(request, answer)
+
+    def iter_legal_actions(
+        self, request: Request = None, *, timeout: float | None = None, locale: str | None = None
+    ) -> Iterator:
+        """Every legal action of ListLegalActions' ``request``, page after page (each page
+        a call of its own, with ``timeout``), in the request's form."""
+        token = ""
+        while True:
+            page = self.call(
+                "ListLegalActions", _page_request(request, token), timeout=timeout, locale=locale
+            )
+            actions, token = _page(page)
+            yield from actions
+            if not token:
+                return
 
     def close(self) -> None:
         self.transport.close()
@@ -212,12 +260,15 @@ class AsyncClient(_Methods):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        locale: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, message, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
         while True:
             try:
-                answer = await self.transport.invoke(rpc, message, attempts.timeout(), request_id)
+                answer = await self.transport.invoke(
+                    rpc, prepared, attempts.timeout(), request_id, locale
+                )
             except AdjudicatorError as error:
                 delay = attempts.retry_after(error)
                 if delay is None:
@@ -225,6 +276,21 @@ class AsyncClient(_Methods):
                 await asyncio.sleep(delay)
                 continue
             return answer_as(request, answer)
+
+    async def iter_legal_actions(
+        self, request: Request = None, *, timeout: float | None = None, locale: str | None = None
+    ) -> AsyncIterator:
+        """As ``Client.iter_legal_actions``, for ``async for``."""
+        token = ""
+        while True:
+            page = await self.call(
+                "ListLegalActions", _page_request(request, token), timeout=timeout, locale=locale
+            )
+            actions, token = _page(page)
+            for action in actions:
+                yield action
+            if not token:
+                return
 
     async def close(self) -> None:
         await self.transport.close()

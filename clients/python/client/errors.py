@@ -37,7 +37,8 @@ _DETAILS_KEY = "grpc-status-details-bin"
 @dataclasses.dataclass(frozen=True)
 class FieldViolation:
     """One problem of an invalid request: its path in JSON names (``cards[1]``), a stable
-    reason (``UNKNOWN_CARD_CODE``) and an English description."""
+    reason (``UNKNOWN_CARD_CODE``) and a description in the call's language (the client's
+    or the call's ``locale``; English by default)."""
 
     field: str
     reason: str

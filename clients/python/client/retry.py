@@ -12,6 +12,11 @@ Backoff is capped exponential with full jitter, as gRPC's own retry policy: befo
 ``n + 1`` the client sleeps a random time in ``[0, min(max_backoff, initial_backoff *
 multiplier ** (n - 1))]``. The call's timeout covers every attempt: each gets what is left,
 and no retry starts that would begin after the deadline.
+
+By default (``max_attempts=None``) a call is retried until its deadline, not a number of
+times: a service restarting (seconds) is ridden out by a call with the default timeout
+(``DEFAULT_TIMEOUT``, 10 s). A call without a deadline (``timeout=None``) then makes at most
+``UNTIMED_ATTEMPTS`` attempts.
 """
 
 from __future__ import annotations
@@ -29,17 +34,18 @@ from .errors import AdjudicatorError
 class RetryPolicy:
     """How often and how patiently a failed call is sent again.
 
-    ``max_attempts`` counts the first one (1: never retry); ``retryable`` holds status names.
+    ``max_attempts`` counts the first one (1: never retry; None: until the call's deadline);
+    ``retryable`` holds status names.
     """
 
-    max_attempts: int = 5
+    max_attempts: int | None = None
     initial_backoff: float = 0.1
-    max_backoff: float = 2.0
+    max_backoff: float = 1.0
     multiplier: float = 2.0
     retryable: frozenset[str] = frozenset({"UNAVAILABLE", "CANCELLED"})
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
+        if self.max_attempts is not None and self.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         if self.initial_backoff < 0 or self.max_backoff < 0 or self.multiplier < 1:
             raise ValueError("backoffs must be >= 0 and the multiplier >= 1")
@@ -56,7 +62,7 @@ class RetryPolicy:
             policy = method_config.get("retryPolicy")
             if policy:
                 return cls(
-                    max_attempts=int(policy.get("maxAttempts", cls.max_attempts)),
+                    max_attempts=int(policy["maxAttempts"]) if "maxAttempts" in policy else None,
                     initial_backoff=_seconds(policy.get("initialBackoff"), cls.initial_backoff),
                     max_backoff=_seconds(policy.get("maxBackoff"), cls.max_backoff),
                     multiplier=float(policy.get("backoffMultiplier", cls.multiplier)),
@@ -77,8 +83,10 @@ def _seconds(duration: str | None, default: float) -> float:
     return float(text[:-1])
 
 
-#: What clients use unless told otherwise.
+#: What clients use unless told otherwise: retried until the call's deadline.
 DEFAULT_RETRY = RetryPolicy()
+#: Attempts of a call without a deadline under a policy whose ``max_attempts`` is None.
+UNTIMED_ATTEMPTS = 10
 #: One attempt, never retried (``Client.rest(url, retry=NO_RETRY)``; ``retry=None`` too).
 NO_RETRY = RetryPolicy(max_attempts=1)
 
@@ -110,7 +118,10 @@ class Attempts:
         """Seconds to sleep before the next attempt, or None: give up and raise ``error``."""
         self.made += 1
         policy = self.policy
-        if error.status not in policy.retryable or self.made >= policy.max_attempts:
+        limit = policy.max_attempts
+        if limit is None and self.deadline is None:
+            limit = UNTIMED_ATTEMPTS
+        if error.status not in policy.retryable or (limit is not None and self.made >= limit):
             return None
         delay = self.rng() * policy.backoff_cap(self.made)
         if self.deadline is not None and self.clock() + delay >= self.deadline:

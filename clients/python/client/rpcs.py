@@ -2,12 +2,15 @@
 and the conversion of requests and answers shared by every transport.
 
 A request is a protobuf message or its proto3-JSON dict (lowerCamelCase or snake_case);
-the answer comes back in the same form (dicts print every field, as REST does).
+the answer comes back in the same form (dicts print every field, as REST does). Over REST a
+dict request is sent as it is and its answer is the JSON as it arrives, parsed once; over
+gRPC a dict is made a message first.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Any
 
@@ -15,6 +18,9 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.message import Message
 
 from ._pb import adjudicator_pb2
+
+#: A request: a message, its proto3-JSON dict, or None (the empty request).
+Request = Message | dict[str, Any] | None
 
 SERVICE = adjudicator_pb2.DESCRIPTOR.services_by_name["Adjudicator"]
 
@@ -68,24 +74,48 @@ def request_message(rpc: Rpc, request: Message | dict[str, Any] | None) -> Messa
     return request
 
 
-def answer_as(request: Message | dict[str, Any] | None, answer: Message):
-    """The answer in the request's form: a dict for a dict (or no request), else a message."""
-    if isinstance(request, Message):
+def answer_as(request: Message | dict[str, Any] | None, answer: Message | dict[str, Any]):
+    """The answer in the request's form: a dict for a dict (or no request), else a message.
+    A REST answer to a dict request is already the dict (parsed once, ``rest_answer``)."""
+    if isinstance(request, Message) or isinstance(answer, dict):
         return answer
     return json_format.MessageToDict(answer, always_print_fields_with_no_presence=True)
 
 
-def rest_target(rpc: Rpc, message: Message) -> tuple[str, str, bytes | None]:
-    """(verb, path, body) of the REST call."""
+@dataclasses.dataclass(frozen=True)
+class RestCall:
+    """A REST request ready to send: verb, path, body, and whether the answer is wanted as
+    the dict it arrives as (the request was a dict) or as a message."""
+
+    verb: str
+    path: str
+    body: bytes | None
+    as_dict: bool
+
+
+def rest_call(rpc: Rpc, request: Message | dict[str, Any] | None) -> RestCall:
+    """The REST call of a request. A dict is sent as it is (the service reads proto3 JSON,
+    lowerCamelCase or snake_case, and reports every problem); a message as its JSON."""
+    as_dict = not isinstance(request, Message)
     if rpc.name == "GetRuleset":
         from urllib.parse import quote
 
-        return rpc.verb, rpc.path.format(profile=quote(message.profile, safe="")), None
+        profile = (
+            request.profile if isinstance(request, Message) else (request or {}).get("profile", "")
+        )
+        return RestCall(rpc.verb, rpc.path.format(profile=quote(profile, safe="")), None, as_dict)
     if rpc.verb == "GET":
-        return rpc.verb, rpc.path, None
-    return rpc.verb, rpc.path, json_format.MessageToJson(message, indent=None).encode()
+        return RestCall(rpc.verb, rpc.path, None, as_dict)
+    if isinstance(request, Message):
+        body = json_format.MessageToJson(request, indent=None).encode()
+    else:
+        body = json.dumps(request or {}, separators=(",", ":")).encode()
+    return RestCall(rpc.verb, rpc.path, body, as_dict)
 
 
-def rest_answer(rpc: Rpc, body: Any) -> Message:
-    # Fields a newer server adds are skipped, not fatal.
+def rest_answer(rpc: Rpc, body: Any, as_dict: bool = False) -> Message | dict[str, Any]:
+    """The answer's JSON, parsed once: as it is for a dict request, else into the message.
+    Fields a newer server adds are skipped, not fatal."""
+    if as_dict and isinstance(body, dict):
+        return body
     return json_format.ParseDict(body, rpc.response_class(), ignore_unknown_fields=True)

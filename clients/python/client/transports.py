@@ -1,9 +1,11 @@
 """The wire: gRPC (``grpc`` / ``grpc.aio``) and REST (``httpx``), sync and asyncio.
 
-A transport sends one complete request message and returns the answer message, or
-raises ``AdjudicatorError``. The request id travels as ``x-request-id`` (metadata or
-header); the deadline as the gRPC deadline, or over REST as the HTTP timeout plus the
-``x-server-timeout`` header, so the server stops working on it too.
+A transport prepares a request once (``prepare``: the message gRPC sends, or the REST call
+with its body) and sends it on each attempt (``invoke``), returning the answer or raising
+``AdjudicatorError``; ``locale`` on a call overrides the transport's. The request id
+travels as ``x-request-id`` (metadata or header); the deadline as the gRPC deadline, or
+over REST as the HTTP timeout plus the ``x-server-timeout`` header, so the server stops
+working on it too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,15 @@ from google.protobuf.message import Message
 
 from . import errors
 from ._pb import adjudicator_pb2_grpc
-from .rpcs import Rpc, rest_answer, rest_target
+from .rpcs import Request, RestCall, Rpc, request_message, rest_answer, rest_call
+
+#: gRPC channel options of the channels the client makes: a restarted server is found again
+#: within about a second (gRPC's default reconnect backoff starts at 1 s and grows to 120 s).
+CHANNEL_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
 
 
 def _language_metadata(locale: str | None) -> tuple[tuple[str, str], ...]:
@@ -24,23 +34,56 @@ def _language_metadata(locale: str | None) -> tuple[tuple[str, str], ...]:
     return (("accept-language", locale),) if locale else ()
 
 
+def _unreached(error: errors.AdjudicatorError, state, request_id: str) -> errors.AdjudicatorError:
+    """A call that waited for the channel until its deadline (``wait_for_ready``), the
+    channel not ready at the end, is UNAVAILABLE, as over REST, not DEADLINE_EXCEEDED."""
+    deadline = error.code is grpc.StatusCode.DEADLINE_EXCEEDED
+    if deadline and state is not None and state is not grpc.ChannelConnectivity.READY:
+        return errors.local(
+            grpc.StatusCode.UNAVAILABLE,
+            "cannot reach the server: the channel was not ready before the deadline",
+            request_id,
+        )
+    return error
+
+
 class GrpcTransport:
+    """Calls wait for the channel to be ready (``wait_for_ready``) within their deadline:
+    a server restarting is waited for rather than failed at once."""
+
     def __init__(
         self, target: str, channel: grpc.Channel | None = None, locale: str | None = None
     ) -> None:
-        self.channel = channel or grpc.insecure_channel(target)
+        self.channel = channel or grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
-        self.language = _language_metadata(locale)
+        self.locale = locale
+        self.state: grpc.ChannelConnectivity | None = None
+        self.channel.subscribe(self._watch)
 
-    def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
+    def _watch(self, state: grpc.ChannelConnectivity) -> None:
+        self.state = state
+
+    def prepare(self, rpc: Rpc, request: Request) -> Message:
+        return request_message(rpc, request)
+
+    def invoke(
+        self,
+        rpc: Rpc,
+        message: Message,
+        timeout: float | None,
+        request_id: str,
+        locale: str | None = None,
+    ) -> Message:
+        metadata = (("x-request-id", request_id), *_language_metadata(locale or self.locale))
         try:
             return getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=(("x-request-id", request_id), *self.language)
+                message, timeout=timeout, metadata=metadata, wait_for_ready=True
             )
         except grpc.RpcError as err:
-            raise errors.from_grpc(err, request_id) from None
+            raise _unreached(errors.from_grpc(err, request_id), self.state, request_id) from None
 
     def close(self) -> None:
+        self.channel.unsubscribe(self._watch)
         self.channel.close()
 
 
@@ -48,34 +91,49 @@ class AsyncGrpcTransport:
     def __init__(
         self, target: str, channel: grpc.aio.Channel | None = None, locale: str | None = None
     ) -> None:
-        self.channel = channel or grpc.aio.insecure_channel(target)
+        self.channel = channel or grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
-        self.language = _language_metadata(locale)
+        self.locale = locale
+
+    def prepare(self, rpc: Rpc, request: Request) -> Message:
+        return request_message(rpc, request)
 
     async def invoke(
-        self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
+        self,
+        rpc: Rpc,
+        message: Message,
+        timeout: float | None,
+        request_id: str,
+        locale: str | None = None,
     ) -> Message:
+        metadata = (("x-request-id", request_id), *_language_metadata(locale or self.locale))
         try:
             return await getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=(("x-request-id", request_id), *self.language)
+                message, timeout=timeout, metadata=metadata, wait_for_ready=True
             )
         except grpc.aio.AioRpcError as err:
-            raise errors.from_grpc(err, request_id) from None
+            error = errors.from_grpc(err, request_id)
+            raise _unreached(error, self.channel.get_state(), request_id) from None
 
     async def close(self) -> None:
         await self.channel.close()
 
 
 def _rest_request(
-    rpc: Rpc, message: Message, timeout: float | None, request_id: str, language: dict
+    call: RestCall, timeout: float | None, request_id: str, locale: str | None
 ) -> dict[str, Any]:
-    verb, path, body = rest_target(rpc, message)
-    headers = {"x-request-id": request_id, **language}
-    if body is not None:
+    headers = {"x-request-id": request_id, **dict(_language_metadata(locale))}
+    if call.body is not None:
         headers["content-type"] = "application/json"
     if timeout is not None:
         headers["x-server-timeout"] = f"{timeout:g}"
-    return {"method": verb, "url": path, "content": body, "headers": headers, "timeout": timeout}
+    return {
+        "method": call.verb,
+        "url": call.path,
+        "content": call.body,
+        "headers": headers,
+        "timeout": timeout,
+    }
 
 
 def _rest_failure(err: httpx.HTTPError, request_id: str) -> errors.AdjudicatorError:
@@ -84,7 +142,9 @@ def _rest_failure(err: httpx.HTTPError, request_id: str) -> errors.AdjudicatorEr
     return errors.local(grpc.StatusCode.UNAVAILABLE, f"cannot reach the server: {err}", request_id)
 
 
-def _rest_result(rpc: Rpc, response: httpx.Response, request_id: str) -> Message:
+def _rest_result(
+    rpc: Rpc, call: RestCall, response: httpx.Response, request_id: str
+) -> Message | dict[str, Any]:
     request_id = response.headers.get("x-request-id", request_id)
     try:
         body = response.json()
@@ -99,10 +159,12 @@ def _rest_result(rpc: Rpc, response: httpx.Response, request_id: str) -> Message
             request_id=request_id,
             http_status=response.status_code,
         )
-    return rest_answer(rpc, body)
+    return rest_answer(rpc, body, call.as_dict)
 
 
 class RestTransport:
+    """Answers are asked gzip-encoded (httpx's default ``Accept-Encoding``) and parsed once."""
+
     def __init__(
         self,
         base_url: str,
@@ -111,16 +173,26 @@ class RestTransport:
         locale: str | None = None,
     ) -> None:
         self.http = http or httpx.Client(base_url=base_url, headers=headers)
-        self.language = dict(_language_metadata(locale))
+        self.locale = locale
 
-    def invoke(self, rpc: Rpc, message: Message, timeout: float | None, request_id: str) -> Message:
+    def prepare(self, rpc: Rpc, request: Request) -> RestCall:
+        return rest_call(rpc, request)
+
+    def invoke(
+        self,
+        rpc: Rpc,
+        call: RestCall,
+        timeout: float | None,
+        request_id: str,
+        locale: str | None = None,
+    ) -> Message | dict[str, Any]:
         try:
             response = self.http.request(
-                **_rest_request(rpc, message, timeout, request_id, self.language)
+                **_rest_request(call, timeout, request_id, locale or self.locale)
             )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
-        return _rest_result(rpc, response, request_id)
+        return _rest_result(rpc, call, response, request_id)
 
     def close(self) -> None:
         self.http.close()
@@ -135,18 +207,26 @@ class AsyncRestTransport:
         locale: str | None = None,
     ) -> None:
         self.http = http or httpx.AsyncClient(base_url=base_url, headers=headers)
-        self.language = dict(_language_metadata(locale))
+        self.locale = locale
+
+    def prepare(self, rpc: Rpc, request: Request) -> RestCall:
+        return rest_call(rpc, request)
 
     async def invoke(
-        self, rpc: Rpc, message: Message, timeout: float | None, request_id: str
-    ) -> Message:
+        self,
+        rpc: Rpc,
+        call: RestCall,
+        timeout: float | None,
+        request_id: str,
+        locale: str | None = None,
+    ) -> Message | dict[str, Any]:
         try:
             response = await self.http.request(
-                **_rest_request(rpc, message, timeout, request_id, self.language)
+                **_rest_request(call, timeout, request_id, locale or self.locale)
             )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
-        return _rest_result(rpc, response, request_id)
+        return _rest_result(rpc, call, response, request_id)
 
     async def close(self) -> None:
         await self.http.aclose()

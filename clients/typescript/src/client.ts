@@ -18,11 +18,17 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Sent as `x-request-id`; generated when absent. Logged by the service, and in errors. */
   requestId?: string;
+  /** The language of this call's human texts (overrides the client's `locale`). */
+  locale?: string;
 }
+
+/** Default deadline of a call in milliseconds, every attempt included: a service restarting
+ * (a few seconds) is ridden out. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Options of a client, whatever its transport. */
 export interface ClientOptions {
-  /** Default deadline of every call in milliseconds; 0 or absent: none. */
+  /** Default deadline of every call in milliseconds (absent: DEFAULT_TIMEOUT_MS; 0: none). */
   timeoutMs?: number;
   /**
    * Retries of calls that meet UNAVAILABLE (a draining replica, a refused connection,
@@ -64,6 +70,8 @@ export interface Call {
   readonly signal: AbortSignal;
   /** Remaining time budget in milliseconds when a deadline is set (of this attempt). */
   readonly timeoutMs: number | undefined;
+  /** The call's `locale`, when it names one (else the transport's). */
+  readonly locale?: string;
 }
 
 export type Invoke = <I extends DescMessage, O extends DescMessage>(
@@ -126,7 +134,7 @@ export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions =
     if (method.methodKind !== "unary") continue;
     const unary = method as DescMethodUnary;
     client[method.localName] = async (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) => {
-      const timeout = callOptions.timeoutMs ?? options.timeoutMs;
+      const timeout = callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const timeoutMs = timeout !== undefined && timeout > 0 ? timeout : undefined;
       const { signal, done } = callSignal(timeoutMs, callOptions.signal);
       const requestId = callOptions.requestId ?? newRequestId();
@@ -138,6 +146,7 @@ export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions =
           requestId,
           signal,
           timeoutMs: deadline !== undefined ? Math.max(deadline - Date.now(), 1) : undefined,
+          locale: callOptions.locale,
         });
       try {
         return await withRetry(retry, signal, deadline, attempt);
@@ -147,4 +156,26 @@ export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions =
     };
   }
   return client as AdjudicatorClient;
+}
+
+/** The request and options `listLegalActions` takes. */
+type ListRequest = Parameters<AdjudicatorClient["listLegalActions"]>[0];
+type LegalAction = Awaited<ReturnType<AdjudicatorClient["listLegalActions"]>>["actions"][number];
+
+/**
+ * Every legal action of a ListLegalActions request, page after page (each page a call of its
+ * own, with `options`): `for await (const action of iterLegalActions(client, request))`.
+ */
+export async function* iterLegalActions(
+  client: AdjudicatorClient,
+  request: ListRequest,
+  options: CallOptions = {},
+): AsyncGenerator<LegalAction> {
+  let pageToken = "";
+  for (;;) {
+    const page = await client.listLegalActions({ ...request, pageToken }, options);
+    yield* page.actions;
+    pageToken = page.nextPageToken;
+    if (!pageToken) return;
+  }
 }

@@ -36,7 +36,7 @@ export interface FieldViolation {
   field: string;
   /** Stable UPPER_SNAKE reason: `UNKNOWN_CARD_CODE`, `REQUIRED`, … */
   reason: string;
-  /** English, for people. */
+  /** For people, in the call's language (the `locale` option; English by default). */
   description: string;
 }
 

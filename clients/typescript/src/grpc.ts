@@ -46,7 +46,23 @@ export function errorFromConnect(err: ConnectError, requestId: string): Adjudica
   });
 }
 
-/** A client of the gRPC server (Node 20+). Call `close()` when done. */
+/** Node's codes of a connection lost under a call (the server gone, not the caller). */
+const LOST = new Set(["ECONNRESET", "EPIPE", "ERR_HTTP2_INVALID_STREAM", "ERR_STREAM_DESTROYED", "ERR_HTTP2_SESSION_ERROR"]);
+
+/** Whether `err` is a call whose connection was lost: ABORTED with a lost connection in its causes. */
+function connectionLost(err: ConnectError): boolean {
+  if (err.code !== Code.Aborted) return false;
+  for (let cause: unknown = err.cause; cause; cause = (cause as { cause?: unknown }).cause) {
+    if (LOST.has((cause as { code?: string }).code ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * A client of the gRPC server (Node 20+). Call `close()` when done. A connection refused or
+ * lost (a server restarting) is UNAVAILABLE, retried within the deadline as gRPC's
+ * `waitForReady` would wait for it.
+ */
 export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorClient {
   const sessionManager = new Http2SessionManager(options.baseUrl);
   const transport = createGrpcTransport({ baseUrl: options.baseUrl, sessionManager });
@@ -64,7 +80,7 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
     ) => Promise<MessageShape<O>>;
     try {
       return await rpc(request, {
-        headers: { ...language, "x-request-id": call.requestId },
+        headers: { ...(call.locale ? languageHeaders(call.locale) : language), "x-request-id": call.requestId },
         // The deadline also travels as grpc-timeout, so the server stops working on it.
         timeoutMs: call.timeoutMs ?? 0,
         signal: call.signal,
@@ -73,6 +89,16 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
       if (call.signal.aborted) throw abortError(call, cause);
       const err = ConnectError.from(cause);
       if (err.code === Code.Unknown && !(cause instanceof ConnectError)) throw cause;
+      if (connectionLost(err)) {
+        // connect-node says ABORTED for a connection reset under a call in flight (the
+        // server killed or restarting): the call did not reach a serving replica.
+        throw new AdjudicatorError({
+          status: "UNAVAILABLE",
+          message: `cannot reach ${options.baseUrl}: ${err.rawMessage}`,
+          requestId: call.requestId,
+          cause: err,
+        });
+      }
       throw errorFromConnect(err, call.requestId);
     }
   }

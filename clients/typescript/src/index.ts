@@ -2,7 +2,9 @@
 // types of samba.v1, and the error type. The gRPC client (Node) is in "./grpc".
 export { createRestClient, type RestClientOptions } from "./rest.js";
 export {
+  DEFAULT_TIMEOUT_MS,
   createAdjudicatorClient,
+  iterLegalActions,
   newRequestId,
   type AdjudicatorClient,
   type CallOptions,
@@ -11,8 +13,10 @@ export {
 export {
   DEFAULT_RETRY,
   NO_RETRY,
+  UNTIMED_ATTEMPTS,
   backoffCapMs,
   retryFromServiceConfig,
+  withRetry,
   type RetryPolicy,
   type ServiceConfig,
 } from "./retry.js";

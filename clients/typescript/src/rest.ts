@@ -53,7 +53,7 @@ export function createRestClient(options: RestClientOptions): AdjudicatorClient 
     );
     const headers: Record<string, string> = {
       ...options.headers,
-      ...language,
+      ...(call.locale ? languageHeaders(call.locale) : language),
       "x-request-id": call.requestId,
     };
     if (call.timeoutMs !== undefined) headers["x-server-timeout"] = String(call.timeoutMs / 1000);

@@ -8,11 +8,14 @@
 // server answers it, through a proxy, for a call it had received but not started). Backoff is capped exponential with full jitter, as gRPC's retry policy:
 // before retry n the client sleeps a random time in [0, min(maxBackoffMs,
 // initialBackoffMs * backoffMultiplier ** (n - 1))]. The call's deadline covers every
-// attempt; no retry starts that would begin after it.
+// attempt; no retry starts that would begin after it. By default (`maxAttempts: Infinity`) a
+// call is retried until its deadline, not a number of times, so that a service restarting
+// (seconds) is ridden out within the default deadline (DEFAULT_TIMEOUT_MS, 10 s); a call
+// without a deadline then makes at most UNTIMED_ATTEMPTS attempts.
 import type { StatusName } from "./errors.js";
 
 export interface RetryPolicy {
-  /** Attempts in all, the first included (1: never retry). */
+  /** Attempts in all, the first included (1: never retry; Infinity: until the deadline). */
   maxAttempts: number;
   initialBackoffMs: number;
   maxBackoffMs: number;
@@ -21,14 +24,17 @@ export interface RetryPolicy {
   retryableStatuses: readonly StatusName[];
 }
 
-/** What clients use unless `retry` says otherwise. */
+/** What clients use unless `retry` says otherwise: retried until the call's deadline. */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
-  maxAttempts: 5,
+  maxAttempts: Infinity,
   initialBackoffMs: 100,
-  maxBackoffMs: 2000,
+  maxBackoffMs: 1000,
   backoffMultiplier: 2,
   retryableStatuses: Object.freeze(["UNAVAILABLE", "CANCELLED"] as StatusName[]),
 });
+
+/** Attempts of a call without a deadline under a policy of `maxAttempts: Infinity`. */
+export const UNTIMED_ATTEMPTS = 10;
 
 /** One attempt, never retried (`retry: false` means the same). */
 export const NO_RETRY: RetryPolicy = Object.freeze({ ...DEFAULT_RETRY, maxAttempts: 1 });
@@ -103,7 +109,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * Runs `attempt` until it succeeds, fails with a status the policy does not retry, runs out
- * of attempts, or the next sleep would end past `deadline` (epoch ms); then rethrows.
+ * of attempts (UNTIMED_ATTEMPTS for an unbounded policy without a deadline), or the next
+ * sleep would end past `deadline` (epoch ms); then rethrows.
  */
 export async function withRetry<T>(
   policy: RetryPolicy,
@@ -117,7 +124,8 @@ export async function withRetry<T>(
       return await attempt();
     } catch (err) {
       const status = (err as { status?: StatusName }).status;
-      if (made >= policy.maxAttempts || signal.aborted || !status || !policy.retryableStatuses.includes(status)) {
+      const limit = deadline === undefined && policy.maxAttempts === Infinity ? UNTIMED_ATTEMPTS : policy.maxAttempts;
+      if (made >= limit || signal.aborted || !status || !policy.retryableStatuses.includes(status)) {
         throw err;
       }
       const delay = random() * backoffCapMs(policy, made);

@@ -3,10 +3,12 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   AdjudicatorError,
+  ActionSchema,
   Adjudicator,
   DealResponseSchema,
   Turn_Phase,
   createRestClient,
+  iterLegalActions,
   toJson,
   type AdjudicatorClient,
   type ClientOptions,
@@ -92,6 +94,34 @@ for (const [name, make] of Object.entries(transports)) {
         "Cuántos comodines puede llevar una combinación según sus cartas naturales.",
         "docs/rules.md#wild-rules",
       ]);
+    });
+
+    test("locale per call: one client serves players of different languages", async () => {
+      const client = make(server); // no client locale
+      const snapshot = await dealt(client);
+      const { actions } = await client.listLegalActions({ snapshot });
+      const outOfTurn = { snapshot, action: { ...actions[0]!, seat: (actions[0]!.seat! + 1) % 4 } };
+      const [spanish, plain] = await Promise.all([
+        client.validateAction(outOfTurn, { locale: "es" }),
+        client.validateAction(outOfTurn),
+      ]);
+      assert.match(spanish.violations[0]!.message, /^es el turno del asiento/);
+      assert.match(plain.violations[0]!.message, /^it is seat/);
+      const swedishClient = make(server, { locale: "sv" });
+      const overridden = await swedishClient.validateAction(outOfTurn, { locale: "es" });
+      assert.match(overridden.violations[0]!.message, /^es el turno del asiento/);
+    });
+
+    test("iterLegalActions fetches every page", async () => {
+      const client = make(server);
+      const snapshot = await dealt(client);
+      const draw = (await client.listLegalActions({ snapshot })).actions[0]!;
+      const drawn = await client.applyAction({ snapshot, action: draw });
+      const whole = await client.listLegalActions({ snapshot: drawn.snapshot, pageSize: 1000 });
+      const paged = [];
+      for await (const action of iterLegalActions(client, { snapshot: drawn.snapshot, pageSize: 3 })) paged.push(action);
+      assert.ok(whole.actions.length > 3);
+      assert.deepEqual(paged.map((a) => toJson(ActionSchema, a)), whole.actions.map((a) => toJson(ActionSchema, a)));
     });
 
     test("a profile with variations reaches GetRuleset intact", async () => {

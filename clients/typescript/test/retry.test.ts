@@ -6,9 +6,13 @@ import assert from "node:assert/strict";
 import {
   AdjudicatorError,
   DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  SuggestActionRequest_Level,
+  UNTIMED_ATTEMPTS,
   backoffCapMs,
   createRestClient,
   retryFromServiceConfig,
+  withRetry,
   type AdjudicatorClient,
   type RetryPolicy,
 } from "@samba-adjudicator/client";
@@ -35,7 +39,7 @@ async function rejection(promise: Promise<unknown>): Promise<AdjudicatorError> {
 test("backoff is capped exponential", () => {
   assert.deepEqual(
     [1, 2, 3, 4, 5, 6].map((n) => backoffCapMs(DEFAULT_RETRY, n)),
-    [100, 200, 400, 800, 1600, 2000],
+    [100, 200, 400, 800, 1000, 1000],
   );
 });
 
@@ -141,5 +145,92 @@ for (const [name, make] of Object.entries(makers)) {
       await successor;
       await holding;
     });
+  });
+}
+
+test("by default a call is retried until its deadline, not a number of times", async () => {
+  const unavailable = new AdjudicatorError({ status: "UNAVAILABLE", message: "refused" });
+  let attempts = 0;
+  const failing = async () => {
+    attempts += 1;
+    await new Promise((r) => setTimeout(r, 5));
+    throw unavailable;
+  };
+  const signal = new AbortController().signal;
+  await assert.rejects(withRetry(DEFAULT_RETRY, signal, Date.now() + 300, failing, () => 0));
+  assert.ok(attempts > 10, `${attempts} attempts in 300 ms`);
+  attempts = 0;
+  await assert.rejects(withRetry(DEFAULT_RETRY, signal, undefined, failing, () => 0));
+  assert.equal(attempts, UNTIMED_ATTEMPTS); // no deadline: a bounded number of attempts
+  assert.equal(DEFAULT_TIMEOUT_MS, 10_000);
+});
+
+const COMPUTERS = new Set([1, 3]);
+
+/** A two-deal match, seats 1 and 3 computer players, one call per move; `onMove` after each. */
+async function playMatch(client: AdjudicatorClient, seed: string, onMove: (moves: number) => void) {
+  let moves = 0;
+  let calls = 1;
+  const extras = { includeLegalActions: true };
+  let answer = await client.deal({
+    ruleset: { profile: "classic", overrides: { maxDeals: 2 } },
+    players: 4,
+    seed: `${seed}-1`,
+    ...extras,
+  });
+  for (let k = 0; ; k++) {
+    let score = undefined as { matchOver: boolean } | undefined;
+    let snapshot = answer.snapshot!;
+    let next = answer.nextActions!;
+    while (!score) {
+      const seat = next.seat;
+      const applied = await client.applyAction(
+        COMPUTERS.has(seat)
+          ? { snapshot, computer: { seat, level: SuggestActionRequest_Level.BASIC, seed }, ...extras }
+          : { snapshot, action: next.actions[(moves * 7919) % next.actions.length], ...extras },
+      );
+      assert.ok(applied.legal);
+      moves += 1;
+      calls += 1;
+      onMove(moves);
+      snapshot = applied.snapshot!;
+      score = applied.score;
+      if (!score) next = applied.nextActions!;
+    }
+    if (score.matchOver) return { moves, calls };
+    answer = await client.deal({ previous: snapshot, seed: `${seed}-2`, ...extras });
+    calls += 1;
+  }
+}
+
+for (const name of ["rest", "grpc"]) {
+  test(`${name}: the default client finishes a match through a SIGKILL and a restart`, async () => {
+    const first = await startServer();
+    servers.push(first);
+    const client =
+      name === "rest" ? createRestClient({ baseUrl: first.restUrl }) : createGrpcClient({ baseUrl: first.grpcUrl });
+    if ("close" in client) grpcClients.push(client as GrpcAdjudicatorClient);
+    let restarted: Promise<Server> | undefined;
+    const played = playMatch(client, `ts-sigkill-${name}`, (n) => {
+      if (n !== 40) return;
+      first.kill();
+      restarted = first.exited.then(async () => {
+        await new Promise((r) => setTimeout(r, 3000)); // down for 3 s, then its start-up
+        const ports = ["--grpc-port", String(first.grpcPort), "--http-port", String(first.httpPort)];
+        const next = await startServer({}, [...ports, "--admin-port", String(first.adminPort)]);
+        servers.push(next);
+        return next;
+      });
+    });
+    let result: { moves: number; calls: number };
+    try {
+      result = await played;
+    } finally {
+      await restarted; // registered for the after() hook either way
+    }
+    assert.ok(restarted, "the server was killed");
+    const { moves, calls } = result;
+    assert.ok(moves > 40);
+    assert.equal(calls, moves + 2); // two Deals, then one call per move
   });
 }

@@ -16,7 +16,10 @@ export interface Server {
   grpcUrl: string;
   grpcPort: number;
   httpPort: number;
+  adminPort: number;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, calls in flight with it (`exited`). */
+  kill(): void;
   /** SIGTERM without waiting: the server drains, then exits (`exited`). */
   terminate(): void;
   exited: Promise<unknown>;
@@ -47,7 +50,11 @@ export async function startServer(env: Record<string, string> = {}, args: string
     grpcUrl: `http://127.0.0.1:${info.grpcPort}`,
     grpcPort: info.grpcPort,
     httpPort: info.httpPort,
+    adminPort: info.adminPort,
     exited,
+    kill() {
+      proc.kill("SIGKILL");
+    },
     terminate() {
       proc.kill("SIGTERM");
     },
