@@ -14,7 +14,9 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
 - ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
-  initial metadata early costs a whole extra batch per call), generated when absent.
+  initial metadata early costs a whole extra batch per call), generated when absent;
+- ``traceparent``/``tracestate`` metadata (W3C trace context) is carried into the call's
+  log line and span (``service.ops.tracing``).
 
 The server is ``grpc.aio`` in its own event-loop thread: cheap calls are answered inline on
 the loop, ReplayDeal and ListLegalActions on a small thread pool (a thread-pool
@@ -43,6 +45,7 @@ from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.i18n.localize import localize_error, localize_response
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
+from samba_adjudicator.service.ops.tracing import Carried, Collect
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
@@ -58,20 +61,25 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _request_id_and_language(context) -> tuple[str, str]:
-    """``x-request-id`` (generated when absent) and the answer's language, from
-    ``accept-language`` (docs/i18n.md): one pass over the metadata, which grpc copies out
-    on every look."""
+def _request_id_and_language(context) -> tuple[str, str, Carried | None]:
+    """``x-request-id`` (generated when absent), the answer's language, from
+    ``accept-language`` (docs/i18n.md), and the trace context: one pass over the metadata,
+    which grpc copies out on every look."""
     request_id: str | None = None
     seen_id = False
     lang: str | None = None
+    trace: Collect | None = None
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and not seen_id:
             seen_id = True
             request_id = value if isinstance(value, str) else None
         elif key == "accept-language" and lang is None and isinstance(value, str):
             lang = choose_language(value)
-    return request_id_from(request_id), lang or DEFAULT_LANGUAGE
+        elif key[:5] == "trace" and isinstance(value, str):
+            trace = trace or Collect()
+            trace.add(key, value)
+    carried = None if trace is None else trace.carried()
+    return request_id_from(request_id), lang or DEFAULT_LANGUAGE, carried
 
 
 def _deadline(context) -> float | None:
@@ -109,6 +117,7 @@ def _call(
     lang: str = DEFAULT_LANGUAGE,
     heavy: bool = False,
     stop: Stop | None = None,
+    trace: Carried | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
     try:
@@ -121,6 +130,7 @@ def _call(
             size=len(data),
             heavy=heavy,
             stop=stop,
+            trace=trace,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -179,11 +189,11 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
-        request_id, lang = _request_id_and_language(context)
+        request_id, lang, trace = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
         if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
-            runtime.reject(method, "grpc", request_id, err)
+            runtime.reject(method, "grpc", request_id, err, trace)
             await context.abort_with_status(_status(err, request_id, lang))
         deadline = _deadline(context)
         in_flight.count += 1
@@ -206,9 +216,12 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
                     lang,
                     heavy,
                     stop,
+                    trace,
                 )
             else:
-                out, status = _call(runtime, method, decode, data, request_id, deadline, lang)
+                out, status = _call(
+                    runtime, method, decode, data, request_id, deadline, lang, trace=trace
+                )
         finally:
             in_flight.count -= 1
         if status is not None:
