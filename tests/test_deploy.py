@@ -737,6 +737,16 @@ def test_cors_is_off_by_default(render):
     assert "SAMBA_CORS_ORIGINS" not in env_of(docs)
 
 
+def test_tracing_is_off_by_default_and_the_endpoint_reaches_the_server(render, helm):
+    _, docs = render("default")
+    assert "SAMBA_OTLP_ENDPOINT" not in env_of(docs)
+    _, docs = render("all-features")
+    endpoint = yaml.safe_load(ALL_FEATURES.read_text())["server"]["otlpEndpoint"]
+    assert env_of(docs)["SAMBA_OTLP_ENDPOINT"]["value"] == endpoint
+    res = _template(helm, "--set", "server.otlpEndpoint=collector:4318")
+    assert res.returncode != 0 and "otlpEndpoint" in res.stderr
+
+
 def test_service_monitor_scrapes_metrics_on_the_admin_port(render):
     _, docs = render("all-features")
     sm = one(docs, "ServiceMonitor")

@@ -142,6 +142,9 @@ PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
 {{- with .Values.server.corsOrigins }}
 SAMBA_CORS_ORIGINS: {{ join "," . | quote }}
 {{- end }}
+{{- with .Values.server.otlpEndpoint }}
+SAMBA_OTLP_ENDPOINT: {{ . | quote }}
+{{- end }}
 {{- end }}
 
 {{/*
