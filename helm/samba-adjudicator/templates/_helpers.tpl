@@ -119,6 +119,15 @@ The Secret holding a key: "<values>.existingSecret", else the generated one when
 {{- end }}
 
 {{/*
+The port of server.otlpEndpoint: the URL's, else the scheme's (80, 443).
+*/}}
+{{- define "samba-adjudicator.otlpPort" -}}
+{{- $url := urlParse .Values.server.otlpEndpoint -}}
+{{- $port := regexFind "[0-9]+$" (regexFind ":[0-9]+$" $url.host) -}}
+{{- if $port }}{{ $port }}{{ else if eq $url.scheme "https" }}443{{ else }}80{{ end -}}
+{{- end }}
+
+{{/*
 The ConfigMap's data: every non-secret setting, as the environment variable the server reads.
 */}}
 {{- define "samba-adjudicator.settings" -}}
