@@ -53,6 +53,18 @@ CALLS = {
         "run('ValidateAction', body, adjudicator=warm)",
         1000,
     ),
+    # the servers' path: Runtime.invoke (metrics, the log line, the span when tracing is on)
+    "ValidateAction served (invoke), seen": (
+        "rt.invoke('ValidateAction', lambda: decode(wire), transport='grpc', request_id='r')",
+        1000,
+    ),
+    # the same with the caller's traceparent, tracing off (a checkout before traces: ignored)
+    "… with a traceparent, tracing off": (
+        "rt.invoke('ValidateAction', lambda: decode(wire), transport='grpc', request_id='r',"
+        " **traced)",
+        1000,
+    ),
+    "gRPC metadata read (id, language, trace)": ("read_metadata(context)", 4000),
 }
 
 _SETUP = """
@@ -72,6 +84,17 @@ request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
 wire = request.SerializeToString()
 body = json.dumps(jsonio.to_dict(request)).encode()
 warm = Adjudicator()
+import inspect, types
+from samba_adjudicator.service.ops.config import Settings
+from samba_adjudicator.service.pipeline.runtime import Runtime
+from samba_adjudicator.service.transport import grpc_server
+read_metadata = grpc_server._request_id_and_language
+rt = Runtime(Settings(), adjudicator=warm)
+decode = rt.protobuf_decoder('ValidateAction')
+parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+traced = {{'trace': (parent, '')}} if 'trace' in inspect.signature(rt.invoke).parameters else {{}}
+metadata = (('x-request-id', 'r-1'), ('user-agent', 'grpc-python/1.7'), ('traceparent', parent))
+context = types.SimpleNamespace(invocation_metadata=lambda: metadata)
 for _ in range(3):  # warm-up: first calls fill the caches every later call finds
     {call}
 for _ in range({n}):
@@ -124,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         help="another checkout (with its .venv) to count beside this one",
     )
     p.add_argument("--scale", type=float, default=1.0, help="multiply every n (default 1)")
+    p.add_argument(
+        "--only",
+        default="",
+        help="comma-separated texts: count only the calls whose name has one (and the baseline)",
+    )
     args = p.parse_args(argv)
     if subprocess.run(["valgrind", "--version"], capture_output=True).returncode != 0:
         raise SystemExit("valgrind is needed (apt-get install valgrind)")
@@ -136,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     print(head + ("   this/other" if len(sources) > 1 else ""))
     base: dict[str, float] = {}
     for label, (call, n) in CALLS.items():
+        wanted = [w for w in args.only.split(",") if w]
+        if wanted and not label.startswith("baseline") and not any(w in label for w in wanted):
+            continue
         row = []
         for name, src in sources:
             k = per_call(src, args.position, call, max(1, round(n * args.scale)))

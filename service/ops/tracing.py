@@ -176,7 +176,6 @@ class Tracer:
     def record(
         self,
         method: str,
-        transport: str,
         carried: Carried | None,
         start_ns: int,
         end_ns: int,
@@ -216,9 +215,7 @@ class Tracer:
         attributes, fault = span_attributes(method, transport, outcome, request_id, err)
         end = time.time_ns()
         try:
-            return self.record(
-                method, transport, carried, end - int(elapsed * 1e9), end, attributes, fault
-            )
+            return self.record(method, carried, end - int(elapsed * 1e9), end, attributes, fault)
         except Exception:  # noqa: BLE001 - a span is not worth a call
             log.exception("the call's span was not recorded")
             return None
