@@ -19,7 +19,7 @@ from service_fixtures import ROOT, ServerProcess, grpc_call
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.ops import config, tracing
-from samba_adjudicator.service.ops.tracing import Collect, parse
+from samba_adjudicator.service.ops.tracing import carried, parse
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 SPAN = "00f067aa0ba902b7"
@@ -81,12 +81,10 @@ def test_tracestate_is_kept_when_valid_and_dropped_whole_when_not():
 
 
 def test_two_traceparents_are_ambiguous_and_several_tracestates_join():
-    c = Collect()
-    for key, value in (("traceparent", PARENT), ("tracestate", "a=1"), ("tracestate", "b=2")):
-        c.add(key, value)
-    assert c.carried() == (PARENT, "a=1,b=2")
-    c.add("traceparent", PARENT)
-    assert parse(c.carried()) is None
+    pairs = [("traceparent", PARENT), ("tracestate", "a=1"), ("tracestate", "b=2")]
+    assert carried(pairs) == (PARENT, "a=1,b=2")
+    assert carried([("traceresponse", "x")]) is None
+    assert parse(carried(pairs + [("traceparent", PARENT)])) is None
 
 
 def test_the_log_names_the_callers_trace_or_a_new_one():

@@ -63,26 +63,14 @@ class Parent:
     state: tuple[tuple[str, str], ...] = ()  # the tracestate's members, in order
 
 
-class Collect:
-    """Reads ``traceparent``/``tracestate`` out of headers or metadata, one key at a time:
-    a second ``traceparent`` makes it ambiguous (ignored); several ``tracestate`` join."""
-
-    __slots__ = ("parent", "state", "seen")
-
-    def __init__(self) -> None:
-        self.parent = ""
-        self.state = ""
-        self.seen = 0
-
-    def add(self, key: str, value: str) -> None:
-        if key == "traceparent":
-            self.seen += 1
-            self.parent = value if self.seen == 1 else ""
-        elif key == "tracestate":
-            self.state = f"{self.state},{value}" if self.state else value
-
-    def carried(self) -> Carried | None:
-        return (self.parent, self.state) if self.parent or self.state else None
+def carried(pairs: list[tuple[str, str]]) -> Carried | None:
+    """What a transport read: the (key, value) pairs of its headers or metadata whose key
+    starts with ``trace``. A second ``traceparent`` makes it ambiguous (ignored); several
+    ``tracestate`` join, in order."""
+    parents = [v for k, v in pairs if k == "traceparent"]
+    state = ",".join(v for k, v in pairs if k == "tracestate")
+    parent = parents[0] if len(parents) == 1 else ""
+    return (parent, state) if parent or state else None
 
 
 def parse(carried: Carried | None) -> Parent | None:

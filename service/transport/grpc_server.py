@@ -45,7 +45,7 @@ from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.i18n.localize import localize_error, localize_response
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
-from samba_adjudicator.service.ops.tracing import Carried, Collect
+from samba_adjudicator.service.ops import tracing
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
@@ -61,14 +61,14 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _request_id_and_language(context) -> tuple[str, str, Carried | None]:
+def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]:
     """``x-request-id`` (generated when absent), the answer's language, from
     ``accept-language`` (docs/i18n.md), and the trace context: one pass over the metadata,
     which grpc copies out on every look."""
     request_id: str | None = None
     seen_id = False
     lang: str | None = None
-    trace: Collect | None = None
+    traces: list[tuple[str, str]] = []
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and not seen_id:
             seen_id = True
@@ -76,9 +76,8 @@ def _request_id_and_language(context) -> tuple[str, str, Carried | None]:
         elif key == "accept-language" and lang is None and isinstance(value, str):
             lang = choose_language(value)
         elif key[:5] == "trace" and isinstance(value, str):
-            trace = trace or Collect()
-            trace.add(key, value)
-    carried = None if trace is None else trace.carried()
+            traces.append((key, value))
+    carried = tracing.carried(traces) if traces else None
     return request_id_from(request_id), lang or DEFAULT_LANGUAGE, carried
 
 
@@ -117,7 +116,7 @@ def _call(
     lang: str = DEFAULT_LANGUAGE,
     heavy: bool = False,
     stop: Stop | None = None,
-    trace: Carried | None = None,
+    trace: tracing.Carried | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
     try:

@@ -10,7 +10,7 @@ from samba_adjudicator.service.base.errors import ApiError, api_error, rest_body
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.i18n.localize import localize_error
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
-from samba_adjudicator.service.ops.tracing import Carried, Collect
+from samba_adjudicator.service.ops.tracing import Carried, carried
 from samba_adjudicator.service.pipeline.runtime import request_id_from
 
 JSON = "application/json"
@@ -64,7 +64,7 @@ def request_head(headers) -> tuple[str, int | None, Carried | None]:
     its trace context (``traceparent``, ``tracestate``), in one pass over the headers."""
     rid = None
     size = None
-    trace: Collect | None = None
+    traces: list[tuple[str, str]] = []
     for k, v in headers:
         if k == b"x-request-id":
             rid = v.decode("latin-1")
@@ -74,6 +74,5 @@ def request_head(headers) -> tuple[str, int | None, Carried | None]:
             except ValueError:
                 size = None
         elif k[:5] == b"trace":
-            trace = trace or Collect()
-            trace.add(k.decode("latin-1"), v.decode("latin-1"))
-    return request_id_from(rid), size, None if trace is None else trace.carried()
+            traces.append((k.decode("latin-1"), v.decode("latin-1")))
+    return request_id_from(rid), size, carried(traces) if traces else None
