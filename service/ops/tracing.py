@@ -67,9 +67,16 @@ def carried(pairs: list[tuple[str, str]]) -> Carried | None:
     """What a transport read: the (key, value) pairs of its headers or metadata whose key
     starts with ``trace``. A second ``traceparent`` makes it ambiguous (ignored); several
     ``tracestate`` join, in order."""
-    parents = [v for k, v in pairs if k == "traceparent"]
-    state = ",".join(v for k, v in pairs if k == "tracestate")
-    parent = parents[0] if len(parents) == 1 else ""
+    parent = state = ""
+    parents = 0
+    for key, value in pairs:
+        if key == "traceparent":
+            parents += 1
+            parent = value
+        elif key == "tracestate":
+            state = f"{state},{value}" if state else value
+    if parents > 1:
+        parent = ""
     return (parent, state) if parent or state else None
 
 

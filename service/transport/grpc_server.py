@@ -75,7 +75,7 @@ def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]
             request_id = value if isinstance(value, str) else None
         elif key == "accept-language" and lang is None and isinstance(value, str):
             lang = choose_language(value)
-        elif key[:5] == "trace" and isinstance(value, str):
+        elif (key == "traceparent" or key == "tracestate") and isinstance(value, str):
             traces.append((key, value))
     carried = tracing.carried(traces) if traces else None
     return request_id_from(request_id), lang or DEFAULT_LANGUAGE, carried

@@ -73,6 +73,6 @@ def request_head(headers) -> tuple[str, int | None, Carried | None]:
                 size = int(v)
             except ValueError:
                 size = None
-        elif k[:5] == b"trace":
+        elif k == b"traceparent" or k == b"tracestate":
             traces.append((k.decode("latin-1"), v.decode("latin-1")))
     return request_id_from(rid), size, carried(traces) if traces else None
