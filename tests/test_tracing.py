@@ -200,6 +200,15 @@ def test_spans_are_exported_parented_on_the_callers_traceparent():
             line = _log_line(server, "t-rest")
             assert (line["traceId"], line["spanId"]) == (TRACE, span.span_id.hex())
 
+            # a call the transport refuses before it runs has its span too
+            refused = f"00-{'5' * 32}-{SPAN}-01"
+            headers = {"traceparent": refused, "x-server-timeout": "soon"}
+            r = httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            assert r.status_code == 400, r.text
+            _, span = receiver.wait_for(lambda s: s.trace_id.hex() == "5" * 32)
+            a = attributes(span)
+            assert (a["error.type"], a["http.response.status_code"]) == ("INVALID_ARGUMENT", 400)
+
             with grpc.insecure_channel(server.grpc_target) as channel:
                 stub = adjudicator_pb2_grpc.AdjudicatorStub(channel)
                 other = f"00-{'1' * 32}-{SPAN}-01"
