@@ -1,11 +1,12 @@
 """What the servers and the CLI share around ``service.pipeline.api``: one call = decode, answer,
-error boundary; for the servers also metrics, a log line and a deadline.
+error boundary; for the servers also metrics, a log line, a span and a deadline.
 
 ``Runtime.answer(method, decode, deadline)`` decodes a request (``service.pipeline.decoding``), runs
 ``Adjudicator.call`` and returns the response message or raises ``ApiError``, never
 anything else (``service.pipeline.boundary``): it is the one error boundary of every transport and
 of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
-is ``answer`` counted in ``service.ops.metrics`` and logged (one JSON line per call).
+is ``answer`` counted in ``service.ops.metrics``, logged (one JSON line per call) and, with
+an OTLP endpoint, traced (``service.ops.tracing``).
 
 ``State`` is the process's lifecycle (starting -> serving -> draining) read by ``/readyz``
 and the gRPC health service.
