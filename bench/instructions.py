@@ -45,6 +45,14 @@ CALLS = {
         "warm.call('ValidateAction', pb.ValidateActionRequest.FromString(wire))",
         2000,
     ),
+    "ApplyAction with views protobuf, new snapshot": (
+        "Adjudicator().call('ApplyAction', pb.ApplyActionRequest.FromString(apply_wire))",
+        200,
+    ),
+    "ApplyAction with views protobuf, snapshot seen": (
+        "warm.call('ApplyAction', pb.ApplyActionRequest.FromString(apply_wire))",
+        400,
+    ),
     "ValidateAction JSON→JSON, new snapshot": (
         "run('ValidateAction', body, adjudicator=Adjudicator())",
         300,
@@ -70,6 +78,8 @@ action = scenarios.typical_action(s)
 request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
                                    action=action_to_proto(action))
 wire = request.SerializeToString()
+apply_wire = pb.ApplyActionRequest(snapshot=request.snapshot, action=request.action,
+                                   include_views=True).SerializeToString()
 body = json.dumps(jsonio.to_dict(request)).encode()
 warm = Adjudicator()
 for _ in range(3):  # warm-up: first calls fill the caches every later call finds
@@ -124,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         help="another checkout (with its .venv) to count beside this one",
     )
     p.add_argument("--scale", type=float, default=1.0, help="multiply every n (default 1)")
+    p.add_argument(
+        "--only",
+        default="",
+        help="count only the calls whose label contains this (and the baseline)",
+    )
     args = p.parse_args(argv)
     if subprocess.run(["valgrind", "--version"], capture_output=True).returncode != 0:
         raise SystemExit("valgrind is needed (apt-get install valgrind)")
@@ -136,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     print(head + ("   this/other" if len(sources) > 1 else ""))
     base: dict[str, float] = {}
     for label, (call, n) in CALLS.items():
+        if args.only and args.only not in label and not label.startswith("baseline"):
+            continue
         row = []
         for name, src in sources:
             k = per_call(src, args.position, call, max(1, round(n * args.scale)))

@@ -26,7 +26,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
-from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
+from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
 from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
 from samba_adjudicator.service.pipeline import computer
@@ -185,12 +185,12 @@ def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
     elif request.DESCRIPTOR.fields_by_name.get("ruleset") is not None:
         ref = request.ruleset if request.HasField("ruleset") else None
         if ref is None:
-            return "classic"  # Deal / CheckMeld: omitted means classic
+            return DEFAULT_PROFILE  # Deal / CheckMeld: omitted means the default
     elif request.DESCRIPTOR.fields_by_name.get("profile") is not None:
         return _metrics.base_profile(request.profile, _KNOWN_PROFILES)
     if ref is None:
         return "none"
-    return _metrics.base_profile(ref.profile or "classic", _KNOWN_PROFILES)
+    return _metrics.base_profile(ref.profile or DEFAULT_PROFILE, _KNOWN_PROFILES)
 
 
 def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
