@@ -38,6 +38,8 @@ PLAYGROUND_FILES = {
     "playground.js": "text/javascript",
     "playground.css": "text/css",
 }
+#: The site's icon, an SVG (browsers ask /favicon.ico of every page, whatever it links).
+FAVICON = ("playground/favicon.svg", "image/svg+xml")
 
 
 def html_page(title: str, head: str, body: str) -> str:
@@ -45,7 +47,7 @@ def html_page(title: str, head: str, body: str) -> str:
     return (
         f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{title} - Samba adjudicator</title>\n"
-        f'<link rel="icon" type="image/png" href="/docs-assets/favicon.png">\n'
+        f'<link rel="icon" type="image/svg+xml" href="/favicon.ico">\n'
         f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
@@ -164,6 +166,14 @@ def router() -> APIRouter:
     @pages.get("/redoc", include_in_schema=False)
     async def redoc() -> HTMLResponse:
         return HTMLResponse(REDOC_HTML)
+
+    @pages.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(
+            _read(PLAYGROUND_PACKAGE, FAVICON[0]),
+            media_type=FAVICON[1],
+            headers={"cache-control": cache},
+        )
 
     @pages.get("/playground", include_in_schema=False)
     async def playground() -> HTMLResponse:
