@@ -37,7 +37,12 @@ def _key(code: str, by_suit: bool) -> tuple:
         return (1, 0, len(RANKS), 0)
     rank, suit = code[:-1], code[-1]
     wild = rank == "2"
-    return (int(wild), SUITS.index(suit) if by_suit and not wild else 0, RANKS.index(rank), SUITS.index(suit))
+    return (
+        int(wild),
+        SUITS.index(suit) if by_suit and not wild else 0,
+        RANKS.index(rank),
+        SUITS.index(suit),
+    )
 
 
 def _hand(pg, seat: int) -> list[str]:
@@ -96,9 +101,11 @@ def test_the_log_keeps_the_whole_deal_with_each_computer_move_as_it_happens(page
     applies = []
     page.on(
         "request",
-        lambda r: applies.append(json.loads(r.post_data or "{}"))
-        if r.url.endswith("/v1/actions:apply")
-        else None,
+        lambda r: (
+            applies.append(json.loads(r.post_data or "{}"))
+            if r.url.endswith("/v1/actions:apply")
+            else None
+        ),
     )
     suggests = []
     page.on("request", lambda r: suggests.append(r.url) if "actions:suggest" in r.url else None)
@@ -118,7 +125,9 @@ def test_the_log_keeps_the_whole_deal_with_each_computer_move_as_it_happens(page
     assert drawn.locator(".card[data-card]").count() == 0
     assert drawn.locator(".card.back").count() == 2
     page.select_option("#viewer", "full")
-    page.wait_for_function("document.querySelector(\"#log li[data-event='CARDS_DRAWN'] .card.back\") === null")
+    page.wait_for_function(
+        "document.querySelector(\"#log li[data-event='CARDS_DRAWN'] .card.back\") === null"
+    )
 
     # seat 1 discards: the computer players then play one after the other, each move shown
     # while the next is still to come
@@ -155,7 +164,8 @@ def test_the_log_keeps_the_whole_deal_with_each_computer_move_as_it_happens(page
     box = page.eval_on_selector(
         "#log",
         """l => ({overflow: getComputedStyle(l).overflowY, scrolled: l.scrollTop,
-                  bottom: l.scrollHeight - l.clientHeight, last: l.lastElementChild.dataset.seat})""",
+                  bottom: l.scrollHeight - l.clientHeight,
+                  last: l.lastElementChild.dataset.seat})""",
     )
     assert box["overflow"] == "auto"
     assert box["last"] == "0"
@@ -176,7 +186,9 @@ def test_switching_language_says_every_label_again(page, server):  # noqa: F811
     ):
         page.select_option("#language", lang)
         page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-        page.wait_for_function("t => document.querySelector('#turn').innerText.includes(t)", arg=turn)
+        page.wait_for_function(
+            "t => document.querySelector('#turn').innerText.includes(t)", arg=turn
+        )
         ui = page.evaluate(
             """lang => fetch('/playground/texts.json', {headers: {'accept-language': lang}})
                        .then(r => r.json()).then(t => t.ui)""",
@@ -185,7 +197,9 @@ def test_switching_language_says_every_label_again(page, server):  # noqa: F811
         # every static label is the catalog's, the page's title too
         labels = page.eval_on_selector_all(
             "[data-i18n]",
-            "ns => ns.map(n => [n.dataset.i18n, n.dataset.i18nAttr ? n.getAttribute(n.dataset.i18nAttr) : n.textContent])",
+            """ns => ns.map(n => [n.dataset.i18n,
+                                  n.dataset.i18nAttr ? n.getAttribute(n.dataset.i18nAttr)
+                                                     : n.textContent])""",
         )
         assert len(labels) > 25
         assert [text for _, text in labels] == [ui[key] for key, _ in labels]
@@ -193,14 +207,22 @@ def test_switching_language_says_every_label_again(page, server):  # noqa: F811
         # and what the page wrote itself: the table, the log, the lists, the options
         assert drew in page.inner_text("#log")
         assert ui["logHuman"] in page.inner_text("#log")
-        assert page.inner_text(".seat[data-seat='0'] .seat-head").startswith(ui["seatTitle"].format(seat=0))
+        assert page.inner_text(".seat[data-seat='0'] .seat-head").startswith(
+            ui["seatTitle"].format(seat=0)
+        )
         assert page.locator("#bot-0 option[value=human]").inner_text() == ui["level.human"]
         assert page.locator("#viewer option[value=full]").inner_text() == ui["everything"]
         discard = ui["actDiscard"].split("{")[0].strip()
         assert page.locator("#actions li button", has_text=discard).count() > 0
         assert ui["scoreProvisional"] in page.inner_text("#score-kind")
         # no English word of the page is left over (the card table is the same cards)
-        for word in ("Event log", "Legal actions", "Computer players", "draw from the stock", "by hand"):
+        for word in (
+            "Event log",
+            "Legal actions",
+            "Computer players",
+            "draw from the stock",
+            "by hand",
+        ):
             assert word in english and word not in page.inner_text("body"), (lang, word)
         _shot(page, f"table-{lang}")
     page.select_option("#language", "en")
@@ -234,15 +256,18 @@ def test_a_phone_screen_has_no_sideways_scroll_and_nothing_at_the_edge(browser, 
             # nothing sticks out (the lists and the score table scroll inside their panels)
             out = pg.evaluate(
                 """() => [...document.querySelectorAll('body *')]
-                   .filter(e => !e.closest('.scroll-x, #actions, #log') && e.getClientRects().length)
-                   .filter(e => { const r = e.getBoundingClientRect(); return r.right > innerWidth + 0.5 || r.left < -0.5; })
+                   .filter(e => !e.closest('.scroll-x, #actions, #log'))
+                   .filter(e => e.getClientRects().length)
+                   .filter(e => { const r = e.getBoundingClientRect();
+                                  return r.right > innerWidth + 0.5 || r.left < -0.5; })
                    .map(e => e.tagName + '#' + e.id + '.' + e.className)"""
             )
             assert out == [], (lang, out)
             # nothing flush against the window's edge: the computer players' row included
             for sel in ("header h1", "#controls label", "#bots label", "#table", "#log"):
                 edges = pg.eval_on_selector_all(
-                    sel, "es => es.map(e => [e.getBoundingClientRect().left, e.getBoundingClientRect().right])"
+                    sel,
+                    "es => es.map(e => e.getBoundingClientRect()).map(r => [r.left, r.right])",
                 )
                 for left, right in edges:
                     assert left >= 8 and right <= 352, (lang, sel, left, right)
@@ -266,5 +291,7 @@ def test_the_favicon_is_served_and_cached(page, server):  # noqa: F811
     assert failed == []
     # the other pages link it too
     page.goto(server.base_url + "/reference/rules.md")
-    assert page.eval_on_selector("link[rel=icon]", "l => l.href") == server.base_url + "/favicon.ico"
+    assert (
+        page.eval_on_selector("link[rel=icon]", "l => l.href") == server.base_url + "/favicon.ico"
+    )
     assert failed == []

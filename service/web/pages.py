@@ -154,10 +154,22 @@ def github_slug(heading: str, separator: str = "-") -> str:
     return text.replace(" ", separator)
 
 
+#: How long a browser keeps the pages' assets and the icon.
+CACHE = "public, max-age=86400"
+
+
+async def favicon() -> Response:
+    """``/favicon.ico``: the playground's SVG icon, cached like the assets."""
+    return Response(
+        _read(PLAYGROUND_PACKAGE, FAVICON[0]),
+        media_type=FAVICON[1],
+        headers={"cache-control": CACHE},
+    )
+
+
 def router() -> APIRouter:
     """The pages and their assets; unknown asset names fall through to the gateway's 404."""
     pages = APIRouter(tags=["operations"])
-    cache = "public, max-age=86400"
 
     @pages.get("/docs", include_in_schema=False)
     async def swagger() -> HTMLResponse:
@@ -167,13 +179,7 @@ def router() -> APIRouter:
     async def redoc() -> HTMLResponse:
         return HTMLResponse(REDOC_HTML)
 
-    @pages.get("/favicon.ico", include_in_schema=False)
-    async def favicon() -> Response:
-        return Response(
-            _read(PLAYGROUND_PACKAGE, FAVICON[0]),
-            media_type=FAVICON[1],
-            headers={"cache-control": cache},
-        )
+    pages.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
 
     @pages.get("/playground", include_in_schema=False)
     async def playground() -> HTMLResponse:
@@ -203,7 +209,7 @@ def router() -> APIRouter:
                 return Response(
                     _read(package, folder + name),
                     media_type=media_type,
-                    headers={"cache-control": cache},
+                    headers={"cache-control": CACHE},
                 )
 
             pages.add_api_route(f"{prefix}/{name}", serve, methods=["GET"], include_in_schema=False)
