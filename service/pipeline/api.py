@@ -43,7 +43,7 @@ from samba_adjudicator.service.base.errors import (
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import views
+from samba_adjudicator.service.pipeline import int_range, views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
@@ -266,6 +266,7 @@ class Adjudicator:
             allow_view=False,
         )
         out = engine.apply(snap, action)
+        int_range.check_played(snap, out.snapshot, out.score)
         resp = pb.ApplyActionResponse(
             legal=out.legal,
             violations=[answers.violation_to_proto(v) for v in out.violations],
@@ -338,7 +339,9 @@ class Adjudicator:
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
-        return answers.score_to_proto(engine.score(snap, req.provisional))
+        report = engine.score(snap, req.provisional)
+        int_range.check_played(snap, snap, report)
+        return answers.score_to_proto(report)
 
     @_handler
     def get_player_view(
@@ -367,6 +370,7 @@ class Adjudicator:
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)),
         )
         results, last, first_illegal, score = engine.replay(snap, actions)
+        int_range.check_played(snap, last, score)
         resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(

@@ -62,14 +62,15 @@ def _request_id_and_language(context) -> tuple[str, str]:
     on every look."""
     request_id: str | None = None
     seen_id = False
-    lang: str | None = None
+    ranges: list[str] = []  # several values are one list, as repeated HTTP lines are
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and not seen_id:
             seen_id = True
             request_id = value if isinstance(value, str) else None
-        elif key == "accept-language" and lang is None and isinstance(value, str):
-            lang = choose_language(value)
-    return request_id_from(request_id), lang or DEFAULT_LANGUAGE
+        elif key == "accept-language" and isinstance(value, str):
+            ranges.append(value)
+    lang = choose_language(", ".join(ranges)) if ranges else DEFAULT_LANGUAGE
+    return request_id_from(request_id), lang
 
 
 def _deadline(context) -> float | None:
