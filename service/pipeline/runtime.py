@@ -32,6 +32,7 @@ from samba_adjudicator.service.ops import metrics as _metrics
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
+from samba_adjudicator.service.pipeline.heavy import OFFLOAD
 from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
 if TYPE_CHECKING:
@@ -44,6 +45,11 @@ log = logging.getLogger("samba.server")
 #: which sets it (the service reads no test knob). A module global, not Final: the
 #: compiled build reads it from the module's dict, so the launcher's value is seen.
 CALL_DELAY_SECONDS = 0.0
+#: With CALL_DELAY_SECONDS, a call that is not heavy and not large waits where it would be
+#: answered without the delay, on its transport's event loop, holding it (the launcher sets
+#: this too, for the readiness test of a held loop); by default every delayed call waits
+#: on a worker thread.
+CALL_DELAY_ON_LOOP = False
 
 try:
     VERSION = metadata.version("samba-adjudicator")
@@ -56,11 +62,11 @@ VERSION_HEADER = f"{VERSION} rules/{RULES_REVISION}"
 _KNOWN_PROFILES = frozenset(PROFILES)
 _REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
-#: Methods whose cost grows with the request (up to 2,000 replayed actions, opening
-#: combinations): both transports run them on a worker thread so that their event loop keeps
-#: answering health checks, ``/metrics`` and cheap calls meanwhile. Every other method is
-#: answered inline on the loop: a thread hand-off costs more than the call itself.
-OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
+#: Heavy calls (``service.pipeline.heavy``: whatever lists legal actions, the methods of
+#: OFFLOAD and any call asking ``include_legal_actions``): both transports run them on a
+#: worker thread, at most HEAVY_CALLS at once, so that their event loop keeps answering
+#: health checks, ``/metrics`` and cheap calls meanwhile. Every other call is answered
+#: inline on the loop: a thread hand-off costs more than the call itself.
 #: Requests larger than this run on a worker thread whatever their method: reading a
 #: snapshot of a hundred thousand cards takes a third of a second.
 OFFLOAD_BYTES = 32 * 1024
@@ -149,12 +155,14 @@ def shutting_down() -> ApiError:
 
 
 class State:
-    """Lifecycle of the process: NOT_SERVING while starting and draining."""
+    """Lifecycle of the process: NOT_SERVING while starting and draining, and while an API
+    event loop is ``stalled`` (service.transport.loop_watch)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.ready = False
         self.draining = False
+        self.stalled: tuple[str, ...] = ()  # API loops that left a self-probe unanswered
         self._listeners: list = []
 
     def on_change(self, fn) -> None:
@@ -169,7 +177,15 @@ class State:
 
     @property
     def serving(self) -> bool:
-        return self.ready and not self.draining
+        return self.ready and not self.draining and not self.stalled
+
+    def set_stalled(self, loops: tuple[str, ...]) -> None:
+        """The API loops that do not answer now (empty: all do); listeners hear a change."""
+        with self._lock:
+            changed = bool(loops) != bool(self.stalled)
+            self.stalled = loops
+        if changed:
+            self._notify()
 
     def set_ready(self) -> None:
         with self._lock:
@@ -262,11 +278,13 @@ class Runtime:
                 version=VERSION, ruleset_revision=RULES_REVISION, build=BUILD.name
             ).set(1)
 
-    def offloaded(self, method: str, size: int = 0) -> bool:
+    def offloaded(self, method: str, size: int = 0, heavy: bool | None = None) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
-        thread (OFFLOAD, OFFLOAD_BYTES; every call under the test delay, which must not
-        block the loop)."""
-        return method in OFFLOAD or size > OFFLOAD_BYTES or CALL_DELAY_SECONDS > 0
+        thread: a heavy call (``heavy``, by default its method in OFFLOAD), a request over
+        OFFLOAD_BYTES, and every call under the test delay, which must not block the loop."""
+        if heavy is None:
+            heavy = method in OFFLOAD
+        return heavy or size > OFFLOAD_BYTES or (CALL_DELAY_SECONDS > 0 and not CALL_DELAY_ON_LOOP)
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
@@ -325,12 +343,15 @@ class Runtime:
         request_id: str,
         deadline: float | None = None,
         size: int = 0,
+        heavy: bool | None = None,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
         runs inside the accounting, so parse failures are counted and timed as well. A
         request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
-        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET)."""
+        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
+        A ``heavy`` call (``service.pipeline.heavy``; by default its method in OFFLOAD)
+        waits for one of the HEAVY_CALLS slots first."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
         start = time.perf_counter()
@@ -338,7 +359,8 @@ class Runtime:
         in_flight.inc()
         call = CallRecord()
         counted = 0
-        heavy = method in OFFLOAD
+        if heavy is None:
+            heavy = method in OFFLOAD
         if heavy:
             self.heavy.acquire()
         try:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import threading
 import time
 from concurrent import futures
@@ -42,6 +43,7 @@ from samba_adjudicator.service.i18n.localize import localize_error, localize_res
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
+from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
 
@@ -106,8 +108,10 @@ def _call(
     request_id: str,
     deadline: float | None,
     lang: str = DEFAULT_LANGUAGE,
+    heavy: bool = False,
 ) -> tuple[bytes | None, grpc.Status | None]:
-    """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
+    """(serialized answer, None) or (None, rich status), their texts in ``lang``; a
+    ``heavy`` call takes one of the runtime's heavy-call slots."""
     try:
         response = runtime.invoke(
             method,
@@ -116,6 +120,7 @@ def _call(
             request_id=request_id,
             deadline=deadline,
             size=len(data),
+            heavy=heavy,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -154,6 +159,8 @@ def _options(settings) -> list[tuple[str, int]]:
     ]
 
 
+#: Seconds ``set_serving`` waits for the gRPC loop to apply a health change.
+SET_SERVING_WAIT = 1.0
 #: Calls one gRPC connection may have in flight at once.
 MAX_CONCURRENT_STREAMS = 100
 
@@ -179,12 +186,15 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         deadline = _deadline(context)
         in_flight.count += 1
         try:
-            if runtime.offloaded(method, len(data)):
+            heavy = is_heavy(method, data, json=False)
+            if runtime.offloaded(method, len(data), heavy):
                 out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool, _call, runtime, method, decode, data, request_id, deadline, lang
+                    pool, _call, runtime, method, decode, data, request_id, deadline, lang, heavy
                 )
             else:
-                out, status = _call(runtime, method, decode, data, request_id, deadline, lang)
+                out, status = _call(
+                    runtime, method, decode, data, request_id, deadline, lang, heavy
+                )
         finally:
             in_flight.count -= 1
         if status is not None:
@@ -265,7 +275,11 @@ class GrpcServer:
             for name in HEALTH_SERVICES:
                 await self.health.set(name, status)
 
-        asyncio.run_coroutine_threadsafe(_set(), self.loop).result()
+        # the loop may be the one held (service/transport/loop_watch.py): the change is
+        # queued on it in order, and the caller does not wait past a second for it
+        done = asyncio.run_coroutine_threadsafe(_set(), self.loop)
+        with contextlib.suppress(futures.TimeoutError):
+            done.result(SET_SERVING_WAIT)
 
     def drain(self) -> None:
         asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop).result()

@@ -13,9 +13,10 @@ included; never an HTML page.
 Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`` on every
 answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
 
-Calls are answered inline on the event loop, except the methods of
-``service.pipeline.runtime.OFFLOAD`` (cost grows with the request), which run in the thread pool
-(``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled.
+Calls are answered inline on the event loop, except heavy ones (``service.pipeline.heavy``:
+whatever lists legal actions, by method or by ``includeLegalActions``) and requests over
+``OFFLOAD_BYTES``, which run in the thread pool (``run_in_threadpool``) so that health
+probes and ``/metrics`` are not stalled.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
 from samba_adjudicator.service.pipeline.boundary import as_api_error
+from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
@@ -245,10 +247,17 @@ class _Calls:
         deadline: float | None,
         size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
+        heavy: bool = False,
     ) -> Response:
         try:
             response = self.runtime.invoke(
-                method, decode, transport="rest", request_id=rid, deadline=deadline, size=size
+                method,
+                decode,
+                transport="rest",
+                request_id=rid,
+                deadline=deadline,
+                size=size,
+                heavy=heavy,
             )
         except ApiError as e:
             return error_response(e, rid, None, lang)
@@ -266,13 +275,16 @@ class _Calls:
         deadline: float | None,
         size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
+        heavy: bool = False,
     ) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err)
             return error_response(err, rid, {"connection": "close"}, lang)
-        if self.runtime.offloaded(method, size):
-            return await run_in_threadpool(self.answer, method, decode, rid, deadline, size, lang)
+        if self.runtime.offloaded(method, size, heavy):
+            return await run_in_threadpool(
+                self.answer, method, decode, rid, deadline, size, lang, heavy
+            )
         return self.answer(method, decode, rid, deadline, size, lang)
 
     def post_endpoint(self, method: str):
@@ -286,8 +298,9 @@ class _Calls:
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 return error_response(e, rid, close, call_language(request))
             decode = self.runtime.json_decoder(method, body)
+            heavy = is_heavy(method, body, json=True)
             return await self.run(
-                request, method, decode, rid, deadline, len(body), call_language(request)
+                request, method, decode, rid, deadline, len(body), call_language(request), heavy
             )
 
         endpoint.__name__ = method

@@ -49,6 +49,7 @@ from samba_adjudicator.service.transport.listeners import (
     check_grpc_port,
     fit_connections,
 )
+from samba_adjudicator.service.transport.loop_watch import LoopWatch
 
 log = logging.getLogger("samba.server")
 
@@ -132,6 +133,7 @@ class Worker:
         self.grpc_port: int | None = None
         self.http_port: int | None = None
         self.admin: Any = None  # the AdminServer (imported with the servers), once started
+        self.watch: Any = None  # the LoopWatch, once started
 
     def _run_uvicorn(self, sock: socket.socket) -> None:
         try:
@@ -163,6 +165,11 @@ class Worker:
         self.state.on_change(self.grpc.set_serving)
         tune_gc()
         self.state.set_ready()
+        # readiness follows the API loops too (service/transport/loop_watch.py)
+        self.watch = LoopWatch(
+            self.state, {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()}
+        )
+        self.watch.start()
         return grpc_port, http_port, admin_port
 
     def _rest_busy(self) -> bool:
@@ -186,6 +193,8 @@ class Worker:
         started = time.monotonic()
         cutoff = started + grace
         self.state.drain()
+        if self.watch is not None:
+            self.watch.stop()
         self.grpc.drain()
         while time.monotonic() < cutoff and self._busy():
             time.sleep(0.02)
