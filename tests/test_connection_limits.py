@@ -13,6 +13,7 @@ import time
 import grpc
 import httpx
 import pytest
+from floods import head, hold_heads
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service_fixtures import ServerProcess, server, wait_for  # noqa: F401
 
@@ -309,11 +310,6 @@ def test_idle_grpc_connections_give_way_to_new_ones():
         srv.close()
 
 
-def _head(size: int, close: bool = True) -> bytes:
-    connection = b"Connection: close\r\n" if close else b""
-    return b"GET /healthz HTTP/1.1\r\nHost: x\r\n%sX-Long: %s\r\n\r\n" % (connection, b"y" * size)
-
-
 def _send_in(s: socket.socket, data: bytes, pieces: int) -> None:
     step = -(-len(data) // pieces)
     with contextlib.suppress(OSError):  # closed by the server mid-stream: fine
@@ -330,14 +326,14 @@ def test_a_head_over_the_cap_is_431_in_one_write_or_many(server, size, pieces): 
     arriving in pieces were capped."""
     s = _connect(server.http_port)
     try:
-        _send_in(s, _head(size), pieces)
-        head, _, body = _answer_of(s).partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 431 "), head[:200]
+        _send_in(s, head(size), pieces)
+        answer, _, body = _answer_of(s).partition(b"\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
         assert json.loads(body)["error"]["details"][0]["reason"] == "HEADERS_TOO_LARGE"
     finally:
         s.close()
     # a head just under the cap, in one write, is answered
-    s = _connect(server.http_port, _head(16_000))
+    s = _connect(server.http_port, head(16_000))
     try:
         assert _answer_of(s).startswith(b"HTTP/1.1 200 ")
     finally:
@@ -359,12 +355,7 @@ def test_many_connections_holding_large_heads_stay_within_the_memory_budget():
     sockets = []
     try:
         before = memory_mb(srv.proc.pid, "VmRSS")
-        # kept alive, as a flood would: an answered one stays open
-        big, held = _head(125_000, close=False), _head(15_000, close=False)[:-4]  # unfinished
-        for i in range(HEAD_FLOOD):
-            s = _connect(srv.http_port)
-            sockets.append(s)
-            _send_in(s, big if i % 2 == 0 else held, 1)
+        sockets = hold_heads(srv.http_port, HEAD_FLOOD)  # kept alive, as a flood would
         r = httpx.get(srv.base_url + "/healthz", timeout=10)
         assert r.status_code == 200
         peak, now = memory_mb(srv.proc.pid), memory_mb(srv.proc.pid, "VmRSS")

@@ -13,9 +13,9 @@ import time
 import grpc
 import httpx
 import pytest
+from floods import flood_heavy
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from huge_positions import huge_hand
 from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
@@ -74,44 +74,6 @@ FLOOD_SECONDS = 5.0
 CHEAP_P99_SECONDS = 1.0
 
 
-def _flood_request(ply: int) -> dict:
-    """ApplyAction of an illegal draw on a 149-card hand, asking for the listing: the
-    answer lists seat 0's tens of thousands of actions. ``ply`` makes each request a new
-    position (a kept list would answer the same one at once)."""
-    return {
-        "snapshot": {**HUGE, "ply": ply},
-        "action": {"seat": 0, "drawStock": {}},
-        "includeLegalActions": True,
-    }
-
-
-HUGE = huge_hand(149)
-
-
-def _flood(srv: ServerProcess, stop: threading.Event, index: int, sent: list) -> None:
-    """One client: REST for even ``index``, gRPC for odd, until ``stop``; each call gives
-    up after 3 s (its deadline stops the server's work too)."""
-    ply = index * 100_000
-    if index % 2 == 0:
-        with httpx.Client(base_url=srv.base_url, timeout=30) as c:
-            while not stop.is_set():
-                ply += 1
-                body = json.dumps(_flood_request(ply))
-                c.post("/v1/actions:apply", content=body, headers={"x-server-timeout": "3"})
-                sent.append(index)
-        return
-    with grpc.insecure_channel(srv.grpc_target) as ch:
-        stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
-        while not stop.is_set():
-            ply += 1
-            request = json_format.ParseDict(_flood_request(ply), pb.ApplyActionRequest())
-            try:
-                stub.ApplyAction(request, timeout=3)
-            except grpc.RpcError as e:
-                assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, e
-            sent.append(index)
-
-
 def _p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[98]
 
@@ -131,7 +93,11 @@ def test_cheap_calls_and_the_probe_answer_while_four_clients_flood_heavy_calls()
         stop = threading.Event()
         sent: list[int] = []
         flooders = [
-            threading.Thread(target=_flood, args=(srv, stop, i, sent), daemon=True)
+            threading.Thread(
+                target=flood_heavy,
+                args=(srv.base_url, srv.grpc_target, stop, i, sent),
+                daemon=True,
+            )
             for i in range(4)
         ]
         latencies: dict[str, list[float]] = {"healthz": [], "rest": [], "grpc": []}

@@ -282,7 +282,11 @@ class GrpcServer:
             done.result(SET_SERVING_WAIT)
 
     def drain(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop).result()
+        """Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT for it
+        (a held loop applies it when it answers again)."""
+        done = asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop)
+        with contextlib.suppress(futures.TimeoutError):
+            done.result(SET_SERVING_WAIT)
 
     def stop(self, grace: float) -> threading.Event:
         done = threading.Event()
