@@ -13,12 +13,12 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.engine.messages import N_, problem
+from samba_adjudicator.engine.messages import EACH, N_, joined, problem, said_again
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.parameter_descriptions import PARAMETER_DESCRIPTIONS
 from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import Problems
+from samba_adjudicator.service.base.errors import MAX_ECHO, ApiError, Problems, api_error, echo
 from samba_adjudicator.service.codec.paths import camel, json_path
 
 # -- generic enum / dataclass helpers -----------------------------------------------------
@@ -160,3 +160,24 @@ def ruleset_to_proto(rules: er.Ruleset, *, with_descriptions: bool = False) -> p
     if with_descriptions:
         msg.parameter_descriptions.extend(PARAMETER_DESCRIPTIONS_PB)
     return msg
+
+
+def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
+    """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
+    name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
+    if len(profile) <= MAX_ECHO:
+        said = [said_again(p) for p in error.problems]
+        return api_error(
+            "NOT_FOUND",
+            "UNKNOWN_PROFILE",
+            "{problems}",
+            problems=joined(said, EACH),
+        )
+    return api_error(
+        "NOT_FOUND",
+        "UNKNOWN_PROFILE",
+        "no profile {profile}; known: {known}, with variations joined by +: {variations}",
+        profile=echo(profile),
+        known=", ".join(er.PROFILES),
+        variations=", ".join(er.VARIATIONS),
+    )

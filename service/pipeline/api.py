@@ -28,12 +28,10 @@ from samba_adjudicator.engine import bots
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
-from samba_adjudicator.engine.messages import EACH, joined, problem, said_again
+from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import (
-    MAX_ECHO,
-    ApiError,
     Problems,
     api_error,
     echo,
@@ -171,7 +169,7 @@ class Adjudicator:
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
-            raise unknown_profile(req.profile, e) from None
+            raise rulesets.unknown_profile(req.profile, e) from None
         return rulesets.ruleset_to_proto(rules, with_descriptions=True)
 
     @_handler
@@ -412,27 +410,6 @@ BOT_LEVELS = {
     pb.SuggestActionRequest.BASIC: bots.Level.BASIC,
     pb.SuggestActionRequest.STRONG: bots.Level.STRONG,
 }
-
-
-def unknown_profile(profile: str, error: er.RulesetError) -> ApiError:
-    """GetRuleset's NOT_FOUND: the engine's problems, which quote the name whole, for a
-    name of up to MAX_ECHO characters; for a longer one a message quoting its prefix."""
-    if len(profile) <= MAX_ECHO:
-        said = [said_again(p) for p in error.problems]
-        return api_error(
-            "NOT_FOUND",
-            "UNKNOWN_PROFILE",
-            "{problems}",
-            problems=joined(said, EACH),
-        )
-    return api_error(
-        "NOT_FOUND",
-        "UNKNOWN_PROFILE",
-        "no profile {profile}; known: {known}, with variations joined by +: {variations}",
-        profile=echo(profile),
-        known=", ".join(er.PROFILES),
-        variations=", ".join(er.VARIATIONS),
-    )
 
 
 #: RPC name -> (request message type, handler(adjudicator, request[, problems])).

@@ -7,8 +7,8 @@ anything else (``service.pipeline.boundary``): it is the one error boundary of e
 of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
 is ``answer`` counted in ``service.ops.metrics`` and logged (one JSON line per call).
 
-``State`` is the process's lifecycle (starting -> serving -> draining) read by ``/readyz``
-and the gRPC health service.
+``State`` (service.pipeline.lifecycle) is the process's lifecycle (starting -> serving ->
+draining) read by ``/readyz`` and the gRPC health service.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
 from samba_adjudicator.service.pipeline.heavy import OFFLOAD
+from samba_adjudicator.service.pipeline.lifecycle import State
 from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 
 if TYPE_CHECKING:
@@ -152,50 +153,6 @@ def shutting_down() -> ApiError:
         "SHUTTING_DOWN",
         "the server is shutting down; retry the call (another replica answers)",
     )
-
-
-class State:
-    """Lifecycle of the process: NOT_SERVING while starting and draining, and while an API
-    event loop is ``stalled`` (service.transport.loop_watch)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.ready = False
-        self.draining = False
-        self.stalled: tuple[str, ...] = ()  # API loops that left a self-probe unanswered
-        self._listeners: list = []
-
-    def on_change(self, fn) -> None:
-        self._listeners.append(fn)
-
-    def _notify(self) -> None:
-        for fn in list(self._listeners):
-            try:
-                fn(self.serving)
-            except Exception:  # noqa: BLE001 - a listener must not break the lifecycle
-                log.exception("state listener failed")
-
-    @property
-    def serving(self) -> bool:
-        return self.ready and not self.draining and not self.stalled
-
-    def set_stalled(self, loops: tuple[str, ...]) -> None:
-        """The API loops that do not answer now (empty: all do); listeners hear a change."""
-        with self._lock:
-            changed = bool(loops) != bool(self.stalled)
-            self.stalled = loops
-        if changed:
-            self._notify()
-
-    def set_ready(self) -> None:
-        with self._lock:
-            self.ready = True
-        self._notify()
-
-    def drain(self) -> None:
-        with self._lock:
-            self.draining = True
-        self._notify()
 
 
 def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:

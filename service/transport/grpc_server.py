@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import threading
 import time
 from concurrent import futures
@@ -46,6 +47,7 @@ from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
+from samba_adjudicator.service.transport.loop_watch import after_pending_io
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -167,10 +169,13 @@ MAX_CONCURRENT_STREAMS = 100
 
 class InFlight:
     """Calls being answered (read and written on the server's loop only): the drain waits
-    for it to reach zero."""
+    for it to reach zero. ``refusing``: set on the loop once the calls that had arrived at
+    SIGTERM have reached their handlers (``drain``); a call reaching its handler later is
+    refused SHUTTING_DOWN."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.refusing = False
 
 
 def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
@@ -179,7 +184,7 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     async def handle(data: bytes, context) -> bytes:
         request_id, lang = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
-        if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
+        if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
             runtime.reject(method, "grpc", request_id, err)
             await context.abort_with_status(_status(err, request_id, lang))
@@ -284,6 +289,7 @@ class GrpcServer:
     def drain(self) -> None:
         """Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT for it
         (a held loop applies it when it answers again)."""
+        after_pending_io(self.loop, functools.partial(setattr, self.in_flight, "refusing", True))
         done = asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop)
         with contextlib.suppress(futures.TimeoutError):
             done.result(SET_SERVING_WAIT)

@@ -116,6 +116,10 @@ class ConnectionGuard:
         self.refused = 0
         self.heads_refused = 0
         self.write_timeouts = 0
+        # set on the loop once the requests that had arrived at SIGTERM are parsed
+        # (Worker.shutdown, loop_watch.after_pending_io); a request whose head is parsed
+        # later is refused SHUTTING_DOWN
+        self.refusing = False
 
     def admit(self, conn: GuardedProtocol) -> bool:
         self.open[conn] = None
@@ -226,6 +230,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self.busy = True
         self.in_head = False
         self.head_bytes = 0
+        # when its head is parsed, a request has arrived before SIGTERM or after it
+        self.scope["state"]["after_sigterm"] = self.guard.refusing
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:

@@ -24,6 +24,24 @@ log = logging.getLogger("samba.server")
 STALL_SECONDS = 2.0
 #: Seconds between two self-probes of a loop.
 PROBE_SECONDS = 0.25
+#: Loop iterations ``after_pending_io`` lets pass: each polls the loop's sockets.
+POLL_ROUNDS = 3
+
+
+def after_pending_io(loop, fn, rounds: int = POLL_ROUNDS) -> None:
+    """Run ``fn`` on ``loop`` (from any thread) after the loop has gone ``rounds`` times
+    round, each polling its sockets: what had arrived on them when this was called has been
+    read and parsed by then, however busy the loop is (the drain uses it to tell the calls
+    that arrived before SIGTERM from those after it). A callback scheduled from a callback
+    runs on the next iteration, after its poll (asyncio and uvloop alike)."""
+
+    def step(left: int) -> None:
+        if left <= 0:
+            fn()
+        else:
+            loop.call_soon(step, left - 1)
+
+    loop.call_soon_threadsafe(step, rounds)
 
 
 class LoopWatch:

@@ -142,8 +142,9 @@ class SambaMiddleware:
         state = scope.setdefault("state", {})
         state["request_id"] = rid
         # a call whose head arrived before SIGTERM is answered normally, however long its
-        # body takes to arrive or its turn on the thread pool to come, within the grace
-        state["after_sigterm"] = self.state.draining
+        # body takes to arrive or its turn on the thread pool to come, within the grace;
+        # the server's protocol stamps it as it parses the head (http_guard), else now
+        state.setdefault("after_sigterm", self.state.draining)
         lang = choose_language(header_value(scope.get("headers", ()), b"accept-language"))
         state["lang"] = lang
         language = lang.encode("latin-1")

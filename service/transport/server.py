@@ -25,6 +25,7 @@ process exits 0.
 from __future__ import annotations
 
 import base64
+import functools
 import gc
 import json
 import logging
@@ -49,7 +50,7 @@ from samba_adjudicator.service.transport.listeners import (
     check_grpc_port,
     fit_connections,
 )
-from samba_adjudicator.service.transport.loop_watch import LoopWatch
+from samba_adjudicator.service.transport.loop_watch import LoopWatch, after_pending_io
 
 log = logging.getLogger("samba.server")
 
@@ -201,6 +202,12 @@ class Worker:
         self.state.drain()
         if self.watch is not None:
             self.watch.stop()
+        # new calls are refused once what had arrived is parsed: the calls received before
+        # the signal are answered, however busy the loops were (loop_watch.after_pending_io)
+        after_pending_io(
+            self.uvicorn.servers[0].get_loop(),
+            functools.partial(setattr, self.connections, "refusing", True),
+        )
         self.grpc.drain()
         while time.monotonic() < cutoff and self._busy():
             time.sleep(0.02)
