@@ -250,7 +250,10 @@ def test_calls_still_running_at_the_end_of_a_short_grace_are_answered_not_cancel
     assert len(out) == 16
     for code, reason in out:
         assert code == "OK" or (code, reason) == ("UNAVAILABLE", "SHUTTING_DOWN"), out
-    assert rest == [(503, "SHUTTING_DOWN")] * 2, rest
+    # sent 0.05 s after the signal: a call whose head the server had not yet read when it
+    # stopped taking calls is refused, one it had is answered (docs/service.md); on a busy
+    # machine either, never dropped
+    assert len(rest) == 2 and set(rest) <= {(503, "SHUTTING_DOWN"), (200, "")}, rest
 
 
 def test_sigterm_right_after_the_ready_line_drains():

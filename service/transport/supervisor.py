@@ -145,7 +145,9 @@ class _Supervisor:
             p.kill()
             p.join(5)
             self.status = 1
-        elif p.exitcode not in (0, None) and self.status == 0 and self.received:
+        elif p.exitcode not in (0, None, -signal.SIGTERM) and self.status == 0 and self.received:
+            # a worker still starting ends by the SIGTERM forwarded to it (its handlers not
+            # yet installed): the stop asked for, not a failure
             self.status = 1
         metrics.mark_process_dead(p.pid)
 
