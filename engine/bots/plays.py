@@ -233,8 +233,14 @@ def _sorted_cards(cards: Iterable[str]) -> Shape:
 
 
 def _first(legal: Legal, shapes: Iterable[Shape]) -> Shape | None:
-    """The first of ``shapes`` in listing order that is legal."""
-    for cards in sorted(shapes, key=cards_key):
+    """The first of ``shapes`` in listing order that is legal (the first is, mostly)."""
+    keyed = [(cards_key(cards), cards) for cards in shapes]
+    if not keyed:
+        return None
+    first = min(keyed)[1]
+    if legal(first):
+        return first
+    for _, cards in sorted(keyed):
         if legal(cards):
             return cards
     return None
