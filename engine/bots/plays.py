@@ -9,11 +9,15 @@ black 3s, what it leaves in hand). Melds that lay the same (the same meld grown,
 of the same values, as many wilds, black 3s or not) rate alike, and BASIC takes the first
 listed among equals, so one of each such class is enough: the first in the legal list's
 order that ``engine.game.validate`` finds legal. Groups and additions to groups are made
-class by class (the fewest-suited naturals of a rank, ``n`` of them, with each set of
-``w`` wilds in order until one is legal), never as the whole list; runs and the few other
-shapes are made whole and kept one a class. Every discard, the wild swaps and "may I go
-out?" are kept as listed. Before the side has opened, the initial melds are the single
-melds worth the requirement and the combinations of these shapes that make it.
+class by class (a rank's first ``n`` naturals in canonical order, with each set of ``w``
+wilds in the list's order until one is legal), never as the whole list; runs and the few
+other shapes are made whole and kept one a class. Every discard, the wild swaps and "may
+I go out?" are kept as listed. Before the side has opened, a meld's points decide whether
+it makes the initial meld and its melds must not need the same cards: wilds of different
+points are told apart, groups keep ``OPENING_VARIANTS`` sets of suits of each size and
+runs their very naturals; the initial melds are the first of each class worth the
+requirement alone and the combinations of these shapes that make it
+(engine.shapes.initial_meld_combos).
 
 Every choice is checked as the listing checks its candidates (``validate``, or the
 listing's shortcut past it, ``engine.legal.QuickCheck``): all are legal, in the legal
