@@ -3,12 +3,12 @@ fails the build.
 
 A fenced block preceded by the line ``<!-- doc-test -->`` is run; the others (``make``,
 Kubernetes, pseudo-code, output) are not. The blocks of one file and one language run in
-order and share their state, as a reader pasting them would: the ``sh`` blocks in one
-working directory and shell variables (with the repository's ``examples/`` and ``.venv/``), each block under
-``bash -e -o pipefail``, every curl's HTTP status checked (200, or the status a ``# 400``
-comment on its line announces); the ``python`` blocks in one namespace. ``localhost:8080``
-and ``localhost:50051`` become the test server's ports. The number of marked blocks per file
-and language is pinned below, so a doc cannot silently drop one.
+order and share their state, as a reader pasting them would: the ``sh`` blocks one working
+directory (with the repository's ``examples/`` and ``.venv/``) and the shell variables set,
+each block under ``bash -e -o pipefail``, every curl's HTTP status checked (200, or the
+status a ``# 400`` comment on its line announces); the ``python`` blocks one namespace.
+``localhost:8080`` and ``localhost:50051`` become the test server's ports. The number of
+marked blocks per file and language is pinned below, so a doc cannot silently drop one.
 """
 
 from __future__ import annotations
