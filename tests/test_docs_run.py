@@ -9,6 +9,8 @@ each block under ``bash -e -o pipefail``, every curl's HTTP status checked (200,
 status a ``# 400`` comment on its line announces); the ``python`` blocks one namespace.
 ``localhost:8080`` and ``localhost:50051`` become the test server's ports. The number of
 marked blocks per file and language is pinned below, so a doc cannot silently drop one.
+The ``ts`` blocks are compiled and run by the TypeScript client's test/docs.test.ts (one
+module per file, in order), where the built client is at hand.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ MARKER = "<!-- doc-test -->"
 EXPECTED = {
     ("README.md", "sh"): 3,
     ("README.md", "python"): 1,
+    ("README.md", "ts"): 1,
     ("docs/guide.md", "sh"): 8,
     ("docs/guide.md", "python"): 10,
+    ("docs/guide.md", "ts"): 8,
 }
 
 
