@@ -40,7 +40,7 @@ from samba_adjudicator.service.base.errors import (
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import computer, int_range, views
+from samba_adjudicator.service.pipeline import computer, int_range, reveal, views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
@@ -356,12 +356,19 @@ class Adjudicator:
     def get_player_view(
         self, req: pb.GetPlayerViewRequest, problems, source
     ) -> pb.GetPlayerViewResponse:
-        snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
+        revealing = req.reveal != pb.GetPlayerViewRequest.REVEAL_UNSPECIFIED
+        snap, _ = self.snapshots.load(
+            req.snapshot, problems, source=source, allow_view=not revealing
+        )
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
-        view = engine.player_view(snap, seat)
-        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
+        if revealing:  # for display: not signed (service/pipeline/reveal.py)
+            open_view = reveal.revealed_view(snap, seat, req.reveal)
+            resp = pb.GetPlayerViewResponse(snapshot=convert.snapshot_to_proto(open_view))
+        else:
+            view = engine.player_view(snap, seat)
+            resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
         if seat is not None:
             resp.viewer_seat = seat
         return resp
