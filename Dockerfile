@@ -80,7 +80,7 @@ RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
 
 WORKDIR /app
 VOLUME ["/tmp"]
-EXPOSE 50051 8080
+EXPOSE 50051 8080 8081
 
 # Numeric user so Kubernetes can verify runAsNonRoot.
 USER 10001:10001

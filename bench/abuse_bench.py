@@ -6,8 +6,9 @@ For each POST route a fresh server (one worker) gets that route's worst malforme
 probe makes cheap calls one after another: REST ``GET /healthz`` and gRPC ``GetRuleset``.
 Reported: the probe's median and 99th-percentile latency as ratios to the same probe on a
 quiet server, the worst requests answered per second, and the server's peak resident
-memory (VmHWM). Before them, the floods of issue 20 (bench/pressure_cases.py), each with
-the admin port's probe latency and the peak RSS. First, issue 34's rows (bench/gone_cases.py):
+memory (VmHWM). Before them, the floods of issue 34 (bench/transport_floods.py: heavy calls,
+large heads, SIGTERM at start-up) and of issue 20 (bench/pressure_cases.py), each with the
+probes' latency and the peak RSS. First, issue 34's bounded-work rows (bench/gone_cases.py):
 the server's CPU after two callers of expensive suggestions left, and each computer
 player's decision time on the largest positions. docs/service.md has the figures.
 """
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import grpc  # noqa: E402
 import httpx  # noqa: E402
+import transport_floods  # noqa: E402
 from gone_cases import abandoned, abandoned_table, decisions, decisions_table  # noqa: E402
 from huge_positions import worst_requests  # noqa: E402
 from pressure_cases import CASES, run_case  # noqa: E402
@@ -147,11 +149,22 @@ def main(argv=None) -> int:
         action="store_true",
         help="leave out issue 34's rows (callers who left, computer players' decisions)",
     )
+    p.add_argument(
+        "--starts",
+        type=int,
+        default=200,
+        help="starts signalled at a random moment of their start-up (issue 34; 0: none)",
+    )
+    p.add_argument(
+        "--no-floods", action="store_true", help="leave out issue 34's floods and the SIGTERM row"
+    )
     args = p.parse_args(argv)
     if not args.no_bounded:
         print(abandoned_table([abandoned("grpc"), abandoned("rest")]))
         print()
         print(decisions_table(decisions()))
+    if not args.no_floods:
+        print(transport_floods.run(args.duration, args.starts))
         print()
     rows = []
     for name, flood in CASES.items():

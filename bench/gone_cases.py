@@ -7,8 +7,9 @@ decision time on the largest positions.
   server's CPU seconds in the 1.2 s window that starts 0.3 s after they left (0 when the
   work stopped; 1.2 when it went on), and how long a fresh deal's ListLegalActions then
   takes (it waited for a heavy-call slot when the work went on).
-- ``decisions()``: in this process, each level's ``suggest`` on the 103-card draw and the
-  150-card hand: wall and CPU milliseconds (the build SAMBA_BUILD chooses).
+- ``decisions()``: in this process, each level's ``suggest`` on the 103-card draw, the
+  150-card hand (not yet opened) and the 140-card hand of an opened side, both to play:
+  wall and CPU milliseconds (the build SAMBA_BUILD chooses).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 import grpc
 import httpx
 from google.protobuf import json_format
-from huge_positions import huge_draw, huge_hand
+from huge_positions import huge_draw, huge_hand, huge_opened_hand
 from server_cpu import server_cpu_seconds
 from service_bench import Server
 from service_fixtures import REST
@@ -105,7 +106,12 @@ def abandoned_table(rows: list[dict]) -> str:
 
 def decisions(budget: int = 200) -> list[dict]:
     rows = []
-    for name, doc in (("103-card draw", huge_draw()), ("150-card hand", huge_hand(150))):
+    positions = (
+        ("103-card draw", huge_draw()),
+        ("150-card hand", huge_hand(150)),
+        ("140-card hand, opened", huge_opened_hand(140)),
+    )
+    for name, doc in positions:
         snap = convert.snapshot_from_proto(
             json_format.ParseDict(doc, pb.Snapshot()), "snapshot", []
         )

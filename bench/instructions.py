@@ -45,6 +45,14 @@ CALLS = {
         "warm.call('ValidateAction', pb.ValidateActionRequest.FromString(wire))",
         2000,
     ),
+    "ApplyAction with views protobuf, new snapshot": (
+        "Adjudicator().call('ApplyAction', pb.ApplyActionRequest.FromString(apply_wire))",
+        200,
+    ),
+    "ApplyAction with views protobuf, snapshot seen": (
+        "warm.call('ApplyAction', pb.ApplyActionRequest.FromString(apply_wire))",
+        400,
+    ),
     "ValidateAction JSON→JSON, new snapshot": (
         "run('ValidateAction', body, adjudicator=Adjudicator())",
         300,
@@ -82,6 +90,8 @@ action = scenarios.typical_action(s)
 request = pb.ValidateActionRequest(snapshot=convert.snapshot_to_proto(s),
                                    action=action_to_proto(action))
 wire = request.SerializeToString()
+apply_wire = pb.ApplyActionRequest(snapshot=request.snapshot, action=request.action,
+                                   include_views=True).SerializeToString()
 body = json.dumps(jsonio.to_dict(request)).encode()
 warm = Adjudicator()
 import inspect, types

@@ -134,7 +134,7 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
             return [], [DrawStock(seat)], len(candidates) == 1
     else:
         candidates, complete, sure = _play_candidates(s, seat)
-    quick = _QuickCheck(s, seat)
+    quick = QuickCheck(s, seat)
     legal: list[Action] = []
     for start in range(0, len(candidates), CHECK_EVERY):
         checkpoint()  # a huge hand has tens of thousands of candidates
@@ -142,7 +142,7 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
     return sure, legal, complete
 
 
-class _QuickCheck:
+class QuickCheck:
     """A shortcut past ``validate`` for the bulk of candidates whose legality needs no
     more than their content: a single meld or addition, or a discard, that leaves two or
     more cards in the hand of an opened side, with no side-level rule in play; and new
@@ -284,7 +284,7 @@ def _opened_candidates(
 ) -> None:
     """Single melds, additions and swaps of an opened side."""
     # Checked groups that leave the hand floor's cards are legal as they stand when no side-level
-    # rule is in play (see _QuickCheck); they skip the check, and their listing bytes
+    # rule is in play (see QuickCheck); they skip the check, and their listing bytes
     # and keys come from the cards keys the shapes carry.
     simple = s.turn.phase is Phase.PLAY and not s.ruleset.side_wild_limit
     room = len(s.seats[seat].hand) - s.ruleset.hand_floor

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .problems import InvalidInput, Problem
-from .ruleset import Ruleset
+from .ruleset import DEFAULT_PROFILE, Ruleset
 
 __all__ = [
     "Phase",
@@ -173,7 +173,7 @@ class Result:
 class RulesetRef:
     """What the client asked for, echoed back: profile spec, overrides and pinned version."""
 
-    profile: str = "classic"
+    profile: str = DEFAULT_PROFILE
     overrides: Mapping[str, object] = dataclasses.field(
         default_factory=dict, hash=False, compare=False
     )

@@ -325,6 +325,15 @@ VARIATIONS: dict[str, dict[str, Any]] = {
 }
 #: Variations apply to samba profiles only (canasta has no runs and no sambas).
 SAMBA_PROFILES = ("classic", "pagat", "spanish", "bolivia", "official")
+#: The profile of a request that names none.
+DEFAULT_PROFILE = "classic"
+
+
+def profile_parts(spec: str) -> tuple[str, list[str]]:
+    """A profile string ``base[+variation...]`` as (base, variations as written); an empty
+    one is DEFAULT_PROFILE. The one reading of a profile string."""
+    base, *variations = (spec or DEFAULT_PROFILE).split("+")
+    return base, variations
 
 
 class RulesetError(ValueError):
@@ -363,7 +372,9 @@ def _apply_overrides(params: dict[str, Any], overrides: Mapping[str, Any]) -> No
 
 
 def resolve(
-    spec: str = "classic", overrides: Mapping[str, Any] | None = None, path: str = "ruleset"
+    spec: str = DEFAULT_PROFILE,
+    overrides: Mapping[str, Any] | None = None,
+    path: str = "ruleset",
 ) -> Ruleset:
     """Resolve ``profile[+variation...]`` plus typed overrides into a Ruleset.
 
@@ -371,7 +382,7 @@ def resolve(
     variation, unknown parameter).
     """
     if not overrides:
-        return _resolve_plain(spec or "classic", path)
+        return _resolve_plain(spec or DEFAULT_PROFILE, path)
     return _resolve(spec, overrides, path)
 
 
@@ -383,9 +394,8 @@ def _resolve_plain(spec: str, path: str) -> Ruleset:
 
 
 def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Ruleset:
-    parts = (spec or "classic").split("+")
-    base = parts[0]
-    problems, seen = spec_problems(base, parts[1:], path, PROFILES, VARIATIONS, SAMBA_PROFILES)
+    base, variations = profile_parts(spec)
+    problems, seen = spec_problems(base, variations, path, PROFILES, VARIATIONS, SAMBA_PROFILES)
     problems += _unknown_parameters(overrides or {}, path)
     if problems:
         raise RulesetError(problems)

@@ -73,3 +73,27 @@ def huge_draw(size: int = 103) -> dict:
         phase=m.Phase.DRAW,
     )
     return jsonio.to_dict(convert.snapshot_to_proto(snap))
+
+
+def huge_opened_hand(size: int = 140) -> dict:
+    """proto3 JSON of a classic 4-player snapshot where seat 0's side has opened (a group
+    of kings and a run of hearts on the table) and seat 0, to play, holds ``size`` cards:
+    every group, addition and wild choice of a side that may meld anything."""
+    left = pack_counts(ruleset_of("classic").decks, ruleset_of("classic").jokers)
+    melds = ("KS KD KC", "4H 5H 6H")
+    elsewhere = (*_ELSEWHERE, *" ".join(melds).split())
+    for card in elsewhere:
+        left[card] -= 1
+    hand = sorted(left.elements())[:size]
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={0: " ".join(hand), 1: "4D", 2: "4S", 3: "4C"},
+        melds={0: list(melds)},
+        discard="9C",
+        turn_seat=0,
+        phase=m.Phase.PLAY,
+        took_pile=False,
+        has_melded=[0],
+    )
+    return jsonio.to_dict(convert.snapshot_to_proto(snap))

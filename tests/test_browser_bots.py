@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from service_fixtures import server  # noqa: F401
-from test_browser import _same_origin, _shot, browser, page  # noqa: F401
+from test_browser import TURN_IS, _same_origin, _shot, _turn, browser, page  # noqa: F401
 
 pytestmark = [pytest.mark.servers, pytest.mark.tools]
 
@@ -17,7 +17,7 @@ def test_computer_players_take_their_turns_and_the_hint_explains(page, server): 
     page.fill("#seed", "browser-bots-1")
     page.click("#deal")
     page.wait_for_selector("#actions li button")
-    assert "seat 1, DRAW" in page.inner_text("#turn")
+    assert _turn(page) == (1, "DRAW")
     for seat in ("0", "2", "3"):
         page.select_option(f"#bot-{seat}", "BASIC")
 
@@ -35,14 +35,14 @@ def test_computer_players_take_their_turns_and_the_hint_explains(page, server): 
 
     # seat 1 plays by hand: draw, then discard; seats 2, 3 and 0 then play by themselves
     page.locator("#actions li button").first.click()
-    page.wait_for_function("document.querySelector('#turn').innerText.includes('PLAY')")
+    page.wait_for_function(TURN_IS, arg=[1, "PLAY"])
     page.locator("#actions li button", has_text="discard").first.click()
     page.wait_for_function(
-        "document.querySelector('#turn').innerText.includes('seat 1, DRAW')"
-        " && !document.querySelector('#turn').innerText.includes('ply 2 ')",
+        "document.querySelector('#turn').dataset.seat === '1'"
+        " && Number(document.querySelector('#turn').dataset.ply) > 2",
         timeout=60_000,
     )
-    ply = int(page.inner_text("#turn").split("ply ")[1].split()[0])
+    ply = int(page.eval_on_selector("#turn", "t => t.dataset.ply"))
     assert ply >= 8, "three computer players drew and discarded"
     _shot(page, "playground-computer-players")
     _same_origin(page, server.base_url)

@@ -6,6 +6,7 @@ with ``retry=None``; a gRPC service config reaches the channel
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 import signal
 import threading
@@ -175,6 +176,8 @@ def test_by_default_a_call_is_retried_until_its_deadline_not_a_number_of_times()
 
 
 MATCH = {"ruleset": {"profile": "classic", "overrides": {"maxDeals": 2}}, "players": 4}
+#: The match is signed: the restarted server verifies what the killed one signed.
+SIGNED = {"SAMBA_SNAPSHOT_KEYS": "k1:" + base64.b64encode(b"retry-match-key-" * 2).decode()}
 COMPUTERS = (1, 3)
 
 
@@ -194,7 +197,7 @@ def _play_match(call, seed: str, moved: threading.Event, after: int) -> tuple[in
             else:
                 body["action"] = rng.choice(answer["nextActions"]["actions"])
             answer = call("ApplyAction", body)
-            assert answer["legal"]
+            assert answer["legal"] and answer["snapshot"]["signature"].startswith("v1.k1.")
             moves, calls = moves + 1, calls + 1
             if moves == after:
                 moved.set()
@@ -217,7 +220,7 @@ def _kill_and_restart(server: ServerProcess, moved: threading.Event, out: list) 
     server.proc.send_signal(signal.SIGKILL)
     server.proc.wait(10)
     time.sleep(3)  # down for 3 s, then the start-up's own time
-    out.append(ServerProcess(*ports))
+    out.append(ServerProcess(*ports, env=SIGNED))
 
 
 @pytest.mark.parametrize("asyncio_client", [False, True], ids=["sync", "asyncio"])
@@ -225,7 +228,7 @@ def _kill_and_restart(server: ServerProcess, moved: threading.Event, out: list) 
 def test_the_default_client_finishes_a_match_through_a_sigkill_and_restart(
     transport, asyncio_client
 ):
-    server = ServerProcess()
+    server = ServerProcess(env=SIGNED)
     target = server.base_url if transport == "rest" else server.grpc_target
     moved, restarted = threading.Event(), []
     killer = threading.Thread(target=_kill_and_restart, args=(server, moved, restarted))

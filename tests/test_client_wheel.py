@@ -118,6 +118,11 @@ def test_the_client_wheel_is_pure_python_typed_and_carries_its_schema(client_whe
         "_pb/adjudicator_pb2_grpc.py",
         "examples/play_deal.py",
         "examples/redact.py",
+        "examples/match.py",
+        "examples/turn_timer.py",
+        "examples/undo.py",
+        "examples/reconnect.py",
+        "examples/teaching_view.py",
     ):
         assert f"samba_adjudicator/client/{module}" in names, module
     assert not [

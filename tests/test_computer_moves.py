@@ -23,7 +23,7 @@ from service_fixtures import (  # noqa: F401
 
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.pipeline.runtime import Runtime
+from samba_adjudicator.service.pipeline.heavy import is_heavy
 
 pytestmark = pytest.mark.servers
 
@@ -157,11 +157,11 @@ def test_a_computer_move_is_heavy_before_it_is_parsed():
     """Both transports run it on a worker thread under the heavy-call limit."""
     message = pb.ApplyActionRequest(computer=pb.ComputerMove(seat=1))
     plain = pb.ApplyActionRequest(include_views=True, view_seats=[5])
-    assert Runtime.is_heavy("ApplyAction", message.SerializeToString())
-    assert not Runtime.is_heavy("ApplyAction", plain.SerializeToString())
-    assert Runtime.is_heavy("ApplyAction", b'{"computer": {"seat": 1}}', json=True)
-    assert not Runtime.is_heavy("ApplyAction", b'{"action": {"seat": 1}}', json=True)
-    assert Runtime.is_heavy("SuggestAction") and not Runtime.is_heavy("Deal")
+    assert is_heavy("ApplyAction", message.SerializeToString(), json=False)
+    assert not is_heavy("ApplyAction", plain.SerializeToString(), json=False)
+    assert is_heavy("ApplyAction", b'{"computer": {"seat": 1}}', json=True)
+    assert not is_heavy("ApplyAction", b'{"action": {"seat": 1}}', json=True)
+    assert is_heavy("SuggestAction", b"", json=False) and not is_heavy("Deal", b"", json=False)
 
 
 # -- view_seats ----------------------------------------------------------------------------

@@ -208,7 +208,7 @@ def test_dockerfile_is_multi_stage_non_root_and_read_only_ready():
             assert "--from=builder" in i, f"build context copied into the runtime image: {i}"
     assert "USER 10001:10001" in runtime
     assert any(re.search(r"\buseradd\b.*--uid 10001", i) for i in runtime)
-    assert "EXPOSE 50051 8080" in runtime
+    assert "EXPOSE 50051 8080 8081" in runtime
     assert 'ENTRYPOINT ["samba-adjudicator"]' in runtime
     assert 'CMD ["serve"]' in runtime
     assert 'VOLUME ["/tmp"]' in runtime

@@ -250,7 +250,10 @@ def test_calls_still_running_at_the_end_of_a_short_grace_are_answered_not_cancel
     assert len(out) == 16
     for code, reason in out:
         assert code == "OK" or (code, reason) == ("UNAVAILABLE", "SHUTTING_DOWN"), out
-    assert rest == [(503, "SHUTTING_DOWN")] * 2, rest
+    # sent 0.05 s after the signal: a call whose head the server had not yet read when it
+    # stopped taking calls is refused, one it had is answered (docs/service.md); on a busy
+    # machine either, never dropped
+    assert len(rest) == 2 and set(rest) <= {(503, "SHUTTING_DOWN"), (200, "")}, rest
 
 
 def test_sigterm_right_after_the_ready_line_drains():
@@ -264,3 +267,108 @@ def test_sigterm_right_after_the_ready_line_drains():
             assert '"stopped"' in srv.logs(), srv.logs()
         finally:
             srv.close()
+
+
+#: Starts signalled at random moments in the default suite (200 in `make bench-abuse`).
+RANDOM_STARTS = 8
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_at_any_moment_of_start_up_ends_within_the_grace_and_margin(workers):
+    """Issue 34: a server with grace 1 s had not exited 15 s after a SIGTERM sent right after
+    its ready line (busy machine). The signal handler set a threading.Event, whose own lock
+    the main thread could hold at that moment (server.SignalWaiter): a deadlock. Now every
+    start ends within the grace plus EXIT_MARGIN_SECONDS: cleanly (0) once the handlers are
+    installed, by the default action (-SIGTERM) before."""
+    from sigterm_starts import sigterm_starts
+
+    from samba_adjudicator.service.transport.server import EXIT_MARGIN_SECONDS
+
+    starts = sigterm_starts(RANDOM_STARTS if workers == 1 else RANDOM_STARTS // 2, workers)
+    worst = max(s.exit_seconds for s in starts)
+    print(f"workers {workers}: {len(starts)} starts, slowest exit {worst:.2f} s")
+    for s in starts:
+        assert s.returncode in (0, -signal.SIGTERM), (s.delay, s.returncode, s.log)
+        assert s.exit_seconds < 1.0 + EXIT_MARGIN_SECONDS, (s.delay, s.exit_seconds, s.log)
+        if s.ready:  # a server that printed its ready line drained cleanly
+            assert s.returncode == 0, (s.delay, s.log)
+    assert any(s.ready for s in starts)
+
+
+_SIGNAL_AT_EVERY_LINE = """
+import os, signal, sys, threading
+from samba_adjudicator.service.transport import server
+waiter = server.SignalWaiter()
+files = {threading.__file__, server.__file__}
+def tracer(frame, event, arg):  # a SIGTERM at every line the waiting thread runs
+    if event == "line" and frame.f_code.co_filename in files:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return tracer
+sys.settrace(tracer)
+got = waiter.wait()
+sys.settrace(None)
+print(got)
+"""
+
+
+def test_a_signal_handled_at_any_line_of_the_wait_does_not_deadlock():
+    """The cause of the hang: the handler set a threading.Event that the main thread was
+    waiting on, and a signal handled while Event.wait held the event's lock deadlocked
+    (with the former SignalWaiter this subprocess never ends). Python runs the handler
+    between two bytecodes of the main thread; here a SIGTERM arrives at every line."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_AT_EVERY_LINE], capture_output=True, text=True, timeout=30
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(int(signal.SIGTERM))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers):
+    """Issue 34: 4 REST + 4 gRPC listings sent 0.3 s before SIGTERM (grace 20 s): 3/8 to 7/8
+    were answered normally; the others were refused SHUTTING_DOWN because the busy REST loop
+    parsed their heads after the signal (3 of 4 REST calls in each of three runs here). New
+    calls are now refused only once what had arrived at the signal is parsed
+    (loop_watch.after_pending_io): all 8 answered, none CANCELLED."""
+    base = huge_hand(100)
+    srv = ServerProcess("--shutdown-grace-seconds", "20", workers=workers)
+    rest_bodies = [json.dumps({"snapshot": {**base, "ply": 1000 + i}}) for i in range(4)]
+    requests = [
+        json_format.ParseDict({"snapshot": {**base, "ply": 2000 + i}}, pb.ListLegalActionsRequest())
+        for i in range(4)
+    ]
+    outcomes: list = []
+    channels = [grpc.insecure_channel(srv.grpc_target) for _ in range(4)]
+
+    def rest(i: int) -> None:
+        r = httpx.post(srv.base_url + "/v1/actions:list", content=rest_bodies[i], timeout=60)
+        outcomes.append(("rest", r.status_code, r.text[:200] if r.status_code != 200 else ""))
+
+    def grpc_call(i: int) -> None:
+        stub = adjudicator_pb2_grpc.AdjudicatorStub(channels[i])
+        try:
+            stub.ListLegalActions(requests[i], timeout=60)
+            outcomes.append(("grpc", "OK", ""))
+        except grpc.RpcError as e:
+            outcomes.append(("grpc", e.code().name, e.details()))
+
+    try:
+        for ch in channels:
+            grpc.channel_ready_future(ch).result(timeout=10)
+        threads = [threading.Thread(target=rest, args=(i,)) for i in range(4)]
+        threads += [threading.Thread(target=grpc_call, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        srv.proc.send_signal(signal.SIGTERM)
+        for t in threads:
+            t.join(90)
+        assert srv.proc.wait(60) == 0
+        assert sorted(str(o[1]) for o in outcomes) == ["200"] * 4 + ["OK"] * 4, outcomes
+    finally:
+        for ch in channels:
+            ch.close()
+        srv.close()

@@ -226,12 +226,12 @@ def test_listing_fast_paths_equal_the_generic_ones():
 @pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])
 def test_the_opening_shortcut_judges_as_validate(spec, players):
     """docs/rules.md#initial-meld: legal_actions judges a side's opening melds by their
-    content and points (engine.legal._QuickCheck) instead of running validate. On played
+    content and points (engine.legal.QuickCheck) instead of running validate. On played
     positions of a side that has not opened, every opening candidate, each with its last
     meld left off (often under the requirement) and each with its last meld cut to two
     cards (no meld), gets validate's verdict; a wrong
     shortcut would list an illegal opening or drop a legal one."""
-    from samba_adjudicator.engine.legal import _play_candidates, _QuickCheck
+    from samba_adjudicator.engine.legal import QuickCheck, _play_candidates
 
     judged = shortcut = refused = 0
     rng = random.Random(f"opening-{spec}-{players}")
@@ -247,7 +247,7 @@ def test_the_opening_shortcut_judges_as_validate(spec, players):
                 and s.turn.go_out is not GoOut.ASKED
                 and not s.sides[s.seats[seat].side].opened
             ):
-                quick = _QuickCheck(s, seat)
+                quick = QuickCheck(s, seat)
                 candidates = [
                     a
                     for a in _play_candidates(s, seat)[0]

@@ -232,7 +232,7 @@ JSON_NAMES = {
     "ListLegalActionsResponse": ["actions", "totalSize", "nextPageToken", "complete"],
     "ScoreDealRequest": ["snapshot", "provisional"],
     "ScoreDealResponse": ["sides", "matchOver", "winnerSide", "draw", "provisional"],
-    "GetPlayerViewRequest": ["snapshot", "seat"],
+    "GetPlayerViewRequest": ["snapshot", "seat", "reveal"],
     "GetPlayerViewResponse": ["snapshot", "viewerSeat"],
     "ReplayDealRequest": [
         "snapshot",

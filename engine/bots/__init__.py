@@ -3,7 +3,8 @@
 
 ``suggest(snapshot, seat, level, seed, budget_ms)`` redacts the snapshot to the seat's
 player view before any level sees it, so no level can use a hidden card. Levels:
-``RANDOM`` (uniform over the legal list), ``BASIC`` (a club player's rules of thumb, no
+``RANDOM`` (uniform over what the levels choose from: the draw's and the play's few
+choices, engine.bots.draws and engine.bots.plays), ``BASIC`` (a club player's rules of thumb, no
 search) and ``STRONG`` (determinized sampling of the hidden cards, each candidate played on
 in every sampled world by BASIC for a round and the position judged). Pure functions over
 the engine's public functions; the same request and seed always give the same action.

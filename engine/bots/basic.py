@@ -32,9 +32,9 @@ from ..model import (
 )
 from ..ruleset import FreezeModel
 from ..shapes import CHECK_EVERY
+from ..vocabulary import SEVEN
 from .choice import Rated, reason
 from .table import (
-    SEVEN,
     empties_hand,
     feeds_side,
     hand_of,

@@ -26,6 +26,7 @@ from ..model import Action, DrawStock, GoOut, MeldKind, Phase, Snapshot, TakePil
 from ..shapes import initial_meld_combos, submultisets
 from ..table_rules import initial_meld_requirement
 from ..takes import owes_hidden_replacements
+from .plays import play_choices
 
 #: Takes with hand cards kept: a few, so that a search has rivals to weigh.
 TAKES = 4
@@ -36,10 +37,14 @@ HAND_SETS = 4
 
 def choices(s: Snapshot, seat: int) -> list[Action]:
     """What the levels choose from: at the seat's draw its few draw choices
-    (engine.bots.draws), otherwise every legal action."""
+    (engine.bots.draws), at its play one meld of each kind BASIC tells apart
+    (engine.bots.plays), otherwise (an answer to "may I go out?") every legal action."""
     t = s.turn
-    if t.phase is Phase.DRAW and t.go_out is not GoOut.ASKED and seat == t.seat:
-        return draw_choices(s, seat)
+    if t.go_out is not GoOut.ASKED and seat == t.seat:
+        if t.phase is Phase.DRAW:
+            return draw_choices(s, seat)
+        if t.phase is Phase.PLAY:
+            return play_choices(s, seat) or legal_actions(s, seat)[0]
     return legal_actions(s, seat)[0]
 
 

@@ -29,10 +29,11 @@ from ..deadline import Interrupted, checkpoint, sooner
 from ..game import apply
 from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
 from ..scoring import score
+from ..vocabulary import SEVEN
 from . import basic
 from .choice import Rated, reason
 from .draws import choices
-from .table import SEVEN, empties_hand
+from .table import empties_hand
 from .worlds import sample_world, unseen
 
 CANDIDATES = 4

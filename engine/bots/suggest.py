@@ -1,5 +1,6 @@
-"""SuggestAction's engine side: the seat's view, what it may choose from (its legal list,
-or at its draw the few draw choices), the level's choice."""
+"""SuggestAction's engine side: the seat's view, what it may choose from (at its draw the
+few draw choices, at its play one meld of each class BASIC tells apart, otherwise its
+legal list: engine.bots.draws.choices), the level's choice."""
 
 from __future__ import annotations
 

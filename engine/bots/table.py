@@ -12,9 +12,7 @@ from collections.abc import Iterable
 from ..cards import RANK, RUN_INDEX, SUIT, VALUE, WILD
 from ..model import Action, Discard, Meld, MeldCards, MeldKind, Side, Snapshot, TakePile
 from ..ruleset import ExtendTake, Ruleset
-
-#: A canasta, samba or bolivia has seven cards.
-SEVEN = 7
+from ..vocabulary import SEVEN
 
 
 def seven_card_bonus(rules: Ruleset, meld: Meld) -> int:

@@ -107,7 +107,7 @@ def ruleset_ref_from_proto(
     """
     local: list[Problem] = []
     overrides = overrides_from_proto(msg.overrides, f"{path}.overrides", local)
-    profile = msg.profile or "classic"
+    profile = msg.profile or er.DEFAULT_PROFILE
     ref = m.RulesetRef(profile=profile, overrides=overrides, version=msg.version)
     problems.extend(local)
     if local:
@@ -134,7 +134,7 @@ def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
 
 
 def ruleset_description(profile: str) -> str:
-    base, *variations = (profile or "classic").split("+")
+    base, variations = er.profile_parts(profile)
     text = er.PROFILE_DESCRIPTIONS.get(base, "")
     if variations:
         text += N_(" Variations: {variations}.").format(variations=", ".join(variations))

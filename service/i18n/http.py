@@ -7,11 +7,10 @@ from collections.abc import Iterable
 
 
 def header_value(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
-    """The first value of header ``name`` (lower case, as ASGI gives them), if any."""
-    for k, v in headers:
-        if k == name:
-            return v.decode("latin-1")
-    return None
+    """Every line of header ``name`` (lower case, as ASGI gives them) as one list, joined
+    by commas as RFC 9110 §5.3 reads repeated lines of a list header; None when absent."""
+    values = [v.decode("latin-1") for k, v in headers if k == name]
+    return ", ".join(values) if values else None
 
 
 def language_headers(headers: list[tuple[bytes, bytes]], lang: bytes) -> list:

@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.bots.choice import REASON_TEXTS
 from samba_adjudicator.engine.messages import NESTED
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS
+from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS, profile_parts
 from samba_adjudicator.engine.violations import CODES, filled, said_as
 from samba_adjudicator.service.base.errors import MAX_TEXT, ApiError, clip, summary
 
@@ -57,7 +57,7 @@ def violation_message(
 
 def ruleset_description(lang: str, profile: str) -> str:
     """A profile's description (with its ``+``-joined variations) in ``lang``."""
-    base, *variations = (profile or "classic").split("+")
+    base, variations = profile_parts(profile)
     english = PROFILE_DESCRIPTIONS.get(base, "")
     text = say(lang, english) if english else ""
     if variations:

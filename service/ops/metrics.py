@@ -29,6 +29,8 @@ import os
 import threading
 from typing import Any
 
+from samba_adjudicator.engine.ruleset import profile_parts
+
 _BUCKETS = (
     0.0005,
     0.001,
@@ -150,5 +152,5 @@ def mark_process_dead(pid: int) -> None:
 def base_profile(profile: str, known: frozenset[str]) -> str:
     if not profile:
         return "none"
-    base = profile.split("+", 1)[0].strip().lower()
+    base = profile_parts(profile)[0].strip().lower()
     return base if base in known else "other"

@@ -40,7 +40,7 @@ from samba_adjudicator.service.base.errors import (
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import computer, views
+from samba_adjudicator.service.pipeline import computer, int_range, reveal, views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
@@ -273,6 +273,7 @@ class Adjudicator:
         views.check_view_seats(req, snap)
         chosen = computer.choose(snap, req.computer) if req.HasField("computer") else None
         out = engine.apply(snap, chosen[0] if chosen is not None else actions[0])
+        int_range.check_played(snap, out.snapshot, out.score)
         resp = pb.ApplyActionResponse(
             legal=out.legal,
             violations=[answers.violation_to_proto(v) for v in out.violations],
@@ -347,18 +348,27 @@ class Adjudicator:
     @_handler
     def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
-        return answers.score_to_proto(engine.score(snap, req.provisional))
+        report = engine.score(snap, req.provisional)
+        int_range.check_played(snap, snap, report)
+        return answers.score_to_proto(report)
 
     @_handler
     def get_player_view(
         self, req: pb.GetPlayerViewRequest, problems, source
     ) -> pb.GetPlayerViewResponse:
-        snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
+        revealing = req.reveal != pb.GetPlayerViewRequest.REVEAL_UNSPECIFIED
+        snap, _ = self.snapshots.load(
+            req.snapshot, problems, source=source, allow_view=not revealing
+        )
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
-        view = engine.player_view(snap, seat)
-        resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
+        if revealing:  # for display: not signed (service/pipeline/reveal.py)
+            open_view = reveal.revealed_view(snap, seat, req.reveal)
+            resp = pb.GetPlayerViewResponse(snapshot=convert.snapshot_to_proto(open_view))
+        else:
+            view = engine.player_view(snap, seat)
+            resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
         if seat is not None:
             resp.viewer_seat = seat
         return resp
@@ -376,6 +386,7 @@ class Adjudicator:
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)),
         )
         results, last, first_illegal, score = engine.replay(snap, actions)
+        int_range.check_played(snap, last, score)
         resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(

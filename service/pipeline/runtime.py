@@ -8,8 +8,8 @@ of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., dead
 is ``answer`` counted in ``service.ops.metrics``, logged (one JSON line per call) and, with
 an OTLP endpoint, traced (``service.ops.tracing``).
 
-``State`` is the process's lifecycle (starting -> serving -> draining) read by ``/readyz``
-and the gRPC health service.
+``State`` (service.pipeline.lifecycle) is the process's lifecycle (starting -> serving ->
+draining) read by ``/readyz`` and the gRPC health service.
 """
 
 from __future__ import annotations
@@ -28,17 +28,18 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
-from samba_adjudicator.engine.ruleset import ENGINE_RULES_REVISION, PROFILES
+from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
 from samba_adjudicator.service.base.errors import ApiError, Problems, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
 from samba_adjudicator.service.ops import tracing
 from samba_adjudicator.service.ops.logs import log_call
-from samba_adjudicator.service.pipeline import computer
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
 from samba_adjudicator.service.pipeline.budget import ADMIT_FROM as ADMIT_FROM
 from samba_adjudicator.service.pipeline.budget import ByteBudget
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
+from samba_adjudicator.service.pipeline.heavy import OFFLOAD
+from samba_adjudicator.service.pipeline.lifecycle import State
 from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 from samba_adjudicator.service.pipeline.stops import check_deadline, earlier, interrupted
 from samba_adjudicator.service.pipeline.stops import (  # the transports' name for it
@@ -55,6 +56,11 @@ log = logging.getLogger("samba.server")
 #: which sets it (the service reads no test knob). A module global, not Final: the
 #: compiled build reads it from the module's dict, so the launcher's value is seen.
 CALL_DELAY_SECONDS = 0.0
+#: With CALL_DELAY_SECONDS, a call that is not heavy and not large waits where it would be
+#: answered without the delay, on its transport's event loop, holding it (the launcher sets
+#: this too, for the readiness test of a held loop); by default every delayed call waits
+#: on a worker thread.
+CALL_DELAY_ON_LOOP = False
 
 try:
     VERSION = metadata.version("samba-adjudicator")
@@ -67,11 +73,11 @@ VERSION_HEADER = f"{VERSION} rules/{RULES_REVISION}"
 _KNOWN_PROFILES = frozenset(PROFILES)
 _REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
-#: Methods whose cost grows with the request (up to 2,000 replayed actions, opening
-#: combinations): both transports run them on a worker thread so that their event loop keeps
-#: answering health checks, ``/metrics`` and cheap calls meanwhile. Every other method is
-#: answered inline on the loop: a thread hand-off costs more than the call itself.
-OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
+#: Heavy calls (``service.pipeline.heavy``: whatever lists legal actions, the methods of
+#: OFFLOAD and any call asking ``include_legal_actions``): both transports run them on a
+#: worker thread, at most HEAVY_CALLS at once, so that their event loop keeps answering
+#: health checks, ``/metrics`` and cheap calls meanwhile. Every other call is answered
+#: inline on the loop: a thread hand-off costs more than the call itself.
 #: Requests larger than this run on a worker thread whatever their method: reading a
 #: snapshot of a hundred thousand cards takes a third of a second.
 OFFLOAD_BYTES = 32 * 1024
@@ -91,40 +97,6 @@ def request_id_from(value: str | None) -> str:
     return new_request_id()
 
 
-class State:
-    """Lifecycle of the process: NOT_SERVING while starting and draining."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.ready = False
-        self.draining = False
-        self._listeners: list = []
-
-    def on_change(self, fn) -> None:
-        self._listeners.append(fn)
-
-    def _notify(self) -> None:
-        for fn in list(self._listeners):
-            try:
-                fn(self.serving)
-            except Exception:  # noqa: BLE001 - a listener must not break the lifecycle
-                log.exception("state listener failed")
-
-    @property
-    def serving(self) -> bool:
-        return self.ready and not self.draining
-
-    def set_ready(self) -> None:
-        with self._lock:
-            self.ready = True
-        self._notify()
-
-    def drain(self) -> None:
-        with self._lock:
-            self.draining = True
-        self._notify()
-
-
 def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
     if source is not None and source.loaded is not None:  # the message has no snapshot
         return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
@@ -140,12 +112,12 @@ def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
     elif request.DESCRIPTOR.fields_by_name.get("ruleset") is not None:
         ref = request.ruleset if request.HasField("ruleset") else None
         if ref is None:
-            return "classic"  # Deal / CheckMeld: omitted means classic
+            return DEFAULT_PROFILE  # Deal / CheckMeld: omitted means the default
     elif request.DESCRIPTOR.fields_by_name.get("profile") is not None:
         return _metrics.base_profile(request.profile, _KNOWN_PROFILES)
     if ref is None:
         return "none"
-    return _metrics.base_profile(ref.profile or "classic", _KNOWN_PROFILES)
+    return _metrics.base_profile(ref.profile or DEFAULT_PROFILE, _KNOWN_PROFILES)
 
 
 def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
@@ -211,18 +183,13 @@ class Runtime:
                 version=VERSION, ruleset_revision=RULES_REVISION, build=BUILD.name
             ).set(1)
 
-    def offloaded(self, method: str, size: int = 0, heavy: bool = False) -> bool:
+    def offloaded(self, method: str, size: int = 0, heavy: bool | None = None) -> bool:
         """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
-        thread (OFFLOAD, ``heavy``, OFFLOAD_BYTES; every call under the test delay, which
-        must not block the loop)."""
-        return heavy or method in OFFLOAD or size > OFFLOAD_BYTES or CALL_DELAY_SECONDS > 0
-
-    @staticmethod
-    def is_heavy(method: str, body: bytes = b"", json: bool = False) -> bool:
-        """Whether a call is heavy, from its request's bytes before they are parsed: the
-        OFFLOAD methods, and an ApplyAction with ``computer`` (``computer.is_heavy``).
-        Heavy calls run on a worker thread, at most HEAVY_CALLS at once."""
-        return method in OFFLOAD or computer.is_heavy(method, body, json)
+        thread: a heavy call (``heavy``, by default its method in OFFLOAD), a request over
+        OFFLOAD_BYTES, and every call under the test delay, which must not block the loop."""
+        if heavy is None:
+            heavy = method in OFFLOAD
+        return heavy or size > OFFLOAD_BYTES or (CALL_DELAY_SECONDS > 0 and not CALL_DELAY_ON_LOOP)
 
     # -- decoding, for the transports ------------------------------------------------------
     def protobuf_decoder(self, method: str) -> ProtobufDecoder:
@@ -290,7 +257,7 @@ class Runtime:
         request_id: str,
         deadline: float | None = None,
         size: int = 0,
-        heavy: bool = False,
+        heavy: bool | None = None,
         stop: Stop | None = None,
         trace: tracing.Carried | None = None,
     ) -> Message:
@@ -300,8 +267,9 @@ class Runtime:
         runs inside the accounting, so parse failures are counted and timed as well. A
         request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
         first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
-        ``stop``: set by the transport when the caller goes away (``answer``); a call still
-        waiting for a HEAVY_CALLS slot then gives up its place."""
+        A ``heavy`` call (``service.pipeline.heavy``; by default its method in OFFLOAD)
+        waits for one of the HEAVY_CALLS slots first. ``stop``: set by the transport when the
+        caller goes away (``answer``); a call still waiting for a slot then gives up its place."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
         start = time.perf_counter()
@@ -309,7 +277,9 @@ class Runtime:
         in_flight.inc()
         call = CallRecord()
         counted = 0
-        heavy = (heavy or method in OFFLOAD) and self._heavy_slot(stop)
+        if heavy is None:
+            heavy = method in OFFLOAD
+        heavy = heavy and self._heavy_slot(stop)
         try:
             counted = self.decoding.admit(size)
             response = self.answer(method, decode, deadline, call, stop)

@@ -26,6 +26,7 @@ from samba_adjudicator.engine.scoring import match_outcome
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError, invalid_argument
 from samba_adjudicator.service.codec.answers import event_to_proto
+from samba_adjudicator.service.pipeline import int_range
 
 
 class Renderer(Protocol):
@@ -147,6 +148,7 @@ def carried_from(previous: Snapshot, req: pb.DealRequest) -> Carried:
     if problems:
         raise invalid_argument(problems)
     report = engine.score(previous, False)
+    int_range.check_next_deal(previous, report)
     if report.match_over:
         raise match_over()
     return Carried(

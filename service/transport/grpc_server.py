@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import functools
 import threading
 import time
 from concurrent import futures
@@ -47,8 +49,10 @@ from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUA
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
 from samba_adjudicator.service.ops import tracing
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
+from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
 from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
+from samba_adjudicator.service.transport.loop_watch import after_pending_io
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -67,18 +71,19 @@ def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]
     which grpc copies out on every look."""
     request_id: str | None = None
     seen_id = False
-    lang: str | None = None
     traces: list[tuple[str, str]] = []
+    ranges: list[str] = []  # several values are one list, as repeated HTTP lines are
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and not seen_id:
             seen_id = True
             request_id = value if isinstance(value, str) else None
-        elif key == "accept-language" and lang is None and isinstance(value, str):
-            lang = choose_language(value)
+        elif key == "accept-language" and isinstance(value, str):
+            ranges.append(value)
         elif (key == "traceparent" or key == "tracestate") and isinstance(value, str):
             traces.append((key, value))
+    lang = choose_language(", ".join(ranges)) if ranges else DEFAULT_LANGUAGE
     carried = tracing.carried(traces) if traces else None
-    return request_id_from(request_id), lang or DEFAULT_LANGUAGE, carried
+    return request_id_from(request_id), lang, carried
 
 
 def _deadline(context) -> float | None:
@@ -118,7 +123,8 @@ def _call(
     stop: Stop | None = None,
     trace: tracing.Carried | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
-    """(serialized answer, None) or (None, rich status), their texts in ``lang``."""
+    """(serialized answer, None) or (None, rich status), their texts in ``lang``; a
+    ``heavy`` call takes one of the runtime's heavy-call slots."""
     try:
         response = runtime.invoke(
             method,
@@ -172,16 +178,21 @@ def _options(settings) -> list[tuple[str, int]]:
     ]
 
 
+#: Seconds ``set_serving`` waits for the gRPC loop to apply a health change.
+SET_SERVING_WAIT = 1.0
 #: Calls one gRPC connection may have in flight at once.
 MAX_CONCURRENT_STREAMS = 100
 
 
 class InFlight:
     """Calls being answered (read and written on the server's loop only): the drain waits
-    for it to reach zero."""
+    for it to reach zero. ``refusing``: set on the loop once the calls that had arrived at
+    SIGTERM have reached their handlers (``drain``); a call reaching its handler later is
+    refused SHUTTING_DOWN."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.refusing = False
 
 
 def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
@@ -190,14 +201,14 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     async def handle(data: bytes, context) -> bytes:
         request_id, lang, trace = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
-        if runtime.state.draining:  # arrived after SIGTERM: the one refusal of the drain
+        if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
             runtime.reject(method, "grpc", request_id, err, trace)
             await context.abort_with_status(_status(err, request_id, lang))
         deadline = _deadline(context)
         in_flight.count += 1
         try:
-            heavy = runtime.is_heavy(method, data)
+            heavy = is_heavy(method, data, json=False)
             if runtime.offloaded(method, len(data), heavy):
                 # a cancelled call (or one whose caller's deadline passed) ends here, its
                 # handler cancelled: the stop ends its work on the thread (engine.deadline)
@@ -219,7 +230,7 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
                 )
             else:
                 out, status = _call(
-                    runtime, method, decode, data, request_id, deadline, lang, trace=trace
+                    runtime, method, decode, data, request_id, deadline, lang, heavy, trace=trace
                 )
         finally:
             in_flight.count -= 1
@@ -301,10 +312,19 @@ class GrpcServer:
             for name in HEALTH_SERVICES:
                 await self.health.set(name, status)
 
-        asyncio.run_coroutine_threadsafe(_set(), self.loop).result()
+        # the loop may be the one held (service/transport/loop_watch.py): the change is
+        # queued on it in order, and the caller does not wait past a second for it
+        done = asyncio.run_coroutine_threadsafe(_set(), self.loop)
+        with contextlib.suppress(futures.TimeoutError):
+            done.result(SET_SERVING_WAIT)
 
     def drain(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop).result()
+        """Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT for it
+        (a held loop applies it when it answers again)."""
+        after_pending_io(self.loop, functools.partial(setattr, self.in_flight, "refusing", True))
+        done = asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop)
+        with contextlib.suppress(futures.TimeoutError):
+            done.result(SET_SERVING_WAIT)
 
     def stop(self, grace: float) -> threading.Event:
         done = threading.Event()

@@ -12,8 +12,11 @@ descriptors, after which ``/healthz`` fails too. Here:
   so a flood of half-open connections cannot keep a health probe out; when every
   connection is busy answering, the newcomer gets a JSON 503 and is closed.
 - **Head size** (MAX_HEAD_BYTES): a request line and headers larger than that are answered
-  431 HEADERS_TOO_LARGE (JSON) and the connection closed; the parser otherwise keeps an
-  unfinished header line in memory however long it grows.
+  431 HEADERS_TOO_LARGE (JSON) and the connection closed, however they arrive: in pieces
+  (the bytes received while a head is unfinished are counted: the parser otherwise keeps
+  an unfinished header line in memory however long it grows) or whole in one read (the
+  parser's own callbacks count what it has parsed of the head, and the request is refused
+  before it reaches the app, without a warning in the log).
 - **Stalled bodies**: past the cap, once no idle connection is left, the oldest connection
   whose request body has not arrived whole is closed next (only connections whose request
   is being answered are never closed for room).
@@ -53,6 +56,10 @@ _REASONS = {
 }
 #: Bytes of one request's line and headers.
 MAX_HEAD_BYTES = 16 * 1024
+#: What a request line adds to its URL ("GET ", " HTTP/1.1", CRLF), and a header line to its
+#: name and value (": ", CRLF), counting a parsed head.
+_LINE_BYTES = 16
+_HEADER_BYTES = 4
 
 
 def raw_error(err: ApiError) -> bytes:
@@ -109,6 +116,10 @@ class ConnectionGuard:
         self.refused = 0
         self.heads_refused = 0
         self.write_timeouts = 0
+        # set on the loop once the requests that had arrived at SIGTERM are parsed
+        # (Worker.shutdown, loop_watch.after_pending_io); a request whose head is parsed
+        # later is refused SHUTTING_DOWN
+        self.refusing = False
 
     def admit(self, conn: GuardedProtocol) -> bool:
         self.open[conn] = None
@@ -159,6 +170,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self.started = False  # bytes of a request have arrived
         self.in_head = False  # a request head has begun and not ended
         self.head_bytes = 0  # bytes received since it began (whole reads: a bound)
+        self.parsed_head = 0  # bytes of it the parser has handed over (callbacks)
         self.head_refused = False
         self._read_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
@@ -179,7 +191,9 @@ class GuardedProtocol(HttpToolsProtocol):
             self.started = True
             self._arm()
         super().data_received(data)
-        if self.in_head:  # the parser holds what it read of an unfinished head
+        if (
+            self.in_head and not self.head_refused
+        ):  # a head arriving in pieces  # the parser holds what it read of an unfinished head
             self.head_bytes += len(data)
             if self.head_bytes > MAX_HEAD_BYTES:
                 self.refuse_head()
@@ -187,15 +201,42 @@ class GuardedProtocol(HttpToolsProtocol):
     # parser callbacks
     def on_message_begin(self) -> None:
         self.in_head = True
+        self.parsed_head = _LINE_BYTES
         super().on_message_begin()
 
+    # a whole head in one read: the parser's callbacks count it, and once it is over the
+    # cap the request is refused and nothing more of it reaches uvicorn (no app call)
+    def on_url(self, url: bytes) -> None:
+        if self._head_fits(len(url)):
+            super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if self._head_fits(len(name) + len(value) + _HEADER_BYTES):
+            super().on_header(name, value)
+
+    def _head_fits(self, size: int) -> bool:
+        self.parsed_head += size
+        if self.parsed_head > MAX_HEAD_BYTES and not self.head_refused:
+            self.refuse_head()
+        return not self.head_refused
+
+    def on_body(self, body: bytes) -> None:
+        if not self.head_refused:
+            super().on_body(body)
+
     def on_headers_complete(self) -> None:
+        if self.head_refused:
+            return
         self.busy = True
         self.in_head = False
         self.head_bytes = 0
+        # when its head is parsed, a request has arrived before SIGTERM or after it
+        self.scope["state"]["after_sigterm"] = self.guard.refusing
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        if self.head_refused:
+            return
         self._disarm()
         self.answering = True
         super().on_message_complete()
@@ -265,5 +306,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
+        if self.head_refused:
+            return
         self.transport.write(raw_error(_malformed(msg)))
         self.transport.close()

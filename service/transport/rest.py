@@ -1,7 +1,8 @@
 """The REST gateway: a FastAPI app over the same ``service.pipeline.api`` as gRPC.
 
 Routes (docs/api.md#methods), one ``APIRouter`` per resource: rulesets, deals, melds, actions,
-plus the operations routes ``/healthz``, ``/readyz``, ``/metrics``, ``/openapi.json``, and
+plus the operations routes (``service.transport.rest_operations``: ``/healthz``, ``/readyz``,
+``/metrics``, ``/openapi.json``) and
 the pages of ``service.web.pages`` (``/docs``, ``/redoc``, ``/playground``). Bodies are read as raw
 bytes (at most ``--max-message-bytes``, checked on
 ``Content-Length`` and while reading, *before* any parsing: 413 REQUEST_TOO_LARGE), parsed
@@ -15,9 +16,9 @@ Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`
 answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it);
 ``traceparent``/``tracestate`` (W3C trace context) go into the call's log line and span.
 
-Calls are answered inline on the event loop, except the heavy ones (the methods of
-``service.pipeline.runtime.OFFLOAD``, whose cost grows with the request, and ApplyAction with
-``computer``: ``Runtime.is_heavy``), which run in the thread pool
+Calls are answered inline on the event loop, except heavy ones (``service.pipeline.heavy``:
+whatever lists legal actions, by method or by ``includeLegalActions``, and ApplyAction with
+``computer``) and requests over ``OFFLOAD_BYTES``, which run in the thread pool
 (``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled; a client that
 closes the connection meanwhile stops that work (``_watch_disconnect``).
 """
@@ -47,16 +48,16 @@ from samba_adjudicator.service.i18n.http import header_value, language_headers
 from samba_adjudicator.service.i18n.localize import localize_response
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
-from samba_adjudicator.service.ops import metrics
 from samba_adjudicator.service.pipeline.api import REMEMBERS
 from samba_adjudicator.service.pipeline.boundary import as_api_error
+from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
     Runtime,
     shutting_down,
 )
-from samba_adjudicator.service.transport import rest_errors
+from samba_adjudicator.service.transport import rest_errors, rest_operations
 from samba_adjudicator.service.transport.rest_common import (
     JSON,
     call_language,
@@ -68,7 +69,7 @@ from samba_adjudicator.service.transport.rest_common import (
     too_large,
 )
 from samba_adjudicator.service.transport.rest_errors import JsonCORSMiddleware
-from samba_adjudicator.service.web import examples, openapi, pages
+from samba_adjudicator.service.web import pages
 
 #: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (
@@ -139,8 +140,9 @@ class SambaMiddleware:
         rid, size, state["trace"] = request_head(scope.get("headers", ()))
         state["request_id"] = rid
         # a call whose head arrived before SIGTERM is answered normally, however long its
-        # body takes to arrive or its turn on the thread pool to come, within the grace
-        state["after_sigterm"] = self.state.draining
+        # body takes to arrive or its turn on the thread pool to come, within the grace;
+        # the server's protocol stamps it as it parses the head (http_guard), else now
+        state.setdefault("after_sigterm", self.state.draining)
         lang = choose_language(header_value(scope.get("headers", ()), b"accept-language"))
         state["lang"] = lang
         language = lang.encode("latin-1")
@@ -302,7 +304,7 @@ class _Calls:
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 return error_response(e, rid, close, call_language(request))
             decode = self.runtime.json_decoder(method, body)
-            heavy = self.runtime.is_heavy(method, body, json=True)
+            heavy = is_heavy(method, body, json=True)
             return await self.run(
                 request, method, decode, rid, deadline, len(body), call_language(request), heavy
             )
@@ -345,57 +347,6 @@ class _Calls:
         return list(routers.values())
 
 
-def _operations(runtime: Runtime) -> APIRouter:
-    """Health, readiness, metrics, the OpenAPI document and its Swagger UI."""
-    ops = APIRouter(tags=["operations"])
-
-    @ops.get("/healthz")
-    async def healthz() -> Response:
-        return json_response({"status": "SERVING"})
-
-    @ops.get("/readyz")
-    async def readyz() -> Response:
-        serving = runtime.state.serving
-        return json_response(
-            {"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503
-        )
-
-    @ops.get("/metrics")
-    async def metrics_endpoint() -> Response:
-        body, ctype = await run_in_threadpool(metrics.exposition)
-        return Response(body, media_type=ctype)
-
-    @ops.get("/openapi.json")
-    async def openapi_json() -> Response:
-        # 130 KB: rendered once, not for every caller (a pipelining flood asks thousands)
-        return Response(_openapi_bytes(), media_type=JSON)
-
-    return ops
-
-
-@functools.lru_cache(maxsize=1)
-def _openapi_document() -> dict:
-    return openapi.build(
-        ROUTES,
-        title="Samba adjudicator",
-        version=VERSION,
-        description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
-        "Schemas and descriptions come from the protobuf schema; every "
-        "example is a real request and the service's answer to it.",
-        examples=examples.route_examples(),
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def _openapi_bytes() -> bytes:
-    return jsonio.dumps_bytes(_openapi_document())
-
-
-def openapi_document() -> dict:
-    """The OpenAPI document of the gateway (built once; FastAPI's generator is replaced)."""
-    return _openapi_document()
-
-
 def create_app(runtime: Runtime, settings) -> FastAPI:
     limit = int(settings.max_message_bytes)
     app = FastAPI(
@@ -404,9 +355,9 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     app.state.runtime = runtime
     for router in _Calls(runtime, limit).routers():
         app.include_router(router)
-    app.include_router(_operations(runtime))
+    app.include_router(rest_operations.router(runtime, ROUTES))
     app.include_router(pages.router())  # /docs, /redoc, /playground: served from here
-    app.openapi = openapi_document  # type: ignore[method-assign]
+    app.openapi = functools.partial(rest_operations.openapi_document, ROUTES)  # type: ignore[method-assign]
 
     if settings.bench_echo:
 

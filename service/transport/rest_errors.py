@@ -103,7 +103,7 @@ class JsonCORSMiddleware(CORSMiddleware):
             return response
         rid = request_id_from(request_headers.get("x-request-id"))
         # outside SambaMiddleware, which negotiates every other answer's language
-        lang = choose_language(request_headers.get("accept-language"))
+        lang = choose_language(", ".join(request_headers.getlist("accept-language")))
         headers = {
             "x-request-id": rid,
             "x-samba-version": VERSION_HEADER,

@@ -25,6 +25,7 @@ process exits 0.
 from __future__ import annotations
 
 import base64
+import functools
 import gc
 import json
 import logging
@@ -49,6 +50,7 @@ from samba_adjudicator.service.transport.listeners import (
     check_grpc_port,
     fit_connections,
 )
+from samba_adjudicator.service.transport.loop_watch import LoopWatch, after_pending_io
 
 log = logging.getLogger("samba.server")
 
@@ -89,6 +91,12 @@ def _playground_url(host: str, port: int) -> str:
 
 # -- one worker ---------------------------------------------------------------------------
 
+#: Seconds past the grace within which a SIGTERM ends the process, whenever it arrives
+#: (docs/service.md#shutdown): two health changes a held gRPC loop may not apply (1 s each,
+#: grpc_server.SET_SERVING_WAIT), the answers of calls stopped at the end of the grace
+#: (ANSWER_MARGIN), the servers' stop (ANSWER_MARGIN + 1 s), and what is left of a start-up
+#: the signal interrupted. tests/test_drain.py and ``make bench-abuse`` hold it.
+EXIT_MARGIN_SECONDS = 5.0
 #: Seconds after the grace that calls stopped at its end get to write their UNAVAILABLE
 #: answers before the servers stop. A stopped call ends at its next deadline checkpoint; on
 #: a loaded machine that took more than 0.25 s.
@@ -132,6 +140,7 @@ class Worker:
         self.grpc_port: int | None = None
         self.http_port: int | None = None
         self.admin: Any = None  # the AdminServer (imported with the servers), once started
+        self.watch: Any = None  # the LoopWatch, once started
 
     def _run_uvicorn(self, sock: socket.socket) -> None:
         try:
@@ -163,6 +172,11 @@ class Worker:
         self.state.on_change(self.grpc.set_serving)
         tune_gc()
         self.state.set_ready()
+        # readiness follows the API loops too (service/transport/loop_watch.py)
+        self.watch = LoopWatch(
+            self.state, {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()}
+        )
+        self.watch.start()
         return grpc_port, http_port, admin_port
 
     def _rest_busy(self) -> bool:
@@ -186,6 +200,14 @@ class Worker:
         started = time.monotonic()
         cutoff = started + grace
         self.state.drain()
+        if self.watch is not None:
+            self.watch.stop()
+        # new calls are refused once what had arrived is parsed: the calls received before
+        # the signal are answered, however busy the loops were (loop_watch.after_pending_io)
+        after_pending_io(
+            self.uvicorn.servers[0].get_loop(),
+            functools.partial(setattr, self.connections, "refusing", True),
+        )
         self.grpc.drain()
         while time.monotonic() < cutoff and self._busy():
             time.sleep(0.02)
@@ -227,24 +249,33 @@ def _exit_now(status: int) -> NoReturn:
     os._exit(status)
 
 
+#: Seconds between two looks of the main thread at the signals received.
+SIGNAL_POLL_SECONDS = 0.05
+
+
 class SignalWaiter:
     """SIGTERM/SIGINT handlers, installed before the servers start: a signal that arrives
     while they start, or right after the ready line, is kept and starts the drain once they
-    are up (the default handler would kill the process without one)."""
+    are up (the default handler would kill the process without one).
+
+    The handler takes no lock: it appends to a list, which the main thread polls. It used
+    to set a ``threading.Event`` the main thread was waiting on; Python runs a handler in
+    the main thread between two bytecodes, and when that moment fell inside
+    ``Event.wait`` while it held the event's own (non-reentrant) lock, ``Event.set``
+    waited for that lock forever: the process hung after SIGTERM (more likely on a busy
+    machine, where a thread holding a lock waits longer for the interpreter lock)."""
 
     def __init__(self) -> None:
-        self.stop = threading.Event()
         self.received: list[int] = []
         signal.signal(signal.SIGTERM, self._handler)
         signal.signal(signal.SIGINT, self._handler)
 
     def _handler(self, signum, frame) -> None:
-        self.received.append(signum)
-        self.stop.set()
+        self.received.append(signum)  # no lock: see the class docstring
 
     def wait(self) -> int:
-        while not self.stop.wait(0.5):
-            pass
+        while not self.received:
+            time.sleep(SIGNAL_POLL_SECONDS)
         return self.received[0]
 
 

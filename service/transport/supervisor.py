@@ -10,12 +10,15 @@ import os
 import signal
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import replace
 
 from samba_adjudicator.service.transport.listeners import PortUnavailable, open_socket
-from samba_adjudicator.service.transport.server import announce, worker_entry
+from samba_adjudicator.service.transport.server import (
+    SIGNAL_POLL_SECONDS,
+    announce,
+    worker_entry,
+)
 
 log = logging.getLogger("samba.server")
 
@@ -49,13 +52,16 @@ class _Supervisor:
         self.ctx = ctx
         self.queue = ctx.Queue()
         self.procs: dict = {}
-        self.stopping = threading.Event()
+        self.failed = False
         self.received: list[int] = []
         self.status = 0
 
     def on_signal(self, signum, frame) -> None:
+        # no lock here (server.SignalWaiter says why): the main thread polls ``received``
         self.received.append(signum)
-        self.stopping.set()
+
+    def stopping(self) -> bool:
+        return self.failed or bool(self.received)
 
     def spawn(self, index: int) -> None:
         p = self.ctx.Process(
@@ -69,14 +75,14 @@ class _Supervisor:
 
     def _fail(self, message: str, fields: dict | None = None) -> None:
         log.error(message, extra={"fields": fields} if fields else None)
-        self.stopping.set()
+        self.failed = True
         self.status = 1
 
     def wait_ready(self) -> None:
         """Until every worker reported ready (60 s at most) or one failed."""
         ready: set[int] = set()
         deadline = time.monotonic() + 60
-        while len(ready) < self.settings.workers and not self.stopping.is_set():
+        while len(ready) < self.settings.workers and not self.stopping():
             try:
                 kind, index, _pid, info = self.queue.get(timeout=0.2)
             except Exception:  # queue.Empty
@@ -95,7 +101,12 @@ class _Supervisor:
         from samba_adjudicator.service.ops import metrics
 
         restarts: list[float] = []
-        while not self.stopping.wait(0.5):
+        looked = 0.0
+        while not self.stopping():
+            time.sleep(SIGNAL_POLL_SECONDS)
+            if time.monotonic() - looked < 0.5:
+                continue
+            looked = time.monotonic()
             for index, p in list(self.procs.items()):
                 if p.is_alive():
                     continue
@@ -134,7 +145,9 @@ class _Supervisor:
             p.kill()
             p.join(5)
             self.status = 1
-        elif p.exitcode not in (0, None) and self.status == 0 and self.received:
+        elif p.exitcode not in (0, None, -signal.SIGTERM) and self.status == 0 and self.received:
+            # a worker still starting ends by the SIGTERM forwarded to it (its handlers not
+            # yet installed): the stop asked for, not a failure
             self.status = 1
         metrics.mark_process_dead(p.pid)
 
@@ -169,7 +182,7 @@ def run_supervisor(settings) -> int:
     for i in range(settings.workers):
         supervisor.spawn(i)
     supervisor.wait_ready()
-    if supervisor.status == 0 and not supervisor.stopping.is_set():
+    if supervisor.status == 0 and not supervisor.stopping():
         announce(
             {
                 "event": "listening",

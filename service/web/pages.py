@@ -38,6 +38,8 @@ PLAYGROUND_FILES = {
     "playground.js": "text/javascript",
     "playground.css": "text/css",
 }
+#: The site's icon, an SVG (browsers ask /favicon.ico of every page, whatever it links).
+FAVICON = ("playground/favicon.svg", "image/svg+xml")
 
 
 def html_page(title: str, head: str, body: str) -> str:
@@ -45,7 +47,7 @@ def html_page(title: str, head: str, body: str) -> str:
     return (
         f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{title} - Samba adjudicator</title>\n"
-        f'<link rel="icon" type="image/png" href="/docs-assets/favicon.png">\n'
+        f'<link rel="icon" type="image/svg+xml" href="/favicon.ico">\n'
         f"{head}\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
@@ -152,10 +154,22 @@ def github_slug(heading: str, separator: str = "-") -> str:
     return text.replace(" ", separator)
 
 
+#: How long a browser keeps the pages' assets and the icon.
+CACHE = "public, max-age=86400"
+
+
+async def favicon() -> Response:
+    """``/favicon.ico``: the playground's SVG icon, cached like the assets."""
+    return Response(
+        _read(PLAYGROUND_PACKAGE, FAVICON[0]),
+        media_type=FAVICON[1],
+        headers={"cache-control": CACHE},
+    )
+
+
 def router() -> APIRouter:
     """The pages and their assets; unknown asset names fall through to the gateway's 404."""
     pages = APIRouter(tags=["operations"])
-    cache = "public, max-age=86400"
 
     @pages.get("/docs", include_in_schema=False)
     async def swagger() -> HTMLResponse:
@@ -164,6 +178,8 @@ def router() -> APIRouter:
     @pages.get("/redoc", include_in_schema=False)
     async def redoc() -> HTMLResponse:
         return HTMLResponse(REDOC_HTML)
+
+    pages.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
 
     @pages.get("/playground", include_in_schema=False)
     async def playground() -> HTMLResponse:
@@ -193,7 +209,7 @@ def router() -> APIRouter:
                 return Response(
                     _read(package, folder + name),
                     media_type=media_type,
-                    headers={"cache-control": cache},
+                    headers={"cache-control": CACHE},
                 )
 
             pages.add_api_route(f"{prefix}/{name}", serve, methods=["GET"], include_in_schema=False)

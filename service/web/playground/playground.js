@@ -1,10 +1,54 @@
 // The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
 "use strict";
 
-// texts: the event texts and score labels of the chosen language (/playground/texts.json)
-const state = { snapshot: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false };
+// texts: the event texts, score labels and the page's own labels in the chosen language
+// (/playground/texts.json). history: every move of the deal with its events as everyone,
+// each seat and a spectator saw them (ApplyAction's views), for the event log.
+const state = {
+  snapshot: null, shown: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false,
+  history: [], lastSeat: null,
+};
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
+const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
 const $ = (id) => document.getElementById(id);
+
+// -- texts ----------------------------------------------------------------------------------
+
+// A label of the page in the chosen language, {placeholders} filled in as text.
+function t(key, fields = {}) {
+  const template = (state.texts && state.texts.ui[key]) || key;
+  return template.replace(/\{(\w+)\}/g, (all, name) => (fields[name] ?? all));
+}
+
+// A template filled with nodes: each {name} becomes fields[name] (a string, a node or a list
+// of them), so cards inside a sentence are shown as cards.
+function fill(template, fields) {
+  return template.split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
+    const m = part.match(/^\{(\w+)\}$/);
+    if (!m || fields[m[1]] === undefined) return part;
+    const value = fields[m[1]];
+    return Array.isArray(value) ? el("span", { class: "inline" }, value) : value;
+  });
+}
+const ui = (key, fields) => fill(t(key), fields);
+
+// Every static label: data-i18n names its key; data-i18n-attr an attribute to set instead.
+function applyLabels() {
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    const text = t(node.dataset.i18n);
+    if (node.dataset.i18nAttr) node.setAttribute(node.dataset.i18nAttr, text);
+    else node.textContent = text;
+  }
+  document.title = t("title");
+  document.documentElement.lang = state.lang;
+}
+
+async function loadTexts() {
+  state.texts = await call("/playground/texts.json");
+  applyLabels();
+}
+
+// -- calls ----------------------------------------------------------------------------------
 
 async function call(path, body) {
   // the service answers violations and errors in the Accept-Language language (docs/i18n.md)
@@ -41,38 +85,157 @@ function el(tag, attrs = {}, ...children) {
     if (k === "class") node.className = v; else node.setAttribute(k, v);
   }
   for (const child of children.flat()) {
+    if (child === "" || child === null || child === undefined) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
 }
 
-function card(code) {
-  const suit = code.slice(-1);
-  const wild = code === "JK" || code.startsWith("2");
-  const cls = ["card", wild ? "wild" : "", suit === "H" || suit === "D" ? "red" : ""].join(" ");
-  return el("span", { class: cls }, code);
+// -- cards ----------------------------------------------------------------------------------
+
+const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_ORDER = "SHCD";  // black, red, black, red: neighbours differ in colour
+const RANK_ORDER = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
+
+const suitOf = (code) => (code === "JK" ? "" : code.slice(-1));
+const rankOf = (code) => (code === "JK" ? "JK" : code.slice(0, -1));
+const isWild = (code) => code === "JK" || rankOf(code) === "2";
+const rankIndex = (code) => (code === "JK" ? RANK_ORDER.length : RANK_ORDER.indexOf(rankOf(code)));
+
+// A card as it looks: its rank and its suit's symbol, red or black; a joker a purple star.
+function card(code, small = false) {
+  const suit = suitOf(code);
+  const colour = code === "JK" ? "joker" : (suit === "H" || suit === "D" ? "red" : "black");
+  const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : ""].join(" ").trim();
+  const face = code === "JK" ? [el("span", { class: "rank" }, "★")]
+    : [el("span", { class: "rank" }, rankOf(code)), el("span", { class: "suit" }, SUIT_SYMBOLS[suit])];
+  return el("span", { class: cls, "data-card": code, title: code }, face);
 }
 
-const cards = (list) => el("span", { class: "cards" }, list.map(card));
-const hidden = (n) => el("span", { class: "cards" },
-  Array.from({ length: n }, () => el("span", { class: "card back" }, "··")));
+// Cards inside a sentence: small, one space apart (so the text reads "5♠ 5♦").
+const inlineCards = (codes) => codes.flatMap((c, i) => (i ? [" ", card(c, true)] : [card(c, true)]));
+const backs = (n, small = false) => Array.from({ length: n },
+  () => el("span", { class: "card back" + (small ? " mini" : "") }, ""));
+
+// Sorted for a hand: by rank (3 up to the ace), or by suit then rank (runs side by side);
+// wild cards last either way.
+function sortedHand(codes) {
+  const bySuit = $("sort").value === "suit";
+  const key = (c) => [isWild(c) ? 1 : 0, bySuit && !isWild(c) ? SUIT_ORDER.indexOf(suitOf(c)) : 0,
+    rankIndex(c), SUIT_ORDER.indexOf(suitOf(c))];
+  return [...codes].sort((a, b) => {
+    const ka = key(a), kb = key(b);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+    return 0;
+  });
+}
+
+const hand = (codes) => el("div", { class: "cards hand" }, sortedHand(codes).map((c) => card(c)));
+
+// -- actions --------------------------------------------------------------------------------
 
 function describeAction(a) {
-  const parts = [`seat ${a.seat}`];
-  if (a.drawStock) parts.push("draw from the stock");
+  const parts = [];
+  if (a.drawStock) parts.push(ui("actDraw"));
   if (a.takePile) {
-    parts.push(a.takePile.meldId ? `take the pile onto ${a.takePile.meldId}`
-      : `take the pile with ${a.takePile.handCards.join(" ")}`);
+    parts.push(a.takePile.meldId ? ui("actTakePileOnto", { meld: a.takePile.meldId })
+      : ui("actTakePileWith", { cards: inlineCards(a.takePile.handCards || []) }));
   }
-  if (a.takeTopCard) parts.push(`take the top card onto ${a.takeTopCard.meldId}`);
+  if (a.takeTopCard) parts.push(ui("actTakeTop", { meld: a.takeTopCard.meldId }));
   const meld = a.meld || a.takePile || {};
-  for (const m of meld.newMelds || []) parts.push(`meld ${m.cards.join(" ")}`);
-  for (const m of meld.additions || []) parts.push(`add ${m.cards.join(" ")} to ${m.meldId}`);
-  if (a.swapWild) parts.push(`swap ${a.swapWild.natural} for ${a.swapWild.wild} in ${a.swapWild.meldId}`);
-  if (a.discard) parts.push(`discard ${a.discard.card}`);
-  if (a.askGoOut) parts.push("ask \"may I go out?\"");
-  if (a.answerGoOut) parts.push(a.answerGoOut.allow ? "answer yes" : "answer no");
-  return parts.join(": ");
+  for (const m of meld.newMelds || []) parts.push(ui("actMeld", { cards: inlineCards(m.cards) }));
+  for (const m of meld.additions || []) {
+    parts.push(ui("actAdd", { cards: inlineCards(m.cards), meld: m.meldId }));
+  }
+  if (a.swapWild) {
+    const s = a.swapWild;
+    parts.push(ui("actSwap", { natural: card(s.natural, true), wild: card(s.wild, true), meld: s.meldId }));
+  }
+  if (a.discard) parts.push(ui("actDiscard", { cards: card(a.discard.card, true) }));
+  if (a.askGoOut) parts.push(ui("actAsk"));
+  if (a.answerGoOut) parts.push(ui(a.answerGoOut.allow ? "actYes" : "actNo"));
+  const out = [t("seatN", { seat: a.seat ?? 0 })];
+  for (const part of parts) out.push(": ", ...part);
+  return out;
+}
+
+// -- the table ------------------------------------------------------------------------------
+
+function turnLine(s) {
+  const tn = s.turn;
+  if (s.result) {
+    const why = s.result.reason === "WENT_OUT" ? t("result.WENT_OUT", { seat: s.result.seat ?? 0 })
+      : t("result." + s.result.reason);
+    return [el("b", {}, t("dealOver")), ` (${why})`];
+  }
+  const parts = [el("b", {}, t("turn." + tn.phase, { seat: tn.seat ?? 0 }))];
+  if (tn.goOut && tn.goOut !== "NOT_ASKED") parts.push(" · " + t("goOut." + tn.goOut));
+  parts.push(" · " + t("waitingFor", { seats: (tn.awaitingSeats || []).join(", ") }),
+    " · " + t("ply", { ply: s.ply ?? 0 }), " · " + t("stock", { count: s.stockCount ?? 0 }));
+  return parts;
+}
+
+function renderPile(p) {
+  const frozen = p.frozenForSides || [];
+  $("pile").replaceChildren(el("div", { class: "pile-top" },
+    p.count ? card(p.top) : el("span", { class: "card empty" }, "")),
+  el("div", {}, el("b", {}, t("pile")), el("div", { class: "muted" },
+    p.count ? t("pileCount", { count: p.count }) : t("empty")),
+  el("div", {}, p.blocked ? el("span", { class: "badge blocked" }, t("blocked")) : "",
+    frozen.length ? el("span", { class: "badge frozen" },
+      t("frozenFor", { sides: frozen.map((x) => t("seatSide", { side: x })).join(", ") }))
+      : el("span", { class: "badge" }, t("notFrozen")))));
+}
+
+function renderSeat(seat, awaiting) {
+  const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "")
+    + (state.lastSeat === seat.seat ? " moved" : "");
+  const level = state.bots[seat.seat];
+  return el("div", { class: cls, "data-seat": seat.seat },
+    el("div", { class: "seat-head" }, el("b", {}, t("seatTitle", { seat: seat.seat })),
+      el("span", { class: "muted" }, ` · ${t("seatSide", { side: seat.side })} · `
+        + t("handCount", { count: seat.handCount ?? 0 })),
+      level && level !== "human" ? el("span", { class: "badge computer" }, t("level." + level)) : ""),
+    seat.handHidden || (!(seat.hand || []).length && seat.handCount)
+      ? el("div", { class: "cards hand" }, backs(seat.handCount)) : hand(seat.hand || []));
+}
+
+function renderMeld(m) {
+  return el("div", { class: "meld", "data-meld": m.id },
+    el("div", { class: "cards fan" }, (m.cards || []).map((c) => card(c))),
+    el("div", { class: "meld-tags" }, el("code", {}, m.id),
+      el("span", { class: "badge" }, t("kind." + m.kind)),
+      el("span", { class: "badge " + m.status }, t("status." + m.status)),
+      m.natural ? el("span", { class: "badge" }, t("natural")) : ""));
+}
+
+function renderSide(side) {
+  const melds = side.melds || [];
+  return el("div", { class: "side", "data-side": side.side },
+    el("div", { class: "side-head" }, el("b", {}, t("sideTitle", { side: side.side })),
+      el("span", { class: "muted" }, ` · ${t("sideSeats", { seats: (side.seats || []).join(", ") })} · `
+        + t("matchScore", { points: side.matchScore ?? 0 }) + " · "
+        + (side.opened ? t("opened") : t("initialMeld", { points: side.initialMeldRequirement ?? 0 })))),
+    (side.redThrees || []).length
+      ? el("div", { class: "red-threes" }, t("redThrees") + " ", inlineCards(side.redThrees)) : "",
+    (side.penalties || []).length ? el("div", {}, t("penalties") + ": "
+      + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
+    el("div", { class: "melds" }, melds.length ? melds.map(renderMeld)
+      : el("span", { class: "muted" }, t("noMelds"))));
+}
+
+function renderTable(s) {
+  const tn = s.turn;
+  const turn = $("turn");
+  turn.dataset.seat = tn.seat ?? 0;
+  turn.dataset.phase = s.result ? "OVER" : tn.phase;
+  turn.dataset.ply = s.ply ?? 0;
+  turn.dataset.goOut = tn.goOut || "";
+  turn.replaceChildren(...turnLine(s));
+  renderPile(s.pile);
+  const awaiting = s.result ? [] : (tn.awaitingSeats || []);
+  $("seats").replaceChildren(...s.seats.map((seat) => renderSeat(seat, awaiting)));
+  $("sides").replaceChildren(...s.sides.map(renderSide));
 }
 
 async function shownSnapshot() {
@@ -83,43 +246,13 @@ async function shownSnapshot() {
   return (await call("/v1/deals:view", request)).snapshot;
 }
 
-function renderTable(s) {
-  const t = s.turn;
-  $("turn").replaceChildren(el("b", {}, "Turn: "),
-    s.result ? `deal over (${s.result.reason}${s.result.seat !== undefined ? ", seat " + s.result.seat : ""})`
-      : `seat ${t.seat}, ${t.phase}` + (t.goOut !== "NOT_ASKED" ? `, go out: ${t.goOut}` : "")
-        + ` · waiting for seat ${t.awaitingSeats.join(" or ")}`
-        + ` · ply ${s.ply} · stock ${s.stockCount}`);
-  const p = s.pile;
-  $("pile").replaceChildren(el("b", {}, "Pile: "),
-    p.count ? card(p.top) : "empty", ` ${p.count} card${p.count === 1 ? "" : "s"}`,
-    p.blocked ? el("span", { class: "badge blocked" }, "blocked") : "",
-    p.frozenForSides.length ? el("span", { class: "badge frozen" },
-      `frozen for side${p.frozenForSides.length > 1 ? "s" : ""} ${p.frozenForSides.join(", ")}`)
-      : el("span", { class: "badge" }, "not frozen"));
-  $("seats").replaceChildren(...s.seats.map((seat) => el("div", {
-    // highlighted: the seats the deal waits for (a partner while "may I go out?" is open)
-    class: "seat" + (t.awaitingSeats.includes(seat.seat) ? " to-move" : ""), "data-seat": seat.seat,
-  }, el("b", {}, `Seat ${seat.seat}`), ` (side ${seat.side}) · ${seat.handCount} cards`,
-    seat.handHidden ? hidden(seat.handCount) : cards(seat.hand))));
-  $("sides").replaceChildren(...s.sides.map((side) => el("div", { class: "side", "data-side": side.side },
-    el("b", {}, `Side ${side.side}`), ` seats ${side.seats.join(", ")} · match ${side.matchScore}`,
-    side.opened ? " · opened" : ` · initial meld ${side.initialMeldRequirement}`,
-    side.redThrees.length ? el("div", {}, "Red 3s: ", cards(side.redThrees)) : "",
-    side.penalties.length ? el("div", {}, "Penalties: " + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
-    ...side.melds.map((m) => el("div", { class: "meld", "data-meld": m.id }, `${m.id} `, cards(m.cards),
-      el("span", { class: "badge" }, m.kind),
-      el("span", { class: "badge " + m.status }, m.status),
-      m.natural ? el("span", { class: "badge" }, "natural") : "")))));
-}
-
 async function renderActions(shown) {
   const list = $("actions");
   list.replaceChildren();
-  if (shown.result) { $("action-count").textContent = "(deal over)"; return; }
+  if (shown.result) { $("action-count").textContent = `(${t("dealOver")})`; return; }
   const answer = await call("/v1/actions:list", { snapshot: shown, pageSize: 1000 });
-  $("action-count").textContent = `(${answer.totalSize}${answer.complete ? "" : ", incomplete"})`;
-  for (const action of answer.actions) {
+  $("action-count").textContent = `(${answer.totalSize ?? 0}${answer.complete ? "" : ", " + t("incomplete")})`;
+  for (const action of answer.actions || []) {
     const button = el("button", { type: "button" }, describeAction(action));
     button.addEventListener("click", () => guarded(() => apply(action)));
     list.append(el("li", {}, button));
@@ -128,28 +261,93 @@ async function renderActions(shown) {
 
 async function renderScore() {
   const over = !!state.snapshot.result;
+  const kind = (text) => { $("score-kind").textContent = `(${text})`; };
   if ($("viewer").value !== "full") {
-    $("score-kind").textContent = "(hidden while viewing as one seat: it counts the other hands)";
+    kind(t("scoreHidden"));
     $("score").replaceChildren();
     return;
   }
-  if (state.snapshot.seats.some((seat) => seat.handHidden || (!seat.hand.length && seat.handCount))) {
-    $("score-kind").textContent = "(a player's view: hands hidden, no score)";
+  if (state.snapshot.seats.some((seat) => seat.handHidden || (!(seat.hand || []).length && seat.handCount))) {
+    kind(t("scoreNoHands"));
     $("score").replaceChildren();
     return;
   }
   const answer = await call("/v1/deals:score", { snapshot: state.snapshot, provisional: !over });
-  $("score-kind").textContent = over ? "(final)" : "(provisional: as if the stock ran out now)";
+  kind(over ? t("scoreFinal") : t("scoreProvisional"));
   const rows = ["meldPoints", "canastaBonus", "sambaBonus", "boliviaBonus", "redThreePoints",
     "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
   $("score").replaceChildren(
-    el("tr", {}, el("th", {}, "term"), answer.sides.map((x) => el("th", {}, `side ${x.side}`))),
+    el("tr", {}, el("th", {}, t("term")), answer.sides.map((x) => el("th", {}, t("seatSide", { side: x.side ?? 0 })))),
     ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, state.texts.scoreLabels[r] || r),
-      answer.sides.map((x) => el("td", {}, x[r])))));
+      answer.sides.map((x) => el("td", {}, x[r] ?? 0)))));
 }
 
-// "docs/rules.md#turn" -> the gateway's rendering of that page: /reference/rules.md#turn
-const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");
+async function render() {
+  if (!state.snapshot) return;
+  state.shown = await shownSnapshot();
+  renderTable(state.shown);
+  renderLog();
+  await renderActions(state.shown);
+  await renderScore();
+}
+
+// -- the event log --------------------------------------------------------------------------
+
+// An event in the chosen language: its type's text, {placeholders} filled from its fields;
+// cards another seat drew and this viewer may not see are shown face down.
+function eventText(e) {
+  const template = state.texts.events[e.type] || e.type;
+  const codes = e.cards || [];
+  const shown = codes.length || !e.cardCount ? inlineCards(codes) : backs(e.cardCount, true);
+  return fill(template, {
+    seat: String(e.seat ?? 0), side: String(e.side ?? 0), meld: e.meldId || "", cards: shown,
+    points: String(e.points ?? 0),
+  });
+}
+
+// The events of one entry as the viewer chosen saw them.
+function seenEvents(entry) {
+  const viewer = $("viewer").value;
+  if (viewer === "full") return entry.events;
+  if (viewer === "spectator") return entry.spectator;
+  return entry.views[Number(viewer)] || [];
+}
+
+function logEntry(entry) {
+  if (entry.kind !== "move") {
+    const what = entry.kind === "deal" ? t("logDealt", entry.dealt) : t("logInspected");
+    return el("li", { class: "log-deal", "data-kind": entry.kind }, what);
+  }
+  const who = entry.level ? t("logComputer", { level: t("level." + entry.level) }) : t("logHuman");
+  const events = seenEvents(entry);
+  const reason = entry.reason && $("viewer").value === "full"
+    ? el("div", { class: "reason muted" }, `${entry.reason.message} (${entry.reason.code})`) : "";
+  return el("li", { class: "log-move" + (entry.level ? " computer" : ""), "data-seat": entry.seat,
+    "data-by": entry.level ? "computer" : "human" },
+  el("div", { class: "log-head" }, el("b", {}, t("seatTitle", { seat: entry.seat })), ` · ${who}`),
+  events.length ? el("ul", {}, events.map((e) => el("li", { "data-event": e.type }, eventText(e))))
+    : el("div", { class: "muted" }, t("logNothing")), reason);
+}
+
+function renderLog() {
+  const box = $("log");
+  box.replaceChildren(...state.history.map(logEntry));
+  box.scrollTop = box.scrollHeight;  // newest last, in sight
+}
+
+function record(answer, seat, level, reason) {
+  const views = {};
+  for (const v of answer.views || []) views[v.seat ?? 0] = v.events || [];
+  state.history.push({
+    kind: "move", seat, level, reason, events: answer.events || [], views,
+    spectator: (answer.spectatorView || {}).events || [],
+  });
+  state.lastSeat = seat;
+}
+
+// -- playing --------------------------------------------------------------------------------
+
+const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");  // docs/rules.md#turn -> /reference/…
 
 // A typed action may lack fields describeAction expects: then it is shown as typed.
 function judged(action) {
@@ -160,40 +358,20 @@ function judged(action) {
 function renderViolations(answer, how, action) {
   const box = $("verdict");
   box.replaceChildren(el("span", { class: answer.legal ? "legal" : "illegal" },
-    answer.legal ? "legal" : "illegal"), el("span", { class: "judged" }, ` · ${how}: ${judged(action)}`));
+    t(answer.legal ? "legal" : "illegal")), el("span", { class: "judged" }, ` · ${t(how)}: `, judged(action)));
   const list = el("ul");
   for (const v of answer.violations || []) {
     list.append(el("li", { class: "violation" }, el("code", {}, v.code), ` ${v.message} `,
-      el("a", { href: ruleLink(v.rule), target: "_blank", title: "the rule in the rules reference" }, v.rule),
-      v.penaltyPoints ? ` (penalty ${v.penaltyPoints})` : ""));
+      el("a", { href: ruleLink(v.rule), target: "_blank", title: t("ruleLinkTitle") }, v.rule),
+      v.penaltyPoints ? ` (${t("penaltyOf", { points: v.penaltyPoints })})` : ""));
   }
   box.append(list);
-}
-
-async function render() {
-  if (!state.snapshot) return;
-  const shown = await shownSnapshot();
-  renderTable(shown);
-  await renderActions(shown);
-  await renderScore();
-}
-
-// An event in the chosen language: its type's text, {placeholders} filled from its fields.
-function eventText(e) {
-  const template = state.texts.events[e.type] || e.type;
-  const fields = { seat: e.seat, side: e.side, meld: e.meldId, cards: e.cards.join(" "), points: e.points };
-  return template.replace(/\{(\w+)\}/g, (all, name) => (fields[name] ?? all));
-}
-
-async function loadTexts() {
-  state.texts = await call("/playground/texts.json");
-  document.documentElement.lang = state.lang;
 }
 
 // The seat whose action is awaited: the seat to play, or the partner answering.
 function awaitedSeat(s) {
   const waiting = s.turn.awaitingSeats || [];
-  return waiting.length ? waiting[0] : s.turn.seat;
+  return waiting.length ? waiting[0] : (s.turn.seat ?? 0);
 }
 
 function setBotOptions() {
@@ -202,15 +380,20 @@ function setBotOptions() {
   state.bots = {};
   $("bots").replaceChildren(...Array.from({ length: seats }, (_, i) => {
     const select = el("select", { id: `bot-${i}`, "data-seat": i },
-      ...LEVELS.map((v) => el("option", { value: v }, v === "human" ? "human" : v.toLowerCase())));
+      ...LEVELS.map((v) => el("option", { value: v }, t("level." + v))));
     select.value = before[i] || "human";
     state.bots[i] = select.value;
-    select.addEventListener("change", () => { state.bots[i] = select.value; guarded(botsPlay); });
-    return el("label", {}, ` seat ${i} `, select);
+    select.addEventListener("change", () => guarded(async () => {
+      state.bots[i] = select.value;
+      renderTable(state.shown);
+      await botsPlay();
+    }));
+    return el("label", {}, t("seatN", { seat: i }) + " ", select);
   }));
 }
 
-// Computer players move while the awaited seat is one of theirs (a bounded number of moves).
+// Computer players move while the awaited seat is one of theirs: one ApplyAction each
+// (`computer` in place of `action`), shown as it happens (a bounded number of moves).
 async function botsPlay() {
   if (state.botsPlaying) return;
   state.botsPlaying = true;
@@ -219,10 +402,15 @@ async function botsPlay() {
       const seat = awaitedSeat(state.snapshot);
       const level = state.bots[seat];
       if (!level || level === "human") break;
-      const answer = await call("/v1/actions:suggest",
-        { snapshot: state.snapshot, seat, level, seed: $("seed").value });
-      await apply(answer.action, true);
-      await new Promise((done) => setTimeout(done, 100));
+      const answer = await call("/v1/actions:apply", {
+        snapshot: state.snapshot, computer: { seat, level, seed: $("seed").value }, includeViews: true,
+      });
+      renderViolations(answer, "applied", answer.chosen.action);
+      state.snapshot = answer.snapshot;
+      record(answer, seat, level, answer.chosen.reason);
+      $("hint-text").replaceChildren();
+      await render();
+      await new Promise((done) => setTimeout(done, COMPUTER_PAUSE_MS));
     }
   } finally { state.botsPlaying = false; }
 }
@@ -230,11 +418,11 @@ async function botsPlay() {
 // A hint for the seat in view (the awaited seat when viewing everything).
 async function hint() {
   const box = $("hint-text");
-  if (!state.snapshot || state.snapshot.result) { box.textContent = "the deal is over"; return; }
+  if (!state.snapshot || state.snapshot.result) { box.textContent = t("dealOver"); return; }
   const viewer = $("viewer").value;
   const seat = awaitedSeat(state.snapshot);
   if (viewer === "spectator" || (viewer !== "full" && Number(viewer) !== seat)) {
-    box.textContent = `not this seat's turn: seat ${seat} is to act`;
+    box.textContent = t("notThisSeat", { seat });
     return;
   }
   const answer = await call("/v1/actions:suggest",
@@ -243,22 +431,21 @@ async function hint() {
     el("code", {}, answer.reason.code));
 }
 
-async function apply(action, byBot = false) {
+async function apply(action) {
   $("verdict").replaceChildren();
-  const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action });
+  const answer = await call("/v1/actions:apply", { snapshot: state.snapshot, action, includeViews: true });
   renderViolations(answer, "applied", action);
   state.snapshot = answer.snapshot;
-  $("events").replaceChildren(...answer.events.map((e) => el("li", { "data-event": e.type },
-    el("code", {}, e.type), " ", eventText(e))));
+  if (answer.legal || (answer.events || []).length) record(answer, action.seat ?? 0, null, null);
   $("hint-text").replaceChildren();
   await render();
-  if (!byBot) await botsPlay();
+  await botsPlay();
 }
 
 function setViewerOptions() {
   const seats = state.snapshot.seats.length;
-  const choices = [["full", "everything"], ["spectator", "a spectator"]];
-  for (let i = 0; i < seats; i++) choices.push([String(i), `seat ${i}`]);
+  const choices = [["full", t("everything")], ["spectator", t("spectator")]];
+  for (let i = 0; i < seats; i++) choices.push([String(i), t("seatN", { seat: i })]);
   const current = $("viewer").value;
   $("viewer").replaceChildren(...choices.map(([v, text]) => el("option", { value: v }, text)));
   $("viewer").value = choices.some(([v]) => v === current) ? current : "full";
@@ -266,40 +453,57 @@ function setViewerOptions() {
 
 function setPlayerOptions() {
   const rules = state.rulesets.find((r) => r.profile === $("profile").value);
-  const allowed = rules.tableSizes.map((t) => t.players);
+  const allowed = rules.tableSizes.map((x) => x.players);
   $("players").replaceChildren(...allowed.map((n) => el("option", { value: n }, n)));
   $("players").value = allowed.includes(4) ? 4 : allowed[0];
 }
 
-async function deal() {
-  const answer = await call("/v1/deals:deal", {
-    ruleset: { profile: $("profile").value }, players: Number($("players").value), seed: $("seed").value,
-  });
-  state.snapshot = answer.snapshot;
-  $("events").replaceChildren();
+// A new position: its log starts with how it came.
+async function newPosition(snapshot, first) {
+  state.snapshot = snapshot;
+  state.history = [first];
+  state.lastSeat = null;
   $("verdict").replaceChildren();
+  $("hint-text").replaceChildren();
   setViewerOptions();
   setBotOptions();
   await render();
+}
+
+async function deal() {
+  const dealt = { profile: $("profile").value, players: Number($("players").value), seed: $("seed").value };
+  const answer = await call("/v1/deals:deal", {
+    ruleset: { profile: dealt.profile }, players: dealt.players, seed: dealt.seed,
+  });
+  await newPosition(answer.snapshot, { kind: "deal", dealt });
   await botsPlay();
 }
 
+function parsed(id, key) {
+  try { return JSON.parse($(id).value); } catch (e) { throw { error: { message: t(key, { error: e.message }) } }; }
+}
+
 async function typedAction(path) {
-  let action;
-  try { action = JSON.parse($("action-json").value); } catch (e) { throw { error: { message: "the action is not JSON: " + e.message } }; }
+  const action = parsed("action-json", "notJsonAction");
   if (path === "apply") return apply(action);
   $("verdict").replaceChildren();
   renderViolations(await call("/v1/actions:validate", { snapshot: state.snapshot, action }), "validated", action);
 }
 
 async function inspect() {
-  let pasted;
-  try { pasted = JSON.parse($("snapshot-json").value); } catch (e) { throw { error: { message: "the snapshot is not JSON: " + e.message } }; }
+  const pasted = parsed("snapshot-json", "notJsonSnapshot");
   const snapshot = pasted.snapshot || pasted;
   await call("/v1/deals:view", { snapshot });  // the service checks it: a 400 lists every problem
-  state.snapshot = snapshot;
-  $("events").replaceChildren();
+  await newPosition(snapshot, { kind: "inspect" });
+}
+
+// A new language: every label, the table, the log and the lists said again.
+async function changeLanguage() {
+  state.lang = $("language").value;
+  await loadTexts();
   $("verdict").replaceChildren();
+  $("hint-text").replaceChildren();
+  if (!state.snapshot) return;
   setViewerOptions();
   setBotOptions();
   await render();
@@ -313,15 +517,11 @@ async function start() {
   $("profile").addEventListener("change", setPlayerOptions);
   $("deal").addEventListener("click", () => guarded(deal));
   $("viewer").addEventListener("change", () => guarded(render));
+  $("sort").addEventListener("change", () => { if (state.shown) renderTable(state.shown); });
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
-  $("language").addEventListener("change", () => guarded(async () => {
-    state.lang = $("language").value;
-    await loadTexts();
-    $("verdict").replaceChildren();
-    await render();
-  }));
+  $("language").addEventListener("change", () => guarded(changeLanguage));
   $("hint").addEventListener("click", () => guarded(hint));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
   await deal();

@@ -1,0 +1,114 @@
+"""Which calls are heavy: whatever computes a list of legal actions (docs/service.md).
+
+A heavy call runs on a worker thread, never on a server's event loop, and at most
+``HEAVY_CALLS`` of them compute at once (``service.pipeline.runtime``): a listing of a
+150-card hand takes half a second of CPU, and on the loop it kept ``/healthz`` and cheap
+calls waiting seconds. Heavy are the methods that always list (``OFFLOAD``), a call of any
+method that asks for the awaited seat's first page (``include_legal_actions``), and an
+ApplyAction with a ``computer`` move, decided from the request's bytes before they are
+decoded:
+
+- protobuf (gRPC): the request's top-level fields are walked (their lengths skipped, not
+  read) and the flag's field read, set in any of its occurrences;
+- JSON (REST): a body that neither names the field (either spelling) nor holds a ``\\u``
+  escape (which could spell it) is cheap; one that does is read as the request's decoding
+  reads it (tens of microseconds for the 32 KiB a call answered on the loop may have) and
+  its flag looked at; a larger one, which runs on a worker thread anyway, is heavy.
+"""
+
+from __future__ import annotations
+
+from samba_adjudicator.engine.problems import InvalidInput
+from samba_adjudicator.service.codec import json_text
+from samba_adjudicator.service.pipeline import computer
+from samba_adjudicator.service.pipeline.api import METHODS
+
+#: Methods whose every call lists legal actions (or replays up to 2,000 actions).
+OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
+#: The request field that asks for a listing with the answer.
+LISTING_FIELD = "include_legal_actions"
+#: Method -> the field number of ``include_legal_actions`` in its request, for every
+#: method whose request has it.
+ASKS_LISTING = {
+    method: request_type.DESCRIPTOR.fields_by_name[LISTING_FIELD].number
+    for method, (request_type, _) in METHODS.items()
+    if LISTING_FIELD in request_type.DESCRIPTOR.fields_by_name
+}
+#: JSON bodies up to this size are read to find the flag (larger ones, which mention it,
+#: are heavy): runtime.OFFLOAD_BYTES, past which a call runs on a worker thread anyway.
+READ_UP_TO = 32 * 1024
+_JSON_MARKS = (b"includeLegalActions", b"include_legal_actions", b"\\u")
+
+_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
+
+
+def is_heavy(method: str, body: bytes, json: bool) -> bool:
+    """Whether a call of ``method`` with request ``body`` (JSON or protobuf bytes) lists, or
+    asks for a computer move (``computer.is_heavy``)."""
+    if method in OFFLOAD or computer.is_heavy(method, body, json):
+        return True
+    number = ASKS_LISTING.get(method)
+    if number is None:
+        return False
+    if json:
+        if not any(mark in body for mark in _JSON_MARKS):
+            return False
+        return len(body) > READ_UP_TO or json_flag(body)
+    return protobuf_flag(body, number)
+
+
+def json_flag(body: bytes) -> bool:
+    """Whether the JSON object ``body`` sets ``includeLegalActions`` (either spelling) to
+    true. Malformed: False (its decoding fails fast)."""
+    try:
+        value = json_text.loads(body)  # the reader of the request itself
+    except InvalidInput:
+        return False
+    if not isinstance(value, dict):
+        return False
+    return value.get("includeLegalActions") is True or value.get(LISTING_FIELD) is True
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The varint at ``pos`` and the position after it; (-1, len) when it is cut short."""
+    value = 0
+    shift = 0
+    end = len(data)
+    while pos < end and shift < 70:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+    return -1, end
+
+
+def protobuf_flag(data: bytes, number: int) -> bool:
+    """Whether the top-level varint field ``number`` of the message ``data`` is set to
+    anything but 0 in any occurrence. Malformed bytes: False (their decoding fails fast)."""
+    pos = 0
+    end = len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        if key < 0:
+            return False
+        kind = key & 7
+        if kind == _VARINT:
+            value, pos = _varint(data, pos)
+            if value < 0:
+                return False
+            if key >> 3 == number and value:
+                return True
+        elif kind == _LEN:
+            size, pos = _varint(data, pos)
+            if size < 0:
+                return False
+            pos += size
+        elif kind == _I64:
+            pos += 8
+        elif kind == _I32:
+            pos += 4
+        else:  # groups (deprecated) or malformed: not a flag of ours
+            return False
+    return False

@@ -1,0 +1,53 @@
+"""``State``: the process's lifecycle (starting -> serving -> draining, and whether its API
+event loops answer), read by ``/readyz`` and the gRPC health service."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+log = logging.getLogger("samba.server")
+
+
+class State:
+    """Lifecycle of the process: NOT_SERVING while starting and draining, and while an API
+    event loop is ``stalled`` (service.transport.loop_watch)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.ready = False
+        self.draining = False
+        self.stalled: tuple[str, ...] = ()  # API loops that left a self-probe unanswered
+        self._listeners: list = []
+
+    def on_change(self, fn) -> None:
+        self._listeners.append(fn)
+
+    def _notify(self) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(self.serving)
+            except Exception:  # noqa: BLE001 - a listener must not break the lifecycle
+                log.exception("state listener failed")
+
+    @property
+    def serving(self) -> bool:
+        return self.ready and not self.draining and not self.stalled
+
+    def set_stalled(self, loops: tuple[str, ...]) -> None:
+        """The API loops that do not answer now (empty: all do); listeners hear a change."""
+        with self._lock:
+            changed = bool(loops) != bool(self.stalled)
+            self.stalled = loops
+        if changed:
+            self._notify()
+
+    def set_ready(self) -> None:
+        with self._lock:
+            self.ready = True
+        self._notify()
+
+    def drain(self) -> None:
+        with self._lock:
+            self.draining = True
+        self._notify()

@@ -1,0 +1,102 @@
+"""Readiness follows the API event loops (docs/service.md#readiness).
+
+The admin port answers on a loop of its own, so it stays green while the REST or gRPC
+loop is held (a call computing on it, a blocking bug): a pod that cannot answer stayed in
+rotation. ``LoopWatch`` is a thread that sends each API loop a self-probe (a callback that
+stamps the time) every ``PROBE_SECONDS``; a loop whose last stamp is older than
+``STALL_SECONDS`` is *stalled*, and while one is, ``State.serving`` is false: ``/readyz``
+answers 503 on the admin port (the REST port's too, when its loop can answer) and gRPC
+health says NOT_SERVING. Once every loop answers again, readiness returns. Each change is
+logged (``event loop stalled`` with the loops, ``event loops answer again``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+log = logging.getLogger("samba.server")
+
+#: Seconds an API event loop may leave its self-probe unanswered before readiness turns
+#: red. A loop answering cheap calls stamps within milliseconds; heavy calls run on worker
+#: threads (service.pipeline.heavy), so only a held loop goes past this.
+STALL_SECONDS = 2.0
+#: Seconds between two self-probes of a loop.
+PROBE_SECONDS = 0.25
+#: Loop iterations ``after_pending_io`` lets pass: each polls the loop's sockets.
+POLL_ROUNDS = 3
+
+
+def after_pending_io(loop, fn, rounds: int = POLL_ROUNDS) -> None:
+    """Run ``fn`` on ``loop`` (from any thread) after the loop has gone ``rounds`` times
+    round, each polling its sockets: what had arrived on them when this was called has been
+    read and parsed by then, however busy the loop is (the drain uses it to tell the calls
+    that arrived before SIGTERM from those after it). A callback scheduled from a callback
+    runs on the next iteration, after its poll (asyncio and uvloop alike)."""
+
+    def step(left: int) -> None:
+        if left <= 0:
+            fn()
+        else:
+            loop.call_soon(step, left - 1)
+
+    loop.call_soon_threadsafe(step, rounds)
+
+
+class LoopWatch:
+    """Self-probes of ``loops`` (name -> asyncio loop), read into ``state``."""
+
+    def __init__(
+        self,
+        state,
+        loops: dict,
+        stall: float = STALL_SECONDS,
+        every: float = PROBE_SECONDS,
+    ) -> None:
+        self.state = state
+        self.loops = dict(loops)
+        self.stall = stall
+        self.every = every
+        now = time.monotonic()
+        self.answered = {name: now for name in self.loops}
+        self._pending: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="loop-watch", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _stamp(self, name: str) -> None:  # runs on the loop probed
+        self.answered[name] = time.monotonic()
+        self._pending.discard(name)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.look(time.monotonic())
+
+    def look(self, now: float) -> None:
+        """One round: the stalled loops into the state, then a probe to each loop that has
+        answered the last one."""
+        stalled = tuple(sorted(n for n, t in self.answered.items() if now - t > self.stall))
+        if stalled != self.state.stalled:
+            self._report(stalled, now)
+            self.state.set_stalled(stalled)
+        for name, loop in self.loops.items():
+            if name in self._pending:
+                continue
+            self._pending.add(name)
+            try:
+                loop.call_soon_threadsafe(self._stamp, name)
+            except RuntimeError:  # the loop is closed: the process is stopping
+                self._pending.discard(name)
+
+    def _report(self, stalled: tuple[str, ...], now: float) -> None:
+        if stalled:
+            ages = {n: round(now - self.answered[n], 3) for n in stalled}
+            log.warning("event loop stalled", extra={"fields": {"loops": ages}})
+        else:
+            log.info("event loops answer again")

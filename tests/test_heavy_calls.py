@@ -1,0 +1,194 @@
+"""Cheap calls never wait behind heavy ones (issue 34): whatever lists legal actions
+(ListLegalActions, ReplayDeal, SuggestAction, and ``includeLegalActions`` on any method) runs
+on a worker thread under the heavy-call limit, decided by the request's content; and
+readiness turns red while an API event loop cannot answer (docs/service.md#readiness)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import threading
+import time
+
+import grpc
+import httpx
+import pytest
+from floods import flood_heavy
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from service_fixtures import ServerProcess, wait_for
+
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, OFFLOAD, is_heavy
+from samba_adjudicator.service.transport.loop_watch import PROBE_SECONDS, STALL_SECONDS
+
+# -- which calls are heavy -----------------------------------------------------------------
+
+
+def test_every_method_with_include_legal_actions_is_looked_at():
+    assert set(ASKS_LISTING) == {"Deal", "ApplyAction", "ReplayDeal"}
+    assert set(OFFLOAD) == {"ReplayDeal", "ListLegalActions", "SuggestAction"}
+
+
+@pytest.mark.parametrize("method", ["ApplyAction", "Deal"])
+def test_protobuf_requests_are_heavy_by_their_flag(method):
+    request = pb.ApplyActionRequest() if method == "ApplyAction" else pb.DealRequest(seed="s")
+    if method == "ApplyAction":
+        request.snapshot.deal_number = 7  # a length-delimited field before the flag
+        request.action.seat = 1
+    cheap = request.SerializeToString()
+    request.include_legal_actions = True
+    heavy = request.SerializeToString()
+    assert not is_heavy(method, cheap, json=False)
+    assert is_heavy(method, heavy, json=False)
+    assert is_heavy(method, cheap + heavy, json=False)  # any occurrence
+    assert not is_heavy(method, heavy[:-1] + b"\x00", json=False)  # set to false
+    assert not is_heavy(method, b"\xff\xff\xff", json=False)  # malformed: decoding refuses
+    assert is_heavy("ListLegalActions", cheap, json=False)
+
+
+def test_json_requests_are_heavy_by_their_flag():
+    def heavy(body: dict | str) -> bool:
+        text = body if isinstance(body, str) else json.dumps(body)
+        return is_heavy("ApplyAction", text.encode(), json=True)
+
+    assert not heavy({"snapshot": {}, "action": {"seat": 0}})
+    assert heavy({"snapshot": {}, "includeLegalActions": True})
+    assert heavy({"include_legal_actions": True})
+    assert heavy('{"include\\u004cegalActions": true}')  # an escape spelling the name
+    assert not heavy({"includeLegalActions": False})
+    assert not heavy({"seed": "includeLegalActions", "x": "\u00f1"})  # named, not set
+    assert not heavy('{"includeLegalActions": tru')  # malformed: decoding refuses
+    # larger than a call answered on the loop: not read, heavy when it names the flag
+    big = {"snapshot": {"pad": "x" * 40_000}, "includeLegalActions": False}
+    assert heavy(big)
+    assert not is_heavy("ValidateAction", b'{"includeLegalActions": true}', json=True)
+
+
+# -- a flood of heavy calls ------------------------------------------------------------------
+
+#: Seconds the four flooding clients send heavy calls.
+FLOOD_SECONDS = 5.0
+#: The 99th percentile of a cheap call's latency during the flood (issue 34's figure).
+CHEAP_P99_SECONDS = 1.0
+
+
+def _p99(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[98]
+
+
+@pytest.mark.servers
+def test_cheap_calls_and_the_probe_answer_while_four_clients_flood_heavy_calls():
+    """Issue 34: four clients looping ApplyAction with includeLegalActions on a 150-card
+    position stalled the API port's /healthz for 5 s and a cheap ValidateAction timed out
+    (REST) or took 3.2 s p50 (gRPC), while the admin probe stayed green."""
+    srv = ServerProcess()
+    try:
+        dealt = httpx.post(
+            srv.base_url + "/v1/deals:deal", json={"players": 4, "seed": "flood"}, timeout=30
+        ).json()["snapshot"]
+        cheap_body = {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}
+        cheap_request = json_format.ParseDict(cheap_body, pb.ValidateActionRequest())
+        stop = threading.Event()
+        sent: list[int] = []
+        flooders = [
+            threading.Thread(
+                target=flood_heavy,
+                args=(srv.base_url, srv.grpc_target, stop, i, sent),
+                daemon=True,
+            )
+            for i in range(4)
+        ]
+        latencies: dict[str, list[float]] = {"healthz": [], "rest": [], "grpc": []}
+        ready = []
+        with (
+            httpx.Client(base_url=srv.base_url, timeout=30) as c,
+            grpc.insecure_channel(srv.grpc_target) as ch,
+        ):
+            stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+            for t in flooders:
+                t.start()
+            end = time.monotonic() + FLOOD_SECONDS
+            while time.monotonic() < end:
+                started = time.monotonic()
+                assert c.get("/healthz").status_code == 200
+                latencies["healthz"].append(time.monotonic() - started)
+                started = time.monotonic()
+                assert c.post("/v1/actions:validate", json=cheap_body).status_code == 200
+                latencies["rest"].append(time.monotonic() - started)
+                started = time.monotonic()
+                stub.ValidateAction(cheap_request, timeout=30)
+                latencies["grpc"].append(time.monotonic() - started)
+                ready.append(httpx.get(srv.admin_url + "/readyz", timeout=10).status_code)
+                time.sleep(0.02)
+            stop.set()
+            for t in flooders:
+                t.join(30)
+        p99 = {name: round(_p99(xs), 3) for name, xs in latencies.items()}
+        print(f"flood: {len(sent)} heavy calls, cheap p99 {p99}, samples {len(ready)}")
+        assert len(sent) >= 4  # the flood ran
+        assert all(v < CHEAP_P99_SECONDS for v in p99.values()), p99
+        assert set(ready) == {200}  # no loop was held: readiness stayed green
+    finally:
+        srv.close()
+
+
+# -- readiness follows the API loops ----------------------------------------------------------
+
+
+def _grpc_health(srv: ServerProcess) -> int:
+    with grpc.insecure_channel(srv.grpc_target) as ch:
+        return (
+            health_pb2_grpc.HealthStub(ch)
+            .Check(health_pb2.HealthCheckRequest(service="samba.v1.Adjudicator"), timeout=10)
+            .status
+        )
+
+
+@pytest.mark.servers
+def test_readiness_turns_red_while_an_api_loop_is_held():
+    """A cheap call that waits on its event loop (the tests' launcher holds the loop for
+    HOLD seconds): the admin port's /readyz turns 503 within STALL_SECONDS and a probe
+    period, gRPC health NOT_SERVING while the REST loop is held (REST /readyz 503 while the
+    gRPC loop is), and both turn green again once the loop answers."""
+    hold = STALL_SECONDS + 3
+    srv = ServerProcess(
+        env={"SAMBA_TEST_DELAY_SECONDS": str(hold), "SAMBA_TEST_DELAY_ON_LOOP": "1"}
+    )
+    serving, not_serving = (
+        health_pb2.HealthCheckResponse.SERVING,
+        health_pb2.HealthCheckResponse.NOT_SERVING,
+    )
+
+    def admin_ready() -> int:
+        return httpx.get(srv.admin_url + "/readyz", timeout=10).status_code
+
+    try:
+        assert admin_ready() == 200 and _grpc_health(srv) == serving
+        # the REST loop held by one cheap call
+        held = threading.Thread(
+            target=lambda: httpx.post(
+                srv.base_url + "/v1/melds:check", json={"cards": ["7H", "7D", "7C"]}, timeout=60
+            )
+        )
+        started = time.monotonic()
+        held.start()
+        wait_for(lambda: admin_ready() == 503, timeout=hold)
+        turned = time.monotonic() - started
+        assert turned >= STALL_SECONDS - PROBE_SECONDS, turned  # not before the bound
+        assert _grpc_health(srv) == not_serving
+        held.join(60)
+        wait_for(lambda: admin_ready() == 200, timeout=10)
+        wait_for(lambda: _grpc_health(srv) == serving, timeout=10)
+        # the gRPC loop held by one cheap call
+        with grpc.insecure_channel(srv.grpc_target) as ch:
+            stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+            call = stub.CheckMeld.future(pb.CheckMeldRequest(cards=["7H", "7D", "7C"]), timeout=60)
+            wait_for(lambda: admin_ready() == 503, timeout=hold)
+            assert httpx.get(srv.base_url + "/readyz", timeout=10).status_code == 503
+            call.result()
+        wait_for(lambda: admin_ready() == 200, timeout=10)
+        assert "event loop stalled" in srv.logs()
+    finally:
+        srv.close()
