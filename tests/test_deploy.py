@@ -737,6 +737,32 @@ def test_cors_is_off_by_default(render):
     assert "SAMBA_CORS_ORIGINS" not in env_of(docs)
 
 
+def test_tracing_is_off_by_default_and_the_endpoint_reaches_the_server(render, helm):
+    _, docs = render("default")
+    assert "SAMBA_OTLP_ENDPOINT" not in env_of(docs)
+    _, docs = render("all-features")
+    endpoint = yaml.safe_load(ALL_FEATURES.read_text())["server"]["otlpEndpoint"]
+    assert env_of(docs)["SAMBA_OTLP_ENDPOINT"]["value"] == endpoint
+    res = _template(helm, "--set", "server.otlpEndpoint=collector:4318")
+    assert res.returncode != 0 and "otlpEndpoint" in res.stderr
+
+
+def test_with_tracing_on_the_policy_lets_spans_out_to_the_collector_only(render, helm):
+    _, docs = render("all-features")
+    dns, collector = one(docs, "NetworkPolicy")["spec"]["egress"]
+    assert {(p["port"], p["protocol"]) for p in dns["ports"]} == {(53, "UDP"), (53, "TCP")}
+    assert "to" not in dns
+    assert collector["ports"] == [{"port": 4318, "protocol": "TCP"}]
+    peers = yaml.safe_load(ALL_FEATURES.read_text())["networkPolicy"]["collectorTo"]
+    assert collector["to"] == peers
+    for url, port in (("https://otel.example", 443), ("http://otel:80/base", 80)):
+        res = _template(helm, "--set", f"server.otlpEndpoint={url}")
+        assert res.returncode == 0, res.stderr
+        docs = [d for d in yaml.safe_load_all(res.stdout) if d]
+        _, collector = one(docs, "NetworkPolicy")["spec"]["egress"]
+        assert collector == {"ports": [{"port": port, "protocol": "TCP"}]}
+
+
 def test_service_monitor_scrapes_metrics_on_the_admin_port(render):
     _, docs = render("all-features")
     sm = one(docs, "ServiceMonitor")
@@ -794,7 +820,8 @@ def test_network_policy_admits_callers_on_the_api_ports_and_the_scraper_on_admin
     # the admin listener's port (server.adminPort) serves /metrics, /healthz, /readyz
     assert [p["port"] for p in scraper["ports"]] == ["admin"]
     assert all(rule.get("from") for rule in policy["spec"]["ingress"])
-    assert policy["spec"]["egress"] == []
+    if config == "default":  # no egress at all; with tracing on, the collector's (below)
+        assert policy["spec"]["egress"] == []
     if config == "default":
         [labelled] = callers["from"]
         assert labelled == {

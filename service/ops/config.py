@@ -45,6 +45,8 @@ class Settings:
     page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
     # browser origins allowed to call the REST gateway (CORS); empty: CORS off
     cors_origins: tuple[str, ...] = ()
+    # where spans go (OTLP/HTTP, the traces URL); empty: tracing off (service.ops.tracing)
+    otlp_endpoint: str = ""
     # bench knob (environment only)
     bench_echo: bool = False
     grpc_threads: int = 0  # 0: automatic
@@ -68,6 +70,7 @@ _FLAGS = (
     ("max_connection_age_grace_seconds", "SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS", float),
     ("max_call_seconds", "SAMBA_MAX_CALL_SECONDS", float),
     ("cors_origins", "SAMBA_CORS_ORIGINS", str),
+    ("otlp_endpoint", "SAMBA_OTLP_ENDPOINT", str),
 )
 
 #: One CORS origin: scheme://host[:port], as a browser sends it in ``Origin``; or ``*``.
@@ -194,7 +197,33 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         "call the REST gateway, '*' for any; preflights answered, "
         "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)",
     )
+    p.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="export a span per call over OTLP/HTTP to this collector (http://collector:4318; "
+        "spans are posted to URL/v1/traces), parented on the caller's traceparent "
+        "(SAMBA_OTLP_ENDPOINT, else the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or "
+        "OTEL_EXPORTER_OTLP_ENDPOINT; default: tracing off)",
+    )
     return p
+
+
+def otlp_endpoint(given: str, environ: Mapping[str, str]) -> str:
+    """The traces URL: ``--otlp-endpoint`` (a base URL, like ``OTEL_EXPORTER_OTLP_ENDPOINT``)
+    or the standard variables (``service.ops.tracing.endpoint_from``); "" for none, and
+    when ``OTEL_SDK_DISABLED`` is true. Another protocol than http/protobuf is refused."""
+    from samba_adjudicator.service.ops.tracing import disabled, endpoint_from, traces_url
+
+    url = endpoint_from(environ) if not given.strip() else traces_url(given.strip())
+    if disabled(environ):
+        return ""
+    for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        protocol = environ.get(name, "").strip()
+        if url and protocol and protocol != "http/protobuf":
+            raise ConfigError(f"{name}={protocol!r}: spans are exported as http/protobuf only")
+        if protocol:
+            break
+    return url
 
 
 def cors_origins(raw: str) -> tuple[str, ...]:
@@ -230,6 +259,7 @@ def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
     values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
     values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
+    values["otlp_endpoint"] = otlp_endpoint(str(values.get("otlp_endpoint", "")), environ)
     values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
     threads = _env("SAMBA_GRPC_THREADS", int, environ)
     values["grpc_threads"] = threads or 0
@@ -281,6 +311,18 @@ def _validate_connections(s: Settings) -> None:
         )
 
 
+#: An OTLP/HTTP URL: http(s)://host[:port][/path].
+OTLP_URL = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
+
+
+def _validate_tracing(s: Settings) -> None:
+    if s.otlp_endpoint and not OTLP_URL.fullmatch(s.otlp_endpoint):
+        raise ConfigError(
+            f"--otlp-endpoint (SAMBA_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_*ENDPOINT): "
+            f"{s.otlp_endpoint!r} is not an http:// or https:// URL"
+        )
+
+
 def validate(s: Settings) -> None:
     _validate_ports(s)
     if not 1 <= s.workers <= 256:
@@ -308,6 +350,7 @@ def validate(s: Settings) -> None:
             "--max-call-seconds (SAMBA_MAX_CALL_SECONDS) must be 0.1..3600, "
             f"not {s.max_call_seconds:g}"
         )
+    _validate_tracing(s)
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(

@@ -6,6 +6,12 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from typing import Any
+
+from samba_adjudicator.service.ops.tracing import Carried, log_ids
+
+#: The per-call lines' logger (``service.pipeline.runtime``).
+CALLS = logging.getLogger("samba.server")
 
 _STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 
@@ -45,3 +51,38 @@ def setup_logging(level: str) -> None:
         logging.getLogger(name).handlers.clear()
         logging.getLogger(name).propagate = True
     logging.getLogger("uvicorn.access").disabled = True
+
+
+def log_call(
+    method: str,
+    transport: str,
+    outcome: str,
+    elapsed: float,
+    request_id: str,
+    err: Any,
+    carried: Carried | None = None,
+    ids: tuple[str, str] | None = None,
+) -> None:
+    """One call's JSON line: ``DEBUG`` for answers, ``WARNING`` for errors, ``ERROR`` for
+    the server's own failures; ``traceId``/``spanId``: ``tracing.log_ids``."""
+    if err is None:
+        level = logging.DEBUG
+    elif err.code in ("INTERNAL", "UNKNOWN", "DATA_LOSS"):
+        level = logging.ERROR
+    else:
+        level = logging.WARNING
+    if not CALLS.isEnabledFor(level):
+        return
+    trace_id, span_id = log_ids(carried, ids)
+    line = {
+        "method": method,
+        "transport": transport,
+        "outcome": outcome,
+        "durationMs": round(elapsed * 1000, 3),
+        "requestId": request_id,
+        "traceId": trace_id,
+        "spanId": span_id,
+    }
+    if err is not None:
+        line.update(code=err.code, reason=err.reason, message=err.message)
+    CALLS.log(level, "request", extra={"fields": line})

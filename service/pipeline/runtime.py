@@ -1,11 +1,12 @@
 """What the servers and the CLI share around ``service.pipeline.api``: one call = decode, answer,
-error boundary; for the servers also metrics, a log line and a deadline.
+error boundary; for the servers also metrics, a log line, a span and a deadline.
 
 ``Runtime.answer(method, decode, deadline)`` decodes a request (``service.pipeline.decoding``), runs
 ``Adjudicator.call`` and returns the response message or raises ``ApiError``, never
 anything else (``service.pipeline.boundary``): it is the one error boundary of every transport and
 of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
-is ``answer`` counted in ``service.ops.metrics`` and logged (one JSON line per call).
+is ``answer`` counted in ``service.ops.metrics``, logged (one JSON line per call) and, with
+an OTLP endpoint, traced (``service.ops.tracing``).
 
 ``State`` (service.pipeline.lifecycle) is the process's lifecycle (starting -> serving ->
 draining) read by ``/readyz`` and the gRPC health service.
@@ -14,6 +15,7 @@ draining) read by ``/readyz`` and the gRPC health service.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -27,10 +29,14 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
 from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
-from samba_adjudicator.service.base.errors import ApiError, Problems, api_error, new_request_id
+from samba_adjudicator.service.base.errors import ApiError, Problems, new_request_id
 from samba_adjudicator.service.ops import metrics as _metrics
+from samba_adjudicator.service.ops import tracing
+from samba_adjudicator.service.ops.logs import log_call
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.boundary import as_api_error
+from samba_adjudicator.service.pipeline.budget import ADMIT_FROM as ADMIT_FROM
+from samba_adjudicator.service.pipeline.budget import ByteBudget
 from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
 from samba_adjudicator.service.pipeline.heavy import OFFLOAD
 from samba_adjudicator.service.pipeline.lifecycle import State
@@ -77,61 +83,10 @@ _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
 OFFLOAD_BYTES = 32 * 1024
 
 
-#: Bytes of large requests (over ADMIT_FROM) being decoded and answered at once. Decoding
-#: a megabyte of JSON into messages and problems takes about ten times that in memory: 40
-#: concurrent megabyte requests of bad card codes took a worker to 579 MB.
-DECODE_BUDGET_BYTES = 4 * 1024 * 1024
-#: Requests up to this size are not counted against the budget.
-ADMIT_FROM = 64 * 1024
-#: Seconds a large request waits for room in the budget before RESOURCE_EXHAUSTED.
-ADMIT_WAIT_SECONDS = 2.0
-
-
 #: OFFLOAD calls computing at once; the others wait their turn. Eight 149-card listings
 #: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
 #: and took 232 MB; two at a time keep the probe under a second (docs/service.md).
 HEAVY_CALLS = 2
-
-
-def over_budget(size: int) -> ApiError:
-    err = api_error(
-        "RESOURCE_EXHAUSTED",
-        "MEMORY_BUDGET",
-        "the server is decoding as many large requests as its memory budget allows; this "
-        "one ({size} bytes) waited {seconds} s for room: retry shortly",
-        size=size,
-        seconds=f"{ADMIT_WAIT_SECONDS:g}",
-    )
-    err.http = 429
-    return err
-
-
-class ByteBudget:
-    """Bytes of large requests in work at once: a request waits for room, then is refused
-    (thread-safe; large requests run on worker threads, never on an event loop)."""
-
-    def __init__(self, budget: int = DECODE_BUDGET_BYTES) -> None:
-        self.budget = budget
-        self.used = 0
-        self._room = threading.Condition()
-
-    def admit(self, size: int, wait: float = ADMIT_WAIT_SECONDS) -> int:
-        """The bytes counted for this request (release them after), or raise MEMORY_BUDGET.
-        A request larger than the whole budget is admitted alone."""
-        if size <= ADMIT_FROM:
-            return 0
-        counted = min(size, self.budget)
-        with self._room:
-            if not self._room.wait_for(lambda: self.used + counted <= self.budget, wait):
-                raise over_budget(size)
-            self.used += counted
-        return counted
-
-    def release(self, counted: int) -> None:
-        if counted:
-            with self._room:
-                self.used -= counted
-                self._room.notify_all()
 
 
 def request_id_from(value: str | None) -> str:
@@ -218,6 +173,10 @@ class Runtime:
         self._decoders: dict[str, ProtobufDecoder] = {}
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
+        #: server spans over OTLP (service.ops.tracing); None: tracing off, the default
+        self.tracer = (
+            None if settings is None else tracing.start(settings.otlp_endpoint, VERSION, os.environ)
+        )
         self.metrics = _metrics.get() if count_calls else None
         if self.metrics is not None:
             self.metrics.build_info.labels(
@@ -300,9 +259,11 @@ class Runtime:
         size: int = 0,
         heavy: bool | None = None,
         stop: Stop | None = None,
+        trace: tracing.Carried | None = None,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
-        JSON line: ``DEBUG`` for answers, ``WARNING``/``ERROR`` for errors). ``decode``
+        JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
+        parented on the caller's ``trace`` context (``service.ops.tracing``). ``decode``
         runs inside the accounting, so parse failures are counted and timed as well. A
         request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
         first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
@@ -335,7 +296,7 @@ class Runtime:
             elapsed = time.perf_counter() - start
             in_flight.dec()
             self._count(m, method, transport, call, elapsed)
-            self._log(method, transport, call.outcome, elapsed, request_id, call.error)
+            self._finish(method, transport, call.outcome, elapsed, request_id, call.error, trace)
             # the error's traceback holds this frame, which holds ``call``: without this the
             # cycle keeps the request (a megabyte, parsed) alive until a full collection
             call.error = None
@@ -368,14 +329,21 @@ class Runtime:
             child = self._children[key] = metric.labels(*values)
         return child
 
-    def reject(self, method: str, transport: str, request_id: str, err: ApiError) -> None:
+    def reject(
+        self,
+        method: str,
+        transport: str,
+        request_id: str,
+        err: ApiError,
+        trace: tracing.Carried | None = None,
+    ) -> None:
         """Count and log a call refused by the transport before ``invoke`` (413)."""
         m = self.metrics
         assert m is not None, "only servers reject calls"
         outcome = "invalid_argument" if err.is_invalid_argument else "error"
         m.errors.labels(method=method, transport=transport, code=err.code).inc()
         m.requests.labels(method=method, transport=transport, outcome=outcome, profile="none").inc()
-        self._log(method, transport, outcome, 0.0, request_id, err)
+        self._finish(method, transport, outcome, 0.0, request_id, err, trace)
 
     def _sleep(self) -> None:
         """``CALL_DELAY_SECONDS``: a deterministic slow call (tests/slow_server.py)."""
@@ -384,33 +352,26 @@ class Runtime:
             checkpoint()  # the call's deadline or the drain stops it like engine work
             time.sleep(min(left, 0.02))
 
-    @staticmethod
-    def _log(
+    def _finish(
+        self,
         method: str,
         transport: str,
         outcome: str,
         elapsed: float,
         request_id: str,
         err: ApiError | None,
+        trace: tracing.Carried | None,
     ) -> None:
-        if err is None:
-            level = logging.DEBUG
-        elif err.code in ("INTERNAL", "UNKNOWN", "DATA_LOSS"):
-            level = logging.ERROR
-        else:
-            level = logging.WARNING
-        if not log.isEnabledFor(level):
-            return
-        line = {
-            "method": method,
-            "transport": transport,
-            "outcome": outcome,
-            "durationMs": round(elapsed * 1000, 3),
-            "requestId": request_id,
-        }
-        if err is not None:
-            line.update(code=err.code, reason=err.reason, message=err.message)
-        log.log(level, "request", extra={"fields": line})
+        """The call's span (tracing on) and its log line, which names the span."""
+        ids = None
+        if self.tracer is not None:
+            ids = self.tracer.finish(method, transport, outcome, elapsed, request_id, err, trace)
+        log_call(method, transport, outcome, elapsed, request_id, err, trace, ids)
+
+    def close(self) -> None:
+        """Export the spans still queued (tracing on), at the end of the drain."""
+        if self.tracer is not None:
+            self.tracer.flush()
 
 
 @dataclass(slots=True)

@@ -14,7 +14,9 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
 - ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
-  initial metadata early costs a whole extra batch per call), generated when absent.
+  initial metadata early costs a whole extra batch per call), generated when absent;
+- ``traceparent``/``tracestate`` metadata (W3C trace context) is carried into the call's
+  log line and span (``service.ops.tracing``).
 
 The server is ``grpc.aio`` in its own event-loop thread: cheap calls are answered inline on
 the loop, ReplayDeal and ListLegalActions on a small thread pool (a thread-pool
@@ -45,6 +47,7 @@ from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.i18n.localize import localize_error, localize_response
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from samba_adjudicator.service.i18n.negotiation import choose as choose_language
+from samba_adjudicator.service.ops import tracing
 from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
 from samba_adjudicator.service.pipeline.heavy import is_heavy
 from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
@@ -62,12 +65,13 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _request_id_and_language(context) -> tuple[str, str]:
-    """``x-request-id`` (generated when absent) and the answer's language, from
-    ``accept-language`` (docs/i18n.md): one pass over the metadata, which grpc copies out
-    on every look."""
+def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]:
+    """``x-request-id`` (generated when absent), the answer's language, from
+    ``accept-language`` (docs/i18n.md), and the trace context: one pass over the metadata,
+    which grpc copies out on every look."""
     request_id: str | None = None
     seen_id = False
+    traces: list[tuple[str, str]] = []
     ranges: list[str] = []  # several values are one list, as repeated HTTP lines are
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and not seen_id:
@@ -75,8 +79,11 @@ def _request_id_and_language(context) -> tuple[str, str]:
             request_id = value if isinstance(value, str) else None
         elif key == "accept-language" and isinstance(value, str):
             ranges.append(value)
+        elif (key == "traceparent" or key == "tracestate") and isinstance(value, str):
+            traces.append((key, value))
     lang = choose_language(", ".join(ranges)) if ranges else DEFAULT_LANGUAGE
-    return request_id_from(request_id), lang
+    carried = tracing.carried(traces) if traces else None
+    return request_id_from(request_id), lang, carried
 
 
 def _deadline(context) -> float | None:
@@ -114,6 +121,7 @@ def _call(
     lang: str = DEFAULT_LANGUAGE,
     heavy: bool = False,
     stop: Stop | None = None,
+    trace: tracing.Carried | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``; a
     ``heavy`` call takes one of the runtime's heavy-call slots."""
@@ -127,6 +135,7 @@ def _call(
             size=len(data),
             heavy=heavy,
             stop=stop,
+            trace=trace,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -190,11 +199,11 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     decode = runtime.protobuf_decoder(method)
 
     async def handle(data: bytes, context) -> bytes:
-        request_id, lang = _request_id_and_language(context)
+        request_id, lang, trace = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
         if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
-            runtime.reject(method, "grpc", request_id, err)
+            runtime.reject(method, "grpc", request_id, err, trace)
             await context.abort_with_status(_status(err, request_id, lang))
         deadline = _deadline(context)
         in_flight.count += 1
@@ -217,10 +226,11 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
                     lang,
                     heavy,
                     stop,
+                    trace,
                 )
             else:
                 out, status = _call(
-                    runtime, method, decode, data, request_id, deadline, lang, heavy
+                    runtime, method, decode, data, request_id, deadline, lang, heavy, trace=trace
                 )
         finally:
             in_flight.count -= 1

@@ -13,7 +13,8 @@ unknown routes (404), wrong verbs (405), garbage bodies (400) and unexpected fai
 included; never an HTML page.
 
 Headers: ``x-request-id`` (echoed, generated when absent) and ``x-samba-version`` on every
-answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it).
+answer; ``x-server-timeout: SECONDS`` on a request sets a deadline (504 past it);
+``traceparent``/``tracestate`` (W3C trace context) go into the call's log line and span.
 
 Calls are answered inline on the event loop, except heavy ones (``service.pipeline.heavy``:
 whatever lists legal actions, by method or by ``includeLegalActions``, and ApplyAction with
@@ -41,7 +42,7 @@ from starlette.responses import Response
 from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
+from samba_adjudicator.service.base.errors import ApiError, invalid_argument
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.i18n.http import header_value, language_headers
 from samba_adjudicator.service.i18n.localize import localize_response
@@ -54,7 +55,6 @@ from samba_adjudicator.service.pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
     Runtime,
-    request_id_from,
     shutting_down,
 )
 from samba_adjudicator.service.transport import rest_errors, rest_operations
@@ -62,8 +62,11 @@ from samba_adjudicator.service.transport.rest_common import (
     JSON,
     call_language,
     call_request_id,
+    call_trace,
     error_response,
     json_response,
+    request_head,
+    too_large,
 )
 from samba_adjudicator.service.transport.rest_errors import JsonCORSMiddleware
 from samba_adjudicator.service.web import pages
@@ -121,23 +124,6 @@ GZIP_MIN_BYTES = 1024
 GZIP_LEVEL = 6
 
 
-def too_large(limit: int, size: int | None = None) -> ApiError:
-    if size is None:
-        return api_error(
-            "RESOURCE_EXHAUSTED",
-            "REQUEST_TOO_LARGE",
-            "the request is over {limit} bytes; the limit is {limit} bytes (do not retry)",
-            limit=limit,
-        )
-    return api_error(
-        "RESOURCE_EXHAUSTED",
-        "REQUEST_TOO_LARGE",
-        "the request is {size} bytes; the limit is {limit} bytes (do not retry)",
-        size=size,
-        limit=limit,
-    )
-
-
 class SambaMiddleware:
     """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500."""
 
@@ -150,8 +136,8 @@ class SambaMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        rid, size = _request_id_and_size(scope.get("headers", ()))
         state = scope.setdefault("state", {})
+        rid, size, state["trace"] = request_head(scope.get("headers", ()))
         state["request_id"] = rid
         # a call whose head arrived before SIGTERM is answered normally, however long its
         # body takes to arrive or its turn on the thread pool to come, within the grace;
@@ -188,21 +174,6 @@ class SambaMiddleware:
             err = as_api_error(e, f"{scope.get('method')} {scope.get('path')}")
             if not started:
                 await error_response(err, rid, None, lang)(scope, receive, send_with_headers)
-
-
-def _request_id_and_size(headers) -> tuple[str, int | None]:
-    """The call's request id (``x-request-id`` or a new one) and its ``Content-Length``."""
-    rid = None
-    size = None
-    for k, v in headers:
-        if k == b"x-request-id":
-            rid = v.decode("latin-1")
-        elif k == b"content-length":
-            try:
-                size = int(v)
-            except ValueError:
-                size = None
-    return request_id_from(rid), size
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -273,6 +244,7 @@ class _Calls:
         lang: str = DEFAULT_LANGUAGE,
         heavy: bool = False,
         stop: Stop | None = None,
+        trace=None,
     ) -> Response:
         try:
             response = self.runtime.invoke(
@@ -284,6 +256,7 @@ class _Calls:
                 size=size,
                 heavy=heavy,
                 stop=stop,
+                trace=trace,
             )
         except ApiError as e:
             return error_response(e, rid, None, lang)
@@ -303,9 +276,10 @@ class _Calls:
         lang: str = DEFAULT_LANGUAGE,
         heavy: bool = False,
     ) -> Response:
+        trace = call_trace(request)
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
-            self.runtime.reject(method, "rest", rid, err)
+            self.runtime.reject(method, "rest", rid, err, trace)
             return error_response(err, rid, {"connection": "close"}, lang)
         if self.runtime.offloaded(method, size, heavy):
             # a client that closes the connection stops the call's work (engine.deadline)
@@ -313,11 +287,11 @@ class _Calls:
             watch = asyncio.ensure_future(_watch_disconnect(request, stop))
             try:
                 return await run_in_threadpool(
-                    self.answer, method, decode, rid, deadline, size, lang, heavy, stop
+                    self.answer, method, decode, rid, deadline, size, lang, heavy, stop, trace
                 )
             finally:
                 watch.cancel()
-        return self.answer(method, decode, rid, deadline, size, lang, heavy)
+        return self.answer(method, decode, rid, deadline, size, lang, heavy, trace=trace)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
@@ -326,7 +300,7 @@ class _Calls:
                 deadline = _deadline(request)
                 body = await read_body(request, self.limit)
             except ApiError as e:
-                self.runtime.reject(method, "rest", rid, e)
+                self.runtime.reject(method, "rest", rid, e, call_trace(request))
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 return error_response(e, rid, close, call_language(request))
             decode = self.runtime.json_decoder(method, body)
@@ -406,7 +380,14 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
             JsonCORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST"],
-            allow_headers=["content-type", "x-request-id", "x-server-timeout", "accept-language"],
+            allow_headers=[
+                "content-type",
+                "x-request-id",
+                "x-server-timeout",
+                "accept-language",
+                "traceparent",
+                "tracestate",
+            ],
             expose_headers=["x-request-id", "x-samba-version", "content-language"],
             max_age=600,
         )

@@ -1,14 +1,16 @@
-"""What the REST gateway's modules share: JSON answers, the call's request id and language."""
+"""What the REST gateway's modules share: JSON answers, the call's request id, language and
+trace context, the 413 error."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from samba_adjudicator.service.base.errors import ApiError, rest_body
+from samba_adjudicator.service.base.errors import ApiError, api_error, rest_body
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.i18n.localize import localize_error
 from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from samba_adjudicator.service.ops.tracing import Carried, carried
 from samba_adjudicator.service.pipeline.runtime import request_id_from
 
 JSON = "application/json"
@@ -33,3 +35,44 @@ def call_request_id(request: Request) -> str:
 def call_language(request: Request) -> str:
     """The answer's language, chosen by the middleware from ``Accept-Language``."""
     return getattr(request.state, "lang", None) or DEFAULT_LANGUAGE
+
+
+def call_trace(request: Request) -> Carried | None:
+    """The call's trace context, read by the middleware (``request_head``)."""
+    return getattr(request.state, "trace", None)
+
+
+def too_large(limit: int, size: int | None = None) -> ApiError:
+    if size is None:
+        return api_error(
+            "RESOURCE_EXHAUSTED",
+            "REQUEST_TOO_LARGE",
+            "the request is over {limit} bytes; the limit is {limit} bytes (do not retry)",
+            limit=limit,
+        )
+    return api_error(
+        "RESOURCE_EXHAUSTED",
+        "REQUEST_TOO_LARGE",
+        "the request is {size} bytes; the limit is {limit} bytes (do not retry)",
+        size=size,
+        limit=limit,
+    )
+
+
+def request_head(headers) -> tuple[str, int | None, Carried | None]:
+    """The call's request id (``x-request-id`` or a new one), its ``Content-Length`` and
+    its trace context (``traceparent``, ``tracestate``), in one pass over the headers."""
+    rid = None
+    size = None
+    traces: list[tuple[str, str]] = []
+    for k, v in headers:
+        if k == b"x-request-id":
+            rid = v.decode("latin-1")
+        elif k == b"content-length":
+            try:
+                size = int(v)
+            except ValueError:
+                size = None
+        elif k == b"traceparent" or k == b"tracestate":
+            traces.append((k.decode("latin-1"), v.decode("latin-1")))
+    return request_id_from(rid), size, carried(traces) if traces else None

@@ -225,6 +225,7 @@ class Worker:
             ok = ok and not self._uv_thread.is_alive()
         if self.admin is not None:
             self.admin.stop()
+        self.runtime.close()  # the spans still queued (tracing on)
         log.info(
             "stopped",
             extra={

@@ -119,6 +119,15 @@ The Secret holding a key: "<values>.existingSecret", else the generated one when
 {{- end }}
 
 {{/*
+The port of server.otlpEndpoint: the URL's, else the scheme's (80, 443).
+*/}}
+{{- define "samba-adjudicator.otlpPort" -}}
+{{- $url := urlParse .Values.server.otlpEndpoint -}}
+{{- $port := regexFind "[0-9]+$" (regexFind ":[0-9]+$" $url.host) -}}
+{{- if $port }}{{ $port }}{{ else if eq $url.scheme "https" }}443{{ else }}80{{ end -}}
+{{- end }}
+
+{{/*
 The ConfigMap's data: every non-secret setting, as the environment variable the server reads.
 */}}
 {{- define "samba-adjudicator.settings" -}}
@@ -141,6 +150,9 @@ SAMBA_MAX_CALL_SECONDS: {{ .Values.server.maxCallSeconds | quote }}
 PROMETHEUS_MULTIPROC_DIR: "/tmp/metrics"
 {{- with .Values.server.corsOrigins }}
 SAMBA_CORS_ORIGINS: {{ join "," . | quote }}
+{{- end }}
+{{- with .Values.server.otlpEndpoint }}
+SAMBA_OTLP_ENDPOINT: {{ . | quote }}
 {{- end }}
 {{- end }}
 

@@ -1,0 +1,289 @@
+"""W3C trace context on both transports and spans over OTLP (service.ops.tracing).
+
+The server tests run the real server against a real OTLP/HTTP receiver on 127.0.0.1
+(tests/otlp_receiver.py), call it over REST and gRPC with a ``traceparent``, and read the
+exported spans and the per-call log lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import grpc
+import httpx
+import pytest
+from otlp_receiver import Receiver, attributes
+from service_fixtures import ROOT, ServerProcess, grpc_call
+
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
+from samba_adjudicator.service.ops import config, tracing
+from samba_adjudicator.service.ops.tracing import carried, parse
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+SPAN = "00f067aa0ba902b7"
+PARENT = f"00-{TRACE}-{SPAN}-01"
+
+
+# -- parsing (the W3C Trace Context recommendation) ----------------------------------------
+
+
+def test_a_valid_traceparent_is_read():
+    p = parse((PARENT, ""))
+    assert p is not None and (p.trace_id, p.span_id, p.sampled, p.state) == (TRACE, SPAN, True, ())
+    assert parse((f"00-{TRACE}-{SPAN}-00", "")).sampled is False
+    assert parse((f" {PARENT}\t", "")) is not None  # optional white space around
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "garbage",
+        PARENT.upper(),  # upper-case hex
+        f"00-{'0' * 32}-{SPAN}-01",  # all-zero trace id
+        f"00-{TRACE}-{'0' * 16}-01",  # all-zero parent id
+        f"ff-{TRACE}-{SPAN}-01",  # version ff is forbidden
+        f"00-{TRACE}-{SPAN}-01-extra",  # version 00 ends at the flags
+        f"00-{TRACE[:-1]}-{SPAN}-01",  # short trace id
+        f"00-{TRACE}-{SPAN}-1",  # short flags
+        f"00-{TRACE}-{SPAN[:-1]}g-01",  # not hex
+        f"00_{TRACE}_{SPAN}_01",
+        f"01-{TRACE}-{SPAN}-01x",  # a later version: the flags end or a dash follows
+    ],
+)
+def test_a_malformed_traceparent_is_ignored(value):
+    assert parse((value, "")) is None
+
+
+def test_a_later_version_is_read_as_far_as_version_00_goes():
+    p = parse((f"cc-{TRACE}-{SPAN}-01-what-comes-later", ""))
+    assert p is not None and (p.trace_id, p.span_id) == (TRACE, SPAN)
+
+
+def test_tracestate_is_kept_when_valid_and_dropped_whole_when_not():
+    assert parse((PARENT, "rojo=00f067aa0ba902b7, congo=t61rcWkgMzE,,")).state == (
+        ("rojo", "00f067aa0ba902b7"),
+        ("congo", "t61rcWkgMzE"),
+    )
+    assert parse((PARENT, "tenant@vendor=x")).state == (("tenant@vendor", "x"),)
+    for bad in (
+        "Rojo=1",
+        "rojo",
+        "rojo=a=b",
+        "rojo=1,rojo=2",
+        ",".join(f"k{i}=v" for i in range(33)),
+    ):
+        p = parse((PARENT, bad))
+        assert p is not None and p.state == (), bad  # the traceparent stays
+    assert parse(("", "rojo=1")) is None  # a tracestate alone starts no trace
+
+
+def test_two_traceparents_are_ambiguous_and_several_tracestates_join():
+    pairs = [("traceparent", PARENT), ("tracestate", "a=1"), ("tracestate", "b=2")]
+    assert carried(pairs) == (PARENT, "a=1,b=2")
+    assert carried([("traceresponse", "x")]) is None
+    assert parse(carried(pairs + [("traceparent", PARENT)])) is None
+
+
+def test_the_log_names_the_callers_trace_or_a_new_one():
+    assert tracing.log_ids((PARENT, ""), None) == (TRACE, SPAN)
+    assert tracing.log_ids((PARENT, ""), ("a" * 32, "b" * 16)) == ("a" * 32, "b" * 16)
+    trace_id, span_id = tracing.log_ids(("bad", ""), None)
+    assert len(trace_id) == 32 and len(span_id) == 16 and trace_id != TRACE
+
+
+# -- settings ------------------------------------------------------------------------------
+
+
+def test_the_endpoint_comes_from_the_flag_or_the_standard_variables():
+    url = "http://collector:4318"
+    assert config.load([], {}).otlp_endpoint == ""
+    assert config.load(["--otlp-endpoint", url + "/"], {}).otlp_endpoint == url + "/v1/traces"
+    assert config.load([], {"SAMBA_OTLP_ENDPOINT": url}).otlp_endpoint == url + "/v1/traces"
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": url}
+    assert config.load([], env).otlp_endpoint == url + "/v1/traces"
+    env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = url + "/custom"
+    assert config.load([], env).otlp_endpoint == url + "/custom"
+    for off in ({"OTEL_SDK_DISABLED": "true"}, {"OTEL_TRACES_EXPORTER": "none"}):
+        assert config.load(["--otlp-endpoint", url], {**env, **off}).otlp_endpoint == ""
+
+
+def test_a_bad_endpoint_or_another_protocol_stops_the_start():
+    with pytest.raises(config.ConfigError, match="otlp-endpoint"):
+        config.load(["--otlp-endpoint", "collector:4318"], {})
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+    with pytest.raises(config.ConfigError, match="http/protobuf"):
+        config.load([], env)
+    env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"  # the specific one wins
+    assert config.load([], env).otlp_endpoint == "http://c:4317/v1/traces"
+
+
+def test_with_tracing_off_the_sdk_is_never_imported():
+    # (FastAPI itself imports the OpenTelemetry API, a few small modules; not the SDK)
+    script = """
+import sys
+from samba_adjudicator.service.ops.config import Settings
+from samba_adjudicator.service.pipeline.runtime import Runtime
+import samba_adjudicator.service.transport.grpc_server, samba_adjudicator.service.transport.rest
+rt = Runtime(Settings())
+from samba_adjudicator.service.base.errors import ApiError
+import logging
+logging.basicConfig(level=logging.DEBUG)  # the log lines are written, their ids made
+rt = Runtime(Settings())
+trace = ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "")
+for body in (b'{"cards": ["7H", "7D", "7C"]}', b'{}'):
+    try:
+        rt.invoke("CheckMeld", rt.json_decoder("CheckMeld", body), transport="rest",
+                  request_id="r", trace=trace)
+    except ApiError:
+        pass
+sdk = ("opentelemetry.sdk", "opentelemetry.exporter", "opentelemetry.proto")
+print(sorted(m for m in sys.modules if m.startswith(sdk)))
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+# -- the real server, a real receiver ------------------------------------------------------
+
+
+def _log_line(server: ServerProcess, request_id: str) -> dict:
+    for line in server.logs().splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            if record.get("message") == "request" and record.get("requestId") == request_id:
+                return record
+    raise AssertionError(f"no log line for {request_id}:\n{server.logs()[-3000:]}")
+
+
+def _server(receiver: Receiver | None, *args: str, **env: str) -> ServerProcess:
+    clean = {k: "" for k in os.environ if k.startswith("OTEL_")}
+    extra = {} if receiver is None else {"OTEL_BSP_SCHEDULE_DELAY": "50"}
+    return ServerProcess(*args, env={**clean, "SAMBA_LOG_LEVEL": "debug", **extra, **env})
+
+
+MELD = {"cards": ["7H", "7D", "7C"]}
+
+
+@pytest.mark.servers
+def test_spans_are_exported_parented_on_the_callers_traceparent():
+    with Receiver() as receiver:
+        server = _server(receiver, "--otlp-endpoint", receiver.url)
+        try:
+            headers = {"traceparent": PARENT, "tracestate": "rojo=1", "x-request-id": "t-rest"}
+            r = httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            assert r.status_code == 200, r.text
+            assert "traceparent" not in r.headers and "traceresponse" not in r.headers
+            resource, span = receiver.wait_for(lambda s: s.trace_id.hex() == TRACE)
+            assert span.parent_span_id.hex() == SPAN
+            assert span.name == "samba.v1.Adjudicator/CheckMeld"
+            assert span.kind == span.SPAN_KIND_SERVER
+            assert span.trace_state == "rojo=1"
+            assert span.end_time_unix_nano >= span.start_time_unix_nano > 0
+            assert attributes(span) == {
+                "rpc.system": "rest",
+                "rpc.service": "samba.v1.Adjudicator",
+                "rpc.method": "CheckMeld",
+                "samba.transport": "rest",
+                "samba.outcome": "legal",
+                "samba.request_id": "t-rest",
+                "http.response.status_code": 200,
+            }
+            assert resource["service.name"] == "samba-adjudicator"
+            assert receiver.posts[0] == "/v1/traces"
+            line = _log_line(server, "t-rest")
+            assert (line["traceId"], line["spanId"]) == (TRACE, span.span_id.hex())
+
+            # a call the transport refuses before it runs has its span too
+            refused = f"00-{'5' * 32}-{SPAN}-01"
+            headers = {"traceparent": refused, "x-server-timeout": "soon"}
+            r = httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            assert r.status_code == 400, r.text
+            _, span = receiver.wait_for(lambda s: s.trace_id.hex() == "5" * 32)
+            a = attributes(span)
+            assert (a["error.type"], a["http.response.status_code"]) == ("INVALID_ARGUMENT", 400)
+
+            with grpc.insecure_channel(server.grpc_target) as channel:
+                stub = adjudicator_pb2_grpc.AdjudicatorStub(channel)
+                other = f"00-{'1' * 32}-{SPAN}-01"
+                grpc_call(stub, "CheckMeld", MELD, metadata=(("traceparent", other),))
+                _, span = receiver.wait_for(lambda s: s.trace_id.hex() == "1" * 32)
+                assert span.parent_span_id.hex() == SPAN
+                a = attributes(span)
+                assert (a["rpc.system"], a["samba.transport"], a["rpc.grpc.status_code"]) == (
+                    "grpc",
+                    "grpc",
+                    0,
+                )
+                # an error: its code on the span, whose status stays unset (the caller's fault)
+                bad = f"00-{'2' * 32}-{SPAN}-01"
+                with pytest.raises(grpc.RpcError) as e:
+                    grpc_call(stub, "ValidateAction", {}, metadata=(("traceparent", bad),))
+                assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                _, span = receiver.wait_for(lambda s: s.trace_id.hex() == "2" * 32)
+                a = attributes(span)
+                assert (a["error.type"], a["rpc.grpc.status_code"]) == ("INVALID_ARGUMENT", 3)
+                assert a["samba.outcome"] == "invalid_argument"
+                assert span.status.code == span.status.STATUS_CODE_UNSET
+        finally:
+            server.close()
+
+
+@pytest.mark.servers
+def test_a_malformed_or_unsampled_traceparent():
+    with Receiver() as receiver:
+        # the standard variable, as an operator's collector sidecar would set it
+        server = _server(receiver, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url)
+        try:
+            malformed = PARENT.upper()
+            headers = {"traceparent": malformed, "x-request-id": "t-bad"}
+            r = httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            assert r.status_code == 200, r.text  # never an error
+            _, span = receiver.wait_for(lambda s: attributes(s)["samba.request_id"] == "t-bad")
+            assert span.trace_id.hex() != TRACE.upper().lower()
+            assert span.parent_span_id == b""  # a new trace
+            line = _log_line(server, "t-bad")
+            assert (line["traceId"], line["spanId"]) == (span.trace_id.hex(), span.span_id.hex())
+
+            unsampled = f"00-{'3' * 32}-{SPAN}-00"
+            headers = {"traceparent": unsampled, "x-request-id": "t-unsampled"}
+            httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            headers = {"traceparent": f"00-{'4' * 32}-{SPAN}-01", "x-request-id": "t-after"}
+            httpx.post(server.base_url + "/v1/melds:check", json=MELD, headers=headers)
+            receiver.wait_for(lambda s: s.trace_id.hex() == "4" * 32)
+            assert not [s for _, s in receiver.spans if s.trace_id.hex() == "3" * 32]
+            assert _log_line(server, "t-unsampled")["traceId"] == "3" * 32
+        finally:
+            server.close()
+
+
+@pytest.mark.servers
+def test_with_no_endpoint_nothing_is_exported_and_the_log_has_the_callers_trace():
+    with Receiver() as receiver:
+        # the endpoint is set, but tracing is switched off by the standard variable
+        server = _server(
+            receiver, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url, OTEL_SDK_DISABLED="true"
+        )
+        plain = _server(None)
+        try:
+            for s, rid in ((server, "t-disabled"), (plain, "t-off")):
+                headers = {"traceparent": PARENT, "x-request-id": rid}
+                r = httpx.post(s.base_url + "/v1/melds:check", json=MELD, headers=headers)
+                assert r.status_code == 200, r.text
+                assert (_log_line(s, rid)["traceId"], _log_line(s, rid)["spanId"]) == (TRACE, SPAN)
+            with grpc.insecure_channel(plain.grpc_target) as channel:
+                stub = adjudicator_pb2_grpc.AdjudicatorStub(channel)
+                metadata = (("traceparent", PARENT), ("x-request-id", "t-off-grpc"))
+                grpc_call(stub, "CheckMeld", MELD, metadata=metadata)
+            assert _log_line(plain, "t-off-grpc")["traceId"] == TRACE
+            server.terminate()  # the drain flushes what a tracer would have queued
+            assert receiver.posts == []
+        finally:
+            server.close()
+            plain.close()
