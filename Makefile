@@ -142,7 +142,7 @@ promtool:
 
 # Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
-# rolling restart and with one replica SIGKILLed (docs/deploy.md). About a minute and a half;
+# rolling restart and with one replica SIGKILLed (docs/deployment.md). About a minute and a half;
 # prints the matches, the calls per replica and the failed calls. Part of `make test`.
 scale-test: install nginx typescript-bots
 	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py
@@ -290,7 +290,7 @@ bench-abuse: install
 	$(PY) bench/abuse_bench.py $(BENCH_ARGS)
 
 # Calls/s through nginx with 1 and 3 replicas (h2load for gRPC, wrk for REST), the cluster
-# of `make scale-test`; ratios to one replica in the same run (docs/deploy.md).
+# of `make scale-test`; ratios to one replica in the same run (docs/deployment.md).
 # BENCH_ARGS="--duration 3 --rounds 1" to shorten.
 bench-scale: install nginx
 	$(PY) bench/scale_bench.py $(BENCH_ARGS)

@@ -1,4 +1,4 @@
-"""Calls per second through nginx with 1 and 3 replicas (`make bench-scale`, docs/deploy.md).
+"""Calls per second through nginx with 1 and 3 replicas (`make bench-scale`, docs/deployment.md).
 
 The cluster of tests/test_scale.py (replicas sharing keys, Debian's nginx round-robin per
 call, everything on 127.0.0.1) loaded for ``--duration`` seconds per scenario by ``h2load``

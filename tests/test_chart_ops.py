@@ -9,7 +9,7 @@
 - the ``helm test`` hook pod's command passes against a real server and is what the pod
   runs; the NetworkPolicy admits the pod, the Service does not select it;
 - the HPA's optional requests-per-second metric and the headless Service render as
-  docs/deployment.md and docs/deploy.md say;
+  docs/deployment.md and docs/deployment.md say;
 - the connection-age settings reach the server's environment.
 """
 

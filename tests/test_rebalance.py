@@ -1,4 +1,4 @@
-"""gRPC connections rebalance behind an L4 balancer (issue 38; docs/deploy.md).
+"""gRPC connections rebalance behind an L4 balancer (issue 38; docs/deployment.md).
 
 A Kubernetes Service balances connections, not calls: a game server's long-lived HTTP/2
 connection stays on the pod it first reached, so pods added by a scale-out get no gRPC

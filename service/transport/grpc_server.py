@@ -169,7 +169,7 @@ def _options(settings) -> list[tuple[str, int]]:
         ("grpc.server_handshake_timeout_ms", int(settings.read_timeout_seconds * 1000)),
         ("grpc.max_connection_idle_ms", int(settings.idle_timeout_seconds * 1000)),
         # aged out (GOAWAY, calls in flight get the grace): clients behind an L4 balancer
-        # reconnect, so replicas added by a scale-out get their share (docs/deploy.md)
+        # reconnect, so replicas added by a scale-out get their share (docs/deployment.md)
         ("grpc.max_connection_age_ms", int(settings.max_connection_age_seconds * 1000)),
         ("grpc.max_connection_age_grace_ms", int(settings.max_connection_age_grace_seconds * 1000)),
         ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
