@@ -3,7 +3,8 @@
 The gRPC transport uses ``split_field`` to look at a request's ``snapshot`` bytes before
 parsing anything: when the service has already loaded exactly those bytes, only the rest of
 the request (the action, the seat, ...) is parsed (see ``service.pipeline.api.SnapshotSource``);
-``has_field`` tells whether a request asks for something heavy before it is parsed.
+``has_field`` and ``flag_set`` tell whether a request asks for something heavy before it is
+parsed (``service.pipeline.heavy``).
 
 Anything unusual (a malformed varint, a group, the field appearing twice — which protobuf
 would merge — or with the wrong wire type) returns ``None``: the caller then parses the
@@ -83,6 +84,28 @@ def has_field(data: bytes, number: int) -> bool:
             if kind == _LENGTH:
                 size, pos = _varint(data, pos)
                 pos += size
+            else:
+                pos = _skip(data, pos, kind)
+    except (IndexError, ValueError):
+        return False
+    return False
+
+
+def flag_set(data: bytes, number: int) -> bool:
+    """Whether the top-level varint field ``number`` of ``data`` is anything but 0 in any of
+    its occurrences; False for bytes that do not parse that far."""
+    pos, end = 0, len(data)
+    try:
+        while pos < end:
+            tag, pos = _varint(data, pos)
+            kind = tag & 7
+            if kind == _LENGTH:
+                size, pos = _varint(data, pos)
+                pos += size
+            elif kind == _VARINT:
+                value, pos = _varint(data, pos)
+                if tag >> 3 == number and value:
+                    return True
             else:
                 pos = _skip(data, pos, kind)
     except (IndexError, ValueError):

@@ -19,7 +19,7 @@ decoded:
 from __future__ import annotations
 
 from samba_adjudicator.engine.problems import InvalidInput
-from samba_adjudicator.service.codec import json_text
+from samba_adjudicator.service.codec import json_text, wire
 from samba_adjudicator.service.pipeline import computer
 from samba_adjudicator.service.pipeline.api import METHODS
 
@@ -39,8 +39,6 @@ ASKS_LISTING = {
 READ_UP_TO = 32 * 1024
 _JSON_MARKS = (b"includeLegalActions", b"include_legal_actions", b"\\u")
 
-_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-
 
 def is_heavy(method: str, body: bytes, json: bool) -> bool:
     """Whether a call of ``method`` with request ``body`` (JSON or protobuf bytes) lists, or
@@ -54,7 +52,7 @@ def is_heavy(method: str, body: bytes, json: bool) -> bool:
         if not any(mark in body for mark in _JSON_MARKS):
             return False
         return len(body) > READ_UP_TO or json_flag(body)
-    return protobuf_flag(body, number)
+    return wire.flag_set(body, number)
 
 
 def json_flag(body: bytes) -> bool:
@@ -67,48 +65,3 @@ def json_flag(body: bytes) -> bool:
     if not isinstance(value, dict):
         return False
     return value.get("includeLegalActions") is True or value.get(LISTING_FIELD) is True
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """The varint at ``pos`` and the position after it; (-1, len) when it is cut short."""
-    value = 0
-    shift = 0
-    end = len(data)
-    while pos < end and shift < 70:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-    return -1, end
-
-
-def protobuf_flag(data: bytes, number: int) -> bool:
-    """Whether the top-level varint field ``number`` of the message ``data`` is set to
-    anything but 0 in any occurrence. Malformed bytes: False (their decoding fails fast)."""
-    pos = 0
-    end = len(data)
-    while pos < end:
-        key, pos = _varint(data, pos)
-        if key < 0:
-            return False
-        kind = key & 7
-        if kind == _VARINT:
-            value, pos = _varint(data, pos)
-            if value < 0:
-                return False
-            if key >> 3 == number and value:
-                return True
-        elif kind == _LEN:
-            size, pos = _varint(data, pos)
-            if size < 0:
-                return False
-            pos += size
-        elif kind == _I64:
-            pos += 8
-        elif kind == _I32:
-            pos += 4
-        else:  # groups (deprecated) or malformed: not a flag of ours
-            return False
-    return False
