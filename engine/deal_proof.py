@@ -1,4 +1,4 @@
-"""Checking a deal against its revealed seeds (docs/dealing.md#deals-players-can-verify).
+"""Checking a deal against its revealed seeds (docs/dealing.md#5-deals-players-can-verify).
 
 ``verify(snapshot, secret, contributions)``: the problems that refute the deal (empty when
 it follows), each with its path under ``deal``. The hashes are engine.deal_seed's.

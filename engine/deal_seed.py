@@ -1,5 +1,5 @@
 """Deals players can verify: a commitment to the server's secret, and the shuffle seed the
-secret and the players' contributions fix together (docs/dealing.md#deals-players-can-verify).
+secret and the players' contributions fix together (docs/dealing.md#5-deals-players-can-verify).
 Pure hashing; the check of a dealt deal is engine.deal_proof.
 
 - ``commitment(secret)``: ``hex(SHA-256("samba-deal-commit/v1\\0" || utf8(secret)))``,

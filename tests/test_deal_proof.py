@@ -1,4 +1,4 @@
-"""Deals players can verify (docs/dealing.md#deals-players-can-verify): the commitment, the
+"""Deals players can verify (docs/dealing.md#5-deals-players-can-verify): the commitment, the
 shuffle's seed from the secret and the contributions, and VerifyDeal refusing every forged
 part, in the engine, in the Python client's function that needs no server, and on the real
 servers (REST, gRPC, CLI; signing on)."""

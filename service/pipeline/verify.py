@@ -1,5 +1,5 @@
 """VerifyDeal: a deal checked against the seeds revealed after it
-(docs/dealing.md#deals-players-can-verify). The deal may be its first snapshot or any later
+(docs/dealing.md#5-deals-players-can-verify). The deal may be its first snapshot or any later
 one, full or a player's view (signed when signing is on, like any snapshot the service
 reads); the check itself is the engine's (engine.deal_proof)."""
 
