@@ -297,3 +297,27 @@ def test_the_client_function_needs_no_server():
     )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {"verified": True, "problems": []}
+
+
+def test_the_signature_covers_the_commitment_on_the_one_hmac_path():
+    """The commitment (field 15) follows the signature (14) in a snapshot's bytes: the cheap
+    test of a signature reads it, and an edited commitment fails it."""
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.base.signing import Signer
+    from samba_adjudicator.service.pipeline.api import Adjudicator
+
+    signer = Signer.parse(f"k:{base64.b64encode(b'k' * 32).decode()}")
+    dealt = Adjudicator(signer=signer).call("Deal", pb.DealRequest(players=4, seed=SECRET)).snapshot
+    encoded = dealt.SerializeToString(deterministic=True)
+    assert encoded.endswith(dealt.deal_commitment.encode())
+    assert signer.signed_as_encoded(encoded, dealt.signature)
+    edited = pb.Snapshot()
+    edited.CopyFrom(dealt)
+    edited.deal_commitment = deal_seed.commitment("other")
+    assert not signer.signed_as_encoded(
+        edited.SerializeToString(deterministic=True), dealt.signature
+    )
+    # a snapshot of a deal from before commitments, signed: the signature is its last field
+    edited.deal_commitment = ""
+    signer.sign(edited)
+    assert signer.signed_as_encoded(edited.SerializeToString(deterministic=True), edited.signature)
