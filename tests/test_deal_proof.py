@@ -321,3 +321,11 @@ def test_the_signature_covers_the_commitment_on_the_one_hmac_path():
     edited.deal_commitment = ""
     signer.sign(edited)
     assert signer.signed_as_encoded(edited.SerializeToString(deterministic=True), edited.signature)
+
+
+def test_the_documented_vectors():
+    commit = "54750da041ce5f1a06fd4eab38bc903695b7a165ef816fe1d883743f5a26cd2f"
+    seed = "dcfd20ab1d473a463fbfe000dd7cdc220faafd67c0626be610af2dc42afef82b"
+    assert deal_seed.commitment("golden-1") == client_commitment("golden-1") == commit
+    assert deal_seed.shuffle_seed("golden-1", ["alice", "bob"]) == seed
+    assert client_shuffle_seed("golden-1", ["alice", "bob"]) == seed
