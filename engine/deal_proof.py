@@ -12,6 +12,22 @@ from .deal_seed import commitment, shuffle_seed
 from .dealing import deal
 from .messages import problem
 from .model import Problem, Snapshot
+from .templates import N_
+
+#: The text of each reason (the service says it again in the caller's language).
+TEXTS = {
+    "REQUIRED": N_("the deal carries no commitment: it was dealt before commitments existed"),
+    "COMMITMENT_MISMATCH": N_("the commitment is not the revealed seed's"),
+    "NOT_THE_SHUFFLE": N_("{field} is not what the revealed seeds deal"),
+    "NOTHING_TO_CHECK": N_(
+        "the deal shows no seat's dealt cards: it proves nothing about the shuffle"
+    ),
+}
+
+
+def _found(field: str, reason: str) -> Problem:
+    return problem(field, reason, TEXTS[reason], field=field)
+
 
 # -- verification --------------------------------------------------------------------------
 
@@ -42,21 +58,9 @@ def verify(snapshot: Snapshot, secret: str, contributions: Sequence[str]) -> lis
 
 def _commitment_check(given: str, secret: str) -> list[Problem]:
     if not given:
-        return [
-            problem(
-                "deal.dealCommitment",
-                "REQUIRED",
-                "the deal carries no commitment: it was dealt before commitments existed",
-            )
-        ]
+        return [_found("deal.dealCommitment", "REQUIRED")]
     if given != commitment(secret):
-        return [
-            problem(
-                "deal.dealCommitment",
-                "COMMITMENT_MISMATCH",
-                "the commitment is not the revealed seed's",
-            )
-        ]
+        return [_found("deal.dealCommitment", "COMMITMENT_MISMATCH")]
     return []
 
 
@@ -70,13 +74,7 @@ def _dealt_check(snapshot: Snapshot, expected: Snapshot) -> list[Problem]:
         if seat.dealt != want.dealt:
             out.append(_differs(f"deal.seats[{i}].dealt"))
     if not shown:
-        out.append(
-            problem(
-                "deal.seats",
-                "NOTHING_TO_CHECK",
-                "the deal shows no seat's dealt cards: it proves nothing about the shuffle",
-            )
-        )
+        out.append(_found("deal.seats", "NOTHING_TO_CHECK"))
     return out
 
 
@@ -98,6 +96,4 @@ def _first_snapshot_check(snapshot: Snapshot, expected: Snapshot) -> list[Proble
 
 
 def _differs(field: str) -> Problem:
-    return problem(
-        field, "NOT_THE_SHUFFLE", "{field} is not what the revealed seeds deal", field=field
-    )
+    return _found(field, "NOT_THE_SHUFFLE")

@@ -213,6 +213,12 @@ def test_verify_deal_over_rest_grpc_and_cli(http, stub):  # noqa: F811
     assert {p["field"] for p in rest_call(http, "VerifyDeal", bad).json()["problems"]} >= {
         "deal.seats[0].dealt"
     }
+    # in the caller's language
+    r = rest_call(http, "VerifyDeal", bad, headers={"Accept-Language": "es"})
+    texts = {p["field"]: p["description"] for p in r.json()["problems"]}
+    assert texts["deal.seats[0].dealt"] == (
+        "deal.seats[0].dealt no es lo que reparten las semillas reveladas"
+    )
     # a player's view, sent back after the deal, verifies its own hand
     view = answer["views"][1]["snapshot"]
     r = rest_call(http, "VerifyDeal", {**good, "deal": view})
