@@ -134,19 +134,26 @@ def _repeated(f: FieldDescriptor) -> bool:
     return f.label == FieldDescriptor.LABEL_REPEATED
 
 
-def _rewrite(msg: Message, lang: str) -> None:
-    name = msg.DESCRIPTOR.full_name
+def _rewrite_leaf(msg: Message, name: str, lang: str) -> bool:
+    """Say again a message that holds text and no further message with text; False for any
+    other message."""
     if name == VIOLATION:
         text = violation_message(lang, msg.code, dict(msg.details), msg.message)
         if text:
             msg.message = text
-        return
-    if name == SUGGESTION_REASON:
+    elif name == SUGGESTION_REASON:
         msg.message = suggestion_message(lang, msg.code, msg.message)
-        return
-    if name == DEAL_PROBLEM:  # VerifyDeal: the text of its reason
+    elif name == DEAL_PROBLEM:  # VerifyDeal: the text of its reason
         if msg.reason in DEAL_PROOF_TEXTS:
             msg.description = say(lang, DEAL_PROOF_TEXTS[msg.reason], {"field": msg.field})
+    else:
+        return False
+    return True
+
+
+def _rewrite(msg: Message, lang: str) -> None:
+    name = msg.DESCRIPTOR.full_name
+    if _rewrite_leaf(msg, name, lang):
         return
     if name == RULESET:
         msg.description = ruleset_description(lang, msg.profile)
