@@ -24,6 +24,7 @@ __path__ = _build.search_path(__path__)
 from . import model as _model
 from .cards import parse_card, sort_cards
 from .consistency import check_snapshot
+from .deal_proof import verify as verify_deal
 from .dealing import deal
 from .game import apply, check_meld, replay, validate
 from .legal import legal_actions
@@ -42,6 +43,7 @@ __all__ = [
     "profile_rulesets",
     "check_snapshot",
     "deal",
+    "verify_deal",
     "apply",
     "check_meld",
     "replay",

@@ -40,11 +40,13 @@ Deal order (docs/api.md#methods)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from .cards import RANK, RED_THREES, WILD, pack_list
+from .deal_seed import commitment, contribution_problems, shuffle_seed
 from .messages import problem
 from .model import InvalidInput, Phase, Problem, RulesetRef, Seat, Side, Snapshot, Turn
 from .ruleset import RedThreeReplacement, Ruleset, UpcardRule
@@ -204,18 +206,25 @@ def deal(
     deal_number: int = 1,
     match_scores: Sequence[int] = (),
     ruleset_ref: RulesetRef | None = None,
+    contributions: Sequence[str] = (),
 ) -> Snapshot:
     """Deal a new deal (module docstring). ``deal_number`` 0 means "omitted", i.e. 1.
+
+    ``seed`` is the server's secret; with ``contributions`` the shuffle's seed is the hash of
+    both (engine.deal_seed), without them the secret itself. The snapshot carries the
+    secret's commitment either way.
 
     Raises InvalidInput listing every problem of the request.
     """
     match_scores = tuple(match_scores or ())
     problems = _problems(ruleset, players, seed, dealer, deal_number, match_scores)
+    problems += contribution_problems(contributions, "seedContributions")
     if problems:
         raise InvalidInput(problems)
     deal_number = deal_number or 1
-    pack = shuffled_pack(ruleset, players, dealer, deal_number, seed)
-    return deal_pack(ruleset, players, pack, dealer, deal_number, match_scores, ruleset_ref)
+    pack = shuffled_pack(ruleset, players, dealer, deal_number, shuffle_seed(seed, contributions))
+    snap = deal_pack(ruleset, players, pack, dealer, deal_number, match_scores, ruleset_ref)
+    return dataclasses.replace(snap, deal_commitment=commitment(seed))
 
 
 def deal_pack(

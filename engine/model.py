@@ -195,6 +195,9 @@ class Snapshot:
     result: Result | None = None
     ruleset_ref: RulesetRef = dataclasses.field(default_factory=RulesetRef, compare=False)
     signature: str = dataclasses.field(default="", compare=False)
+    #: SHA-256 commitment to the deal's secret seed (docs/dealing.md#5-deals-players-can-verify);
+    #: "" for a deal made before commitments existed. Public: every view keeps it.
+    deal_commitment: str = ""
 
     @property
     def stock_hidden(self) -> bool:

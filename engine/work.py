@@ -307,4 +307,5 @@ class Work:
             result=self.result,
             ruleset_ref=s.ruleset_ref,
             signature="",
+            deal_commitment=s.deal_commitment,
         )

@@ -195,6 +195,7 @@ def sample_requests(http, dealt) -> dict:
         "GetPlayerView": {"snapshot": dealt, "seat": 0},
         "ReplayDeal": {"snapshot": dealt, "actions": [first]},
         "SuggestAction": {"snapshot": dealt, "seat": first["seat"], "level": "STRONG", "seed": "s"},
+        "VerifyDeal": {"deal": dealt, "seed": "service-tests"},
     }
 
 

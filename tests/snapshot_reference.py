@@ -24,6 +24,7 @@ def rendering(snap: m.Snapshot) -> pb.Snapshot:
         stock_count=len(snap.stock) if snap.stock else snap.stock_count,
         stock_hidden=snap.stock_hidden,
         discard_pile=list(snap.discard_pile),
+        deal_commitment=snap.deal_commitment,
     )
     for s in snap.seats:
         msg.seats.add(

@@ -83,6 +83,7 @@ PYTHON_NAMES = {
     "GetPlayerView": "get_player_view",
     "ReplayDeal": "replay_deal",
     "SuggestAction": "suggest_action",
+    "VerifyDeal": "verify_deal",
 }
 
 

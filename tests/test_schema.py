@@ -25,6 +25,7 @@ RPCS = [
     "GetPlayerView",
     "ReplayDeal",
     "SuggestAction",
+    "VerifyDeal",
 ]
 
 
@@ -108,6 +109,7 @@ JSON_NAMES = {
         "turn",
         "result",
         "signature",
+        "dealCommitment",
     ],
     "Seat": [
         "seat",
@@ -201,7 +203,11 @@ JSON_NAMES = {
         "includeLegalActions",
         "previous",
         "viewSeats",
+        "seedContributions",
     ],
+    "VerifyDealRequest": ["deal", "seed", "seedContributions"],
+    "VerifyDealResponse": ["verified", "problems"],
+    "VerifyDealProblem": ["field", "reason", "description"],
     "DealResponse": ["snapshot", "views", "spectatorView", "nextActions"],
     "CheckMeldRequest": ["ruleset", "cards", "snapshot", "seat", "meldId"],
     "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations", "note"],

@@ -47,11 +47,12 @@ from samba_adjudicator.service.transport import grpc_server, rest
 
 KEY = b"0123456789abcdef0123456789abcdef"
 RID = "ways-in"
-#: The methods whose request carries a snapshot (Deal carries one as ``previous``).
+#: The methods whose request carries a snapshot (Deal carries one as ``previous``,
+#: VerifyDeal as ``deal``).
 SNAPSHOT_METHODS = sorted(
     name
     for name, (request_type, _) in METHODS.items()
-    if {"snapshot", "previous"} & set(request_type.DESCRIPTOR.fields_by_name)
+    if {"snapshot", "previous", "deal"} & set(request_type.DESCRIPTOR.fields_by_name)
 )
 _CODE_OF_STATUS = {v: k for k, v in grpc_server.errors.GRPC_CODE.items()}
 
@@ -88,6 +89,8 @@ def requests_of(method: str, snapshot: Any, action: dict) -> dict:
     """A request of ``method`` carrying ``snapshot`` (any JSON value)."""
     if method == "Deal":
         return {"players": 4, "seed": "ways-in", "previous": snapshot}
+    if method == "VerifyDeal":
+        return {"deal": snapshot, "seed": "ways-in"}
     extra: dict[str, Any] = {
         "ValidateAction": {"action": action},
         "ApplyAction": {"action": action, "includeViews": True},
@@ -376,6 +379,7 @@ def test_the_edits_reach_every_method_and_every_kind_of_field():
         "SuggestAction",
         "CheckMeld",
         "Deal",
+        "VerifyDeal",
     }
 
 

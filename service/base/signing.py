@@ -41,16 +41,22 @@ def decode_key(text: str) -> bytes:
 
 
 def _signature_tag() -> bytes:
-    """The tag of ``Snapshot.signature`` (length-delimited). It is the snapshot's last field,
-    so a deterministic encoding of a signed snapshot ends with it (checked here, once)."""
-    numbers = [f.number for f in pb.Snapshot.DESCRIPTOR.fields]
+    """The tag of ``Snapshot.signature`` (length-delimited). Only ``deal_commitment`` is
+    numbered above it, so a deterministic encoding of a signed snapshot ends with the
+    signature, or with the signature and then the commitment (checked here, once)."""
     number = pb.Snapshot.DESCRIPTOR.fields_by_name["signature"].number
-    if number != max(numbers) or number >= 16:
-        raise RuntimeError("Snapshot.signature must be its last field, numbered below 16")
+    above = [f.name for f in pb.Snapshot.DESCRIPTOR.fields if f.number > number]
+    if above != ["deal_commitment"] or number >= 15:
+        raise RuntimeError("Snapshot.signature must be followed by deal_commitment alone")
     return bytes([number << 3 | 2])
 
 
 _SIGNATURE_TAG = _signature_tag()
+#: ``deal_commitment`` as it ends an encoding: its tag, length 64, 64 lowercase hex digits
+_COMMITMENT_HEAD = bytes(
+    [pb.Snapshot.DESCRIPTOR.fields_by_name["deal_commitment"].number << 3 | 2, 64]
+)
+_COMMITMENT_FIELD = re.compile(re.escape(_COMMITMENT_HEAD) + rb"[0-9a-f]{64}\Z")
 
 
 def _length_prefix(size: int) -> bytes:
@@ -170,9 +176,14 @@ class Signer:
         output-only field left out, a forged MAC) is False, and ``verify`` decides."""
         sig = signature.encode()
         tail = _SIGNATURE_TAG + _length_prefix(len(sig)) + sig
-        if not encoded.endswith(tail):
+        # the commitment, when present, follows the signature: it is the last 66 bytes, and
+        # no other ending of a snapshot is 64 hex digits (the turn and result fields that
+        # end one without a commitment hold bytes below "0")
+        after = encoded[-66:] if _COMMITMENT_FIELD.match(encoded[-66:]) else b""
+        head = encoded[: len(encoded) - len(after)]
+        if not head.endswith(tail):
             return False
-        return self.signs(encoded[: len(encoded) - len(tail)], signature)
+        return self.signs(head[: len(head) - len(tail)] + after, signature)
 
     def signs(self, payload: bytes, signature: str) -> bool:
         """Whether ``signature`` is a configured key's MAC of ``payload`` (``payload``: a

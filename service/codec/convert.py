@@ -25,6 +25,7 @@ from typing import Any
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine import vocabulary
+from samba_adjudicator.engine.deal_seed import commitment_problems
 from samba_adjudicator.engine.melds import infer_kind
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.service.base import pb
@@ -181,6 +182,7 @@ def snapshot_from_proto(
             concealed=r.concealed,
             premium=premium,
         )
+    problems.extend(commitment_problems(msg.deal_commitment, f"{path}.dealCommitment"))
     if rules is None:
         return None
     return m.Snapshot(
@@ -197,6 +199,7 @@ def snapshot_from_proto(
         result=result,
         ruleset_ref=ref,
         signature=msg.signature,
+        deal_commitment=msg.deal_commitment,
     )
 
 

@@ -188,4 +188,5 @@ def encode(snap: m.Snapshot) -> bytes:
     ]
     if snap.result is not None:
         parts.append(_len_field(13, _result(snap.result)))
+    parts.append(_str_field(15, snap.deal_commitment))  # 14, the signature, is left empty
     return b"".join(parts)

@@ -8,6 +8,7 @@ language). Another language gets a copy of the answer with:
   and each of its ``parameter_descriptions`` (GetRuleset) from its English text, which is
   its template (it has no placeholders);
 - a ``SuggestionReason.message`` (SuggestAction) from the template of its code that made it;
+- a ``VerifyDealProblem.description`` (VerifyDeal) from its reason's text;
 - an error's message, and each field problem's description, from their templates (or, for a
   text built without parameters, the text itself as the message id).
 """
@@ -22,6 +23,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.bots.choice import REASON_TEXTS
+from samba_adjudicator.engine.deal_proof import TEXTS as DEAL_PROOF_TEXTS
 from samba_adjudicator.engine.messages import NESTED
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS, profile_parts
@@ -34,7 +36,8 @@ from .negotiation import DEFAULT
 VIOLATION = "samba.v1.Violation"
 RULESET = "samba.v1.Ruleset"
 SUGGESTION_REASON = "samba.v1.SuggestionReason"
-_LOCALIZED = (VIOLATION, RULESET, SUGGESTION_REASON)
+DEAL_PROBLEM = "samba.v1.VerifyDealProblem"
+_LOCALIZED = (VIOLATION, RULESET, SUGGESTION_REASON, DEAL_PROBLEM)
 
 
 def violation_message(
@@ -131,15 +134,26 @@ def _repeated(f: FieldDescriptor) -> bool:
     return f.label == FieldDescriptor.LABEL_REPEATED
 
 
-def _rewrite(msg: Message, lang: str) -> None:
-    name = msg.DESCRIPTOR.full_name
+def _rewrite_leaf(msg: Message, name: str, lang: str) -> bool:
+    """Say again a message that holds text and no further message with text; False for any
+    other message."""
     if name == VIOLATION:
         text = violation_message(lang, msg.code, dict(msg.details), msg.message)
         if text:
             msg.message = text
-        return
-    if name == SUGGESTION_REASON:
+    elif name == SUGGESTION_REASON:
         msg.message = suggestion_message(lang, msg.code, msg.message)
+    elif name == DEAL_PROBLEM:  # VerifyDeal: the text of its reason
+        if msg.reason in DEAL_PROOF_TEXTS:
+            msg.description = say(lang, DEAL_PROOF_TEXTS[msg.reason], {"field": msg.field})
+    else:
+        return False
+    return True
+
+
+def _rewrite(msg: Message, lang: str) -> None:
+    name = msg.DESCRIPTOR.full_name
+    if _rewrite_leaf(msg, name, lang):
         return
     if name == RULESET:
         msg.description = ruleset_description(lang, msg.profile)

@@ -40,7 +40,7 @@ from samba_adjudicator.service.base.errors import (
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import computer, int_range, reveal, views
+from samba_adjudicator.service.pipeline import computer, int_range, reveal, verify, views
 from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from samba_adjudicator.service.pipeline.loading import (
     SNAPSHOT,
@@ -195,6 +195,7 @@ class Adjudicator:
             carried.deal_number,
             carried.match_scores,
             ref,
+            contributions=tuple(req.seed_contributions),
         )
         resp = pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
         self._extras(resp, req, snap, ())
@@ -429,6 +430,7 @@ METHODS: dict[str, tuple[type[Message], Handler]] = {
     "GetPlayerView": (pb.GetPlayerViewRequest, Adjudicator.get_player_view),
     "ReplayDeal": (pb.ReplayDealRequest, Adjudicator.replay_deal),
     "SuggestAction": (pb.SuggestActionRequest, Adjudicator.suggest_action),
+    "VerifyDeal": (pb.VerifyDealRequest, _handler(verify.verify_deal)),
 }
 
 

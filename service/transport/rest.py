@@ -97,6 +97,7 @@ ROUTES = (
         "deals",
         "Apply actions in order, stopping at the first illegal one.",
     ),
+    ("VerifyDeal", "post", "/v1/deals:verify", "deals", "Check a deal against its seeds."),
     ("CheckMeld", "post", "/v1/melds:check", "melds", "Judge a meld."),
     ("ValidateAction", "post", "/v1/actions:validate", "actions", "Is an action legal now?"),
     ("ApplyAction", "post", "/v1/actions:apply", "actions", "Apply an action."),

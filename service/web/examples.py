@@ -58,6 +58,7 @@ def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
             "level": "BASIC",
             "seed": EXAMPLE_SEED,
         },
+        "VerifyDeal": {"deal": snapshot, "seed": EXAMPLE_SEED},
     }
 
 

@@ -78,6 +78,7 @@ class _Methods:
     get_player_view = _method("GetPlayerView")
     replay_deal = _method("ReplayDeal")
     suggest_action = _method("SuggestAction")
+    verify_deal = _method("VerifyDeal")
 
     def __init__(
         self, transport, timeout: float | None, retry: RetryPolicy | None = DEFAULT_RETRY

@@ -37,6 +37,7 @@ ROUTES = {
     "GetPlayerView": ("POST", "/v1/deals:view"),
     "ReplayDeal": ("POST", "/v1/deals:replay"),
     "SuggestAction": ("POST", "/v1/actions:suggest"),
+    "VerifyDeal": ("POST", "/v1/deals:verify"),
 }
 
 

@@ -23,6 +23,7 @@ const ROUTES: Record<string, readonly ["GET" | "POST", string]> = {
   GetPlayerView: ["POST", "/v1/deals:view"],
   ReplayDeal: ["POST", "/v1/deals:replay"],
   SuggestAction: ["POST", "/v1/actions:suggest"],
+  VerifyDeal: ["POST", "/v1/deals:verify"],
 };
 
 export interface RestClientOptions extends ClientOptions {

@@ -206,6 +206,7 @@ describe("both transports", () => {
       replayDeal: { snapshot, actions: [first] },
       // level 3: SuggestActionRequest.Level.STRONG
       suggestAction: { snapshot, seat: first.seat, level: 3, seed: "parity", budgetMs: 20 },
+      verifyDeal: { deal: snapshot, seed: "typescript-client" },
     };
     for (const method of Adjudicator.methods) {
       const call = (c: AdjudicatorClient) =>
