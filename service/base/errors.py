@@ -18,7 +18,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from samba_adjudicator.engine.messages import english, flat
 from samba_adjudicator.engine.problems import Problem
-from samba_adjudicator.service.codec.json_render import to_dict
+
+from ..codec.json_render import to_dict
 
 DOMAIN = "samba.v1"
 

@@ -32,7 +32,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument
+
+from .errors import ApiError, invalid_argument
 
 ENV = "SAMBA_PAGE_TOKEN_KEY"
 _DERIVATION_LABEL = b"samba.v1 page tokens"
@@ -71,7 +72,7 @@ def local_key(environ: Mapping[str, str] | None = None) -> bytes:
     """The CLI's local key, made on first use (mode 0600 in a 0700 folder). Two invocations
     racing to make it agree: the key is written aside and linked into place, and the one
     that loses reads the winner's."""
-    from samba_adjudicator.service.base.signing import decode_key
+    from .signing import decode_key
 
     path = local_key_path(environ)
     if not path.exists():
@@ -104,7 +105,7 @@ def cli_key(environ: Mapping[str, str] | None = None, signer=None) -> bytes:
 def key_from(spec: str, signer=None) -> bytes:
     """The key of the module docstring from a ``SAMBA_PAGE_TOKEN_KEY`` value (may be empty)
     and the snapshot signer (may be None). ValueError for a malformed value."""
-    from samba_adjudicator.service.base.signing import decode_key
+    from .signing import decode_key
 
     if spec and spec.strip():
         raw = decode_key(spec)

@@ -17,8 +17,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, api_error
+from . import pb
+from .errors import ApiError, api_error
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
 VERSION = "v1"

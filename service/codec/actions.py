@@ -12,9 +12,10 @@ from typing import Any
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import Problems
-from samba_adjudicator.service.codec.paths import card, cards
+
+from ..base import pb
+from ..base.errors import Problems
+from .paths import card, cards
 
 
 def meld_ids(snap: m.Snapshot) -> set[str]:

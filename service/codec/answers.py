@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec.paths import json_path
+
+from ..base import pb
+from .paths import json_path
 
 
 def violation_to_proto(v: m.Violation) -> pb.Violation:

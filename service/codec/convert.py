@@ -28,12 +28,13 @@ from samba_adjudicator.engine import vocabulary
 from samba_adjudicator.engine.deal_seed import commitment_problems
 from samba_adjudicator.engine.melds import infer_kind
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import Problems
-from samba_adjudicator.service.codec import snapshot_bytes
-from samba_adjudicator.service.codec.paths import CARD_CODES, cards
-from samba_adjudicator.service.codec.required import missing_field
-from samba_adjudicator.service.codec.rulesets import ruleset_ref_from_proto
+
+from ..base import pb
+from ..base.errors import Problems
+from . import snapshot_bytes
+from .paths import CARD_CODES, cards
+from .required import missing_field
+from .rulesets import ruleset_ref_from_proto
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
 

@@ -15,7 +15,8 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import parse_card
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service.base import pb
+
+from ..base import pb
 
 #: Engine meld status -> its protobuf number (``pb.Meld.Status.Value``, made once).
 _STATUS_NUMBERS: dict[m.MeldStatus, int] = {

@@ -13,7 +13,7 @@ from google.protobuf import descriptor as _d
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from samba_adjudicator.service.base.descriptors import F, is_map
+from ..base.descriptors import F, is_map
 
 
 def to_dict(msg: Message) -> dict:

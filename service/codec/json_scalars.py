@@ -18,7 +18,8 @@ from typing import Any
 from google.protobuf import descriptor as _d
 
 from samba_adjudicator.engine.messages import N_
-from samba_adjudicator.service.base.descriptors import F
+
+from ..base.descriptors import F
 
 INT_RANGES = {
     F.TYPE_INT32: (-(2**31), 2**31 - 1),

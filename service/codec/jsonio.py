@@ -25,22 +25,23 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import InvalidInput, Problem
-from samba_adjudicator.service.base.descriptors import (
+
+from ..base.descriptors import (
     F,
     fields_by_json_key,
     is_map,
     is_synthetic_oneof,
     join,
 )
-from samba_adjudicator.service.base.errors import ProblemList, Problems, too_many_items
-from samba_adjudicator.service.codec.json_render import to_dict
-from samba_adjudicator.service.codec.json_scalars import (
+from ..base.errors import ProblemList, Problems, too_many_items
+from .json_render import to_dict
+from .json_scalars import (
     INT_RANGES,
     Refused,
     check_scalar,
     enum_number,
 )
-from samba_adjudicator.service.codec.json_text import MALFORMED_JSON, dumps, dumps_bytes, loads
+from .json_text import MALFORMED_JSON, dumps, dumps_bytes, loads
 
 __all__ = [
     "MALFORMED_JSON",

@@ -10,7 +10,8 @@ from samba_adjudicator.engine.cards import ORDER, parse_card
 from samba_adjudicator.engine.deadline import checkpoint
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import InvalidInput, Problem
-from samba_adjudicator.service.base.errors import ProblemList, Problems
+
+from ..base.errors import ProblemList, Problems
 
 # -- paths --------------------------------------------------------------------------------
 

@@ -22,9 +22,10 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.descriptors import F, is_map, is_required, join, real_oneofs
-from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ProblemList
+
+from ..base import pb
+from ..base.descriptors import F, is_map, is_required, join, real_oneofs
+from ..base.errors import MAX_LISTED_PROBLEMS, ProblemList
 
 
 def missing_required(msg: Message, path: str = "", skip: tuple[str, ...] = ()) -> list[Problem]:

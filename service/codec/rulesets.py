@@ -17,9 +17,10 @@ from samba_adjudicator.engine.messages import EACH, N_, joined, problem, said_ag
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.parameter_descriptions import PARAMETER_DESCRIPTIONS
 from samba_adjudicator.engine.premium_kinds import ConcealedPremium
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import MAX_ECHO, ApiError, Problems, api_error, echo
-from samba_adjudicator.service.codec.paths import camel, json_path
+
+from ..base import pb
+from ..base.errors import MAX_ECHO, ApiError, Problems, api_error, echo
+from .paths import camel, json_path
 
 # -- generic enum / dataclass helpers -----------------------------------------------------
 

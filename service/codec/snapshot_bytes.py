@@ -22,8 +22,9 @@ from __future__ import annotations
 from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import ORDER
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec.rulesets import ruleset_ref_to_proto
+
+from ..base import pb
+from .rulesets import ruleset_ref_to_proto
 
 _VARINT, _LEN = 0, 2
 

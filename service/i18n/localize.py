@@ -28,8 +28,8 @@ from samba_adjudicator.engine.messages import NESTED
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.ruleset import PROFILE_DESCRIPTIONS, profile_parts
 from samba_adjudicator.engine.violations import CODES, filled, said_as
-from samba_adjudicator.service.base.errors import MAX_TEXT, ApiError, clip, summary
 
+from ..base.errors import MAX_TEXT, ApiError, clip, summary
 from .catalogs import say, say_plural
 from .negotiation import DEFAULT
 

@@ -212,7 +212,7 @@ def otlp_endpoint(given: str, environ: Mapping[str, str]) -> str:
     """The traces URL: ``--otlp-endpoint`` (a base URL, like ``OTEL_EXPORTER_OTLP_ENDPOINT``)
     or the standard variables (``service.ops.tracing.endpoint_from``); "" for none, and
     when ``OTEL_SDK_DISABLED`` is true. Another protocol than http/protobuf is refused."""
-    from samba_adjudicator.service.ops.tracing import disabled, endpoint_from, traces_url
+    from .tracing import disabled, endpoint_from, traces_url
 
     url = endpoint_from(environ) if not given.strip() else traces_url(given.strip())
     if disabled(environ):

@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from samba_adjudicator.service.ops.tracing import Carried, log_ids
+from .tracing import Carried, log_ids
 
 #: The per-call lines' logger (``service.pipeline.runtime``).
 CALLS = logging.getLogger("samba.server")

@@ -29,20 +29,21 @@ from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.derived import awaiting_seats
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
-from samba_adjudicator.service.base import page_tokens, pb
-from samba_adjudicator.service.base.errors import (
+
+from ..base import page_tokens, pb
+from ..base.errors import (
     Problems,
     api_error,
     echo,
     invalid_argument,
     too_many_items,
 )
-from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import answers, convert, jsonio, paths, required, rulesets
-from samba_adjudicator.service.codec.actions import action_to_proto
-from samba_adjudicator.service.pipeline import computer, int_range, reveal, verify, views
-from samba_adjudicator.service.pipeline.kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
-from samba_adjudicator.service.pipeline.loading import (
+from ..base.signing import Signer
+from ..codec import answers, convert, jsonio, paths, required, rulesets
+from ..codec.actions import action_to_proto
+from . import computer, int_range, reveal, verify, views
+from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
+from .loading import (
     SNAPSHOT,
     SNAPSHOT_CACHE_SIZE,
     SnapshotLoader,

@@ -20,13 +20,14 @@ from collections.abc import Iterable
 
 from samba_adjudicator.engine.model import InvalidInput, Problem
 from samba_adjudicator.engine.ruleset import RulesetError
-from samba_adjudicator.service.base.errors import (
+
+from ..base.errors import (
     ApiError,
     ProblemList,
     internal_error,
     invalid_argument,
 )
-from samba_adjudicator.service.codec.paths import json_path
+from ..codec.paths import json_path
 
 log = logging.getLogger("samba.api")
 

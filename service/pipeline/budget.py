@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from samba_adjudicator.service.base.errors import ApiError, api_error
+from ..base.errors import ApiError, api_error
 
 #: Bytes of large requests (over ADMIT_FROM) being decoded and answered at once. Decoding
 #: a megabyte of JSON into messages and problems takes about ten times that in memory: 40

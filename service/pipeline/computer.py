@@ -20,9 +20,10 @@ from samba_adjudicator.engine import bots
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec import required, wire
-from samba_adjudicator.service.codec.actions import action_to_proto
+
+from ..base import pb
+from ..codec import required, wire
+from ..codec.actions import action_to_proto
 
 #: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
 BOT_LEVELS: dict[int, bots.Level] = {

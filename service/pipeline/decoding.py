@@ -19,9 +19,10 @@ from __future__ import annotations
 from google.protobuf.message import DecodeError, Message
 
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base import errors
-from samba_adjudicator.service.codec import jsonio, wire
-from samba_adjudicator.service.pipeline.loading import (
+
+from ..base import errors
+from ..codec import jsonio, wire
+from .loading import (
     SNAPSHOT,
     SnapshotLoader,
     SnapshotSource,

@@ -19,9 +19,10 @@ decoded:
 from __future__ import annotations
 
 from samba_adjudicator.engine.problems import InvalidInput
-from samba_adjudicator.service.codec import json_text, wire
-from samba_adjudicator.service.pipeline import computer
-from samba_adjudicator.service.pipeline.api import METHODS
+
+from ..codec import json_text, wire
+from . import computer
+from .api import METHODS
 
 #: Methods whose every call lists legal actions (or replays up to 2,000 actions).
 OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})

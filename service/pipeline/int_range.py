@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Problem, ScoreReport, Snapshot
-from samba_adjudicator.service.base.errors import invalid_argument
+
+from ..base.errors import invalid_argument
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1

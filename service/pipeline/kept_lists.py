@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from samba_adjudicator.engine.action_order import canonical
 from samba_adjudicator.engine.deadline import checkpoint
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec.actions import action_to_proto
+
+from ..base import pb
+from ..codec.actions import action_to_proto
 
 #: Bytes of kept lists per process (docs/service.md#memory-budget).
 LISTS_KEPT_BYTES = 32 * 1024 * 1024

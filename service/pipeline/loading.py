@@ -35,24 +35,25 @@ from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import (
+
+from ..base import pb
+from ..base.errors import (
     ApiError,
     Problems,
     api_error,
     echo,
     invalid_argument,
 )
-from samba_adjudicator.service.base.lru import Lru
-from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import (
+from ..base.lru import Lru
+from ..base.signing import Signer
+from ..codec import (
     convert,
     derived_fields,
     paths,
     required,
     snapshot_bytes,
 )
-from samba_adjudicator.service.codec.actions import action_from_proto, meld_ids
+from ..codec.actions import action_from_proto, meld_ids
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
 SNAPSHOT_CACHE_SIZE = 1024

@@ -17,8 +17,9 @@ from dataclasses import replace
 from samba_adjudicator import engine
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Phase, Snapshot
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import invalid_argument
+
+from ..base import pb
+from ..base.errors import invalid_argument
 
 Reveal = pb.GetPlayerViewRequest.Reveal
 

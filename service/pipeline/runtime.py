@@ -29,25 +29,26 @@ from google.protobuf.message import Message
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
 from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
-from samba_adjudicator.service.base.errors import ApiError, Problems, new_request_id
-from samba_adjudicator.service.ops import metrics as _metrics
-from samba_adjudicator.service.ops import tracing
-from samba_adjudicator.service.ops.logs import log_call
-from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
-from samba_adjudicator.service.pipeline.boundary import as_api_error
-from samba_adjudicator.service.pipeline.budget import ADMIT_FROM as ADMIT_FROM
-from samba_adjudicator.service.pipeline.budget import ByteBudget
-from samba_adjudicator.service.pipeline.decoding import Decoded, ProtobufDecoder, decode_json
-from samba_adjudicator.service.pipeline.heavy import OFFLOAD
-from samba_adjudicator.service.pipeline.lifecycle import State
-from samba_adjudicator.service.pipeline.loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
-from samba_adjudicator.service.pipeline.stops import check_deadline, earlier, interrupted
-from samba_adjudicator.service.pipeline.stops import (  # the transports' name for it
+
+from ..base.errors import ApiError, Problems, new_request_id
+from ..ops import metrics as _metrics
+from ..ops import tracing
+from ..ops.logs import log_call
+from .api import METHODS, Adjudicator
+from .boundary import as_api_error
+from .budget import ADMIT_FROM as ADMIT_FROM
+from .budget import ByteBudget
+from .decoding import Decoded, ProtobufDecoder, decode_json
+from .heavy import OFFLOAD
+from .lifecycle import State
+from .loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
+from .stops import check_deadline, earlier, interrupted
+from .stops import (  # the transports' name for it
     shutting_down as shutting_down,
 )
 
 if TYPE_CHECKING:
-    from samba_adjudicator.service.ops.config import Settings
+    from ..ops.config import Settings
 
 log = logging.getLogger("samba.server")
 
@@ -150,8 +151,8 @@ class Runtime:
         count_calls: bool = True,
     ) -> None:
         if adjudicator is None:
-            from samba_adjudicator.service.base import page_tokens
-            from samba_adjudicator.service.base.signing import Signer
+            from ..base import page_tokens
+            from ..base.signing import Signer
 
             signer = Signer.from_env()
             adjudicator = Adjudicator(

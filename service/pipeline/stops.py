@@ -14,7 +14,8 @@ from __future__ import annotations
 import time
 
 from samba_adjudicator.engine.deadline import Stop
-from samba_adjudicator.service.base.errors import ApiError, api_error
+
+from ..base.errors import ApiError, api_error
 
 
 def deadline_exceeded(method: str) -> ApiError:

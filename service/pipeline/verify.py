@@ -9,8 +9,9 @@ from samba_adjudicator import engine
 from samba_adjudicator.engine.deal_seed import contribution_problems
 from samba_adjudicator.engine.dealing import MAX_SEED_BYTES
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec import paths
+
+from ..base import pb
+from ..codec import paths
 
 DEAL = "deal"
 

@@ -23,10 +23,11 @@ from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Phase, Problem, Snapshot
 from samba_adjudicator.engine.scoring import match_outcome
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument
-from samba_adjudicator.service.codec.answers import event_to_proto
-from samba_adjudicator.service.pipeline import int_range
+
+from ..base import pb
+from ..base.errors import ApiError, invalid_argument
+from ..codec.answers import event_to_proto
+from . import int_range
 
 
 class Renderer(Protocol):

@@ -21,8 +21,8 @@ import socket
 import threading
 from collections import OrderedDict
 
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.ops import metrics
+from ..codec import jsonio
+from ..ops import metrics
 
 log = logging.getLogger("samba.admin")
 

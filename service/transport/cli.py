@@ -17,7 +17,7 @@ EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
 
 def _commands() -> dict[str, str]:
-    from samba_adjudicator.service.pipeline.api import METHODS, kebab
+    from ..pipeline.api import METHODS, kebab
 
     return {kebab(name): name for name in METHODS}
 
@@ -63,24 +63,24 @@ def run(
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics, its texts
     in ``lang`` (an Accept-Language value; English when empty or unknown)."""
-    from samba_adjudicator.service.base.errors import (
+    from ..base.errors import (
         ApiError,
         internal_error,
         new_request_id,
         rest_body,
     )
-    from samba_adjudicator.service.codec.jsonio import to_dict
-    from samba_adjudicator.service.i18n.localize import localize_error, localize_response
-    from samba_adjudicator.service.i18n.negotiation import choose
-    from samba_adjudicator.service.pipeline.runtime import Runtime
+    from ..codec.jsonio import to_dict
+    from ..i18n.localize import localize_error, localize_response
+    from ..i18n.negotiation import choose
+    from ..pipeline.runtime import Runtime
 
     request_id = request_id or new_request_id()
     language = choose(lang)
     try:
         if adjudicator is None:
-            from samba_adjudicator.service.base import page_tokens
-            from samba_adjudicator.service.base.signing import Signer
-            from samba_adjudicator.service.pipeline.api import Adjudicator
+            from ..base import page_tokens
+            from ..base.signing import Signer
+            from ..pipeline.api import Adjudicator
 
             signer = Signer.from_env()
             adjudicator = Adjudicator(
@@ -101,7 +101,7 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
-        from samba_adjudicator.service.transport.server import (
+        from .server import (
             serve_main,
         )  # lazily: the servers pull in grpc and FastAPI
 
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"samba-adjudicator: cannot read {args.input}: {e.strerror}", file=sys.stderr)
         return EXIT_ERROR
-    from samba_adjudicator.service.codec.jsonio import dumps
+    from ..codec.jsonio import dumps
 
     status, body = run(commands[args.command], data, lang=args.lang)
     sys.stdout.write(dumps(body) + "\n")

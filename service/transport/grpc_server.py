@@ -42,17 +42,18 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from samba_adjudicator.engine.deadline import Stop
-from samba_adjudicator.service.base import errors, pb
-from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.i18n.localize import localize_error, localize_response
-from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
-from samba_adjudicator.service.i18n.negotiation import choose as choose_language
-from samba_adjudicator.service.ops import tracing
-from samba_adjudicator.service.pipeline.decoding import ProtobufDecoder
-from samba_adjudicator.service.pipeline.heavy import is_heavy
-from samba_adjudicator.service.pipeline.runtime import Runtime, request_id_from, shutting_down
-from samba_adjudicator.service.transport.grpc_connections import EVICT_HEADROOM, IdleEvictor
-from samba_adjudicator.service.transport.loop_watch import after_pending_io
+
+from ..base import errors, pb
+from ..base.errors import ApiError
+from ..i18n.localize import localize_error, localize_response
+from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from ..i18n.negotiation import choose as choose_language
+from ..ops import tracing
+from ..pipeline.decoding import ProtobufDecoder
+from ..pipeline.heavy import is_heavy
+from ..pipeline.runtime import Runtime, request_id_from, shutting_down
+from .grpc_connections import EVICT_HEADROOM, IdleEvictor
+from .loop_watch import after_pending_io
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"

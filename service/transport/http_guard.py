@@ -37,15 +37,16 @@ from collections import OrderedDict
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base.errors import (
+
+from ..base.errors import (
     ApiError,
     api_error,
     invalid_argument,
     new_request_id,
     rest_body,
 )
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER
+from ..codec import jsonio
+from ..pipeline.runtime import VERSION_HEADER
 
 log = logging.getLogger("samba.rest")
 

@@ -41,24 +41,26 @@ from starlette.responses import Response
 
 from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import ApiError, invalid_argument
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.i18n.http import header_value, language_headers
-from samba_adjudicator.service.i18n.localize import localize_response
-from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
-from samba_adjudicator.service.i18n.negotiation import choose as choose_language
-from samba_adjudicator.service.pipeline.api import REMEMBERS
-from samba_adjudicator.service.pipeline.boundary import as_api_error
-from samba_adjudicator.service.pipeline.heavy import is_heavy
-from samba_adjudicator.service.pipeline.runtime import (
+
+from ..base import pb
+from ..base.errors import ApiError, invalid_argument
+from ..codec import jsonio
+from ..i18n.http import header_value, language_headers
+from ..i18n.localize import localize_response
+from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from ..i18n.negotiation import choose as choose_language
+from ..pipeline.api import REMEMBERS
+from ..pipeline.boundary import as_api_error
+from ..pipeline.heavy import is_heavy
+from ..pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
     Runtime,
     shutting_down,
 )
-from samba_adjudicator.service.transport import rest_errors, rest_operations
-from samba_adjudicator.service.transport.rest_common import (
+from ..web import pages
+from . import rest_errors, rest_operations
+from .rest_common import (
     JSON,
     call_language,
     call_request_id,
@@ -68,8 +70,7 @@ from samba_adjudicator.service.transport.rest_common import (
     request_head,
     too_large,
 )
-from samba_adjudicator.service.transport.rest_errors import JsonCORSMiddleware
-from samba_adjudicator.service.web import pages
+from .rest_errors import JsonCORSMiddleware
 
 #: (RPC, verb, path, tag, summary) — docs/api.md#methods.
 ROUTES = (

@@ -6,12 +6,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from samba_adjudicator.service.base.errors import ApiError, api_error, rest_body
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.i18n.localize import localize_error
-from samba_adjudicator.service.i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
-from samba_adjudicator.service.ops.tracing import Carried, carried
-from samba_adjudicator.service.pipeline.runtime import request_id_from
+from ..base.errors import ApiError, api_error, rest_body
+from ..codec import jsonio
+from ..i18n.localize import localize_error
+from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
+from ..ops.tracing import Carried, carried
+from ..pipeline.runtime import request_id_from
 
 JSON = "application/json"
 

@@ -12,10 +12,11 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 
 from samba_adjudicator.engine.messages import N_, problem
-from samba_adjudicator.service.base.errors import ApiError, api_error, invalid_argument
-from samba_adjudicator.service.i18n.negotiation import choose as choose_language
-from samba_adjudicator.service.pipeline.runtime import VERSION_HEADER, request_id_from
-from samba_adjudicator.service.transport.rest_common import (
+
+from ..base.errors import ApiError, api_error, invalid_argument
+from ..i18n.negotiation import choose as choose_language
+from ..pipeline.runtime import VERSION_HEADER, request_id_from
+from .rest_common import (
     call_language,
     call_request_id,
     error_response,

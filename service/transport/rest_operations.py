@@ -10,11 +10,11 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.ops import metrics
-from samba_adjudicator.service.pipeline.runtime import VERSION, Runtime
-from samba_adjudicator.service.transport.rest_common import JSON, json_response
-from samba_adjudicator.service.web import examples, openapi
+from ..codec import jsonio
+from ..ops import metrics
+from ..pipeline.runtime import VERSION, Runtime
+from ..web import examples, openapi
+from .rest_common import JSON, json_response
 
 Routes = tuple[tuple[str, str, str, str, str], ...]
 

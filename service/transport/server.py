@@ -41,16 +41,17 @@ from typing import Any, NoReturn
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import stop_all
-from samba_adjudicator.service.ops import config as _config
-from samba_adjudicator.service.ops.logs import setup_logging
-from samba_adjudicator.service.transport.listeners import (
+
+from ..ops import config as _config
+from ..ops.logs import setup_logging
+from .listeners import (
     PortUnavailable,
     bind_admin,
     bind_http,
     check_grpc_port,
     fit_connections,
 )
-from samba_adjudicator.service.transport.loop_watch import LoopWatch, after_pending_io
+from .loop_watch import LoopWatch, after_pending_io
 
 log = logging.getLogger("samba.server")
 
@@ -71,7 +72,7 @@ def announce(line: dict) -> None:
     fields = {k: v for k, v in line.items() if k != "event"}
     log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
     if _KEY_OF_ITS_OWN:
-        from samba_adjudicator.service.base import page_tokens
+        from ..base import page_tokens
 
         page_tokens.warn_per_process()
 
@@ -110,10 +111,10 @@ class Worker:
         settings = fit_connections(settings)
         import uvicorn
 
-        from samba_adjudicator.service.pipeline.runtime import Runtime, State
-        from samba_adjudicator.service.transport.grpc_server import make_server
-        from samba_adjudicator.service.transport.http_guard import ConnectionGuard, protocol_class
-        from samba_adjudicator.service.transport.rest import create_app
+        from ..pipeline.runtime import Runtime, State
+        from .grpc_server import make_server
+        from .http_guard import ConnectionGuard, protocol_class
+        from .rest import create_app
 
         self.settings = settings
         self.state = State()
@@ -154,7 +155,7 @@ class Worker:
         grpc_port = self.grpc_port = self.grpc.start()
         sock = bind_http(self.settings)
         http_port = self.http_port = sock.getsockname()[1]
-        from samba_adjudicator.service.transport.admin import AdminServer
+        from .admin import AdminServer
 
         self.admin = AdminServer(self.state, bind_admin(self.settings))
         admin_port = self.admin.start()
@@ -366,8 +367,8 @@ def serve_main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     try:
-        from samba_adjudicator.service.base import page_tokens
-        from samba_adjudicator.service.base.signing import Signer
+        from ..base import page_tokens
+        from ..base.signing import Signer
 
         signer = Signer.parse(settings.snapshot_keys)
         key = page_tokens.server_key(settings.page_token_key, signer)
@@ -378,13 +379,13 @@ def serve_main(argv: list[str] | None = None) -> int:
         return 2
     # every worker gets the same page-token key (a random one is made here, once)
     settings = replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
-    from samba_adjudicator.service.transport.supervisor import prepare_metrics_dir
+    from .supervisor import prepare_metrics_dir
 
     created = prepare_metrics_dir(default_temp=settings.workers > 1)
     try:
         if settings.workers == 1:
             return run_single(settings)
-        from samba_adjudicator.service.transport.supervisor import run_supervisor
+        from .supervisor import run_supervisor
 
         return run_supervisor(settings)
     except PortUnavailable as e:

@@ -13,8 +13,8 @@ import tempfile
 import time
 from dataclasses import replace
 
-from samba_adjudicator.service.transport.listeners import PortUnavailable, open_socket
-from samba_adjudicator.service.transport.server import (
+from .listeners import PortUnavailable, open_socket
+from .server import (
     SIGNAL_POLL_SECONDS,
     announce,
     worker_entry,
@@ -98,7 +98,7 @@ class _Supervisor:
 
     def watch(self) -> None:
         """Replace workers that die until a signal (or too many deaths in a minute)."""
-        from samba_adjudicator.service.ops import metrics
+        from ..ops import metrics
 
         restarts: list[float] = []
         looked = 0.0
@@ -137,7 +137,7 @@ class _Supervisor:
             self._join(p, limit)
 
     def _join(self, p, limit: float) -> None:
-        from samba_adjudicator.service.ops import metrics
+        from ..ops import metrics
 
         p.join(max(limit - time.monotonic(), 0.1))
         if p.is_alive():

@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import json
 
-from samba_adjudicator.service.base.errors import rest_body
-from samba_adjudicator.service.base.signing import Signer
-from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
-from samba_adjudicator.service.pipeline.boundary import as_api_error
+from ..base.errors import rest_body
+from ..base.signing import Signer
+from ..codec import jsonio
+from ..pipeline.api import METHODS, Adjudicator
+from ..pipeline.boundary import as_api_error
 
 EXAMPLE_SEED = "example-seed-1"
 EXAMPLE_REQUEST_ID = "example-request-id"

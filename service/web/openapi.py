@@ -27,8 +27,8 @@ from typing import Any
 from google.protobuf import descriptor as _d
 from google.rpc import error_details_pb2
 
-from samba_adjudicator.service.base import descriptors, pb
-from samba_adjudicator.service.web import proto_docs
+from ..base import descriptors, pb
+from . import proto_docs
 
 _F = _d.FieldDescriptor
 PACKAGE = pb.PACKAGE

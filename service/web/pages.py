@@ -188,7 +188,7 @@ def router() -> APIRouter:
     @pages.get("/playground/texts.json", include_in_schema=False)
     async def playground_texts(request: Request) -> Response:
         """Event texts and score labels in the Accept-Language language (docs/i18n.md)."""
-        from samba_adjudicator.service.i18n.texts import page_texts
+        from ..i18n.texts import page_texts
 
         lang = getattr(request.state, "lang", None) or "en"
         return Response(json.dumps(page_texts(lang)), media_type="application/json")
