@@ -1,6 +1,6 @@
 """A computer seat's move in one call (ApplyAction's ``computer``), ``view_seats`` and a
 ``Deal`` whose ``previous`` decides ``players``, on the real servers over REST and gRPC
-(docs/api.md#applyaction, docs/guide.md#computer-players)."""
+(docs/api.md#computer-moves, docs/guide.md#computer-players)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""W3C trace context on both transports and spans over OTLP (service.ops.tracing).
+"""W3C trace context on both transports and spans over OTLP (service.ops.tracing;
+docs/service.md#traces).
 
 The server tests run the real server against a real OTLP/HTTP receiver on 127.0.0.1
 (tests/otlp_receiver.py), call it over REST and gRPC with a ``traceparent``, and read the
