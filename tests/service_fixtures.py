@@ -32,6 +32,49 @@ from samba_adjudicator.service.pipeline.api import METHODS, kebab  # noqa: E402
 REST = ROUTES
 
 
+def serve_command(*args: str, workers: int = 1, slow: bool = False) -> list[str]:
+    """The command line of ``samba-adjudicator serve`` on 127.0.0.1, every port chosen by
+    the system (read back from the ready line); ``slow``: through tests/slow_server.py."""
+    entry = (
+        [str(Path(__file__).with_name("slow_server.py"))]
+        if slow
+        else ["-m", "samba_adjudicator.service.transport.cli"]
+    )
+    return [
+        sys.executable,
+        *entry,
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--grpc-port",
+        "0",
+        "--http-port",
+        "0",
+        "--admin-port",
+        "0",
+        "--workers",
+        str(workers),
+        *args,
+    ]
+
+
+def serve_env(env: dict | None = None, workers: int = 1) -> dict:
+    """The environment of a test server: this one's, less the settings the command line
+    gives, with ``env`` on top."""
+    full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
+    for k in (
+        "SAMBA_GRPC_PORT",
+        "SAMBA_HTTP_PORT",
+        "SAMBA_ADMIN_PORT",
+        "SAMBA_HOST",
+        "SAMBA_WORKERS",
+    ):
+        full_env.pop(k, None)
+    if workers == 1:
+        full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    return full_env
+
+
 class ServerProcess:
     def __init__(self, *args: str, env: dict | None = None, workers: int = 1) -> None:
         # open for the server's whole life; close() removes it
@@ -40,41 +83,11 @@ class ServerProcess:
             suffix=".log",
             delete=False,
         )
-        full_env = {**os.environ, "SAMBA_LOG_LEVEL": "info", **(env or {})}
-        for k in (
-            "SAMBA_GRPC_PORT",
-            "SAMBA_HTTP_PORT",
-            "SAMBA_ADMIN_PORT",
-            "SAMBA_HOST",
-            "SAMBA_WORKERS",
-        ):
-            full_env.pop(k, None)
-        if workers == 1:
-            full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        full_env = serve_env(env, workers)
         # a test that needs calls in flight asks for slow ones: tests/slow_server.py
         slow = bool(full_env.get("SAMBA_TEST_DELAY_SECONDS"))
-        command = (
-            [str(Path(__file__).with_name("slow_server.py"))]
-            if slow
-            else ["-m", "samba_adjudicator.service.transport.cli"]
-        )
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                *command,
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--grpc-port",
-                "0",
-                "--http-port",
-                "0",
-                "--admin-port",
-                "0",
-                "--workers",
-                str(workers),
-                *args,
-            ],
+            serve_command(*args, workers=workers, slow=slow),
             stdout=subprocess.PIPE,
             stderr=self.log,
             env=full_env,

@@ -10,15 +10,15 @@ signal. tests/test_drain.py runs a few; ``make bench-abuse`` runs 200.
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from service_fixtures import serve_command, serve_env
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Seconds a start may take to exit after its signal before it counts as hung (killed).
@@ -34,41 +34,17 @@ class Start:
     log: str  # the server's stderr when it hung or exited other than 0/-SIGTERM
 
 
-def _command(workers: int, grace: float) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "samba_adjudicator.service.transport.cli",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--grpc-port",
-        "0",
-        "--http-port",
-        "0",
-        "--admin-port",
-        "0",
-        "--workers",
-        str(workers),
-        "--shutdown-grace-seconds",
-        str(grace),
-    ]
-
-
-def _env() -> dict:
-    env = dict(os.environ)
-    for k in ("SAMBA_GRPC_PORT", "SAMBA_HTTP_PORT", "SAMBA_ADMIN_PORT", "SAMBA_WORKERS"):
-        env.pop(k, None)
-    return env
-
-
 def _one(workers: int, grace: float, delay: float | None) -> tuple[Start, float]:
     """One start, signalled after ``delay`` (None: once ready); also the seconds it took to
     print the ready line (0 when it did not)."""
     with tempfile.TemporaryFile("w+") as log:
         started = time.monotonic()
         proc = subprocess.Popen(
-            _command(workers, grace), stdout=subprocess.PIPE, stderr=log, env=_env(), cwd=ROOT
+            serve_command("--shutdown-grace-seconds", str(grace), workers=workers),
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=serve_env(workers=workers),
+            cwd=ROOT,
         )
         ready_after = 0.0
         if delay is None:
