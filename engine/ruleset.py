@@ -92,6 +92,9 @@ class Ruleset:
     penalty_points: int
     hand_floor: int
     version: str = field(default="", compare=False)
+    #: ``profile`` read once: its base profile and its variations (VARIATIONS order)
+    base: str = field(default="", compare=False)
+    variations: tuple[str, ...] = field(default=(), compare=False)
 
     # -- derived views -----------------------------------------------------------------
     @property
@@ -131,9 +134,9 @@ class Ruleset:
         return players
 
 
-PARAMETER_NAMES: tuple[str, ...] = tuple(
-    f.name for f in fields(Ruleset) if f.name not in ("profile", "version")
-)
+#: Ruleset attributes that name the ruleset rather than set a rule.
+NAMING = ("profile", "version", "base", "variations")
+PARAMETER_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Ruleset) if f.name not in NAMING)
 #: Parameters the wire's Ruleset does not carry (the API contract has no field for them):
 #: the same in every profile, they are rules written as data all the same, counted in the
 #: ruleset's version, and left out of GetRuleset's answer.
@@ -408,7 +411,13 @@ def _resolve(spec: str, overrides: Mapping[str, Any] | None, path: str) -> Rules
     problems.extend(check_parameters(params, path, overrides))
     if problems:
         raise RulesetError(problems)
-    return Ruleset(profile="+".join([base, *seen]), version=ruleset_version(params), **params)
+    return Ruleset(
+        profile="+".join([base, *seen]),
+        version=ruleset_version(params),
+        base=base,
+        variations=tuple(seen),
+        **params,
+    )
 
 
 def _unknown_parameters(overrides: Mapping[str, Any], path: str) -> list[Problem]:

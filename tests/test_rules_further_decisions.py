@@ -369,6 +369,9 @@ def test_further_8_target_in_table_sizes_is_checked_too():
 def test_further_9_variations_in_any_order_printed_in_documented_order():
     either = resolve("pagat+open+uruguayan")
     assert either.profile == "pagat+uruguayan+open"
+    # the ruleset knows its parts: nobody reads the profile string again
+    assert (either.base, either.variations) == ("pagat", ("uruguayan", "open"))
+    assert (resolve("").base, resolve("").variations) == ("classic", ())
     assert either == resolve("pagat+uruguayan+open")
     assert either.version == resolve("pagat+uruguayan+open").version
     problems: list = []

@@ -275,7 +275,7 @@ def test_ruleset_has_every_engine_parameter_typed():
     params = [
         f.name
         for f in dataclasses.fields(er.Ruleset)
-        if f.name not in ("profile", "version", *er.ENGINE_ONLY_PARAMETERS)
+        if f.name not in (*er.NAMING, *er.ENGINE_ONLY_PARAMETERS)
     ]
     assert set(er.ENGINE_ONLY_PARAMETERS) <= set(er.PARAMETER_NAMES)
     assert names == ["profile", "version", *params, "description", "parameter_descriptions"]

@@ -134,11 +134,10 @@ def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
     return msg
 
 
-def ruleset_description(profile: str) -> str:
-    base, variations = er.profile_parts(profile)
-    text = er.PROFILE_DESCRIPTIONS.get(base, "")
-    if variations:
-        text += N_(" Variations: {variations}.").format(variations=", ".join(variations))
+def ruleset_description(rules: er.Ruleset) -> str:
+    text = er.PROFILE_DESCRIPTIONS.get(rules.base, "")
+    if rules.variations:
+        text += N_(" Variations: {variations}.").format(variations=", ".join(rules.variations))
     return text
 
 
@@ -153,10 +152,10 @@ PARAMETER_DESCRIPTIONS_PB = tuple(
 def ruleset_to_proto(rules: er.Ruleset, *, with_descriptions: bool = False) -> pb.Ruleset:
     """The wire's Ruleset; ``with_descriptions`` adds what each parameter means (GetRuleset)."""
     msg = pb.Ruleset(
-        profile=rules.profile, version=rules.version, description=ruleset_description(rules.profile)
+        profile=rules.profile, version=rules.version, description=ruleset_description(rules)
     )
     for f in dataclasses.fields(rules):
-        if f.name not in ("profile", "version") and f.name not in er.ENGINE_ONLY_PARAMETERS:
+        if f.name in er.PARAMETER_NAMES and f.name not in er.ENGINE_ONLY_PARAMETERS:
             _set(msg, f.name, getattr(rules, f.name))
     if with_descriptions:
         msg.parameter_descriptions.extend(PARAMETER_DESCRIPTIONS_PB)
