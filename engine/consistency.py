@@ -16,6 +16,9 @@ Decisions where the contract is silent:
 - Zones that do not add up are reported at ``stockCount`` when the stock is hidden (its
   count is then the only free figure), else at the snapshot itself (field ``""``).
 - ``dealt`` is checked for card codes only; it is not a zone and is not counted.
+- ``known`` (engine.knowledge.check_known) is a part of its hand; a hidden hand's known
+  cards count with the listed zones toward the pack's copies (not toward the zones' sum:
+  the hand's count holds them).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from itertools import chain
 from . import melds
 from .cards import ORDER, RED_THREES, pack_counts
 from .deal_checks import check_deal_fields
+from .knowledge import check_known
 from .messages import EACH, joined, problem, text
 from .model import Meld, MeldKind, Problem, RunEnd, Snapshot
 from .outcome_checks import check_outcome
@@ -93,6 +97,7 @@ def check_snapshot(snapshot: Snapshot) -> list[Problem]:
     _counts(snapshot, listed, add)
     _melds_and_red_threes(snapshot, add)
     _seat_fields(snapshot, add)
+    check_known(snapshot, add)
     check_deal_fields(snapshot, add)
     check_outcome(snapshot, add)
     return out
@@ -168,7 +173,18 @@ def _zones(snapshot: Snapshot) -> Zones:
         zones.append((f"sides[{k}].redThrees", tuple(side.red_threes)))
     zones.append(("stock", tuple(snapshot.stock)))
     zones.append(("discardPile", tuple(snapshot.discard_pile)))
+    zones.extend(_hidden_known(snapshot))
     return zones
+
+
+def _hidden_known(snapshot: Snapshot) -> Zones:
+    """The known cards of hidden hands, with their paths: the cards of a listed hand's
+    ``known`` are among its hand's."""
+    return [
+        (f"seats[{i}].known", tuple(seat.known))
+        for i, seat in enumerate(snapshot.seats)
+        if seat.known and seat.hand_hidden
+    ]
 
 
 def _card_codes(snapshot: Snapshot, add: Add) -> int:
@@ -184,6 +200,7 @@ def _card_codes(snapshot: Snapshot, add: Add) -> int:
 
     limit = _pack_counts(rules.decks, rules.jokers)
     listed = sum(map(len, card_lists))
+    card_lists.extend(cards for _, cards in _hidden_known(snapshot))
     if not _codes_and_copies_fit(card_lists, limit):
         _report_codes_and_copies(_zones(snapshot), limit, add)
     for i, seat in enumerate(snapshot.seats):

@@ -123,6 +123,9 @@ class Seat:
     has_melded: bool = False
     dealt: tuple[str, ...] = ()
     red_three_replacements_owed: int = 0
+    #: The cards every seat knows this seat holds: taken with the pile and not laid down
+    #: since, in the canonical order (engine.knowledge). Public: every view keeps it.
+    known: tuple[str, ...] = ()
 
     @property
     def hand_hidden(self) -> bool:

@@ -146,6 +146,7 @@ def _pile_to_hand(work: Work) -> None:
             work.lay_red_three(c)
         else:
             work.hands[work.seat].append(c)
+            work.taken.append(c)
 
 
 def _misfit(field: str, top: str, meld_id: str) -> list[Violation]:

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from . import melds as M
 from .cards import RED_THREES, points
+from .knowledge import known_after
 from .messages import problem
 from .model import (
     Event,
@@ -112,6 +113,8 @@ class Work:
         self.next_id: int | None = None  # found by new_id: most actions make no meld
         self.hidden_draws: list[str] | None = None
         self.hidden_drawn = [0] * len(s.seats)  # cards drawn into a hidden hand
+        self.laid: list[str] = []  # cards that left the acting seat's hand (engine.knowledge)
+        self.taken: list[str] = []  # pile cards that reached it
 
     @property
     def partners(self) -> tuple[int, ...]:
@@ -192,6 +195,7 @@ class Work:
                 [violation("CARDS_NOT_IN_HAND", field, cards=" ".join(sorted(missing.elements())))]
             ) from None
         hand[:] = rest
+        self.laid.extend(cards)
 
     # -- melds ------------------------------------------------------------------------
     def new_id(self) -> str:
@@ -264,6 +268,15 @@ class Work:
             go_out=t.go_out,
         )
 
+    def _known(self, i: int, seat: Seat) -> tuple[str, ...]:
+        """``seat.known`` after the action: only the acting seat's changes, and only when
+        cards left its hand or the pile reached it (a hand that only grew keeps it)."""
+        if i != self.seat or not (self.laid or self.taken) or seat.hand_hidden:
+            return seat.known
+        if not (seat.known or self.taken):
+            return ()
+        return known_after(seat.known, self.laid, self.taken, self.hands[i])
+
     def freeze(self) -> Snapshot:
         # Constructors rather than dataclasses.replace: the same values, at a fraction of
         # the cost, as long as every field is passed (tests/test_model_init.py checks it).
@@ -279,6 +292,7 @@ class Work:
                 has_melded=self.has_melded[i],
                 dealt=seat.dealt,
                 red_three_replacements_owed=self.owed[i],
+                known=self._known(i, seat),
             )
             for i, seat in enumerate(s.seats)
         )

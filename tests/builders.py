@@ -230,7 +230,12 @@ def one_card_variants(s: Snapshot) -> list[Snapshot]:
     hand = s.seats[seat].hand
     if s.turn.phase is not Phase.PLAY or s.turn.go_out is GoOut.ASKED or len(hand) < 2:
         return []
-    seats = tuple(replace(x, hand=hand[:1], hand_count=1) if x.seat == seat else x for x in s.seats)
+    seats = tuple(
+        replace(x, hand=hand[:1], hand_count=1, known=tuple(c for c in hand[:1] if c in x.known))
+        if x.seat == seat
+        else x
+        for x in s.seats
+    )
     stock = s.stock + hand[1:]
     one = replace(s, seats=seats, stock=stock, stock_count=len(stock))
     out = [one]

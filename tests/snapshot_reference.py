@@ -36,6 +36,7 @@ def rendering(snap: m.Snapshot) -> pb.Snapshot:
             has_melded=s.has_melded,
             dealt=list(s.dealt),
             red_three_replacements_owed=s.red_three_replacements_owed,
+            known=list(s.known),
         )
     for sd in snap.sides:
         side = msg.sides.add(

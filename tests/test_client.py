@@ -12,10 +12,12 @@ import zipfile
 import grpc
 import pytest
 from google.protobuf import json_format
+from played_endings import played
 from service_fixtures import ROOT, ServerProcess, dealt, http, sample_requests, server  # noqa: F401
 
 from samba_adjudicator.client import AdjudicatorError, AsyncClient, Client
 from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec.convert import snapshot_to_proto
 
 pytestmark = pytest.mark.servers
 
@@ -69,6 +71,27 @@ def test_messages_in_messages_out(server, transport):  # noqa: F811
     with client(server, transport) as c:
         answer = c.get_ruleset(pb.GetRulesetRequest(profile="classic+open"))
         assert isinstance(answer, pb.Ruleset) and answer.profile == "classic+open"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_known_cards_come_back_in_every_view_and_answer(server, transport):  # noqa: F811
+    """docs/rules.md#public-knowledge through the client: a position where a seat took the
+    pile keeps that seat's ``known`` in another seat's view and in ApplyAction's answer."""
+    position = next(
+        p for p in played("classic", 4, "client-known", 120) if any(s.known for s in p.seats)
+    )
+    holder = next(s for s in position.seats if s.known)
+    snapshot = json_format.MessageToDict(snapshot_to_proto(position))
+    with client(server, transport) as c:
+        viewer = (holder.seat + 1) % 4
+        view = c.get_player_view({"snapshot": snapshot, "seat": viewer})["snapshot"]
+        seen = view["seats"][holder.seat]
+        assert seen["handHidden"] and seen["known"] == list(holder.known)
+        first = c.list_legal_actions({"snapshot": snapshot})["actions"][0]
+        answer = c.apply_action({"snapshot": snapshot, "action": first})
+        assert answer["legal"]
+        kept = [s.get("known", []) for s in answer["snapshot"]["seats"]]
+        assert any(kept)
 
 
 PYTHON_NAMES = {

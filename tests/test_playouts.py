@@ -4,9 +4,10 @@ For every profile, every allowed player count and both variations, hypothesis pi
 and a sequence of choices; the deal is played by choosing among ``legal_actions``. After
 every step: cards are conserved, every position not over lists at least one legal action
 (no dead ends, docs/rules.md "Further decisions"), every listed action validates, validate
-and apply agree, apply never mutates its input, and a sample of unlisted actions is
-refused. Play is steered now and then into asking "may I go out?" and answering "no", and
-short-stock deals (one deck, small hands) reach the end of the stock within the bound.
+and apply agree, apply never mutates its input, a sample of unlisted actions is refused,
+and every seat's known cards (docs/rules.md#public-knowledge) stay within its hand. Play is
+steered now and then into asking "may I go out?" and answering "no", and short-stock deals
+(one deck, small hands) reach the end of the stock within the bound.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.action_order import action_key
-from samba_adjudicator.engine.cards import pack_counts
+from samba_adjudicator.engine.cards import RED_THREES, pack_counts, sort_cards
 from samba_adjudicator.engine.consistency import check_snapshot
 from samba_adjudicator.engine.model import (
     Addition,
@@ -136,12 +137,28 @@ def play(  # noqa: C901 - one playout
         assert dataclasses.astuple(s) == before, "apply mutated its input"
         assert outcome.legal and not outcome.violations
         assert validate(s, action) == []
+        _check_known(s, outcome.snapshot, action, outcome.events)
         s = outcome.snapshot
         assert zone_cards(s) == pack, "cards not conserved"
         assert check_snapshot(s) == [], check_snapshot(s)
         if s.turn.phase is Phase.OVER:
             assert outcome.score is not None
             assert s.result is not None
+
+
+def _check_known(before, after, action, events) -> None:
+    """docs/rules.md#public-knowledge: every seat's known cards are a part of its hand, in
+    the canonical order; only the acting seat's change; a whole-pile take makes the cards
+    it brought into the hand known."""
+    for seat, was in zip(after.seats, before.seats, strict=True):
+        assert not Counter(seat.known) - Counter(seat.hand), (seat.known, seat.hand)
+        assert list(seat.known) == sort_cards(seat.known)
+        if seat.seat != action.seat:
+            assert seat.known == was.known
+    taken = [e.cards for e in events if e.type == "PILE_TAKEN"]
+    if taken:
+        into_hand = Counter(c for c in taken[0][:-1] if c not in RED_THREES)
+        assert not into_hand - Counter(after.seats[action.seat].known)
 
 
 @pytest.mark.parametrize("spec,players", SPECS, ids=[f"{s}-{p}p" for s, p in SPECS])

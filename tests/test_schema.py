@@ -120,6 +120,7 @@ JSON_NAMES = {
         "hasMelded",
         "dealt",
         "redThreeReplacementsOwed",
+        "known",
     ],
     "Side": [
         "side",

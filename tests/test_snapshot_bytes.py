@@ -67,6 +67,7 @@ def test_the_bytes_are_the_protobuf_runtimes_for_every_position():
     assert checked > 400
     assert any(s.result is not None and s.result.premium is not None for s in POSITIONS)
     assert any(any(sd.penalties for sd in s.sides) for s in POSITIONS)
+    assert any(any(seat.known for seat in s.seats) for s in POSITIONS)
 
 
 def test_the_rendering_is_the_message_of_those_bytes():

@@ -369,6 +369,9 @@ def test_the_edits_reach_every_method_and_every_kind_of_field():
         assert any(needle in name for name in names), needle
     melded = WAYS[False].render(POSITIONS[-3])
     assert any(".melds.0.cards" in name for name, _ in edits(melded))
+    known = [p for p in POSITIONS if any(seat.known for seat in p.seats)]
+    assert known, "no position with known cards to edit"
+    assert any(".known." in name for name, _ in edits(WAYS[False].render(known[0])))
     assert set(SNAPSHOT_METHODS) >= {
         "ValidateAction",
         "ApplyAction",
@@ -420,3 +423,29 @@ def test_an_edited_count_is_refused_by_the_real_servers(signed_server):
         with pytest.raises(grpc.RpcError) as refused:
             stub.ApplyAction(request, timeout=30)
         assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
+
+
+@pytest.mark.servers
+def test_an_edited_known_list_is_refused_by_the_real_servers(signed_server):
+    """docs/rules.md#public-knowledge: ``known`` is signed like every field. A signed deal
+    whose seat is said to be known to hold one of its own cards (a consistent snapshot, but
+    not the one the service signed) is refused as not signed on both transports."""
+    with httpx.Client(base_url=signed_server.base_url, timeout=30) as http:
+        dealt = http.post("/v1/deals:deal", json={"players": 4, "seed": "known-seed-1"})
+        snapshot = dealt.json()["snapshot"]
+        seats = [dict(s) for s in snapshot["seats"]]
+        assert all(not s.get("known") for s in seats)
+        seats[0]["known"] = seats[0]["hand"][:1]
+        edited = {**snapshot, "seats": seats}
+        body = {"snapshot": edited, "action": {"seat": snapshot["turn"]["seat"], "drawStock": {}}}
+        answer = rest_call(http, "ApplyAction", body)
+        assert answer.status_code == 403, answer.text
+        assert answer.json()["error"]["details"][0]["reason"] == "SNAPSHOT_SIGNATURE_INVALID"
+        assert rest_call(http, "ApplyAction", {**body, "snapshot": snapshot}).status_code == 200
+    with grpc.insecure_channel(signed_server.grpc_target) as channel:
+        stub = adjudicator_pb2_grpc.AdjudicatorStub(channel)
+        request = json_format.ParseDict(body, METHODS["ApplyAction"][0]())
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ApplyAction(request, timeout=30)
+        assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
+        assert "SNAPSHOT_SIGNATURE_INVALID" in str(refused.value.trailing_metadata())

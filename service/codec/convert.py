@@ -155,6 +155,7 @@ def snapshot_from_proto(
                 has_melded=s.has_melded,
                 dealt=dealt,
                 red_three_replacements_owed=s.red_three_replacements_owed,
+                known=cards(s.known, f"{path}.seats[{i}].known", problems),
             )
         )
     sides = [

@@ -75,7 +75,7 @@ def _card_table(number: int) -> dict[str, bytes]:
 
 
 #: Field number -> card code -> the whole encoded element (tag, length, text).
-_CARD_FIELDS: dict[int, dict[str, bytes]] = {n: _card_table(n) for n in (2, 3, 7, 10)}
+_CARD_FIELDS: dict[int, dict[str, bytes]] = {n: _card_table(n) for n in (2, 3, 7, 9, 10)}
 
 
 def _cards(number: int, cards: tuple[str, ...]) -> bytes:
@@ -108,6 +108,7 @@ def _seat(s: m.Seat) -> bytes:
             _int_field(6, s.has_melded),
             _cards(7, s.dealt),
             _int_field(8, s.red_three_replacements_owed),
+            _cards(9, s.known),
         )
     )
 
