@@ -152,12 +152,11 @@ def api_error(code: str, reason: str, template: str, /, **params: object) -> Api
     )
 
 
-def invalid_argument(
-    problems: Iterable[Problem], reason: str = "INVALID_REQUEST", message: str | None = None
-) -> ApiError:
+def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST") -> ApiError:
     """An INVALID_ARGUMENT error listing ``problems``: at most MAX_LISTED_PROBLEMS of them in
     at most MAX_LISTED_BYTES, each text clipped to MAX_TEXT characters; the answer counts
-    the others."""
+    the others. Its message is their ``summary``: every INVALID_ARGUMENT is made here, so
+    service/i18n says the message again from the problems."""
     found = ProblemList(problems)
     listed: list[Problem] = []
     size = 0
@@ -168,9 +167,8 @@ def invalid_argument(
             break
         listed.append(shown)
     omitted = found.omitted + len(found) - len(listed)
-    if message is None:
-        message = summary(listed, omitted)
-    return ApiError("INVALID_ARGUMENT", reason, clip(message, 2 * MAX_TEXT), listed, omitted)
+    message = clip(summary(listed, omitted), 2 * MAX_TEXT)
+    return ApiError("INVALID_ARGUMENT", reason, message, listed, omitted)
 
 
 def summary(problems: list[Problem], omitted: int = 0) -> str:

@@ -7,13 +7,16 @@ import dataclasses
 from samba_adjudicator.engine import model as m
 
 from ..base import pb
+from ..i18n.catalogs import word
+from ..i18n.negotiation import DEFAULT
 from .paths import json_path
 
 
-def violation_to_proto(v: m.Violation) -> pb.Violation:
+def violation_to_proto(v: m.Violation, lang: str = DEFAULT) -> pb.Violation:
+    """The wire's Violation, its message in ``lang`` (docs/i18n.md)."""
     msg = pb.Violation(
         code=v.code,
-        message=v.message,
+        message=word(lang, v.message, v.template, v.params),
         rule=v.rule,
         field=json_path(v.field),
         penalty_points=v.penalty_points,
@@ -50,7 +53,7 @@ def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
     return msg
 
 
-def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
+def meld_check_to_proto(check: m.MeldCheck, lang: str) -> pb.CheckMeldResponse:
     return pb.CheckMeldResponse(
         valid=check.valid,
         kind=(
@@ -65,6 +68,6 @@ def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
         ),
         natural=check.natural,
         points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations],
+        violations=[violation_to_proto(v, lang) for v in check.violations],
         note=check.note,
     )
