@@ -20,6 +20,8 @@ from samba_adjudicator.engine.messages import english, flat
 from samba_adjudicator.engine.problems import Problem
 
 from ..codec.json_render import to_dict
+from ..i18n.catalogs import say, say_plural
+from ..i18n.negotiation import DEFAULT
 
 DOMAIN = "samba.v1"
 
@@ -171,15 +173,30 @@ def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST
     return ApiError("INVALID_ARGUMENT", reason, message, listed, omitted)
 
 
-def summary(problems: list[Problem], omitted: int = 0) -> str:
+def summary(problems: list[Problem], omitted: int = 0, lang: str = DEFAULT) -> str:
+    """An invalid argument's message in ``lang``: the first problem, and how many more."""
     if not problems:
-        return "invalid request"
+        return say(lang, "invalid request")
     first = problems[0]
-    text = f"{first.field}: {first.description}" if first.field else first.description
+    if first.field:
+        params = {"field": first.field, "description": first.description}
+        text = say(lang, "{field}: {description}", params)
+    else:
+        text = first.description
     more = len(problems) - 1 + omitted
-    if more:
-        text += f" (and {more} more problem{'s' if more > 1 else ''}"
-        text += f"; {omitted} not listed)" if omitted else ")"
+    counts = {"count": str(more), "omitted": str(omitted)}
+    if more and omitted:
+        text += say_plural(
+            lang,
+            " (and {count} more problem; {omitted} not listed)",
+            " (and {count} more problems; {omitted} not listed)",
+            more,
+            counts,
+        )
+    elif more:
+        text += say_plural(
+            lang, " (and {count} more problem)", " (and {count} more problems)", more, counts
+        )
     return text
 
 

@@ -1,10 +1,11 @@
-"""The engine's judgements as answer messages: violations, events, scores, meld checks."""
+"""The engine's judgements as answer messages: violations, events, scores, meld checks, reasons."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine.bots.choice import Reason
 
 from ..base import pb
 from ..i18n.catalogs import word
@@ -24,6 +25,11 @@ def violation_to_proto(v: m.Violation, lang: str = DEFAULT) -> pb.Violation:
     for k, val in (v.details or {}).items():
         msg.details[str(k)] = str(val)
     return msg
+
+
+def reason_to_proto(r: Reason, lang: str) -> pb.SuggestionReason:
+    """Why a computer player chose its action, the message in ``lang``."""
+    return pb.SuggestionReason(code=r.code, message=word(lang, r.message, r.template, r.params))
 
 
 def event_to_proto(e: m.Event, card_count: int = -1) -> pb.Event:

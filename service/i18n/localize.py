@@ -13,8 +13,8 @@ from __future__ import annotations
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.violations import CODES
 
-from ..base.errors import MAX_TEXT, ApiError, clip
-from .catalogs import say, say_plural
+from ..base.errors import MAX_TEXT, ApiError, clip, summary
+from .catalogs import say
 from .negotiation import DEFAULT
 
 
@@ -34,37 +34,6 @@ def problem_text(lang: str, p: Problem) -> str:
     return clip(say(lang, p.description))
 
 
-def summary_in(lang: str, problems: list[Problem], omitted: int) -> str:
-    """``service.base.errors.summary`` in ``lang``: the first problem, and how many more."""
-    if not problems:
-        return say(lang, "invalid request")
-    first = problems[0]
-    if first.field:
-        text = say(
-            lang, "{field}: {description}", {"field": first.field, "description": first.description}
-        )
-    else:
-        text = first.description
-    more = len(problems) - 1 + omitted
-    if more and omitted:
-        text += say_plural(
-            lang,
-            " (and {count} more problem; {omitted} not listed)",
-            " (and {count} more problems; {omitted} not listed)",
-            more,
-            {"count": str(more), "omitted": str(omitted)},
-        )
-    elif more:
-        text += say_plural(
-            lang,
-            " (and {count} more problem)",
-            " (and {count} more problems)",
-            more,
-            {"count": str(more)},
-        )
-    return text
-
-
 def localize_error(err: ApiError, lang: str) -> ApiError:
     """``err`` in ``lang``: itself for English, else a copy with every text translated."""
     if lang == DEFAULT:
@@ -76,7 +45,7 @@ def localize_error(err: ApiError, lang: str) -> ApiError:
     if err.template:
         message = say(lang, err.template, err.params)
     elif err.is_invalid_argument:
-        message = summary_in(lang, problems, err.omitted)
+        message = summary(problems, err.omitted, lang)
     else:
         message = say(lang, err.message)
     return ApiError(

@@ -24,7 +24,7 @@ from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapsh
 from ..base import pb
 from ..codec import required, wire
 from ..codec.actions import action_to_proto
-from ..i18n.catalogs import word
+from ..codec.answers import reason_to_proto
 
 #: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
 BOT_LEVELS: dict[int, bots.Level] = {
@@ -71,12 +71,9 @@ def suggestion(
     for ``seat`` at ``level`` (a SuggestActionRequest.Level) and the action and reason as
     answered, the reason in ``lang``. InvalidInput at SuggestAction's paths."""
     chosen = bots.suggest(snap, seat, BOT_LEVELS.get(level, bots.Level.BASIC), seed, budget_ms)
-    said = chosen.reason
     return chosen.action, pb.ChosenAction(
         action=action_to_proto(canonical(chosen.action)),
-        reason=pb.SuggestionReason(
-            code=said.code, message=word(lang, said.message, said.template, said.params)
-        ),
+        reason=reason_to_proto(chosen.reason, lang),
     )
 
 
