@@ -21,7 +21,7 @@ from .deadline import checkpoint
 from .derived import awaiting_seats
 from .going_out import end_stranded, end_turn, finish_if_out, may_go_out
 from .laying import check_meld, lay_melds
-from .messages import N_, fill, problem
+from .messages import N_, problem, text
 from .model import (
     Action,
     AnswerGoOut,
@@ -349,7 +349,7 @@ def _swap_wild(work: Work, action: SwapWild) -> None:
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     field,
-                    reason=N_("this ruleset does not allow swapping a wild"),
+                    reason=text(N_("this ruleset does not allow swapping a wild")),
                 )
             ]
         )
@@ -378,7 +378,7 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_NOT_ALLOWED",
                     f"{field}.meldId",
-                    reason=N_("only a wild in an incomplete group may be swapped"),
+                    reason=text(N_("only a wild in an incomplete group may be swapped")),
                 )
             ]
         )
@@ -388,7 +388,7 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_MISMATCH",
                     f"{field}.wild",
-                    reason=fill(SWAP_MISMATCHES[0], {"meld": meld_id, "wild": action.wild}),
+                    reason=text(SWAP_MISMATCHES[0], meld=meld_id, wild=action.wild),
                     meld=meld_id,
                     wild=action.wild,
                 )
@@ -400,7 +400,7 @@ def _check_swap(
                 violation(
                     "WILD_SWAP_MISMATCH",
                     f"{field}.natural",
-                    reason=fill(SWAP_MISMATCHES[1], {"natural": action.natural}),
+                    reason=text(SWAP_MISMATCHES[1], natural=action.natural),
                     natural=action.natural,
                 )
             ]

@@ -85,11 +85,6 @@ def said_again(p: Problem) -> Text:
     return Text(p.description, p.description.replace("{", "{{").replace("}", "}}"), {})
 
 
-def fill(template: str, params: dict[str, str]) -> str:
-    """The template with every ``{name}`` replaced by its parameter."""
-    return template.format_map(params)
-
-
 def problem(path: str, reason: str, template: str, /, **params: object) -> Problem:
     """A Problem described by ``template`` filled from ``params`` (each given as ``str``, or a
     ``Text``)."""

@@ -318,6 +318,10 @@ class Violation:
     field: str = ""
     details: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
     penalty_points: int = 0
+    #: the English template ``message`` was said from and its parameters (engine.messages),
+    #: so that the service says it in another language; they take no part in equality
+    template: str = dataclasses.field(default="", compare=False)
+    params: Mapping[str, str] = dataclasses.field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

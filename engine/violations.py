@@ -134,16 +134,12 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
-#: The reasons of WILD_SWAP_MISMATCH (its message is its ``reason`` detail), each filled from
-#: the violation's other details: the meld and the wild it does not hold, or the natural
-#: given. Kept so that the service says the reason again in another language.
+#: The reasons of WILD_SWAP_MISMATCH (its message is its ``reason`` detail, a nested message:
+#: engine.messages.text): the meld and the wild it does not hold, or the natural given.
 SWAP_MISMATCHES = (
     N_("meld {meld} holds no {wild}"),
     N_("{natural} is not the natural the wild stands for"),
 )
-#: Code -> the templates its ``reason`` detail is filled from (the others' reason is itself
-#: a message id).
-REASONS: dict[str, tuple[str, ...]] = {"WILD_SWAP_MISMATCH": SWAP_MISMATCHES}
 
 
 class _Defaults(dict[str, str]):
@@ -152,15 +148,20 @@ class _Defaults(dict[str, str]):
 
 
 def violation(code: str, field: str = "", penalty: int = 0, **details: object) -> Violation:
+    """A violation of ``code``, its message said from the code's template and ``details``
+    (each given as ``str``, or a ``Text``: a nested message, whose template and parameters
+    the violation keeps beside its English)."""
     rule, template = CODES[code]
-    text = {k: str(v) for k, v in details.items()}
+    params = flat(details)
     return Violation(
         code=code,
-        message=template.format_map(_Defaults(text)),
+        message=filled(template, params),
         rule=rule,
         field=field,
-        details=text,
+        details=english(params),
         penalty_points=penalty,
+        template=template,
+        params=params,
     )
 
 
@@ -187,29 +188,11 @@ def not_your_turn(turn: int, awaiting: tuple[int, ...], seat: int, go_out: GoOut
     if go_out is not GoOut.ASKED:
         return out
     if seat in awaiting:
-        said = filled(ASKED_ANSWER_FIRST, {"turn": str(turn), "seat": str(seat)})
+        template, params = ASKED_ANSWER_FIRST, dict(out.params)
     else:
         who = _awaited([str(a) for a in awaiting])
-        said = filled(ASKED_WAITS_FOR, {"turn": str(turn), "who": who.english, "seat": str(seat)})
-    return replace(out, message=said)
-
-
-def said_as(code: str, details: Mapping[str, str]) -> list[tuple[str, Mapping[str, str]]]:
-    """The templates a violation of ``code`` may have been said from, each with the
-    parameters it is filled from (its details, and what they make): the service finds the
-    one that makes the violation's message and says it again (service/i18n)."""
-    if code == "NOT_YOUR_TURN":
-        who = flat({"who": _awaited(details.get("awaitingSeats", "").split())})
-        return [
-            (CODES[code][1], details),
-            (ASKED_ANSWER_FIRST, details),
-            (ASKED_WAITS_FOR, {**details, **who}),
-        ]
-    if code in REASONS:
-        return [(template, details) for template in REASONS[code]]
-    if code not in CODES or CODES[code][1] == "{reason}":
-        return []  # the reason is itself a message id
-    return [(CODES[code][1], details)]
+        template, params = ASKED_WAITS_FOR, {**out.params, **flat({"who": who})}
+    return replace(out, message=filled(template, params), template=template, params=params)
 
 
 def filled(template: str, params: Mapping[str, str]) -> str:

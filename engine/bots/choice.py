@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..messages import N_
+from ..messages import N_, Text, text
 from ..model import Action
 
 #: STRONG's search budget when the request gives none, and the most a request may ask for.
@@ -24,14 +26,23 @@ class Level(enum.Enum):
 @dataclass(frozen=True)
 class Reason:
     """Why the action was chosen: a stable ``code`` (docs/bots.md#reasons) and a short
-    English ``message`` for a hint, made by ``reason`` from one of the code's templates."""
+    English ``message`` for a hint, made by ``reason`` from one of the code's templates;
+    ``template`` and ``params`` say how (engine.messages: another reason given as a
+    parameter is nested, ``name:`` and ``name.x``), so that the service says it in the
+    caller's language. They take no part in equality."""
 
     code: str
     message: str
+    template: str = dataclasses.field(default="", compare=False)
+    params: Mapping[str, str] = dataclasses.field(default_factory=dict, compare=False, hash=False)
+
+    def said(self) -> Text:
+        """The message, to give as a parameter of another (SEARCHED's ``reason``)."""
+        return Text(self.message, self.template, self.params)
 
 
-#: Reason code -> the templates of its messages: the only texts a Reason says, so that the
-#: service can tell which one made a message and say it again (service/i18n/localize).
+#: Reason code -> the templates of its messages: the only texts a Reason says (each marked
+#: for the catalogs: babel.cfg).
 REASON_TEXTS: dict[str, tuple[str, ...]] = {
     "TAKE_PILE": (N_("take the pile of {cards} cards"),),
     "TAKE_TOP_CARD": (N_("take the top card onto a run"),),
@@ -63,11 +74,13 @@ REASON_TEXTS: dict[str, tuple[str, ...]] = {
 
 
 def reason(code: str, which: int = 0, /, **params: object) -> Reason:
-    """A Reason of ``code`` said from its template number ``which``, filled from ``params``."""
+    """A Reason of ``code`` said from its template number ``which``, filled from ``params``
+    (each given as ``str``, or a ``Text``: another reason's ``said()``)."""
     template = REASON_TEXTS[code][which]
     if not params:
-        return Reason(code, template)
-    return Reason(code, template.format_map({k: str(v) for k, v in params.items()}))
+        return Reason(code, template, template)
+    said = text(template, **params)
+    return Reason(code, said.english, template, said.params)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def choose(
     mean = totals[best] / worlds
     said = reason(
         "SEARCHED",
-        reason=picks[best].reason.message,
+        reason=picks[best].reason.said(),
         count=len(picks),
         worlds=worlds,
         mean=f"{mean:+.0f}",

@@ -20,6 +20,8 @@ from samba_adjudicator.engine.messages import english, flat
 from samba_adjudicator.engine.problems import Problem
 
 from ..codec.json_render import to_dict
+from ..i18n.catalogs import say, say_plural
+from ..i18n.negotiation import DEFAULT
 
 DOMAIN = "samba.v1"
 
@@ -152,12 +154,11 @@ def api_error(code: str, reason: str, template: str, /, **params: object) -> Api
     )
 
 
-def invalid_argument(
-    problems: Iterable[Problem], reason: str = "INVALID_REQUEST", message: str | None = None
-) -> ApiError:
+def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST") -> ApiError:
     """An INVALID_ARGUMENT error listing ``problems``: at most MAX_LISTED_PROBLEMS of them in
     at most MAX_LISTED_BYTES, each text clipped to MAX_TEXT characters; the answer counts
-    the others."""
+    the others. Its message is their ``summary``: every INVALID_ARGUMENT is made here, so
+    service/i18n says the message again from the problems."""
     found = ProblemList(problems)
     listed: list[Problem] = []
     size = 0
@@ -168,20 +169,34 @@ def invalid_argument(
             break
         listed.append(shown)
     omitted = found.omitted + len(found) - len(listed)
-    if message is None:
-        message = summary(listed, omitted)
-    return ApiError("INVALID_ARGUMENT", reason, clip(message, 2 * MAX_TEXT), listed, omitted)
+    message = clip(summary(listed, omitted), 2 * MAX_TEXT)
+    return ApiError("INVALID_ARGUMENT", reason, message, listed, omitted)
 
 
-def summary(problems: list[Problem], omitted: int = 0) -> str:
+def summary(problems: list[Problem], omitted: int = 0, lang: str = DEFAULT) -> str:
+    """An invalid argument's message in ``lang``: the first problem, and how many more."""
     if not problems:
-        return "invalid request"
+        return say(lang, "invalid request")
     first = problems[0]
-    text = f"{first.field}: {first.description}" if first.field else first.description
+    if first.field:
+        params = {"field": first.field, "description": first.description}
+        text = say(lang, "{field}: {description}", params)
+    else:
+        text = first.description
     more = len(problems) - 1 + omitted
-    if more:
-        text += f" (and {more} more problem{'s' if more > 1 else ''}"
-        text += f"; {omitted} not listed)" if omitted else ")"
+    counts = {"count": str(more), "omitted": str(omitted)}
+    if more and omitted:
+        text += say_plural(
+            lang,
+            " (and {count} more problem; {omitted} not listed)",
+            " (and {count} more problems; {omitted} not listed)",
+            more,
+            counts,
+        )
+    elif more:
+        text += say_plural(
+            lang, " (and {count} more problem)", " (and {count} more problems)", more, counts
+        )
     return text
 
 

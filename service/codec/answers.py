@@ -1,19 +1,23 @@
-"""The engine's judgements as answer messages: violations, events, scores, meld checks."""
+"""The engine's judgements as answer messages: violations, events, scores, meld checks, reasons."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine.bots.choice import Reason
 
 from ..base import pb
+from ..i18n.catalogs import word
+from ..i18n.negotiation import DEFAULT
 from .paths import json_path
 
 
-def violation_to_proto(v: m.Violation) -> pb.Violation:
+def violation_to_proto(v: m.Violation, lang: str = DEFAULT) -> pb.Violation:
+    """The wire's Violation, its message in ``lang`` (docs/i18n.md)."""
     msg = pb.Violation(
         code=v.code,
-        message=v.message,
+        message=word(lang, v.message, v.template, v.params),
         rule=v.rule,
         field=json_path(v.field),
         penalty_points=v.penalty_points,
@@ -21,6 +25,11 @@ def violation_to_proto(v: m.Violation) -> pb.Violation:
     for k, val in (v.details or {}).items():
         msg.details[str(k)] = str(val)
     return msg
+
+
+def reason_to_proto(r: Reason, lang: str) -> pb.SuggestionReason:
+    """Why a computer player chose its action, the message in ``lang``."""
+    return pb.SuggestionReason(code=r.code, message=word(lang, r.message, r.template, r.params))
 
 
 def event_to_proto(e: m.Event, card_count: int = -1) -> pb.Event:
@@ -50,7 +59,7 @@ def score_to_proto(report: m.ScoreReport) -> pb.ScoreDealResponse:
     return msg
 
 
-def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
+def meld_check_to_proto(check: m.MeldCheck, lang: str) -> pb.CheckMeldResponse:
     return pb.CheckMeldResponse(
         valid=check.valid,
         kind=(
@@ -65,6 +74,6 @@ def meld_check_to_proto(check: m.MeldCheck) -> pb.CheckMeldResponse:
         ),
         natural=check.natural,
         points=check.points,
-        violations=[violation_to_proto(v) for v in check.violations],
+        violations=[violation_to_proto(v, lang) for v in check.violations],
         note=check.note,
     )

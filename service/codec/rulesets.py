@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from typing import Any
 
 from google.protobuf.message import Message
@@ -20,6 +21,8 @@ from samba_adjudicator.engine.premium_kinds import ConcealedPremium
 
 from ..base import pb
 from ..base.errors import MAX_ECHO, ApiError, Problems, api_error, echo
+from ..i18n.catalogs import say
+from ..i18n.negotiation import DEFAULT
 from .paths import camel, json_path
 
 # -- generic enum / dataclass helpers -----------------------------------------------------
@@ -134,31 +137,42 @@ def ruleset_ref_to_proto(ref: m.RulesetRef) -> pb.RulesetRef:
     return msg
 
 
-def ruleset_description(rules: er.Ruleset) -> str:
-    text = er.PROFILE_DESCRIPTIONS.get(rules.base, "")
+#: How a description names the ruleset's variations.
+VARIATIONS = N_(" Variations: {variations}.")
+
+
+def ruleset_description(rules: er.Ruleset, lang: str) -> str:
+    """The profile's description, and its variations, in ``lang``."""
+    english = er.PROFILE_DESCRIPTIONS.get(rules.base, "")
+    text = say(lang, english) if english else ""
     if rules.variations:
-        text += N_(" Variations: {variations}.").format(variations=", ".join(rules.variations))
+        text += say(lang, VARIATIONS, {"variations": ", ".join(rules.variations)})
     return text
 
 
-#: Ruleset.parameter_descriptions in English, in the fields' order (the same for every
-#: profile; service/i18n says them again in another language).
-PARAMETER_DESCRIPTIONS_PB = tuple(
-    pb.ParameterDescription(field=camel(name), description=text, rule=rule)
-    for name, (text, rule) in PARAMETER_DESCRIPTIONS.items()
-)
+@functools.cache
+def parameter_descriptions(lang: str) -> tuple[pb.ParameterDescription, ...]:
+    """Ruleset.parameter_descriptions in ``lang`` (one of the served languages: the cache is
+    one tuple per language), in the fields' order, the same for every profile."""
+    return tuple(
+        pb.ParameterDescription(field=camel(name), description=say(lang, text), rule=rule)
+        for name, (text, rule) in PARAMETER_DESCRIPTIONS.items()
+    )
 
 
-def ruleset_to_proto(rules: er.Ruleset, *, with_descriptions: bool = False) -> pb.Ruleset:
-    """The wire's Ruleset; ``with_descriptions`` adds what each parameter means (GetRuleset)."""
+def ruleset_to_proto(
+    rules: er.Ruleset, lang: str = DEFAULT, *, with_descriptions: bool = False
+) -> pb.Ruleset:
+    """The wire's Ruleset, its texts in ``lang``; ``with_descriptions`` adds what each
+    parameter means (GetRuleset)."""
     msg = pb.Ruleset(
-        profile=rules.profile, version=rules.version, description=ruleset_description(rules)
+        profile=rules.profile, version=rules.version, description=ruleset_description(rules, lang)
     )
     for f in dataclasses.fields(rules):
         if f.name in er.PARAMETER_NAMES and f.name not in er.ENGINE_ONLY_PARAMETERS:
             _set(msg, f.name, getattr(rules, f.name))
     if with_descriptions:
-        msg.parameter_descriptions.extend(PARAMETER_DESCRIPTIONS_PB)
+        msg.parameter_descriptions.extend(parameter_descriptions(lang))
     return msg
 
 

@@ -50,6 +50,14 @@ def say(lang: str, template: str, params: Mapping[str, str] | None = None) -> st
     return text.format_map(_Unknown(_said(lang, params))) if params is not None else text
 
 
+def word(lang: str, english: str, template: str, params: Mapping[str, str]) -> str:
+    """A text the engine made in English from ``template`` and ``params``, in ``lang``: for
+    English (or a text made without a template) its own bytes, else said from its template."""
+    if lang == DEFAULT or not template:
+        return english
+    return say(lang, template, params)
+
+
 def _said(lang: str, params: Mapping[str, str]) -> Mapping[str, str]:
     """The parameters in ``lang``: each one that is itself a message (engine.messages.Text,
     its template at ``name:``, its parameters at ``name.x``) said again from its template."""

@@ -12,8 +12,6 @@ refusals and lets engine ``InvalidInput`` / ``RulesetError`` (and, for a bug, an
 through to ``service.pipeline.boundary``. The required-field check (descriptor-driven) runs on every
 request and every problem of a request is reported together. Snapshots are loaded by
 ``service.pipeline.loading`` (one pipeline, one cache).
-
-``METHODS[name] = (RequestType, handler)`` with ``handler(adjudicator, request)``.
 """
 
 from __future__ import annotations
@@ -41,6 +39,7 @@ from ..base.errors import (
 from ..base.signing import Signer
 from ..codec import answers, convert, jsonio, paths, required, rulesets
 from ..codec.actions import action_to_proto
+from ..i18n.negotiation import DEFAULT
 from . import computer, int_range, reveal, verify, views
 from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from .loading import (
@@ -59,6 +58,8 @@ MAX_PAGE_SIZE = 1000
 jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
+#: How the transport received a request's snapshot (None: it is in the request).
+Source = SnapshotSource | None
 
 
 def _handler(fn: Handler) -> Handler:
@@ -67,17 +68,15 @@ def _handler(fn: Handler) -> Handler:
     to its read, which finds its missing fields where this check would have put them."""
 
     @functools.wraps(fn)
-    def wrapper(
-        self: Adjudicator, request: Message, problems=None, source: SnapshotSource | None = None
-    ) -> Message:
+    def wrapper(self: Adjudicator, req: Message, problems, source: Source, lang: str) -> Message:
         if source is not None and source.loaded is not None:
-            problems = required.with_required(request, problems or (), skip=(SNAPSHOT,))
-        elif source is None or not request.HasField(SNAPSHOT):
-            problems = required.with_required(request, problems or ())
+            problems = required.with_required(req, problems or (), skip=(SNAPSHOT,))
+        elif source is None or not req.HasField(SNAPSHOT):
+            problems = required.with_required(req, problems or ())
         else:  # a new snapshot: the read finds its missing fields (SnapshotLoader.load)
-            problems, held = required.with_required_held(request, problems or (), SNAPSHOT)
+            problems, held = required.with_required_held(req, problems or (), SNAPSHOT)
             source = SnapshotSource(source.key, None, held)
-        return fn(self, request, problems, source)
+        return fn(self, req, problems, source, lang)
 
     return wrapper
 
@@ -105,10 +104,10 @@ class Adjudicator:
 
     # -- entry point -----------------------------------------------------------------------
     def call(
-        self, method: str, request: Message, problems=(), source: SnapshotSource | None = None
+        self, method: str, request: Message, problems=(), source: Source = None, lang: str = DEFAULT
     ) -> Message:
         """Dispatch ``method`` (RPC name). ``source``: how the transport received the
-        request's snapshot (None: the snapshot, if any, is in ``request``)."""
+        request's snapshot (None: it is in ``request``); ``lang``: the answer's language."""
         try:
             request_type, handler = METHODS[method]
         except KeyError:
@@ -125,7 +124,7 @@ class Adjudicator:
             )
         if source is None and method in _TAKES_SNAPSHOT and request.HasField(SNAPSHOT):
             source = self.snapshots.source_of(request.snapshot)
-        return handler(self, request, problems, source)
+        return handler(self, request, problems, source, lang)
 
     @staticmethod
     def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:
@@ -156,24 +155,24 @@ class Adjudicator:
     # -- RPCs ------------------------------------------------------------------------------
     @_handler
     def list_rulesets(
-        self, req: pb.ListRulesetsRequest, problems, source
+        self, req: pb.ListRulesetsRequest, problems, source, lang
     ) -> pb.ListRulesetsResponse:
         paths.raise_if(problems)
         return pb.ListRulesetsResponse(
-            rulesets=[rulesets.ruleset_to_proto(r) for r in engine.profile_rulesets()]
+            rulesets=[rulesets.ruleset_to_proto(r, lang) for r in engine.profile_rulesets()]
         )
 
     @_handler
-    def get_ruleset(self, req: pb.GetRulesetRequest, problems, source) -> pb.Ruleset:
+    def get_ruleset(self, req: pb.GetRulesetRequest, problems, source, lang) -> pb.Ruleset:
         paths.raise_if(problems)
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
             raise rulesets.unknown_profile(req.profile, e) from None
-        return rulesets.ruleset_to_proto(rules, with_descriptions=True)
+        return rulesets.ruleset_to_proto(rules, lang, with_descriptions=True)
 
     @_handler
-    def deal(self, req: pb.DealRequest, problems, source) -> pb.DealResponse:
+    def deal(self, req: pb.DealRequest, problems, source, lang) -> pb.DealResponse:
         if req.HasField("previous"):
             previous, _ = self.snapshots.load(
                 req.previous, problems, allow_view=False, field="previous"
@@ -225,7 +224,7 @@ class Adjudicator:
             )
 
     @_handler
-    def check_meld(self, req: pb.CheckMeldRequest, problems, source) -> pb.CheckMeldResponse:
+    def check_meld(self, req: pb.CheckMeldRequest, problems, source, lang) -> pb.CheckMeldResponse:
         cards = paths.cards(req.cards, "cards", problems)
         if req.HasField("snapshot") or (source is not None and source.loaded is not None):
             snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
@@ -248,22 +247,22 @@ class Adjudicator:
                     Problem("snapshot", "REQUIRED", "adding to a meld (meldId) needs the snapshot")
                 )
             check = engine.check_meld(self._ruleset(req.ruleset, problems)[0], cards)
-        return answers.meld_check_to_proto(check)
+        return answers.meld_check_to_proto(check, lang)
 
     @_handler
     def validate_action(
-        self, req: pb.ValidateActionRequest, problems, source
+        self, req: pb.ValidateActionRequest, problems, source, lang
     ) -> pb.ValidateActionResponse:
         snap, (action,) = self.snapshots.load(
             req.snapshot, problems, source=source, actions=((req.action, "action"),)
         )
-        violations = engine.validate(snap, action)
-        return pb.ValidateActionResponse(
-            legal=not violations, violations=[answers.violation_to_proto(v) for v in violations]
-        )
+        violations = [answers.violation_to_proto(v, lang) for v in engine.validate(snap, action)]
+        return pb.ValidateActionResponse(legal=not violations, violations=violations)
 
     @_handler
-    def apply_action(self, req: pb.ApplyActionRequest, problems, source) -> pb.ApplyActionResponse:
+    def apply_action(
+        self, req: pb.ApplyActionRequest, problems, source, lang
+    ) -> pb.ApplyActionResponse:
         problems.extend(computer.request_problems(req, problems))  # a ProblemList: bounded
         snap, actions = self.snapshots.load(
             req.snapshot,
@@ -273,12 +272,12 @@ class Adjudicator:
             allow_view=False,
         )
         views.check_view_seats(req, snap)
-        chosen = computer.choose(snap, req.computer) if req.HasField("computer") else None
+        chosen = computer.choose(snap, req.computer, lang) if req.HasField("computer") else None
         out = engine.apply(snap, chosen[0] if chosen is not None else actions[0])
         int_range.check_played(snap, out.snapshot, out.score)
         resp = pb.ApplyActionResponse(
             legal=out.legal,
-            violations=[answers.violation_to_proto(v) for v in out.violations],
+            violations=[answers.violation_to_proto(v, lang) for v in out.violations],
             snapshot=self.snapshots.render(out.snapshot, remember=True),
             events=[answers.event_to_proto(e) for e in out.events],
         )
@@ -291,7 +290,7 @@ class Adjudicator:
 
     @_handler
     def list_legal_actions(
-        self, req: pb.ListLegalActionsRequest, problems, source
+        self, req: pb.ListLegalActionsRequest, problems, source, lang
     ) -> pb.ListLegalActionsResponse:
         if req.page_size < 0:
             problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
@@ -348,7 +347,7 @@ class Adjudicator:
         )
 
     @_handler
-    def score_deal(self, req: pb.ScoreDealRequest, problems, source) -> pb.ScoreDealResponse:
+    def score_deal(self, req: pb.ScoreDealRequest, problems, source, lang) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
         report = engine.score(snap, req.provisional)
         int_range.check_played(snap, snap, report)
@@ -356,7 +355,7 @@ class Adjudicator:
 
     @_handler
     def get_player_view(
-        self, req: pb.GetPlayerViewRequest, problems, source
+        self, req: pb.GetPlayerViewRequest, problems, source, lang
     ) -> pb.GetPlayerViewResponse:
         revealing = req.reveal != pb.GetPlayerViewRequest.REVEAL_UNSPECIFIED
         snap, _ = self.snapshots.load(
@@ -376,7 +375,9 @@ class Adjudicator:
         return resp
 
     @_handler
-    def replay_deal(self, req: pb.ReplayDealRequest, problems, source) -> pb.ReplayDealResponse:
+    def replay_deal(
+        self, req: pb.ReplayDealRequest, problems, source, lang
+    ) -> pb.ReplayDealResponse:
         if len(req.actions) > self.max_replay_actions:
             raise too_many_items("ReplayDeal", "actions", self.max_replay_actions, len(req.actions))
         snap, actions = self.snapshots.load(
@@ -393,7 +394,7 @@ class Adjudicator:
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
                 legal=legal,
-                violations=[answers.violation_to_proto(v) for v in violations],
+                violations=[answers.violation_to_proto(v, lang) for v in violations],
                 events=[answers.event_to_proto(e) for e in events],
             )
             for v in item.violations:  # paths relative to this request: actions[i]…
@@ -409,16 +410,16 @@ class Adjudicator:
 
     @_handler
     def suggest_action(
-        self, req: pb.SuggestActionRequest, problems, source
+        self, req: pb.SuggestActionRequest, problems, source, lang
     ) -> pb.SuggestActionResponse:
         if problems and req.budget_ms < 0:  # else the engine reports it with the seat's
             problems.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
         snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
-        _, chosen = computer.suggestion(snap, req.seat, req.level, req.seed, req.budget_ms)
+        _, chosen = computer.suggestion(snap, req.seat, req.level, req.seed, req.budget_ms, lang)
         return pb.SuggestActionResponse(action=chosen.action, reason=chosen.reason)
 
 
-#: RPC name -> (request message type, handler(adjudicator, request[, problems])).
+#: RPC name -> (request message type, handler(adjudicator, request, problems, source, lang)).
 METHODS: dict[str, tuple[type[Message], Handler]] = {
     "ListRulesets": (pb.ListRulesetsRequest, Adjudicator.list_rulesets),
     "GetRuleset": (pb.GetRulesetRequest, Adjudicator.get_ruleset),

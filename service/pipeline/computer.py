@@ -24,6 +24,7 @@ from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapsh
 from ..base import pb
 from ..codec import required, wire
 from ..codec.actions import action_to_proto
+from ..codec.answers import reason_to_proto
 
 #: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
 BOT_LEVELS: dict[int, bots.Level] = {
@@ -64,23 +65,23 @@ def request_problems(req: pb.ApplyActionRequest, found: Sequence[Problem]) -> li
 
 
 def suggestion(
-    snap: Snapshot, seat: int, level: int, seed: str, budget_ms: int
+    snap: Snapshot, seat: int, level: int, seed: str, budget_ms: int, lang: str
 ) -> tuple[Action, pb.ChosenAction]:
     """SuggestAction's answer, for SuggestAction and ApplyAction alike: the engine's action
     for ``seat`` at ``level`` (a SuggestActionRequest.Level) and the action and reason as
-    answered. InvalidInput at SuggestAction's paths."""
+    answered, the reason in ``lang``. InvalidInput at SuggestAction's paths."""
     chosen = bots.suggest(snap, seat, BOT_LEVELS.get(level, bots.Level.BASIC), seed, budget_ms)
     return chosen.action, pb.ChosenAction(
         action=action_to_proto(canonical(chosen.action)),
-        reason=pb.SuggestionReason(code=chosen.reason.code, message=chosen.reason.message),
+        reason=reason_to_proto(chosen.reason, lang),
     )
 
 
-def choose(snap: Snapshot, move: pb.ComputerMove) -> tuple[Action, pb.ChosenAction]:
+def choose(snap: Snapshot, move: pb.ComputerMove, lang: str) -> tuple[Action, pb.ChosenAction]:
     """The computer player's action for ``move.seat`` on the full position ``snap`` and
-    the answer's ``chosen``; InvalidInput at ApplyAction's paths."""
+    the answer's ``chosen``, its reason in ``lang``; InvalidInput at ApplyAction's paths."""
     try:
-        return suggestion(snap, move.seat, move.level, move.seed, move.budget_ms)
+        return suggestion(snap, move.seat, move.level, move.seed, move.budget_ms, lang)
     except InvalidInput as e:
         raise InvalidInput([_at_computer(p) for p in e.problems], e.kind) from None
 

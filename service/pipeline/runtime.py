@@ -31,6 +31,7 @@ from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, wit
 from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
 
 from ..base.errors import ApiError, Problems, new_request_id
+from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..ops import metrics as _metrics
 from ..ops import tracing
 from ..ops.logs import log_call
@@ -215,6 +216,7 @@ class Runtime:
         deadline: float | None = None,
         call: CallRecord | None = None,
         stop: Stop | None = None,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """The error boundary: decode the request, adjudicate it and return the response,
         or raise ApiError (``service.pipeline.boundary``), never anything else. ``deadline``
@@ -222,7 +224,7 @@ class Runtime:
         DEADLINE_EXCEEDED. The engine's work also stops at the server's ceiling
         (``ceiling`` seconds from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE) and when
         ``stop`` is set (the caller went away: CANCELLED). ``call``: filled in for the
-        accounting."""
+        accounting. ``lang``: the language of the answer's texts (docs/i18n.md)."""
         limit = deadline
         if self.ceiling is not None:
             limit = earlier(deadline, time.monotonic() + self.ceiling)
@@ -237,7 +239,7 @@ class Runtime:
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
-                response = self.adjudicator.call(method, request, problems, source)
+                response = self.adjudicator.call(method, request, problems, source, lang)
             check_deadline(method, deadline)
             return response
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
@@ -245,9 +247,15 @@ class Runtime:
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
-    def call(self, method: str, request: Message, problems: Problems | None = None) -> Message:
+    def call(
+        self,
+        method: str,
+        request: Message,
+        problems: Problems | None = None,
+        lang: str = DEFAULT_LANGUAGE,
+    ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
-        return self.answer(method, lambda: (request, list(problems or ()), None))
+        return self.answer(method, lambda: (request, list(problems or ()), None), lang=lang)
 
     def invoke(
         self,
@@ -261,6 +269,7 @@ class Runtime:
         heavy: bool | None = None,
         stop: Stop | None = None,
         trace: tracing.Carried | None = None,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
@@ -283,7 +292,7 @@ class Runtime:
         heavy = heavy and self._heavy_slot(stop)
         try:
             counted = self.decoding.admit(size)
-            response = self.answer(method, decode, deadline, call, stop)
+            response = self.answer(method, decode, deadline, call, stop, lang)
             call.outcome, call.codes = _outcome(method, response)
             return response
         except ApiError as e:

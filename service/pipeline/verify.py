@@ -12,12 +12,16 @@ from samba_adjudicator.engine.messages import problem
 
 from ..base import pb
 from ..codec import paths
+from ..i18n.catalogs import word
 
 DEAL = "deal"
 
 
-def verify_deal(adj, req: pb.VerifyDealRequest, problems, source) -> pb.VerifyDealResponse:
-    """``adj``: the Adjudicator (its snapshot loader reads ``deal``)."""
+def verify_deal(
+    adj, req: pb.VerifyDealRequest, problems, source, lang: str
+) -> pb.VerifyDealResponse:
+    """``adj``: the Adjudicator (its snapshot loader reads ``deal``); the problems' texts
+    in ``lang``."""
     if len(req.seed.encode("utf-8")) > MAX_SEED_BYTES:
         problems.append(
             problem(
@@ -33,7 +37,11 @@ def verify_deal(adj, req: pb.VerifyDealRequest, problems, source) -> pb.VerifyDe
     return pb.VerifyDealResponse(
         verified=not found,
         problems=[
-            pb.VerifyDealProblem(field=p.field, reason=p.reason, description=p.description)
+            pb.VerifyDealProblem(
+                field=p.field,
+                reason=p.reason,
+                description=word(lang, p.description, p.template, p.params),
+            )
             for p in found
         ],
     )

@@ -70,7 +70,7 @@ def run(
         rest_body,
     )
     from ..codec.jsonio import to_dict
-    from ..i18n.localize import localize_error, localize_response
+    from ..i18n.localize import localize_error
     from ..i18n.negotiation import choose
     from ..pipeline.runtime import Runtime
 
@@ -88,14 +88,14 @@ def run(
                 page_token_key=page_tokens.cli_key(os.environ, signer),
             )
         runtime = Runtime(None, adjudicator, count_calls=False)
-        response = runtime.answer(method, runtime.json_decoder(method, data))
+        response = runtime.answer(method, runtime.json_decoder(method, data), lang=language)
     except ApiError as e:
         body = rest_body(localize_error(e, language), request_id)
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), body
     except (ValueError, OSError) as e:  # a malformed key setting, or no local key file
         logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
-    return EXIT_OK, to_dict(localize_response(response, language))
+    return EXIT_OK, to_dict(response)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ from samba_adjudicator.engine.deadline import Stop
 
 from ..base import errors, pb
 from ..base.errors import ApiError
-from ..i18n.localize import localize_error, localize_response
+from ..i18n.localize import localize_error
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
@@ -137,11 +137,12 @@ def _call(
             heavy=heavy,
             stop=stop,
             trace=trace,
+            lang=lang,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
     # deterministic: map entries (violation details) sorted, the same bytes on every replica
-    return localize_response(response, lang).SerializeToString(deterministic=True), None
+    return response.SerializeToString(deterministic=True), None
 
 
 def _generic_handlers(make, echo) -> list:

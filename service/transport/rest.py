@@ -46,7 +46,6 @@ from ..base import pb
 from ..base.errors import ApiError, invalid_argument
 from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
-from ..i18n.localize import localize_response
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..pipeline.api import REMEMBERS
@@ -259,10 +258,11 @@ class _Calls:
                 heavy=heavy,
                 stop=stop,
                 trace=trace,
+                lang=lang,
             )
         except ApiError as e:
             return error_response(e, rid, None, lang)
-        body = jsonio.to_dict(localize_response(response, lang))
+        body = jsonio.to_dict(response)
         if method in REMEMBERS and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
