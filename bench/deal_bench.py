@@ -54,14 +54,12 @@ from samba_adjudicator.engine.action_order import canonical  # noqa: E402
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
 from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
+from samba_adjudicator.service.transport.rest import ROUTES as _SERVICE_ROUTES  # noqa: E402
 
 MAX_MOVES = 5000
 MODES = ("adjudication", "with-suggest")
-REST_ROUTES = {
-    "Deal": "/v1/deals:deal",
-    "ApplyAction": "/v1/actions:apply",
-    "SuggestAction": "/v1/actions:suggest",
-}
+#: RPC -> REST path, from the schema's google.api.http options (service.transport.rest).
+REST_PATHS = {rpc: path for rpc, _verb, path, _tag, _summary in _SERVICE_ROUTES}
 GRPC_TYPES = {
     "Deal": (pb.DealRequest, pb.DealResponse),
     "ApplyAction": (pb.ApplyActionRequest, pb.ApplyActionResponse),
@@ -132,7 +130,7 @@ class RestWire:
         return json.dumps(body, separators=(",", ":")).encode()
 
     def call(self, method: str, payload: bytes) -> dict:
-        r = self.client.post(REST_ROUTES[method], content=payload, headers=self.headers)
+        r = self.client.post(REST_PATHS[method], content=payload, headers=self.headers)
         if r.status_code != 200:
             raise RuntimeError(f"{method}: HTTP {r.status_code} {r.text[:300]}")
         self.answered += len(r.content)

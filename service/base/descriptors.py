@@ -2,14 +2,14 @@
 
 ``google.api.field_behavior`` annotations (REQUIRED, OUTPUT_ONLY), real ``oneof`` choices
 (a proto3 ``optional`` field's synthetic oneof is not one), map fields, JSON names; and
-``join``, how a JSON field path grows.
+``join``, how a JSON field path grows; an RPC's REST route (``google.api.http``).
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from google.api import field_behavior_pb2
+from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor as _d
 
 F = _d.FieldDescriptor
@@ -60,3 +60,13 @@ def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
 @cache
 def fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
     return {f.json_name: f for f in desc.fields}
+
+
+def http_route(method: _d.MethodDescriptor) -> tuple[str, str]:
+    """(verb, path) of an RPC's ``google.api.http`` option (AIP-127): ``("post",
+    "/v1/deals:deal")``. The proto is the one place a REST route is written."""
+    rule = method.GetOptions().Extensions[annotations_pb2.http]
+    verb = rule.WhichOneof("pattern")
+    if verb is None:
+        raise LookupError(f"{method.full_name} has no google.api.http option")
+    return verb, getattr(rule, verb)

@@ -43,6 +43,7 @@ from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.engine.messages import problem
 
 from ..base import pb
+from ..base.descriptors import http_route
 from ..base.errors import ApiError, invalid_argument
 from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
@@ -57,7 +58,7 @@ from ..pipeline.runtime import (
     Runtime,
     shutting_down,
 )
-from ..web import pages
+from ..web import pages, proto_docs
 from . import rest_errors, rest_operations
 from .rest_common import (
     JSON,
@@ -71,51 +72,21 @@ from .rest_common import (
 )
 from .rest_errors import JsonCORSMiddleware
 
-#: (RPC, verb, path, tag, summary) — docs/api.md#methods.
-ROUTES = (
-    ("ListRulesets", "get", "/v1/rulesets", "rulesets", "Every served profile, resolved."),
-    (
-        "GetRuleset",
-        "get",
-        "/v1/rulesets/{profile}",
-        "rulesets",
-        "One profile (with +-joined variations), resolved.",
-    ),
-    ("Deal", "post", "/v1/deals:deal", "deals", "Shuffle and deal a new deal."),
-    ("ScoreDeal", "post", "/v1/deals:score", "deals", "Score a (finished or provisional) deal."),
-    (
-        "GetPlayerView",
-        "post",
-        "/v1/deals:view",
-        "deals",
-        "The snapshot as one seat (or a spectator) may see it.",
-    ),
-    (
-        "ReplayDeal",
-        "post",
-        "/v1/deals:replay",
-        "deals",
-        "Apply actions in order, stopping at the first illegal one.",
-    ),
-    ("VerifyDeal", "post", "/v1/deals:verify", "deals", "Check a deal against its seeds."),
-    ("CheckMeld", "post", "/v1/melds:check", "melds", "Judge a meld."),
-    ("ValidateAction", "post", "/v1/actions:validate", "actions", "Is an action legal now?"),
-    ("ApplyAction", "post", "/v1/actions:apply", "actions", "Apply an action."),
-    (
-        "ListLegalActions",
-        "post",
-        "/v1/actions:list",
-        "actions",
-        "Every legal atomic action, paged.",
-    ),
-    (
-        "SuggestAction",
-        "post",
-        "/v1/actions:suggest",
-        "actions",
-        "A computer player's legal action for one seat, from that seat's view only.",
-    ),
-)
+
+def _routes() -> tuple[tuple[str, str, str, str, str], ...]:
+    """(RPC, verb, path, tag, summary) of every RPC (docs/api.md#methods), read from the
+    schema: the verb and path from its ``google.api.http`` option (the one place a route is
+    written), the tag from the path's resource (``/v1/deals:deal``: ``deals``), the summary
+    from its proto comment."""
+    routes = []
+    for method in pb.SERVICE.methods:
+        verb, path = http_route(method)
+        tag = path.split("/")[2].split(":")[0]
+        routes.append((method.name, verb, path, tag, proto_docs.comment(method.full_name)))
+    return tuple(routes)
+
+
+ROUTES = _routes()
 BENCH_ECHO_PATH = "/v1/bench:echo"
 #: Answers of at least this many bytes are gzip-encoded for a caller that sends
 #: ``Accept-Encoding: gzip`` (docs/api.md#compression); smaller ones gain too little.

@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from google.api import annotations_pb2
 from google.protobuf import json_format, message_factory
 from google.protobuf.message import Message
 
@@ -24,21 +25,16 @@ Request = Message | dict[str, Any] | None
 
 SERVICE = adjudicator_pb2.DESCRIPTOR.services_by_name["Adjudicator"]
 
+
+def _route(method) -> tuple[str, str]:
+    """(VERB, path) on the REST gateway: the RPC's ``google.api.http`` option in the schema."""
+    rule = method.GetOptions().Extensions[annotations_pb2.http]
+    verb = rule.WhichOneof("pattern")
+    return verb.upper(), getattr(rule, verb)
+
+
 #: RPC -> (verb, path) on the REST gateway.
-ROUTES = {
-    "ListRulesets": ("GET", "/v1/rulesets"),
-    "GetRuleset": ("GET", "/v1/rulesets/{profile}"),
-    "Deal": ("POST", "/v1/deals:deal"),
-    "CheckMeld": ("POST", "/v1/melds:check"),
-    "ValidateAction": ("POST", "/v1/actions:validate"),
-    "ApplyAction": ("POST", "/v1/actions:apply"),
-    "ListLegalActions": ("POST", "/v1/actions:list"),
-    "ScoreDeal": ("POST", "/v1/deals:score"),
-    "GetPlayerView": ("POST", "/v1/deals:view"),
-    "ReplayDeal": ("POST", "/v1/deals:replay"),
-    "SuggestAction": ("POST", "/v1/actions:suggest"),
-    "VerifyDeal": ("POST", "/v1/deals:verify"),
-}
+ROUTES = {m.name: _route(m) for m in SERVICE.methods}
 
 
 @dataclasses.dataclass(frozen=True)
