@@ -47,9 +47,9 @@ from samba_adjudicator.engine.model import GoOut, Phase, Snapshot  # noqa: E402
 LEVELS = ("RANDOM", "BASIC", "STRONG")
 #: (first level, second level) -> mirrored deals per table (even: both chairs per shuffle)
 PAIRS: dict[tuple[str, str], int] = {
-    ("BASIC", "RANDOM"): 200,
-    ("STRONG", "BASIC"): 80,
-    ("STRONG", "RANDOM"): 20,
+    ("BASIC", "RANDOM"): 400,
+    ("STRONG", "BASIC"): 100,
+    ("STRONG", "RANDOM"): 40,
 }
 QUICK_DEALS = 2
 TABLES = [(p, n) for p in ("classic", "pagat", "canasta") for n in (2, 4)]
