@@ -1,19 +1,28 @@
-"""Computer-player tournaments (docs/bots.md#strength): whole deals, seats alternating,
-seeds fixed, every decision asked of ``engine.bots.suggest`` on the full snapshot (which
-redacts it to the seat's view) and applied.
+"""The computer players' ladder (docs/bots.md#strength): every level against every other,
+whole deals, seats mirrored, seeds fixed, every decision asked of ``engine.bots.suggest``
+on the full snapshot (which redacts it to the seat's view) and applied.
 
-    .venv/bin/python bench/bots_bench.py            # the tournament of docs/bots.md
-    .venv/bin/python bench/bots_bench.py --quick    # a few deals each (a minute)
-    .venv/bin/python bench/bots_bench.py --json     # the rows as JSON
+    .venv/bin/python bench/bots_bench.py             # the ladder of docs/bots.md
+    .venv/bin/python bench/bots_bench.py --quick     # one mirrored shuffle per table
+    .venv/bin/python bench/bots_bench.py --json      # the rows and the summary as JSON
+    .venv/bin/python bench/bots_bench.py --only BASIC:RANDOM --deals 400
 
-Matches: BASIC against RANDOM and STRONG against BASIC, at 2 and 4 players, classic and
-canasta. Deal ``i`` of a match uses seed ``i // 2``; on even deals the first level sits at
-side 0, on odd deals at side 1, so each shuffle is played from both chairs. A deal is won
-by the side with the higher deal total (a tie counts half). The table gives the win rate
-with its 95 % Wilson interval, the mean score margin (first level's deal total minus the
-other's), and the time per decision of each level (p50, p99: the CPU time of the process,
-one core, so that other work on a shared machine does not inflate it; cache and frequency
-effects still do). Matches run in ``--jobs`` processes (default 2).
+Pairs: BASIC v RANDOM, STRONG v BASIC, STRONG v RANDOM, each at every table of ``TABLES``
+(classic, pagat and canasta, 2 and 4 players). Deal ``i`` of a match uses seed ``i // 2``;
+on even deals the first level sits at side 0, on odd deals at side 1, so each shuffle is
+played from both chairs. A deal is won by the side with the higher deal total (a tie
+counts half). Per table and pooled: the win rate with its 95 % Wilson interval and the mean
+margin (first level's deal total minus the best other side's). Per level: the time per
+decision (p50, p99: the CPU time of the process, one core, so that other work on a shared
+machine does not inflate it; cache and frequency effects still do).
+
+The rating: a Bradley-Terry model fitted on every deal of the ladder (a win 1, a tie half
+to each), by its minorize-maximize iteration, on the Elo scale (400 log10 of the strength:
+a 200-point gap expects 76 % of deals), RANDOM anchored at 0. Each pair also gets one
+virtual tie, so that a level that never lost still has a finite rating.
+
+Then the issue's targets, each met or NOT MET (``TARGETS`` below). Matches are split into
+chunks of deals run in ``--jobs`` processes (default 2), the expensive ones first.
 """
 
 from __future__ import annotations
@@ -25,47 +34,62 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from samba_adjudicator.engine import apply, deal, resolve, score  # noqa: E402
-from samba_adjudicator.engine.bots import Level, suggest  # noqa: E402
+from samba_adjudicator.engine.bots import DEFAULT_BUDGET_MS, Level, suggest  # noqa: E402
 from samba_adjudicator.engine.build import CURRENT  # noqa: E402
 from samba_adjudicator.engine.model import GoOut, Phase, Snapshot  # noqa: E402
 
-#: (first level, second level, profile, players)
-MATCHES = [
-    (Level.BASIC, Level.RANDOM, "classic", 2),
-    (Level.BASIC, Level.RANDOM, "classic", 4),
-    (Level.BASIC, Level.RANDOM, "canasta", 2),
-    (Level.BASIC, Level.RANDOM, "canasta", 4),
-    (Level.STRONG, Level.BASIC, "classic", 2),
-    (Level.STRONG, Level.BASIC, "classic", 4),
-    (Level.STRONG, Level.BASIC, "canasta", 2),
-    (Level.STRONG, Level.BASIC, "canasta", 4),
-]
-DEALS = {Level.RANDOM: 100, Level.BASIC: 30}
-QUICK_DEALS = {Level.RANDOM: 6, Level.BASIC: 4}
+LEVELS = ("RANDOM", "BASIC", "STRONG")
+#: (first level, second level) -> mirrored deals per table (even: both chairs per shuffle)
+PAIRS: dict[tuple[str, str], int] = {
+    ("BASIC", "RANDOM"): 400,
+    ("STRONG", "BASIC"): 100,
+    ("STRONG", "RANDOM"): 40,
+}
+QUICK_DEALS = 2
+TABLES = [(p, n) for p in ("classic", "pagat", "canasta") for n in (2, 4)]
+#: Deals per chunk of work handed to a process.
+CHUNK = 20
 MAX_PLIES = 1500
+#: The ladder's time limit on the 2-core development machine (seconds), a target.
+LADDER_SECONDS = 20 * 60
 
 
 @dataclass
 class Row:
+    """One match: a pair of levels at one table."""
+
     first: str
     second: str
     profile: str
     players: int
-    deals: int
-    wins: float
-    win_rate: float
-    ci_low: float
-    ci_high: float
-    mean_margin: float
-    budget_ms: int
-    seconds: float
-    decisions: dict[str, list[float]]
+    deals: int = 0
+    wins: float = 0.0
+    margin: float = 0.0
+    seconds: float = 0.0
+    budget_ms: int = DEFAULT_BUDGET_MS
+    decisions: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def table(self) -> str:
+        return f"{self.profile} {self.players}p"
+
+    @property
+    def pair(self) -> str:
+        return f"{self.first} v {self.second}"
+
+    def add(self, other: Row) -> None:
+        self.deals += other.deals
+        self.wins += other.wins
+        self.margin += other.margin
+        self.seconds += other.seconds
+        for level, values in other.decisions.items():
+            self.decisions.setdefault(level, []).extend(values)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -99,37 +123,23 @@ def play(levels: Sequence[Level], profile: str, players: int, seed: str, budget:
     return totals, times
 
 
-def run_match(first: Level, second: Level, profile: str, players: int, deals: int, budget: int):
+def run_chunk(first: str, second: str, profile: str, players: int, deals: range, budget: int):
+    """Deals ``deals`` of one match (deal ``i``: seed ``i // 2``, chairs swapped on odd)."""
     start = time.perf_counter()
-    wins = 0.0
-    margin = 0
-    decisions: dict[str, list[float]] = {}
-    for i in range(deals):
+    row = Row(first, second, profile, players, budget_ms=budget)
+    sides = resolve(profile).sides_for(players)
+    for i in deals:
         mine = i % 2  # the side the first level sits at
-        sides = resolve(profile).sides_for(players)
-        levels = [first if k == mine else second for k in range(sides)]
+        levels = [Level(first) if k == mine else Level(second) for k in range(sides)]
         totals, times = play(levels, profile, players, f"bots-bench-{i // 2}", budget)
         other = max(t for k, t in enumerate(totals) if k != mine)
-        wins += 1.0 if totals[mine] > other else 0.5 if totals[mine] == other else 0.0
-        margin += totals[mine] - other
+        row.deals += 1
+        row.wins += 1.0 if totals[mine] > other else 0.5 if totals[mine] == other else 0.0
+        row.margin += totals[mine] - other
         for level, values in times.items():
-            decisions.setdefault(level, []).extend(values)
-    low, high = wilson(wins, deals)
-    return Row(
-        first.value,
-        second.value,
-        profile,
-        players,
-        deals,
-        wins,
-        wins / deals,
-        low,
-        high,
-        margin / deals,
-        budget,
-        time.perf_counter() - start,
-        decisions,
-    )
+            row.decisions.setdefault(level, []).extend(values)
+    row.seconds = time.perf_counter() - start
+    return row
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -137,61 +147,290 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
+def ratings(
+    rows: Sequence[Row], anchor: str = "RANDOM", iterations: int = 2000
+) -> dict[str, float]:
+    """Bradley-Terry strengths fitted on every deal (module docstring), on the Elo scale,
+    ``anchor`` at 0; one virtual tie per pair keeps every rating finite."""
+    wins: dict[tuple[str, str], float] = {}
+    games: dict[frozenset[str], float] = {}
+    for a, b in dict.fromkeys((r.first, r.second) for r in rows):
+        wins[(a, b)] = wins[(b, a)] = 0.5
+        games[frozenset((a, b))] = 1.0
+    for r in rows:
+        wins[(r.first, r.second)] += r.wins
+        wins[(r.second, r.first)] += r.deals - r.wins
+        games[frozenset((r.first, r.second))] += r.deals
+    levels = sorted({a for a, _ in wins}, key=lambda v: LEVELS.index(v))
+    strength = dict.fromkeys(levels, 1.0)
+    for _ in range(iterations):
+        for i in levels:
+            won = sum(w for (x, _), w in wins.items() if x == i)
+            denom = sum(
+                games[frozenset((x, y))] / (strength[x] + strength[y]) for (x, y) in wins if x == i
+            )
+            strength[i] = won / denom
+        norm = strength.get(anchor, strength[levels[0]])
+        strength = {k: v / norm for k, v in strength.items()}
+    return {k: 400 * math.log10(v) for k, v in strength.items()}
+
+
+@dataclass
+class Verdict:
+    target: str
+    met: bool
+    measured: str
+
+
+def _pooled(rows: Sequence[Row], first: str, second: str) -> Row | None:
+    mine = [r for r in rows if (r.first, r.second) == (first, second)]
+    if not mine:
+        return None
+    total = Row(first, second, "pooled", 0)
+    for r in mine:
+        total.add(r)
+    return total
+
+
+def targets(rows: Sequence[Row], budget: int, seconds: float) -> list[Verdict]:
+    """The issue's targets against the rows: each met or not (a pair not played is not met)."""
+    out: list[Verdict] = []
+    sb = [r for r in rows if (r.first, r.second) == ("STRONG", "BASIC")]
+    pooled = _pooled(rows, "STRONG", "BASIC")
+    if pooled is None:
+        out.append(Verdict("STRONG >= 60 % v BASIC (pooled, >= 400 deals)", False, "not played"))
+    else:
+        rate = pooled.wins / pooled.deals
+        low, _ = wilson(pooled.wins, pooled.deals)
+        worst = min(sb, key=lambda r: r.wins / r.deals)
+        out.append(
+            Verdict(
+                "STRONG >= 60 % v BASIC pooled over >= 400 deals",
+                rate >= 0.60 and pooled.deals >= 400,
+                f"{100 * rate:.1f} % of {pooled.deals}",
+            )
+        )
+        out.append(
+            Verdict(
+                "STRONG v BASIC: 95 % interval's lower bound > 55 %",
+                low > 0.55,
+                f"{100 * low:.1f} %",
+            )
+        )
+        out.append(
+            Verdict(
+                "STRONG v BASIC: no table below 50 %",
+                worst.wins / worst.deals >= 0.50,
+                f"lowest {worst.table} {100 * worst.wins / worst.deals:.1f} %",
+            )
+        )
+    br = [r for r in rows if (r.first, r.second) == ("BASIC", "RANDOM")]
+    played = {(r.profile, r.players) for r in br}
+    low_tables = [r for r in br if r.wins / r.deals < 0.90]
+    worst_br = min(br, key=lambda r: r.wins / r.deals) if br else None
+    out.append(
+        Verdict(
+            "BASIC >= 90 % v RANDOM at every table",
+            not low_tables and played >= set(TABLES),
+            f"lowest {worst_br.table} {100 * worst_br.wins / worst_br.deals:.1f} %"
+            if worst_br
+            else "not played",
+        )
+    )
+    strong = [v for r in rows for v in r.decisions.get("STRONG", [])]
+    p99 = 1e3 * percentile(strong, 0.99)
+    out.append(
+        Verdict(
+            f"STRONG p99 decision <= budgetMs {budget}",
+            bool(strong) and p99 <= budget,
+            f"{p99:.1f} ms" if strong else "not played",
+        )
+    )
+    out.append(
+        Verdict(
+            f"whole ladder <= {LADDER_SECONDS // 60} minutes",
+            seconds <= LADDER_SECONDS,
+            f"{seconds:.0f} s",
+        )
+    )
+    return out
+
+
+def _work(pairs: dict[tuple[str, str], int], tables, budget: int):
+    """Chunks of deals, the expensive (STRONG) pairs first so that the processes finish
+    together."""
+    jobs = []
+    for (first, second), deals in sorted(pairs.items(), key=lambda kv: "STRONG" not in kv[0]):
+        for profile, players in tables:
+            for start in range(0, deals, CHUNK):
+                stop = min(deals, start + CHUNK)
+                jobs.append((first, second, profile, players, range(start, stop), budget))
+    return jobs
+
+
+def run_ladder(pairs: dict[tuple[str, str], int], tables, budget: int, jobs: int) -> list[Row]:
+    rows: dict[tuple[str, str, str, int], Row] = {}
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(run_chunk, *job) for job in _work(pairs, tables, budget)]
+        for f in futures:
+            got = f.result()
+            key = (got.first, got.second, got.profile, got.players)
+            rows.setdefault(key, Row(*key, budget_ms=budget)).add(got)
+    order = list(pairs)
+    return sorted(
+        rows.values(),
+        key=lambda r: (order.index((r.first, r.second)), TABLES.index((r.profile, r.players))),
+    )
+
+
+def summary(rows: Sequence[Row], budget: int, seconds: float) -> dict:
+    """Everything the table prints, as plain data (the --json answer)."""
+    pooled = {}
+    for first, second in dict.fromkeys((r.first, r.second) for r in rows):
+        p = _pooled(rows, first, second)
+        assert p is not None
+        low, high = wilson(p.wins, p.deals)
+        pooled[f"{first} v {second}"] = {
+            "deals": p.deals,
+            "wins": p.wins,
+            "win_rate": p.wins / p.deals,
+            "ci_low": low,
+            "ci_high": high,
+            "mean_margin": p.margin / p.deals,
+        }
+    times = {}
+    for level in LEVELS:
+        values = [v for r in rows for v in r.decisions.get(level, [])]
+        if values:
+            times[level] = {
+                "decisions": len(values),
+                "p50_ms": 1e3 * percentile(values, 0.5),
+                "p99_ms": 1e3 * percentile(values, 0.99),
+            }
+    return {
+        "build": CURRENT.name,
+        "budget_ms": budget,
+        "seconds": seconds,
+        "rows": [
+            {
+                "first": r.first,
+                "second": r.second,
+                "profile": r.profile,
+                "players": r.players,
+                "deals": r.deals,
+                "wins": r.wins,
+                "win_rate": r.wins / r.deals,
+                "ci_low": wilson(r.wins, r.deals)[0],
+                "ci_high": wilson(r.wins, r.deals)[1],
+                "mean_margin": r.margin / r.deals,
+                "seconds": r.seconds,
+                "decisions": {k: len(v) for k, v in r.decisions.items()},
+            }
+            for r in rows
+        ],
+        "pooled": pooled,
+        "times": times,
+        "ratings": ratings(rows),
+        "targets": [asdict(v) for v in targets(rows, budget, seconds)],
+    }
+
+
+def render(data: dict, jobs: int) -> str:
+    lines = [
+        f"build: {data['build']}; STRONG budgetMs {data['budget_ms']}; {jobs} processes",
+        f"{'match':<16} {'table':<11} {'deals':>5} {'win %':>6} {'95 % CI':>13} "
+        f"{'margin':>7} {'seconds':>8}",
+    ]
+    for r in data["rows"]:
+        table = f"{r['profile']} {r['players']}p"
+        lines.append(
+            f"{r['first'] + ' v ' + r['second']:<16} {table:<11} "
+            f"{r['deals']:>5} {100 * r['win_rate']:>6.1f} "
+            f"{100 * r['ci_low']:>5.1f}–{100 * r['ci_high']:<5.1f} {r['mean_margin']:>+7.0f} "
+            f"{r['seconds']:>8.1f}"
+        )
+    for pair, p in data["pooled"].items():
+        lines.append(
+            f"{pair + ' pooled':<28} {p['deals']:>5} {100 * p['win_rate']:>6.1f} "
+            f"{100 * p['ci_low']:>5.1f}–{100 * p['ci_high']:<5.1f} {p['mean_margin']:>+7.0f}"
+        )
+    for level, t in data["times"].items():
+        lines.append(
+            f"{level:<7} decisions {t['decisions']:>7}: p50 {t['p50_ms']:7.2f} ms  "
+            f"p99 {t['p99_ms']:7.2f} ms"
+        )
+    lines.append(
+        "rating (Bradley-Terry, Elo scale, RANDOM 0): "
+        + ", ".join(f"{k} {v:+.0f}" for k, v in data["ratings"].items())
+    )
+    for v in data["targets"]:
+        verdict = "met" if v["met"] else "NOT MET"
+        lines.append(f"target: {v['target']}: {verdict} ({v['measured']})")
+    lines.append(f"whole ladder: {data['seconds']:.0f} s")
+    return "\n".join(lines)
+
+
+def _pairs(args: argparse.Namespace) -> dict[tuple[str, str], int]:
+    """The pairs to play and their deals per table (--only, --deals, --quick)."""
+    chosen: dict[tuple[str, str], int] = {}
+    wanted = [w.strip().upper() for w in args.only.split(",") if w.strip()]
+    for pair, deals in PAIRS.items():
+        name = ":".join(pair)
+        if wanted and not any(w in (name, pair[0]) for w in wanted):
+            continue
+        chosen[pair] = args.deals or (QUICK_DEALS if args.quick else deals)
+    if not chosen:
+        raise SystemExit(f"--only {args.only!r} names no pair of {[':'.join(p) for p in PAIRS]}")
+    return chosen
+
+
+def _tables(spec: str) -> list[tuple[str, int]]:
+    if not spec:
+        return TABLES
+    out = []
+    for item in spec.split(","):
+        profile, _, players = item.strip().partition(":")
+        if (profile, int(players or 0)) not in TABLES:
+            raise SystemExit(f"--tables: {item!r} is none of {TABLES}")
+        out.append((profile, int(players)))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="a few deals per match")
-    p.add_argument("--json", action="store_true", help="the rows as JSON")
-    p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
-    p.add_argument("--budget", type=int, default=200, help="STRONG's budgetMs (default 200)")
-    p.add_argument("--deals", type=int, default=0, help="deals per match (0: the default)")
-    p.add_argument("--only", default="", help="only matches whose first level is this")
-    args = p.parse_args(argv)
-    counts = QUICK_DEALS if args.quick else DEALS
-    matches = [m for m in MATCHES if not args.only or m[0].value == args.only.upper()]
-    started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [
-            pool.submit(run_match, a, b, prof, n, args.deals or counts[b], args.budget)
-            for a, b, prof, n in matches
-        ]
-        rows = [f.result() for f in futures]
-    total = time.perf_counter() - started
-    if args.json:
-        print(json.dumps([asdict(r) for r in rows]))
-        return 0
-    print(f"build: {CURRENT.name}; STRONG budgetMs {args.budget}; {args.jobs} processes")
-    print(
-        f"{'match':<16} {'table':<10} {'deals':>5} {'win %':>6} {'95 % CI':>13} "
-        f"{'margin':>7} {'seconds':>8}"
+    p.add_argument("--quick", action="store_true", help=f"{QUICK_DEALS} deals per match")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        default="",
+        metavar="FILE",
+        help="the rows and summary as JSON (to FILE, or stdout)",
     )
-    pooled: dict[str, list[float]] = {}
-    for r in rows:
-        print(
-            f"{r.first + ' v ' + r.second:<16} {r.profile + ' ' + str(r.players) + 'p':<10} "
-            f"{r.deals:>5} {100 * r.win_rate:>6.1f} "
-            f"{100 * r.ci_low:>5.1f}–{100 * r.ci_high:<5.1f} {r.mean_margin:>+7.0f} "
-            f"{r.seconds:>8.1f}"
-        )
-        for level, values in r.decisions.items():
-            pooled.setdefault(level, []).extend(values)
-    for first in sorted({r.first for r in rows}):
-        mine = [r for r in rows if r.first == first]
-        wins = sum(r.wins for r in mine)
-        n = sum(r.deals for r in mine)
-        low, high = wilson(wins, n)
-        print(
-            f"{first} v {mine[0].second} pooled: {100 * wins / n:.1f} % of {n} deals "
-            f"(95 % CI {100 * low:.1f}–{100 * high:.1f})"
-        )
-    for level in ("RANDOM", "BASIC", "STRONG"):
-        values = pooled.get(level, [])
-        if values:
-            print(
-                f"{level:<7} decisions {len(values):>6}: "
-                f"p50 {1e3 * percentile(values, 0.5):7.2f} ms  "
-                f"p99 {1e3 * percentile(values, 0.99):7.2f} ms"
-            )
-    print(f"whole tournament: {total:.0f} s")
+    p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    p.add_argument(
+        "--budget", type=int, default=DEFAULT_BUDGET_MS, help="STRONG's budgetMs (default 200)"
+    )
+    p.add_argument("--deals", type=int, default=0, help="deals per match, every pair (even)")
+    p.add_argument(
+        "--only",
+        default="",
+        help="pairs to play, comma-separated: a first level (BASIC) or a pair (STRONG:RANDOM)",
+    )
+    p.add_argument("--tables", default="", help="tables, e.g. canasta:2,pagat:4 (default all)")
+    args = p.parse_args(argv)
+    if args.deals % 2:
+        raise SystemExit("--deals must be even: each shuffle is played from both chairs")
+    pairs = _pairs(args)
+    started = time.perf_counter()
+    rows = run_ladder(pairs, _tables(args.tables), args.budget, args.jobs)
+    data = summary(rows, args.budget, time.perf_counter() - started)
+    if args.json == "-":
+        print(json.dumps(data))
+        return 0
+    if args.json:
+        Path(args.json).write_text(json.dumps(data))
+    print(render(data, args.jobs))
     return 0
 
 

@@ -1,0 +1,108 @@
+"""The computer players' ladder (bench/bots_bench.py, `make bench-bots`) plays what it says
+and judges the targets as docs/bots.md#strength says; nothing here is timed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bots_bench  # noqa: E402
+from bots_bench import PAIRS, TABLES, Row, ratings, targets, wilson  # noqa: E402
+
+
+def test_the_quick_ladder_plays_every_pair_at_every_table_from_both_chairs(tmp_path):
+    out = tmp_path / "ladder.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots_bench.py"), "--quick", "--budget", "5"]
+        + ["--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    played = {(r["first"], r["second"], r["profile"], r["players"]) for r in data["rows"]}
+    assert played == {(a, b, p, n) for a, b in PAIRS for p, n in TABLES}
+    for r in data["rows"]:
+        assert r["deals"] == bots_bench.QUICK_DEALS and 0 <= r["wins"] <= r["deals"]
+        # both levels decided, at both chairs of the shuffle
+        assert r["decisions"][r["first"]] > 0 and r["decisions"][r["second"]] > 0
+    assert set(data["pooled"]) == {f"{a} v {b}" for a, b in PAIRS}
+    assert set(data["times"]) == {"RANDOM", "BASIC", "STRONG"}
+    assert data["ratings"]["RANDOM"] == pytest.approx(0.0)
+    assert len(data["targets"]) == 6
+    table = done.stdout
+    assert table.count("target: ") == 6 and "rating (Bradley-Terry" in table
+    for pair in PAIRS:
+        assert f"{pair[0]} v {pair[1]} pooled" in table
+
+
+def test_deal_i_is_shuffle_i_over_2_with_the_chairs_swapped():
+    a = bots_bench.run_chunk("BASIC", "RANDOM", "canasta", 2, range(0, 1), 0)
+    b = bots_bench.run_chunk("RANDOM", "BASIC", "canasta", 2, range(1, 2), 0)
+    # deal 1 of (RANDOM, BASIC) seats BASIC at side 0 on shuffle 0: deal 0 of (BASIC, RANDOM)
+    assert a.wins == 1.0 - b.wins and a.margin == -b.margin
+
+
+def test_wilson_interval():
+    low, high = wilson(90, 100)
+    assert low == pytest.approx(0.8256, abs=1e-3) and high == pytest.approx(0.9448, abs=1e-3)
+
+
+def _row(first, second, profile, players, deals, wins, strong_ms=()):
+    r = Row(first, second, profile, players, deals=deals, wins=wins)
+    if strong_ms:
+        r.decisions["STRONG"] = [ms / 1000 for ms in strong_ms]
+    return r
+
+
+def test_ratings_fit_the_rates_on_the_elo_scale_random_at_zero():
+    # 76 % of deals is about 200 Elo points; the chain RANDOM < BASIC < STRONG adds up
+    rows = [
+        _row("BASIC", "RANDOM", "classic", 2, 1000, 760),
+        _row("STRONG", "BASIC", "classic", 2, 1000, 760),
+        _row("STRONG", "RANDOM", "classic", 2, 1000, 910),
+    ]
+    got = ratings(rows)
+    assert got["RANDOM"] == pytest.approx(0.0)
+    assert got["BASIC"] == pytest.approx(200, abs=15)
+    assert got["STRONG"] == pytest.approx(400, abs=20)
+    # a level that never lost still has a finite rating (the virtual tie)
+    assert ratings([_row("BASIC", "RANDOM", "classic", 2, 10, 10)])["BASIC"] < 1000
+
+
+def _ladder(strong_rate, basic_rate, deals=80, p99_ms=150):
+    rows = [_row("BASIC", "RANDOM", p, n, 200, basic_rate * 200) for p, n in TABLES]
+    rows += [
+        _row("STRONG", "BASIC", p, n, deals, strong_rate * deals, [1.0] * 98 + [p99_ms] * 2)
+        for p, n in TABLES
+    ]
+    return {v.target: v.met for v in targets(rows, 200, 600.0)}
+
+
+def test_targets_met_and_not_met():
+    assert all(_ladder(0.65, 0.95).values())
+    missed = _ladder(0.65, 0.95, deals=40)  # 240 deals: too few
+    assert [t for t, met in missed.items() if not met] == [
+        "STRONG >= 60 % v BASIC pooled over >= 400 deals"
+    ]
+    assert not _ladder(0.55, 0.95)["STRONG v BASIC: 95 % interval's lower bound > 55 %"]
+    assert not _ladder(0.65, 0.89)["BASIC >= 90 % v RANDOM at every table"]
+    assert not _ladder(0.65, 0.95, p99_ms=250)["STRONG p99 decision <= budgetMs 200"]
+
+
+def test_one_table_below_half_misses_the_target():
+    rows = [_row("BASIC", "RANDOM", p, n, 200, 190) for p, n in TABLES]
+    rows += [_row("STRONG", "BASIC", p, n, 100, 70, [1.0]) for p, n in TABLES[:-1]]
+    rows.append(_row("STRONG", "BASIC", *TABLES[-1], 100, 45, [1.0]))
+    got = {v.target: v.met for v in targets(rows, 200, 60.0)}
+    assert not got["STRONG v BASIC: no table below 50 %"]
+    assert got["STRONG >= 60 % v BASIC pooled over >= 400 deals"]
