@@ -175,6 +175,12 @@ image-test: install deploy-tools
 playthroughs: install
 	$(PY) tests/playthroughs.py
 
+# The settings table of docs/service.md, made from the settings (service/ops/config.py);
+# tests/test_settings_table.py checks it is current.
+.PHONY: docs
+docs: install
+	$(PY) tests/settings_table.py
+
 # Fast offline unit tests: no servers, no tools to download.
 test-fast: install
 	$(PY) -m pytest -n 2 -m "not servers and not tools"

@@ -1,84 +1,224 @@
-"""Settings of ``samba-adjudicator serve``: flags with ``SAMBA_*`` environment twins.
+"""Settings of ``samba-adjudicator serve``, each written once: its field of ``Settings``
+carries its default, its help, its range and whether it has a flag (``setting``); the
+parser, the ``SAMBA_*`` environment twins, the range checks and the table of
+docs/service.md#flags-and-environment (``markdown_table``, written by ``make docs``) are
+made from those fields.
 
 Every flag has a twin (``--grpc-port`` / ``SAMBA_GRPC_PORT``); a flag given on the command
 line wins over the environment, which wins over the default. Port 0 asks the kernel for a
-free port; the server reports the bound ports on its ``listening`` line.
-
-A bench-only knob (never set it in production): ``SAMBA_BENCH_ECHO=1`` adds the hidden echo
-endpoints used by ``bench/service_bench.py``. The drain tests' slow calls are a seam of
-the tests' own launcher (tests/slow_server.py), not a setting.
+free port; the server reports the bound ports on its ``listening`` line. The settings are
+read once, by ``load``; the worker processes get the value, never the environment again.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-
-
-@dataclass(frozen=True)
-class Settings:
-    host: str = "127.0.0.1"
-    grpc_port: int = 50051
-    http_port: int = 8080
-    admin_port: int = 8081  # /healthz, /readyz, /metrics on their own listener
-    workers: int = 1
-    max_message_bytes: int = 1048576
-    log_level: str = "info"
-    shutdown_grace_seconds: float = 20.0
-    snapshot_cache_size: int = 1024
-    max_connections: int = 1000
-    read_timeout_seconds: float = 10.0
-    idle_timeout_seconds: float = 75.0
-    # gRPC connections are closed (GOAWAY) at this age, so clients behind an L4 balancer
-    # reconnect and spread over new replicas; in-flight calls get the grace to finish
-    max_connection_age_seconds: float = 300.0
-    max_connection_age_grace_seconds: float = 30.0
-    # the most work one call may take, whatever its deadline (docs/service.md#bounded-work)
-    max_call_seconds: float = 10.0
-    snapshot_keys: str = field(default="", repr=False)
-    page_token_key: str = field(default="", repr=False)  # base64; service.base.page_tokens
-    # browser origins allowed to call the REST gateway (CORS); empty: CORS off
-    cors_origins: tuple[str, ...] = ()
-    # where spans go (OTLP/HTTP, the traces URL); empty: tracing off (service.ops.tracing)
-    otlp_endpoint: str = ""
-    # bench knob (environment only)
-    bench_echo: bool = False
-    grpc_threads: int = 0  # 0: automatic
-
-
-# flag name -> (env var, type, default attribute)
-_FLAGS = (
-    ("host", "SAMBA_HOST", str),
-    ("grpc_port", "SAMBA_GRPC_PORT", int),
-    ("http_port", "SAMBA_HTTP_PORT", int),
-    ("admin_port", "SAMBA_ADMIN_PORT", int),
-    ("workers", "SAMBA_WORKERS", int),
-    ("max_message_bytes", "SAMBA_MAX_MESSAGE_BYTES", int),
-    ("log_level", "SAMBA_LOG_LEVEL", str),
-    ("shutdown_grace_seconds", "SAMBA_SHUTDOWN_GRACE_SECONDS", float),
-    ("snapshot_cache_size", "SAMBA_SNAPSHOT_CACHE_SIZE", int),
-    ("max_connections", "SAMBA_MAX_CONNECTIONS", int),
-    ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS", float),
-    ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS", float),
-    ("max_connection_age_seconds", "SAMBA_MAX_CONNECTION_AGE_SECONDS", float),
-    ("max_connection_age_grace_seconds", "SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS", float),
-    ("max_call_seconds", "SAMBA_MAX_CALL_SECONDS", float),
-    ("cors_origins", "SAMBA_CORS_ORIGINS", str),
-    ("otlp_endpoint", "SAMBA_OTLP_ENDPOINT", str),
-)
-
 #: One CORS origin: scheme://host[:port], as a browser sends it in ``Origin``; or ``*``.
 ORIGIN = re.compile(r"\*|https?://[^/\s,*]+")
+#: An OTLP/HTTP URL: http(s)://host[:port][/path].
+OTLP_URL = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
 
 
 class ConfigError(ValueError):
     """A setting is out of range (the message names the flag and its twin)."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one setting is given and checked (the metadata of its ``Settings`` field)."""
+
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    #: False: environment only (keys, which do not belong on a command line)
+    flag: bool = True
+    #: False: not for production, left out of ``--help`` and of the docs' table
+    listed: bool = True
+    metavar: str | None = None
+    #: the environment's text -> the value (None: the field's type)
+    parse: Callable[[str], Any] | None = None
+    #: the table's default column, when the default alone says too little
+    shown: str | None = None
+
+
+def setting(default: Any, help: str, **spec: Any) -> Any:
+    """A field of ``Settings``: ``default`` and its ``Spec``."""
+    return dataclasses.field(
+        default=default, repr=spec.get("flag", True), metadata={"spec": Spec(help, **spec)}
+    )
+
+
+def cors_origins(raw: str) -> tuple[str, ...]:
+    """``"https://a.example, http://localhost:3000"`` -> the origins, without blanks."""
+    return tuple(o.strip() for o in raw.split(",") if o.strip())
+
+
+def _switch(raw: str) -> bool:
+    return raw.strip().lower() not in ("", "0", "false")
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = setting(
+        "127.0.0.1", "address both servers bind (0.0.0.0 in the container)", metavar="ADDR"
+    )
+    grpc_port: int = setting(50051, "gRPC port; 0 = any free port", low=0, high=65535)
+    http_port: int = setting(
+        8080,
+        "REST, /docs and the playground (and /healthz, /readyz, /metrics); 0 = any free port",
+        low=0,
+        high=65535,
+    )
+    admin_port: int = setting(
+        8081,
+        "/healthz, /readyz and /metrics on their own listener and thread; 0 = any free port",
+        low=0,
+        high=65535,
+    )
+    workers: int = setting(1, "server processes sharing both ports (SO_REUSEPORT)", low=1, high=256)
+    max_message_bytes: int = setting(
+        1048576,
+        "largest request accepted (RESOURCE_EXHAUSTED, REST 413, above)",
+        low=1024,
+        high=256 * 1024 * 1024,
+    )
+    log_level: str = setting(
+        "info", "debug logs one line per request", choices=LOG_LEVELS, parse=str.lower
+    )
+    shutdown_grace_seconds: float = setting(
+        20.0, "time in-flight calls get to finish after SIGTERM", low=0, high=86400
+    )
+    snapshot_cache_size: int = setting(
+        1024,
+        "loaded snapshots kept per process, about 5-10 KB each; 0 keeps none",
+        low=0,
+        high=1_000_000,
+    )
+    max_connections: int = setting(
+        1000,
+        "open connections each server (gRPC, REST) keeps per process; past it REST closes "
+        "idle or half-sent connections first",
+        low=8,
+        high=1_000_000,
+    )
+    read_timeout_seconds: float = setting(
+        10.0,
+        "a REST request must arrive whole, and a new gRPC connection finish its handshake, "
+        "within this time",
+        low=0.1,
+        high=86400,
+    )
+    idle_timeout_seconds: float = setting(
+        75.0,
+        "idle connections are closed (keep it above a load balancer's idle timeout)",
+        low=0.1,
+        high=86400,
+    )
+    max_connection_age_seconds: float = setting(
+        300.0,
+        "a gRPC connection is closed (GOAWAY) at this age, +-10%, so that clients behind an "
+        "L4 balancer reconnect and spread over replicas added since",
+        low=1,
+        high=86400,
+    )
+    max_connection_age_grace_seconds: float = setting(
+        30.0,
+        "calls in flight on a connection closed for its age get this long to finish",
+        low=0,
+        high=3600,
+    )
+    max_call_seconds: float = setting(
+        10.0,
+        "the most time one call's work may take, whether or not the caller set a deadline; "
+        "past it the call stops and is answered RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE "
+        "(REST 413)",
+        low=0.1,
+        high=3600,
+    )
+    snapshot_keys: str = setting(
+        "",
+        "id1:base64,id2:base64: sign and verify snapshots; each key at least 16 random "
+        "bytes in padded standard base64 (openssl rand -base64 32); a malformed value stops "
+        "the start-up (exit 2)",
+        flag=False,
+        shown="unset",
+    )
+    page_token_key: str = setting(
+        "",
+        "key of ListLegalActions page tokens (padded standard base64, at least 16 bytes): "
+        "give every replica behind one load balancer the same one. Unset: derived from the "
+        "first SAMBA_SNAPSHOT_KEYS key, else random per server (its workers share it; the "
+        'server logs a warning with "pageTokenKey": "per-process"); the one-shot CLI '
+        "keeps a local key instead",
+        flag=False,
+        shown="unset",
+    )
+    cors_origins: tuple[str, ...] = setting(
+        (),
+        "comma-separated browser origins (https://game.example) allowed to call the REST "
+        "gateway, '*' for any; preflights answered, x-request-id exposed",
+        metavar="ORIGINS",
+        parse=cors_origins,
+        shown="unset (off)",
+    )
+    otlp_endpoint: str = setting(
+        "",
+        "an OpenTelemetry collector's OTLP/HTTP base URL (http://collector:4318): one span "
+        "per call, posted to URL/v1/traces, parented on the caller's traceparent. Unset: "
+        "the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as is) or "
+        "OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces); none of them: tracing off",
+        metavar="URL",
+        shown="unset (off)",
+    )
+    bench_echo: bool = setting(
+        False, "the benchmark's hidden echo endpoints", flag=False, listed=False, parse=_switch
+    )
+    grpc_threads: int = setting(
+        0,
+        "the gRPC server's thread pool (0: automatic)",
+        flag=False,
+        listed=False,
+        low=0,
+        high=1024,
+    )
+
+
+def specs() -> list[tuple[dataclasses.Field, Spec]]:
+    """Every setting's field and spec, in the order of ``Settings``."""
+    return [(f, f.metadata["spec"]) for f in dataclasses.fields(Settings)]
+
+
+def flag_of(f: dataclasses.Field) -> str:
+    return "--" + f.name.replace("_", "-")
+
+
+def env_of(f: dataclasses.Field) -> str:
+    return "SAMBA_" + f.name.upper()
+
+
+def _named(f: dataclasses.Field, spec: Spec) -> str:
+    return f"{flag_of(f)} ({env_of(f)})" if spec.flag else env_of(f)
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _range(spec: Spec) -> str:
+    return f"{_number(spec.low)}..{_number(spec.high)}" if spec.low is not None else ""
+
+
+def _default(f: dataclasses.Field, spec: Spec) -> str:
+    return spec.shown if spec.shown is not None else _number(f.default)
 
 
 def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentParser:
@@ -88,131 +228,62 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         "--workers processes sharing the ports). Every flag has a SAMBA_* "
         "environment twin; the flag wins.",
     )
-    d = Settings()
-    p.add_argument(
-        "--host", help=f"address to bind (SAMBA_HOST; default {d.host}; 0.0.0.0 in the container)"
-    )
-    p.add_argument(
-        "--grpc-port",
-        type=int,
-        metavar="N",
-        help=f"gRPC port, 0 = any free port (SAMBA_GRPC_PORT; default {d.grpc_port})",
-    )
-    p.add_argument(
-        "--http-port",
-        type=int,
-        metavar="N",
-        help=f"REST/ops port, 0 = any free port (SAMBA_HTTP_PORT; default {d.http_port})",
-    )
-    p.add_argument(
-        "--admin-port",
-        type=int,
-        metavar="N",
-        help=f"probes and metrics port (/healthz, /readyz, /metrics on their own thread), "
-        f"0 = any free port (SAMBA_ADMIN_PORT; default {d.admin_port})",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help=f"server processes sharing the ports (SAMBA_WORKERS; default {d.workers})",
-    )
-    p.add_argument(
-        "--max-message-bytes",
-        type=int,
-        metavar="N",
-        help=f"largest request accepted (SAMBA_MAX_MESSAGE_BYTES; default {d.max_message_bytes})",
-    )
-    p.add_argument(
-        "--log-level",
-        choices=LOG_LEVELS,
-        help=f"SAMBA_LOG_LEVEL; default {d.log_level}; debug logs every request",
-    )
-    p.add_argument(
-        "--shutdown-grace-seconds",
-        type=float,
-        metavar="S",
-        help=f"time in-flight calls get to finish after SIGTERM "
-        f"(SAMBA_SHUTDOWN_GRACE_SECONDS; default {d.shutdown_grace_seconds:g})",
-    )
-    p.add_argument(
-        "--snapshot-cache-size",
-        type=int,
-        metavar="N",
-        help=f"loaded snapshots kept per process, about 5-10 KB each; 0 keeps none "
-        f"(SAMBA_SNAPSHOT_CACHE_SIZE; default {d.snapshot_cache_size})",
-    )
-    p.add_argument(
-        "--max-connections",
-        type=int,
-        metavar="N",
-        help=f"open connections each server (gRPC, REST) keeps; past it idle or "
-        f"half-sent REST connections are closed first (SAMBA_MAX_CONNECTIONS; "
-        f"default {d.max_connections})",
-    )
-    p.add_argument(
-        "--read-timeout-seconds",
-        type=float,
-        metavar="S",
-        help=f"a REST request must arrive whole, and a gRPC connection finish its "
-        f"handshake, within S seconds (SAMBA_READ_TIMEOUT_SECONDS; default "
-        f"{d.read_timeout_seconds:g})",
-    )
-    p.add_argument(
-        "--idle-timeout-seconds",
-        type=float,
-        metavar="S",
-        help=f"connections idle that long are closed (SAMBA_IDLE_TIMEOUT_SECONDS; "
-        f"default {d.idle_timeout_seconds:g}; above the load balancer's)",
-    )
-    p.add_argument(
-        "--max-connection-age-seconds",
-        type=float,
-        metavar="S",
-        help=f"a gRPC connection is closed (GOAWAY) at this age, +-10%%, so that clients "
-        f"behind an L4 balancer reconnect and spread over new replicas "
-        f"(SAMBA_MAX_CONNECTION_AGE_SECONDS; default {d.max_connection_age_seconds:g})",
-    )
-    p.add_argument(
-        "--max-connection-age-grace-seconds",
-        type=float,
-        metavar="S",
-        help=f"calls in flight on a connection closed for its age get this long to finish "
-        f"(SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS; default "
-        f"{d.max_connection_age_grace_seconds:g})",
-    )
-    p.add_argument(
-        "--max-call-seconds",
-        type=float,
-        metavar="S",
-        help=f"the most time one call's work may take, whether or not the caller set a "
-        f"deadline; past it the call is stopped and answered RESOURCE_EXHAUSTED "
-        f"CALL_TOO_EXPENSIVE (SAMBA_MAX_CALL_SECONDS; 0.1..3600; default "
-        f"{d.max_call_seconds:g})",
-    )
-    p.add_argument(
-        "--cors-origins",
-        metavar="ORIGINS",
-        help="comma-separated browser origins (https://game.example) allowed to "
-        "call the REST gateway, '*' for any; preflights answered, "
-        "x-request-id exposed (SAMBA_CORS_ORIGINS; default: CORS off)",
-    )
-    p.add_argument(
-        "--otlp-endpoint",
-        metavar="URL",
-        help="export a span per call over OTLP/HTTP to this collector (http://collector:4318; "
-        "spans are posted to URL/v1/traces), parented on the caller's traceparent "
-        "(SAMBA_OTLP_ENDPOINT, else the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or "
-        "OTEL_EXPORTER_OTLP_ENDPOINT; default: tracing off)",
-    )
+    for f, spec in specs():
+        if not spec.flag:
+            continue
+        kind = type(f.default)
+        bounds = f"; {_range(spec)}" if spec.low is not None else ""
+        typed: dict[str, Any] = {"type": kind} if kind in (int, float) else {}
+        p.add_argument(
+            flag_of(f),
+            dest=f.name,
+            **typed,
+            choices=spec.choices or None,
+            metavar=spec.metavar or (None if spec.choices else "N" if kind is int else "S"),
+            help=f"{spec.help} ({env_of(f)}{bounds}; default {_default(f, spec)})".replace(
+                "%", "%%"
+            ),
+        )
     return p
+
+
+def _from_env(f: dataclasses.Field, spec: Spec, environ: Mapping[str, str]) -> Any:
+    raw = environ.get(env_of(f))
+    if raw is None or raw.strip() == "":
+        return None
+    if spec.parse is not None:
+        return spec.parse(raw.strip())
+    kind: Callable[[str], Any] = type(f.default)
+    try:
+        return kind(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{env_of(f)}={raw!r} is not a valid {kind.__name__}") from None
+
+
+def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
+    environ = os.environ if environ is None else environ
+    args = build_parser().parse_args(argv)
+    values: dict[str, Any] = {}
+    for f, spec in specs():
+        given = getattr(args, f.name, None)
+        if given is not None:
+            values[f.name] = spec.parse(given) if spec.parse is not None else given
+            continue
+        v = _from_env(f, spec, environ)
+        if v is not None:
+            values[f.name] = v
+    values["otlp_endpoint"] = otlp_endpoint(str(values.get("otlp_endpoint", "")), environ)
+    s = Settings(**values)
+    validate(s)
+    return s
 
 
 def otlp_endpoint(given: str, environ: Mapping[str, str]) -> str:
     """The traces URL: ``--otlp-endpoint`` (a base URL, like ``OTEL_EXPORTER_OTLP_ENDPOINT``)
     or the standard variables (``service.ops.tracing.endpoint_from``); "" for none, and
     when ``OTEL_SDK_DISABLED`` is true. Another protocol than http/protobuf is refused."""
-    from .tracing import disabled, endpoint_from, traces_url
+    from .tracing import disabled, endpoint_from, traces_url  # the SDK: only when asked
 
     url = endpoint_from(environ) if not given.strip() else traces_url(given.strip())
     if disabled(environ):
@@ -226,134 +297,43 @@ def otlp_endpoint(given: str, environ: Mapping[str, str]) -> str:
     return url
 
 
-def cors_origins(raw: str) -> tuple[str, ...]:
-    """``"https://a.example, http://localhost:3000"`` -> the origins, without blanks."""
-    return tuple(o.strip() for o in raw.split(",") if o.strip())
-
-
-def _env(name: str, conv, environ) -> object | None:
-    raw = environ.get(name)
-    if raw is None or raw.strip() == "":
-        return None
-    try:
-        return conv(raw.strip())
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a valid {conv.__name__}") from None
-
-
-def load(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-    """Settings from ``argv`` (flags) and ``environ`` (``SAMBA_*``); raises ConfigError."""
-    environ = os.environ if environ is None else environ
-    args = build_parser().parse_args(argv)
-    values: dict[str, Any] = {}
-    for name, env, conv in _FLAGS:
-        flag = getattr(args, name)
-        if flag is not None:
-            values[name] = flag
-            continue
-        v = _env(env, conv, environ)
-        if v is not None:
-            values[name] = v
-    if "log_level" in values:
-        values["log_level"] = str(values["log_level"]).lower()
-    values["snapshot_keys"] = environ.get("SAMBA_SNAPSHOT_KEYS", "")
-    values["page_token_key"] = environ.get("SAMBA_PAGE_TOKEN_KEY", "")
-    values["cors_origins"] = cors_origins(str(values.get("cors_origins", "")))
-    values["otlp_endpoint"] = otlp_endpoint(str(values.get("otlp_endpoint", "")), environ)
-    values["bench_echo"] = environ.get("SAMBA_BENCH_ECHO", "") not in ("", "0", "false")
-    threads = _env("SAMBA_GRPC_THREADS", int, environ)
-    values["grpc_threads"] = threads or 0
-    s = Settings(**values)
-    validate(s)
-    return s
-
-
-def _validate_ports(s: Settings) -> None:
-    ports = (
-        ("grpc_port", "SAMBA_GRPC_PORT"),
-        ("http_port", "SAMBA_HTTP_PORT"),
-        ("admin_port", "SAMBA_ADMIN_PORT"),
-    )
-    for name, env in ports:
-        port = getattr(s, name)
-        if not 0 <= port <= 65535:
-            raise ConfigError(f"--{name.replace('_', '-')} ({env}) must be 0..65535, not {port}")
-    for i, (a, _) in enumerate(ports):
-        for b, _ in ports[i + 1 :]:
+def validate(s: Settings) -> None:
+    """Every setting within its range or among its choices, then what ranges cannot say."""
+    for f, spec in specs():
+        value = getattr(s, f.name)
+        if spec.low is not None and not spec.low <= value <= spec.high:
+            raise ConfigError(f"{_named(f, spec)} must be {_range(spec)}, not {_number(value)}")
+        if spec.choices and value not in spec.choices:
+            raise ConfigError(
+                f"{_named(f, spec)} must be one of {', '.join(spec.choices)}, not {value!r}"
+            )
+    ports = ("grpc_port", "http_port", "admin_port")
+    for i, a in enumerate(ports):
+        for b in ports[i + 1 :]:
             if getattr(s, a) and getattr(s, a) == getattr(s, b):
                 raise ConfigError(
                     f"--{a.replace('_', '-')} and --{b.replace('_', '-')} must differ"
                 )
-
-
-def _validate_connections(s: Settings) -> None:
-    if not 8 <= s.max_connections <= 1_000_000:
-        raise ConfigError(
-            f"--max-connections (SAMBA_MAX_CONNECTIONS) must be 8..1000000, not {s.max_connections}"
-        )
-    for name, env in (
-        ("read_timeout_seconds", "SAMBA_READ_TIMEOUT_SECONDS"),
-        ("idle_timeout_seconds", "SAMBA_IDLE_TIMEOUT_SECONDS"),
-    ):
-        if not 0.1 <= getattr(s, name) <= 86400:
-            raise ConfigError(
-                f"--{name.replace('_', '-')} ({env}) must be 0.1..86400, not {getattr(s, name)}"
-            )
-    if not 1 <= s.max_connection_age_seconds <= 86400:
-        raise ConfigError(
-            "--max-connection-age-seconds (SAMBA_MAX_CONNECTION_AGE_SECONDS) must be "
-            f"1..86400, not {s.max_connection_age_seconds}"
-        )
-    if not 0 <= s.max_connection_age_grace_seconds <= 3600:
-        raise ConfigError(
-            "--max-connection-age-grace-seconds (SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS) "
-            f"must be 0..3600, not {s.max_connection_age_grace_seconds}"
-        )
-
-
-#: An OTLP/HTTP URL: http(s)://host[:port][/path].
-OTLP_URL = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
-
-
-def _validate_tracing(s: Settings) -> None:
     if s.otlp_endpoint and not OTLP_URL.fullmatch(s.otlp_endpoint):
         raise ConfigError(
             f"--otlp-endpoint (SAMBA_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_*ENDPOINT): "
             f"{s.otlp_endpoint!r} is not an http:// or https:// URL"
         )
-
-
-def validate(s: Settings) -> None:
-    _validate_ports(s)
-    if not 1 <= s.workers <= 256:
-        raise ConfigError(f"--workers (SAMBA_WORKERS) must be 1..256, not {s.workers}")
-    if not 1024 <= s.max_message_bytes <= 256 * 1024 * 1024:
-        raise ConfigError(
-            "--max-message-bytes (SAMBA_MAX_MESSAGE_BYTES) must be "
-            f"1024..268435456, not {s.max_message_bytes}"
-        )
-    if s.log_level.lower() not in LOG_LEVELS:
-        raise ConfigError(
-            f"--log-level (SAMBA_LOG_LEVEL) must be one of "
-            f"{', '.join(LOG_LEVELS)}, not {s.log_level!r}"
-        )
-    if s.shutdown_grace_seconds < 0:
-        raise ConfigError("--shutdown-grace-seconds (SAMBA_SHUTDOWN_GRACE_SECONDS) must be >= 0")
-    if not 0 <= s.snapshot_cache_size <= 1_000_000:
-        raise ConfigError(
-            "--snapshot-cache-size (SAMBA_SNAPSHOT_CACHE_SIZE) must be "
-            f"0..1000000, not {s.snapshot_cache_size}"
-        )
-    _validate_connections(s)
-    if not 0.1 <= s.max_call_seconds <= 3600:
-        raise ConfigError(
-            "--max-call-seconds (SAMBA_MAX_CALL_SECONDS) must be 0.1..3600, "
-            f"not {s.max_call_seconds:g}"
-        )
-    _validate_tracing(s)
     for origin in s.cors_origins:
         if not ORIGIN.fullmatch(origin):
             raise ConfigError(
                 f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
                 "origin: scheme://host[:port] without a path, or *"
             )
+
+
+def markdown_table() -> str:
+    """The table of docs/service.md#flags-and-environment (``make docs`` writes it there)."""
+    rows = ["| flag | environment | default | range | meaning |", "|---|---|---|---|---|"]
+    for f, spec in specs():
+        if spec.listed:
+            flag = f"`{flag_of(f)}`" if spec.flag else "—"
+            bounds = _range(spec).replace("..", "–") or ", ".join(spec.choices)
+            default = f"`{_default(f, spec)}`"
+            rows.append(f"| {flag} | `{env_of(f)}` | {default} | {bounds} | {spec.help} |")
+    return "\n".join(rows) + "\n"
