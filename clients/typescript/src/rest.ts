@@ -1,5 +1,13 @@
 // The REST transport: `fetch` (browsers and Node), proto3 JSON by the library's mapping.
-import { fromJson, toJson, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf";
+import {
+  fromJson,
+  getOption,
+  toJson,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import { http } from "./gen/google/api/annotations_pb.js";
 import { AdjudicatorError, errorFromRestBody } from "./errors.js";
 import {
   abortError,
@@ -10,21 +18,17 @@ import {
   type ClientOptions,
 } from "./client.js";
 
-/** RPC name -> REST verb and path (the gateway's routes). */
-const ROUTES: Record<string, readonly ["GET" | "POST", string]> = {
-  ListRulesets: ["GET", "/v1/rulesets"],
-  GetRuleset: ["GET", "/v1/rulesets/{profile}"],
-  Deal: ["POST", "/v1/deals:deal"],
-  CheckMeld: ["POST", "/v1/melds:check"],
-  ValidateAction: ["POST", "/v1/actions:validate"],
-  ApplyAction: ["POST", "/v1/actions:apply"],
-  ListLegalActions: ["POST", "/v1/actions:list"],
-  ScoreDeal: ["POST", "/v1/deals:score"],
-  GetPlayerView: ["POST", "/v1/deals:view"],
-  ReplayDeal: ["POST", "/v1/deals:replay"],
-  SuggestAction: ["POST", "/v1/actions:suggest"],
-  VerifyDeal: ["POST", "/v1/deals:verify"],
-};
+/**
+ * An RPC's REST verb and path: its `google.api.http` option in the schema (AIP-127), the one
+ * place a route is written (the gateway reads the same option).
+ */
+function route(method: DescMethodUnary): readonly ["GET" | "POST", string] {
+  const rule = getOption(method, http);
+  const pattern = rule.pattern;
+  if (pattern.case === "get") return ["GET", pattern.value];
+  if (pattern.case === "post") return ["POST", pattern.value];
+  throw new Error(`no REST route for ${method.name}`);
+}
 
 export interface RestClientOptions extends ClientOptions {
   /** The gateway, e.g. `http://localhost:8080` (a path prefix is kept). */
@@ -46,9 +50,7 @@ export function createRestClient(options: RestClientOptions): AdjudicatorClient 
     request: MessageShape<I>,
     call: Call,
   ): Promise<MessageShape<O>> {
-    const route = ROUTES[method.name];
-    if (!route) throw new Error(`no REST route for ${method.name}`);
-    const [verb, template] = route;
+    const [verb, template] = route(method);
     const path = template.replace("{profile}", () =>
       encodeURIComponent((request as unknown as { profile: string }).profile),
     );
