@@ -23,8 +23,8 @@ HMAC over the bytes received, and the fallback: the service's rendering and the 
 verified over it), and "signing on" the whole path of a snapshot the service signed, which
 is trusted and not checked again (docs/api.md#trust).
 
-"whole path" is ``Runtime.answer`` with the transport's own decoder and the snapshot cache
-emptied before every call, plus the rendering: what one call costs a server, transport I/O
+"whole path" is ``Runtime.answer`` of the transport's bytes, the snapshot cache emptied
+before every call, plus the rendering: what one call costs a server, transport I/O
 aside (beside "sum of the stages": the difference is the dispatch around them). Figures
 are also given as ratios to the protobuf parse+serialize of the same request bytes,
 measured in the same run (``× baseline``), so they compare across machines.
@@ -226,13 +226,13 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
 
 
 def whole_path(
-    runtime: Runtime, decode: Callable[[], Any], render: Callable[[Any], Any]
+    runtime: Runtime, data: bytes, json: bool, render: Callable[[Any], Any]
 ) -> Callable[[], None]:
     """``Runtime.answer`` as a server runs it, the snapshot cache emptied first."""
 
     def call() -> None:
         runtime.adjudicator.snapshots.cache.clear()
-        render(runtime.answer(METHOD, decode))
+        render(runtime.answer(METHOD, data, json=json))
 
     return call
 
@@ -303,15 +303,12 @@ def signed_whole_paths(s: Snapshot, action: Any) -> dict[str, Callable[[], None]
     data = request.SerializeToString()
     body = json.dumps(jsonio.to_dict(request)).encode()
     runtime = Runtime(None, Adjudicator(signer=SIGNER), count_calls=False)
-    decode = runtime.protobuf_decoder(METHOD)
     return {
         "whole path, JSON (REST)": whole_path(
-            runtime,
-            runtime.json_decoder(METHOD, body),
-            lambda r: jsonio.dumps_bytes(jsonio.to_dict(r)),
+            runtime, body, True, lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))
         ),
         "whole path, protobuf (gRPC)": whole_path(
-            runtime, lambda: decode(data), lambda r: r.SerializeToString(deterministic=True)
+            runtime, data, False, lambda r: r.SerializeToString(deterministic=True)
         ),
     }
 
@@ -329,16 +326,13 @@ def measure(
 
     base = per_call_us(baseline, min_time, repeats)
     runtime = Runtime(None, Adjudicator(), count_calls=False)
-    decode = runtime.protobuf_decoder(METHOD)
     groups = [
         (
             "JSON (REST)",
             timed_stages(
                 json_stages(body),
                 whole_path(
-                    runtime,
-                    runtime.json_decoder(METHOD, body),
-                    lambda r: jsonio.dumps_bytes(jsonio.to_dict(r)),
+                    runtime, body, True, lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))
                 ),
                 min_time,
                 repeats,
@@ -349,7 +343,7 @@ def measure(
             timed_stages(
                 protobuf_stages(data),
                 whole_path(
-                    runtime, lambda: decode(data), lambda r: r.SerializeToString(deterministic=True)
+                    runtime, data, False, lambda r: r.SerializeToString(deterministic=True)
                 ),
                 min_time,
                 repeats,

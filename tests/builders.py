@@ -247,6 +247,9 @@ def one_card_variants(s: Snapshot) -> list[Snapshot]:
 def load_snapshot(msg):
     """A client-given ``pb.Snapshot`` through the service's loading pipeline on its own,
     without keys or cache: a trusted engine Snapshot, or InvalidInput with every problem."""
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.pipeline.decoding import Request
     from samba_adjudicator.service.pipeline.loading import SnapshotLoader
 
-    return SnapshotLoader(cache_size=0).load(msg, [])[0]
+    request = Request("ScoreDeal", pb.ScoreDealRequest(snapshot=msg), [])
+    return SnapshotLoader(cache_size=0).load(request)[0]

@@ -180,12 +180,13 @@ def test_the_problems_of_a_request_are_collected_bounded():
     from samba_adjudicator.service.base import pb
     from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS
     from samba_adjudicator.service.codec import jsonio
+    from samba_adjudicator.service.pipeline.decoding import Request
     from samba_adjudicator.service.pipeline.loading import SnapshotLoader
 
     body = {"snapshot": bad_codes(huge_hand(), 5000), "action": {"seat": 0, "drawStock": {}}}
     msg, problems = jsonio.decode(json.dumps(body), pb.ValidateActionRequest)
     with pytest.raises(InvalidInput) as refused:
-        SnapshotLoader().load(msg.snapshot, problems)
+        SnapshotLoader().load(Request("ValidateAction", msg, problems))
     found = refused.value.problems
     assert len(found) == MAX_LISTED_PROBLEMS
     assert len(found) + found.omitted >= 5000

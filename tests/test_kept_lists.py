@@ -3,6 +3,7 @@ bytes, not by count (issue 20, case 1: sixteen kept 150-card lists held 12 MB ea
 
 from __future__ import annotations
 
+from builders import load_snapshot
 from google.protobuf import json_format
 from huge_positions import huge_hand
 
@@ -23,7 +24,7 @@ def _request(size: int, page_size: int = 7) -> pb.ListLegalActionsRequest:
 def test_kept_pages_are_the_listed_actions_in_canonical_order():
     adj = Adjudicator()
     request = _request(40)
-    snap, _ = adj.snapshots.load(request.snapshot, [])
+    snap = load_snapshot(request.snapshot)
     actions, _ = engine.legal_actions(snap, None)
     expected = [action_to_proto(canonical(a)) for a in actions]
     got, token = [], ""
@@ -38,9 +39,8 @@ def test_kept_pages_are_the_listed_actions_in_canonical_order():
 
 
 def test_kept_lists_are_compact():
-    adj = Adjudicator()
     request = _request(60)
-    snap, _ = adj.snapshots.load(request.snapshot, [])
+    snap = load_snapshot(request.snapshot)
     actions, complete = engine.legal_actions(snap, None)
     kept = KeptList.of(actions, complete)
     assert len(kept) == len(actions) > 1000
@@ -51,7 +51,7 @@ def test_kept_lists_are_compact():
 def test_kept_lists_stay_within_their_byte_budget():
     sizes = {}
     for cards in (30, 34, 38, 42, 46):
-        snap, _ = Adjudicator().snapshots.load(_request(cards).snapshot, [])
+        snap = load_snapshot(_request(cards).snapshot)
         sizes[cards] = KeptList.of(*engine.legal_actions(snap, None)).nbytes
     budget = sizes[46] + sizes[42]  # room for the two largest, not for all five
     adj = Adjudicator(lists_kept_bytes=budget)

@@ -18,6 +18,7 @@ from samba_adjudicator.service.base import page_tokens, pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.ops import config
 from samba_adjudicator.service.pipeline.api import Adjudicator
 
 pytestmark = pytest.mark.servers
@@ -222,8 +223,13 @@ def test_the_cli_pages_across_invocations_with_its_local_key(tmp_path):
 def test_a_configured_key_wins_over_the_local_key(tmp_path):
     env = {"XDG_STATE_HOME": str(tmp_path)}
     configured = base64.b64encode(b"k" * 32).decode()
-    assert page_tokens.cli_key({**env, "SAMBA_PAGE_TOKEN_KEY": configured}) == b"k" * 32
+
+    def cli_key(environ: dict) -> bytes:
+        settings = page_tokens.with_cli_key(config.load([], environ), environ)
+        return base64.b64decode(settings.page_token_key)
+
+    assert cli_key({**env, "SAMBA_PAGE_TOKEN_KEY": configured}) == b"k" * 32
     assert not page_tokens.local_key_path(env).exists()
-    made = page_tokens.cli_key(env)
-    assert made == page_tokens.cli_key(env) != page_tokens.PROCESS_KEY
+    made = cli_key(env)
+    assert made == cli_key(env) != page_tokens.PROCESS_KEY
     assert page_tokens.local_key_path(env).read_text().strip() == base64.b64encode(made).decode()

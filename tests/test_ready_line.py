@@ -7,7 +7,7 @@ import httpx
 import pytest
 from service_fixtures import ServerProcess, wait_for
 
-from samba_adjudicator.service.transport.server import _playground_url
+from samba_adjudicator.service.transport.serve import _playground_url
 
 pytestmark = pytest.mark.servers
 

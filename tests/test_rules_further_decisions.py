@@ -686,7 +686,7 @@ def test_further_15_hand_floor_is_two_and_no_client_override():
             "seed": "f",
         }
         with pytest.raises(ApiError) as err:
-            runtime.answer("Deal", runtime.json_decoder("Deal", json.dumps(body).encode()))
+            runtime.answer("Deal", json.dumps(body).encode(), json=True)
         assert err.value.code == "INVALID_ARGUMENT"
         assert [(p.field, p.reason) for p in err.value.field_violations] == [
             ("ruleset.overrides.handFloor", "UNKNOWN_FIELD")

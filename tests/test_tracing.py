@@ -136,7 +136,7 @@ rt = Runtime(Settings())
 trace = ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "")
 for body in (b'{"cards": ["7H", "7D", "7C"]}', b'{}'):
     try:
-        rt.invoke("CheckMeld", rt.json_decoder("CheckMeld", body), transport="rest",
+        rt.invoke("CheckMeld", body, json=True, transport="rest",
                   request_id="r", trace=trace)
     except ApiError:
         pass

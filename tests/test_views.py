@@ -512,8 +512,10 @@ def test_a_page_token_continues_with_another_page_size_as_documented():
 
 
 def test_a_carried_deal_is_counted_under_the_previous_deal_profile():
+    from samba_adjudicator.service.pipeline.decoding import Request
     from samba_adjudicator.service.pipeline.runtime import _profile_of
 
     previous = finished("pagat", [0, 0])
-    assert _profile_of(pb.DealRequest(players=4, seed="s", previous=previous)) == "pagat"
-    assert _profile_of(pb.DealRequest(players=4, seed="s")) == "classic"
+    carried = pb.DealRequest(players=4, seed="s", previous=previous)
+    assert _profile_of(Request("Deal", carried, [])) == "pagat"
+    assert _profile_of(Request("Deal", pb.DealRequest(players=4, seed="s"), [])) == "classic"

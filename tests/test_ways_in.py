@@ -222,8 +222,7 @@ class Ways:
         return jsonio.to_dict(self.runtime.adjudicator.snapshots.render(snap))
 
     def via_rest(self, method: str, body: bytes) -> tuple:
-        decode = self.runtime.json_decoder(method, body)
-        response = self.rest.answer(method, decode, RID, None)
+        response = self.rest.answer(method, body, RID, None)
         payload = json.loads(response.body)
         if response.status_code != 200:
             error = payload["error"]
@@ -236,8 +235,7 @@ class Ways:
         except json_format.ParseError:
             return None  # not a protobuf message: no gRPC client can send it
         data = message.SerializeToString()
-        decoder = self.runtime.protobuf_decoder(method)
-        answer, status = grpc_server._call(self.runtime, method, decoder, data, RID, None)
+        answer, status = grpc_server._call(self.runtime, method, data, RID, None)
         if status is None:
             return ("OK", _canonical_bytes(method, answer))
         rich = status_pb2.Status.FromString(dict(status.trailing_metadata)[_DETAILS])

@@ -29,11 +29,17 @@ import json
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from samba_adjudicator.engine.model import Problem
 
 from .errors import ApiError, invalid_argument
+from .signing import Signer, decode_key
+
+if TYPE_CHECKING:
+    from ..ops.config import Settings
 
 ENV = "SAMBA_PAGE_TOKEN_KEY"
 _DERIVATION_LABEL = b"samba.v1 page tokens"
@@ -47,9 +53,13 @@ def is_per_process(spec: str, signer=None) -> bool:
     return not (spec and spec.strip()) and signer is None
 
 
-def server_key(spec: str, signer=None) -> bytes:
-    """The key ``serve`` hands its workers (``warn_per_process`` says when it is its own)."""
-    return key_from(spec, signer)
+def with_server_key(settings: Settings) -> tuple[Settings, bool]:
+    """(``settings`` with the key ``serve`` hands its workers, whether that key is the
+    server's own: ``warn_per_process``). ValueError for a malformed key setting."""
+    signer = Signer.parse(settings.snapshot_keys)
+    spec = settings.page_token_key
+    key = base64.b64encode(key_from(spec, signer)).decode("ascii")
+    return replace(settings, page_token_key=key), is_per_process(spec, signer)
 
 
 def warn_per_process() -> None:
@@ -72,8 +82,6 @@ def local_key(environ: Mapping[str, str] | None = None) -> bytes:
     """The CLI's local key, made on first use (mode 0600 in a 0700 folder). Two invocations
     racing to make it agree: the key is written aside and linked into place, and the one
     that loses reads the winner's."""
-    from .signing import decode_key
-
     path = local_key_path(environ)
     if not path.exists():
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -93,20 +101,18 @@ def local_key(environ: Mapping[str, str] | None = None) -> bytes:
     return raw
 
 
-def cli_key(environ: Mapping[str, str] | None = None, signer=None) -> bytes:
-    """The key of a one-shot CLI call: 1., 2., else the local key (4.)."""
-    environ = os.environ if environ is None else environ
-    spec = environ.get(ENV, "")
-    if is_per_process(spec, signer):
-        return local_key(environ)
-    return key_from(spec, signer)
+def with_cli_key(settings: Settings, environ: Mapping[str, str]) -> Settings:
+    """``settings`` with the key of a one-shot CLI call: 1., 2., else the local key (4.;
+    ``environ`` says where it is kept)."""
+    signer = Signer.parse(settings.snapshot_keys)
+    spec = settings.page_token_key
+    key = local_key(environ) if is_per_process(spec, signer) else key_from(spec, signer)
+    return replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
 
 
 def key_from(spec: str, signer=None) -> bytes:
     """The key of the module docstring from a ``SAMBA_PAGE_TOKEN_KEY`` value (may be empty)
     and the snapshot signer (may be None). ValueError for a malformed value."""
-    from .signing import decode_key
-
     if spec and spec.strip():
         raw = decode_key(spec)
         if len(raw) < 16:

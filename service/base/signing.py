@@ -4,7 +4,8 @@ With keys configured (``SAMBA_SNAPSHOT_KEYS=id1:base64,id2:base64``; the first s
 verify), every returned snapshot carries ``signature = "v1.<keyId>.<base64url HMAC-SHA256>"``
 over the deterministic protobuf encoding of the canonicalised snapshot (the service's own
 rendering of it, every output-only field filled) with ``signature`` cleared. Signing is off
-by default (``Signer.from_env()`` returns None when the variable is unset or empty).
+by default (``Signer.parse`` of an empty setting is None; the keys come in the settings,
+``service.ops.config``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import os
 import re
 from dataclasses import dataclass
 
@@ -108,10 +108,6 @@ class Signer:
                 raise ValueError(f"{ENV}: key {key_id!r} must be at least 16 bytes")
             keys.append((key_id, raw))
         return cls(tuple(keys)) if keys else None
-
-    @classmethod
-    def from_env(cls, environ=None) -> Signer | None:
-        return cls.parse((environ if environ is not None else os.environ).get(ENV, ""))
 
     # -- signing ---------------------------------------------------------------------------
     @staticmethod

@@ -2,7 +2,7 @@
 
 The gRPC transport uses ``split_field`` to look at a request's ``snapshot`` bytes before
 parsing anything: when the service has already loaded exactly those bytes, only the rest of
-the request (the action, the seat, ...) is parsed (see ``service.pipeline.api.SnapshotSource``);
+the request (the action, the seat, ...) is parsed (see ``service.pipeline.decoding``);
 ``has_field`` and ``flag_set`` tell whether a request asks for something heavy before it is
 parsed (``service.pipeline.heavy``).
 

@@ -1,23 +1,22 @@
 """One transport-neutral implementation of every RPC of ``samba.v1.Adjudicator``.
 
-Usage (every transport goes through ``service.pipeline.runtime.Runtime.answer``, the error
-boundary, which decodes the request and then calls)::
+Every transport goes through ``service.pipeline.runtime.Runtime.answer``, the error
+boundary, which reads the request once (``service.pipeline.decoding.read``: a ``Request``)
+and hands it to ``Adjudicator.answer``; in process::
 
-    adj = Adjudicator(signer=Signer.from_env())
-    response = adj.call("Deal", request)                 # gRPC: binary request message
-    response = adj.call("Deal", msg, problems, source)   # REST/CLI: JSON structural problems
+    adj = Adjudicator(signer=Signer.parse(keys))  # or Adjudicator.from_settings(settings)
+    response = adj.call("Deal", pb.DealRequest(players=4))
 
-``call`` returns the response message; it raises ``ApiError`` for the service's own
-refusals and lets engine ``InvalidInput`` / ``RulesetError`` (and, for a bug, anything)
-through to ``service.pipeline.boundary``. The required-field check (descriptor-driven) runs on every
-request and every problem of a request is reported together. Snapshots are loaded by
-``service.pipeline.loading`` (one pipeline, one cache).
+The handlers raise ``ApiError`` for the service's own refusals and let engine
+``InvalidInput`` / ``RulesetError`` (and, for a bug, anything) through to
+``service.pipeline.boundary``. Every problem of a request is reported together. Snapshots
+are loaded by ``service.pipeline.loading`` (one pipeline, one cache).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 
@@ -31,7 +30,6 @@ from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 from ..base import page_tokens, pb
 from ..base.errors import (
     Problems,
-    api_error,
     echo,
     invalid_argument,
     too_many_items,
@@ -41,14 +39,12 @@ from ..codec import answers, convert, jsonio, paths, required, rulesets
 from ..codec.actions import action_to_proto
 from ..i18n.negotiation import DEFAULT
 from . import computer, int_range, reveal, verify, views
+from .decoding import Request, read, request_type
 from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
-from .loading import (
-    SNAPSHOT,
-    SNAPSHOT_CACHE_SIZE,
-    SnapshotLoader,
-    SnapshotSource,
-    pin_version,
-)
+from .loading import SNAPSHOT_CACHE_SIZE, SnapshotLoader, pin_version
+
+if TYPE_CHECKING:
+    from ..ops.config import Settings
 
 MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
@@ -58,27 +54,6 @@ MAX_PAGE_SIZE = 1000
 jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
-#: How the transport received a request's snapshot (None: it is in the request).
-Source = SnapshotSource | None
-
-
-def _handler(fn: Handler) -> Handler:
-    """Run the required-field check first: its problems join ``problems``. A snapshot the
-    transport did not parse, because it was loaded before, is left out; a new one is left
-    to its read, which finds its missing fields where this check would have put them."""
-
-    @functools.wraps(fn)
-    def wrapper(self: Adjudicator, req: Message, problems, source: Source, lang: str) -> Message:
-        if source is not None and source.loaded is not None:
-            problems = required.with_required(req, problems or (), skip=(SNAPSHOT,))
-        elif source is None or not req.HasField(SNAPSHOT):
-            problems = required.with_required(req, problems or ())
-        else:  # a new snapshot: the read finds its missing fields (SnapshotLoader.load)
-            problems, held = required.with_required_held(req, problems or (), SNAPSHOT)
-            source = SnapshotSource(source.key, None, held)
-        return fn(self, req, problems, source, lang)
-
-    return wrapper
 
 
 class Adjudicator:
@@ -102,29 +77,29 @@ class Adjudicator:
         self.max_replay_actions = max_replay_actions
         self.snapshots = SnapshotLoader(signer, cache_size)
 
-    # -- entry point -----------------------------------------------------------------------
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Adjudicator:
+        """The adjudicator the settings describe: the one place it is assembled (servers,
+        their workers and the CLI); it reads the keys from the settings, never from the
+        environment."""
+        signer = Signer.parse(settings.snapshot_keys)
+        return cls(
+            signer,
+            cache_size=settings.snapshot_cache_size,
+            page_token_key=page_tokens.key_from(settings.page_token_key, signer),
+        )
+
+    # -- entry points --------------------------------------------------------------------
+    def answer(self, r: Request) -> Message:
+        """The response to a request read by ``service.pipeline.decoding.read``."""
+        return METHODS[r.method][1](self, r)
+
     def call(
-        self, method: str, request: Message, problems=(), source: Source = None, lang: str = DEFAULT
+        self, method: str, request: Message, problems: Iterable[Problem] = (), lang: str = DEFAULT
     ) -> Message:
-        """Dispatch ``method`` (RPC name). ``source``: how the transport received the
-        request's snapshot (None: it is in ``request``); ``lang``: the answer's language."""
-        try:
-            request_type, handler = METHODS[method]
-        except KeyError:
-            raise api_error(
-                "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
-            ) from None
-        if not isinstance(request, request_type):
-            raise api_error(
-                "INTERNAL",
-                "INTERNAL",
-                "{method} takes {type}",
-                method=method,
-                type=request_type.__name__,
-            )
-        if source is None and method in _TAKES_SNAPSHOT and request.HasField(SNAPSHOT):
-            source = self.snapshots.source_of(request.snapshot)
-        return handler(self, request, problems, source, lang)
+        """``answer`` for a message built in process (``problems``: those found building it;
+        ``lang``: the answer's language)."""
+        return self.answer(read(method, request, self.snapshots, problems=problems, lang=lang))
 
     @staticmethod
     def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:
@@ -153,30 +128,25 @@ class Adjudicator:
             )
 
     # -- RPCs ------------------------------------------------------------------------------
-    @_handler
-    def list_rulesets(
-        self, req: pb.ListRulesetsRequest, problems, source, lang
-    ) -> pb.ListRulesetsResponse:
-        paths.raise_if(problems)
+    def list_rulesets(self, r: Request) -> pb.ListRulesetsResponse:
+        paths.raise_if(r.problems)
         return pb.ListRulesetsResponse(
-            rulesets=[rulesets.ruleset_to_proto(r, lang) for r in engine.profile_rulesets()]
+            rulesets=[rulesets.ruleset_to_proto(p, r.lang) for p in engine.profile_rulesets()]
         )
 
-    @_handler
-    def get_ruleset(self, req: pb.GetRulesetRequest, problems, source, lang) -> pb.Ruleset:
-        paths.raise_if(problems)
+    def get_ruleset(self, r: Request) -> pb.Ruleset:
+        req = r.message
+        paths.raise_if(r.problems)
         try:
             rules = er.resolve(req.profile, {}, path="profile")
         except er.RulesetError as e:
             raise rulesets.unknown_profile(req.profile, e) from None
-        return rulesets.ruleset_to_proto(rules, lang, with_descriptions=True)
+        return rulesets.ruleset_to_proto(rules, r.lang, with_descriptions=True)
 
-    @_handler
-    def deal(self, req: pb.DealRequest, problems, source, lang) -> pb.DealResponse:
+    def deal(self, r: Request) -> pb.DealResponse:
+        req, problems = r.message, r.problems
         if req.HasField("previous"):
-            previous, _ = self.snapshots.load(
-                req.previous, problems, allow_view=False, field="previous"
-            )
+            previous, _ = self.snapshots.load(r, allow_view=False, field="previous")
             rules, ref = previous.ruleset, previous.ruleset_ref
             carried = views.carried_from(previous, req)
             players = len(previous.seats)
@@ -223,11 +193,11 @@ class Adjudicator:
                 )
             )
 
-    @_handler
-    def check_meld(self, req: pb.CheckMeldRequest, problems, source, lang) -> pb.CheckMeldResponse:
+    def check_meld(self, r: Request) -> pb.CheckMeldResponse:
+        req, problems = r.message, r.problems
         cards = paths.cards(req.cards, "cards", problems)
-        if req.HasField("snapshot") or (source is not None and source.loaded is not None):
-            snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
+        if r.carries_snapshot:
+            snap, _ = self.snapshots.load(r)
             self._seat(req.seat, snap, "seat")
             if req.meld_id and snap.find_meld(req.meld_id) is None:
                 raise invalid_argument(
@@ -247,27 +217,19 @@ class Adjudicator:
                     Problem("snapshot", "REQUIRED", "adding to a meld (meldId) needs the snapshot")
                 )
             check = engine.check_meld(self._ruleset(req.ruleset, problems)[0], cards)
-        return answers.meld_check_to_proto(check, lang)
+        return answers.meld_check_to_proto(check, r.lang)
 
-    @_handler
-    def validate_action(
-        self, req: pb.ValidateActionRequest, problems, source, lang
-    ) -> pb.ValidateActionResponse:
-        snap, (action,) = self.snapshots.load(
-            req.snapshot, problems, source=source, actions=((req.action, "action"),)
-        )
+    def validate_action(self, r: Request) -> pb.ValidateActionResponse:
+        snap, (action,) = self.snapshots.load(r, actions=((r.message.action, "action"),))
+        lang = r.lang
         violations = [answers.violation_to_proto(v, lang) for v in engine.validate(snap, action)]
         return pb.ValidateActionResponse(legal=not violations, violations=violations)
 
-    @_handler
-    def apply_action(
-        self, req: pb.ApplyActionRequest, problems, source, lang
-    ) -> pb.ApplyActionResponse:
+    def apply_action(self, r: Request) -> pb.ApplyActionResponse:
+        req, problems, lang = r.message, r.problems, r.lang
         problems.extend(computer.request_problems(req, problems))  # a ProblemList: bounded
         snap, actions = self.snapshots.load(
-            req.snapshot,
-            problems,
-            source=source,
+            r,
             actions=((req.action, "action"),) if req.HasField("action") else (),
             allow_view=False,
         )
@@ -288,13 +250,11 @@ class Adjudicator:
         self._extras(resp, req, out.snapshot, out.events)
         return resp
 
-    @_handler
-    def list_legal_actions(
-        self, req: pb.ListLegalActionsRequest, problems, source, lang
-    ) -> pb.ListLegalActionsResponse:
+    def list_legal_actions(self, r: Request) -> pb.ListLegalActionsResponse:
+        req = r.message
         if req.page_size < 0:
-            problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
-        snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
+            r.problems.append(Problem("pageSize", "OUT_OF_RANGE", "pageSize must not be negative"))
+        snap, _ = self.snapshots.load(r)
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
@@ -346,21 +306,16 @@ class Adjudicator:
             copy.SerializeToString(deterministic=True), snap.ruleset.version
         )
 
-    @_handler
-    def score_deal(self, req: pb.ScoreDealRequest, problems, source, lang) -> pb.ScoreDealResponse:
-        snap, _ = self.snapshots.load(req.snapshot, problems, allow_view=False, source=source)
-        report = engine.score(snap, req.provisional)
+    def score_deal(self, r: Request) -> pb.ScoreDealResponse:
+        snap, _ = self.snapshots.load(r, allow_view=False)
+        report = engine.score(snap, r.message.provisional)
         int_range.check_played(snap, snap, report)
         return answers.score_to_proto(report)
 
-    @_handler
-    def get_player_view(
-        self, req: pb.GetPlayerViewRequest, problems, source, lang
-    ) -> pb.GetPlayerViewResponse:
+    def get_player_view(self, r: Request) -> pb.GetPlayerViewResponse:
+        req = r.message
         revealing = req.reveal != pb.GetPlayerViewRequest.REVEAL_UNSPECIFIED
-        snap, _ = self.snapshots.load(
-            req.snapshot, problems, source=source, allow_view=not revealing
-        )
+        snap, _ = self.snapshots.load(r, allow_view=not revealing)
         seat = req.seat if req.HasField("seat") else None
         if seat is not None:
             self._seat(seat, snap, "seat")
@@ -374,18 +329,14 @@ class Adjudicator:
             resp.viewer_seat = seat
         return resp
 
-    @_handler
-    def replay_deal(
-        self, req: pb.ReplayDealRequest, problems, source, lang
-    ) -> pb.ReplayDealResponse:
+    def replay_deal(self, r: Request) -> pb.ReplayDealResponse:
+        req, lang = r.message, r.lang
         if len(req.actions) > self.max_replay_actions:
             raise too_many_items("ReplayDeal", "actions", self.max_replay_actions, len(req.actions))
         snap, actions = self.snapshots.load(
-            req.snapshot,
-            problems,
+            r,
             allow_view=False,
             check_meld_ids=False,
-            source=source,
             actions=tuple((a, f"actions[{i}]") for i, a in enumerate(req.actions)),
         )
         results, last, first_illegal, score = engine.replay(snap, actions)
@@ -408,41 +359,35 @@ class Adjudicator:
         self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
         return resp
 
-    @_handler
-    def suggest_action(
-        self, req: pb.SuggestActionRequest, problems, source, lang
-    ) -> pb.SuggestActionResponse:
+    def suggest_action(self, r: Request) -> pb.SuggestActionResponse:
+        req, problems = r.message, r.problems
         if problems and req.budget_ms < 0:  # else the engine reports it with the seat's
             problems.append(Problem("budgetMs", "OUT_OF_RANGE", "budgetMs must not be negative"))
-        snap, _ = self.snapshots.load(req.snapshot, problems, source=source)
-        _, chosen = computer.suggestion(snap, req.seat, req.level, req.seed, req.budget_ms, lang)
+        snap, _ = self.snapshots.load(r)
+        _, chosen = computer.suggestion(snap, req.seat, req.level, req.seed, req.budget_ms, r.lang)
         return pb.SuggestActionResponse(action=chosen.action, reason=chosen.reason)
 
 
-#: RPC name -> (request message type, handler(adjudicator, request, problems, source, lang)).
-METHODS: dict[str, tuple[type[Message], Handler]] = {
-    "ListRulesets": (pb.ListRulesetsRequest, Adjudicator.list_rulesets),
-    "GetRuleset": (pb.GetRulesetRequest, Adjudicator.get_ruleset),
-    "Deal": (pb.DealRequest, Adjudicator.deal),
-    "CheckMeld": (pb.CheckMeldRequest, Adjudicator.check_meld),
-    "ValidateAction": (pb.ValidateActionRequest, Adjudicator.validate_action),
-    "ApplyAction": (pb.ApplyActionRequest, Adjudicator.apply_action),
-    "ListLegalActions": (pb.ListLegalActionsRequest, Adjudicator.list_legal_actions),
-    "ScoreDeal": (pb.ScoreDealRequest, Adjudicator.score_deal),
-    "GetPlayerView": (pb.GetPlayerViewRequest, Adjudicator.get_player_view),
-    "ReplayDeal": (pb.ReplayDealRequest, Adjudicator.replay_deal),
-    "SuggestAction": (pb.SuggestActionRequest, Adjudicator.suggest_action),
-    "VerifyDeal": (pb.VerifyDealRequest, _handler(verify.verify_deal)),
+_HANDLERS: dict[str, Handler] = {
+    "ListRulesets": Adjudicator.list_rulesets,
+    "GetRuleset": Adjudicator.get_ruleset,
+    "Deal": Adjudicator.deal,
+    "CheckMeld": Adjudicator.check_meld,
+    "ValidateAction": Adjudicator.validate_action,
+    "ApplyAction": Adjudicator.apply_action,
+    "ListLegalActions": Adjudicator.list_legal_actions,
+    "ScoreDeal": Adjudicator.score_deal,
+    "GetPlayerView": Adjudicator.get_player_view,
+    "ReplayDeal": Adjudicator.replay_deal,
+    "SuggestAction": Adjudicator.suggest_action,
+    "VerifyDeal": verify.verify_deal,
 }
-
-
+#: RPC name -> (request message type, handler(adjudicator, request)), in the schema's order.
+METHODS: dict[str, tuple[type[Message], Handler]] = {
+    m.name: (request_type(m.name), _HANDLERS[m.name]) for m in pb.SERVICE.methods
+}
 #: The methods whose answer's snapshot is remembered as loaded (SnapshotLoader.remember).
 REMEMBERS = frozenset({"Deal", "ApplyAction", "ReplayDeal"})
-_TAKES_SNAPSHOT = frozenset(
-    name
-    for name, (request_type, _) in METHODS.items()
-    if "snapshot" in request_type.DESCRIPTOR.fields_by_name
-)
 
 
 def kebab(method: str) -> str:

@@ -1,92 +1,165 @@
-"""A transport's request bytes -> (request message, structural problems, SnapshotSource).
+"""A request read once: ``read(method, data, loader)`` -> ``Request``, the one value every
+pipeline stage and handler takes (docs/api.md#trust).
 
-Both encodings look the request's snapshot up in the loaded-snapshot cache *before*
-parsing it (``service.pipeline.loading``): when the service has loaded exactly that encoding before,
-only the rest of the request (the action, the seat, ...) is parsed and the message comes
-back without its ``snapshot``.
+``data`` is protobuf bytes (gRPC), proto3 JSON (REST and CLI: ``json=True``) or a message
+built in process. Reading is the same three steps whatever came:
 
-- ``ProtobufDecoder(method, loader)``: gRPC bytes (``service.codec.wire`` finds the snapshot field);
-  malformed bytes are INVALID_ARGUMENT (MALFORMED_MESSAGE), never grpc's INTERNAL.
-- ``decode_json(text, RequestType, loader)``: proto3 JSON (REST and CLI); text that is not a
-  JSON object raises InvalidInput (MALFORMED_JSON), every other problem is returned. A
-  snapshot not loaded before becomes a protobuf message like any other field and is loaded
-  as a gRPC one is (``SnapshotLoader.load``): one way in, whatever the encoding
-  (tests/test_ways_in.py holds every way to the same answers).
+1. the request's snapshot is looked up in the loaded-snapshot cache *before* it is parsed
+   (``service.pipeline.loading``): when the service has loaded exactly that encoding before,
+   only the rest of the request is parsed and the message comes back without its snapshot;
+2. the message is parsed, every problem with its path (JSON: ``service.codec.jsonio``;
+   bytes that are not the message are MALFORMED_MESSAGE, never grpc's INTERNAL);
+3. the required-field walk (``service.codec.required``) adds the missing REQUIRED fields:
+   below a snapshot loaded before it does not look, and below a new one it leaves the walk
+   to the snapshot's read, which finds the same fields where the walk would have put them.
+
+tests/test_ways_in.py holds every way in to the same answers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
 from google.protobuf.message import DecodeError, Message
 
 from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.problems import Problem
 
-from ..base import errors
-from ..codec import jsonio, wire
-from .loading import (
-    SNAPSHOT,
-    SnapshotLoader,
-    SnapshotSource,
-    cache_key,
-    json_cache_key,
-)
-
-Decoded = tuple[Message, errors.Problems, SnapshotSource | None]
+from ..base import errors, pb
+from ..codec import jsonio, required, wire
+from ..i18n.negotiation import DEFAULT
+from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
 
 
-class ProtobufDecoder:
-    """Decodes the requests of one method from protobuf bytes."""
+@dataclass(slots=True)
+class Request:
+    """One request as read: its RPC, its message, the problems reading found (the handler
+    adds its own), how its snapshot came (``snapshot``: its cache key, the snapshot loaded
+    before from that key, or where its missing fields go; None: the request has none) and
+    the answer's language."""
 
-    def __init__(self, request_type: type[Message], loader: SnapshotLoader) -> None:
-        self.request_type = request_type
-        field = request_type.DESCRIPTOR.fields_by_name.get(SNAPSHOT)
-        self.snapshot_number = field.number if field is not None else None
-        self.loader = loader
+    method: str
+    message: Message
+    problems: errors.Problems
+    snapshot: SnapshotSource | None = None
+    lang: str = DEFAULT
 
-    def __call__(self, data: bytes) -> Decoded:
-        try:
-            return self._decode(data)
-        except (DecodeError, RuntimeError, ValueError) as e:
-            raise errors.invalid_argument(
-                [
-                    problem(
-                        "",
-                        "MALFORMED_MESSAGE",
-                        "the request is not a valid {type} message: {error}",
-                        type=self.request_type.DESCRIPTOR.full_name,
-                        error=e,
-                    )
-                ]
-            ) from None
-
-    def _decode(self, data: bytes) -> Decoded:
-        parse = self.request_type.FromString
-        split = (
-            wire.split_field(data, self.snapshot_number)
-            if self.snapshot_number is not None
-            else None
+    @property
+    def carries_snapshot(self) -> bool:
+        """Whether the request has a snapshot (in its message, or loaded before)."""
+        if self.snapshot is not None and self.snapshot.loaded is not None:
+            return True
+        return SNAPSHOT in self.message.DESCRIPTOR.fields_by_name and self.message.HasField(
+            SNAPSHOT
         )
+
+
+def request_type(method: str) -> type[Message]:
+    """The request message of RPC ``method`` (UNIMPLEMENTED for a name the schema lacks)."""
+    found = pb.SERVICE.methods_by_name.get(method)
+    if found is None:
+        raise errors.api_error(
+            "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
+        )
+    return getattr(pb, found.input_type.name)
+
+
+@cache
+def _snapshot_number(method: str) -> int | None:
+    """The field number of the ``snapshot`` of ``method``'s request (None: it has none)."""
+    field = request_type(method).DESCRIPTOR.fields_by_name.get(SNAPSHOT)
+    return field.number if field is not None else None
+
+
+def read(
+    method: str,
+    data: bytes | str | Message,
+    loader: SnapshotLoader,
+    *,
+    json: bool = False,
+    problems: Iterable[Problem] = (),
+    lang: str = DEFAULT,
+) -> Request:
+    """``data`` read as a request of ``method`` (``json``: proto3 JSON text; a message:
+    taken as it is, with the ``problems`` found building it)."""
+    message_type = request_type(method)
+    number = _snapshot_number(method)
+    found: errors.Problems
+    if isinstance(data, Message):
+        if not isinstance(data, message_type):
+            raise errors.api_error(
+                "INTERNAL",
+                "INTERNAL",
+                "{method} takes {type}",
+                method=method,
+                type=message_type.__name__,
+            )
+        message, found, source = data, list(problems), None
+        if number is not None and data.HasField(SNAPSHOT):
+            source = loader.source_of(data.snapshot)
+    elif json:
+        message, found, source = _from_json(data, message_type, number, loader)
+    else:
+        assert isinstance(data, bytes)
+        message, found, source = _from_protobuf(data, message_type, number, loader)
+    found, source = _with_required(message, found, source)
+    return Request(method, message, found, source, lang)
+
+
+def _from_protobuf(
+    data: bytes, message_type: type[Message], number: int | None, loader: SnapshotLoader
+) -> tuple[Message, errors.Problems, SnapshotSource | None]:
+    try:
+        split = wire.split_field(data, number) if number is not None else None
         if split is None:
-            return parse(data), [], None
+            return message_type.FromString(data), [], None
         snapshot_bytes, rest = split
         key = cache_key("pb", snapshot_bytes)
-        loaded = self.loader.loaded(key)
-        if loaded is None:
-            return parse(data), [], SnapshotSource(key)
-        return parse(rest), [], SnapshotSource(key, loaded)
+        loaded = loader.loaded(key)
+        return (
+            message_type.FromString(data if loaded is None else rest),
+            [],
+            SnapshotSource(key, loaded),
+        )
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise errors.invalid_argument(
+            [
+                problem(
+                    "",
+                    "MALFORMED_MESSAGE",
+                    "the request is not a valid {type} message: {error}",
+                    type=message_type.DESCRIPTOR.full_name,
+                    error=e,
+                )
+            ]
+        ) from None
 
 
-def decode_json(text: str | bytes, request_type: type[Message], loader: SnapshotLoader) -> Decoded:
-    """``jsonio.decode`` plus the request snapshot's source (keyed by its compact JSON)."""
+def _from_json(
+    text: str | bytes, message_type: type[Message], number: int | None, loader: SnapshotLoader
+) -> tuple[Message, errors.Problems, SnapshotSource | None]:
+    """JSON that is not an object raises InvalidInput (MALFORMED_JSON); every other problem
+    is returned. The snapshot is keyed by its compact JSON (``json_cache_key``)."""
     data = jsonio.loads(text)
     snapshot = data.get(SNAPSHOT) if isinstance(data, dict) else None
-    key = (
-        json_cache_key(snapshot)
-        if isinstance(snapshot, dict) and SNAPSHOT in request_type.DESCRIPTOR.fields_by_name
-        else None
-    )
+    key = json_cache_key(snapshot) if isinstance(snapshot, dict) and number is not None else None
     if key is None:
-        return (*jsonio.decode_dict(data, request_type), None)
+        return (*jsonio.decode_dict(data, message_type), None)
     loaded = loader.loaded(key)
     if loaded is not None:  # the rest of the request only
         data = {k: v for k, v in data.items() if k != SNAPSHOT}
-    return (*jsonio.decode_dict(data, request_type), SnapshotSource(key, loaded))
+    return (*jsonio.decode_dict(data, message_type), SnapshotSource(key, loaded))
+
+
+def _with_required(
+    message: Message, problems: errors.Problems, source: SnapshotSource | None
+) -> tuple[errors.Problems, SnapshotSource | None]:
+    """The problems plus the missing REQUIRED fields, and where a new snapshot's go."""
+    if source is not None and source.loaded is not None:
+        return required.with_required(message, problems, skip=(SNAPSHOT,)), source
+    if source is None or not message.HasField(SNAPSHOT):
+        return required.with_required(message, problems), source
+    found, held = required.with_required_held(message, problems, SNAPSHOT)
+    return found, SnapshotSource(source.key, None, held)

@@ -27,7 +27,7 @@ import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -54,6 +54,9 @@ from ..codec import (
     snapshot_bytes,
 )
 from ..codec.actions import action_from_proto, meld_ids
+
+if TYPE_CHECKING:
+    from .decoding import Request
 
 #: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
 SNAPSHOT_CACHE_SIZE = 1024
@@ -126,20 +129,22 @@ class SnapshotLoader:
 
     def load(
         self,
-        msg: pb.Snapshot,
-        problems: Problems,
-        source: SnapshotSource | None = None,
+        request: Request,
         actions: Iterable[tuple[pb.Action, str]] = (),
         check_meld_ids: bool = True,
         allow_view: bool = True,
         field: str = SNAPSHOT,
     ) -> tuple[Snapshot, list[Action]]:
         """(engine snapshot, engine actions) of a request, or InvalidInput / ApiError with
-        every problem (``problems``: those already found in the request, reported first).
+        every problem (the request's own problems reported first).
 
-        ``actions``: (pb.Action, path) pairs. ``source.loaded`` is used as it is (the
-        transport has looked the key up already). ``field``: the request's field holding
-        the snapshot (``previous`` for Deal), the prefix of every problem's path."""
+        ``field``: the request's field holding the snapshot (``previous`` for Deal, ``deal``
+        for VerifyDeal), the prefix of every problem's path; only ``snapshot`` may have been
+        loaded before (``request.snapshot.loaded``, used as it is). ``actions``:
+        (pb.Action, path) pairs."""
+        msg: pb.Snapshot = getattr(request.message, field)
+        problems = request.problems
+        source = request.snapshot if field == SNAPSHOT else None
         snap = source.loaded if source is not None else None
         fresh = snap is None
         held = source.held if source is not None else None

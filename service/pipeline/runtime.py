@@ -1,10 +1,11 @@
 """What the servers and the CLI share around ``service.pipeline.api``: one call = decode, answer,
 error boundary; for the servers also metrics, a log line, a span and a deadline.
 
-``Runtime.answer(method, decode, deadline)`` decodes a request (``service.pipeline.decoding``), runs
-``Adjudicator.call`` and returns the response message or raises ``ApiError``, never
-anything else (``service.pipeline.boundary``): it is the one error boundary of every transport and
-of the CLI. ``Runtime.invoke(method, decode, transport=..., request_id=..., deadline=...)``
+``Runtime.answer(method, data, deadline)`` reads a request once (``service.pipeline.decoding``:
+protobuf bytes, proto3 JSON with ``json=True``, or a message), answers it
+(``Adjudicator.answer``) and returns the response message or raises ``ApiError``, never
+anything else (``service.pipeline.boundary``): it is the one error boundary of every
+transport and of the CLI. ``Runtime.invoke(method, data, transport=..., request_id=...)``
 is ``answer`` counted in ``service.ops.metrics``, logged (one JSON line per call) and, with
 an OTLP endpoint, traced (``service.ops.tracing``).
 
@@ -19,7 +20,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
+from samba_adjudicator.engine.problems import Problem
 from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
 
 from ..base.errors import ApiError, Problems, new_request_id
@@ -35,14 +37,13 @@ from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..ops import metrics as _metrics
 from ..ops import tracing
 from ..ops.logs import log_call
-from .api import METHODS, Adjudicator
+from .api import Adjudicator
 from .boundary import as_api_error
 from .budget import ADMIT_FROM as ADMIT_FROM
 from .budget import ByteBudget
-from .decoding import Decoded, ProtobufDecoder, decode_json
+from .decoding import Request, read
 from .heavy import OFFLOAD
 from .lifecycle import State
-from .loading import SNAPSHOT_CACHE_SIZE, SnapshotSource
 from .stops import check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
     shutting_down as shutting_down,
@@ -99,7 +100,8 @@ def request_id_from(value: str | None) -> str:
     return new_request_id()
 
 
-def _profile_of(request: Message, source: SnapshotSource | None = None) -> str:
+def _profile_of(r: Request) -> str:
+    request, source = r.message, r.snapshot
     if source is not None and source.loaded is not None:  # the message has no snapshot
         return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
     ref = None
@@ -152,19 +154,7 @@ class Runtime:
         count_calls: bool = True,
     ) -> None:
         if adjudicator is None:
-            from ..base import page_tokens
-            from ..base.signing import Signer
-
-            signer = Signer.from_env()
-            adjudicator = Adjudicator(
-                signer=signer,
-                cache_size=SNAPSHOT_CACHE_SIZE
-                if settings is None
-                else settings.snapshot_cache_size,
-                page_token_key=page_tokens.key_from(
-                    "" if settings is None else settings.page_token_key, signer
-                ),
-            )
+            adjudicator = Adjudicator() if settings is None else Adjudicator.from_settings(settings)
         self.settings = settings
         self.adjudicator = adjudicator
         self.state = state or State()
@@ -172,7 +162,6 @@ class Runtime:
         self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
         #: seconds of work one call may take, whatever its deadline (None: no ceiling)
         self.ceiling: float | None = None if settings is None else settings.max_call_seconds
-        self._decoders: dict[str, ProtobufDecoder] = {}
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
         #: server spans over OTLP (service.ops.tracing); None: tracing off, the default
@@ -193,38 +182,27 @@ class Runtime:
             heavy = method in OFFLOAD
         return heavy or size > OFFLOAD_BYTES or (CALL_DELAY_SECONDS > 0 and not CALL_DELAY_ON_LOOP)
 
-    # -- decoding, for the transports ------------------------------------------------------
-    def protobuf_decoder(self, method: str) -> ProtobufDecoder:
-        """gRPC: request bytes -> Decoded (``service.pipeline.decoding``)."""
-        decoder = self._decoders.get(method)
-        if decoder is None:
-            decoder = self._decoders[method] = ProtobufDecoder(
-                METHODS[method][0], self.adjudicator.snapshots
-            )
-        return decoder
-
-    def json_decoder(self, method: str, body: bytes) -> Callable[[], Decoded]:
-        """REST and CLI: proto3 JSON -> Decoded, when called (inside ``answer``)."""
-        request_type = METHODS[method][0]
-        return lambda: decode_json(body, request_type, self.adjudicator.snapshots)
-
     # -- answering -------------------------------------------------------------------------
     def answer(
         self,
         method: str,
-        decode: Callable[[], Decoded],
+        data: bytes | str | Message,
         deadline: float | None = None,
         call: CallRecord | None = None,
         stop: Stop | None = None,
         lang: str = DEFAULT_LANGUAGE,
+        json: bool = False,
+        problems: Iterable[Problem] = (),
     ) -> Message:
-        """The error boundary: decode the request, adjudicate it and return the response,
-        or raise ApiError (``service.pipeline.boundary``), never anything else. ``deadline``
-        (``time.monotonic()`` value): passed before or after the engine ran, the answer is
-        DEADLINE_EXCEEDED. The engine's work also stops at the server's ceiling
-        (``ceiling`` seconds from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE) and when
-        ``stop`` is set (the caller went away: CANCELLED). ``call``: filled in for the
-        accounting. ``lang``: the language of the answer's texts (docs/i18n.md)."""
+        """The error boundary: read the request (``data``: protobuf bytes, or proto3 JSON
+        with ``json``, or a message built in process), adjudicate it and return the
+        response, or raise ApiError (``service.pipeline.boundary``), never anything else.
+        ``deadline`` (``time.monotonic()`` value): passed before or after the engine ran,
+        the answer is DEADLINE_EXCEEDED. The engine's work also stops at the server's
+        ceiling (``ceiling`` seconds from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE) and
+        when ``stop`` is set (the caller went away: CANCELLED). ``call``: filled in for the
+        accounting. ``lang``: the language of the answer's texts (docs/i18n.md). ``problems``:
+        those found building a message in process."""
         limit = deadline
         if self.ceiling is not None:
             limit = earlier(deadline, time.monotonic() + self.ceiling)
@@ -233,13 +211,20 @@ class Runtime:
             with within(limit, stop):
                 if stop is not None and stop.stopped:
                     raise Interrupted()  # the caller left while the call waited its turn
-                request, problems, source = decode()
+                request = read(
+                    method,
+                    data,
+                    self.adjudicator.snapshots,
+                    json=json,
+                    problems=problems,
+                    lang=lang,
+                )
                 if call is not None:
-                    call.profile = _profile_of(request, source)
+                    call.profile = _profile_of(request)
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
-                response = self.adjudicator.call(method, request, problems, source, lang)
+                response = self.adjudicator.answer(request)
             check_deadline(method, deadline)
             return response
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
@@ -255,17 +240,17 @@ class Runtime:
         lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
-        return self.answer(method, lambda: (request, list(problems or ()), None), lang=lang)
+        return self.answer(method, request, lang=lang, problems=problems or ())
 
     def invoke(
         self,
         method: str,
-        decode: Callable[[], Decoded],
+        data: bytes | str | Message,
         *,
         transport: str,
         request_id: str,
         deadline: float | None = None,
-        size: int = 0,
+        json: bool = False,
         heavy: bool | None = None,
         stop: Stop | None = None,
         trace: tracing.Carried | None = None,
@@ -273,9 +258,9 @@ class Runtime:
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
-        parented on the caller's ``trace`` context (``service.ops.tracing``). ``decode``
-        runs inside the accounting, so parse failures are counted and timed as well. A
-        request of ``size`` bytes over ADMIT_FROM is admitted against the decoding budget
+        parented on the caller's ``trace`` context (``service.ops.tracing``). Reading the
+        request happens inside the accounting, so parse failures are counted and timed as
+        well. A request over ADMIT_FROM bytes is admitted against the decoding budget
         first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
         A ``heavy`` call (``service.pipeline.heavy``; by default its method in OFFLOAD)
         waits for one of the HEAVY_CALLS slots first. ``stop``: set by the transport when the
@@ -291,8 +276,8 @@ class Runtime:
             heavy = method in OFFLOAD
         heavy = heavy and self._heavy_slot(stop)
         try:
-            counted = self.decoding.admit(size)
-            response = self.answer(method, decode, deadline, call, stop, lang)
+            counted = self.decoding.admit(len(data) if isinstance(data, bytes | str) else 0)
+            response = self.answer(method, data, deadline, call, stop, lang, json)
             call.outcome, call.codes = _outcome(method, response)
             return response
         except ApiError as e:

@@ -17,11 +17,10 @@ from ..i18n.catalogs import word
 DEAL = "deal"
 
 
-def verify_deal(
-    adj, req: pb.VerifyDealRequest, problems, source, lang: str
-) -> pb.VerifyDealResponse:
-    """``adj``: the Adjudicator (its snapshot loader reads ``deal``); the problems' texts
-    in ``lang``."""
+def verify_deal(adj, r) -> pb.VerifyDealResponse:
+    """``adj``: the Adjudicator (its snapshot loader reads ``deal``); ``r``: the
+    ``Request``, its problems' texts in its language."""
+    req, problems, lang = r.message, r.problems, r.lang
     if len(req.seed.encode("utf-8")) > MAX_SEED_BYTES:
         problems.append(
             problem(
@@ -32,7 +31,7 @@ def verify_deal(
     problems.extend(contribution_problems(contributions, "seedContributions"))
     if not req.HasField(DEAL):
         paths.raise_if(problems)
-    snap, _ = adj.snapshots.load(req.deal, problems, field=DEAL)
+    snap, _ = adj.snapshots.load(r, field=DEAL)
     found = engine.verify_deal(snap, req.seed, contributions)
     return pb.VerifyDealResponse(
         verified=not found,

@@ -3,7 +3,7 @@
 ``samba-adjudicator <method> [--input FILE]``: one JSON request on stdin (or FILE), the
 REST answer body on stdout. Exit 0 where REST answers 200 (``legal: false`` included), 2
 for an invalid argument (REST's 400 body), 1 for any other error (its REST body). Never a
-traceback. ``samba-adjudicator serve ...`` delegates to ``service.transport.server.serve_main``.
+traceback. ``samba-adjudicator serve ...`` delegates to ``service.transport.serve.serve_main``.
 """
 
 from __future__ import annotations
@@ -79,20 +79,18 @@ def run(
     try:
         if adjudicator is None:
             from ..base import page_tokens
-            from ..base.signing import Signer
+            from ..ops import config
             from ..pipeline.api import Adjudicator
 
-            signer = Signer.from_env()
-            adjudicator = Adjudicator(
-                signer=signer,
-                page_token_key=page_tokens.cli_key(os.environ, signer),
-            )
+            # the server's settings and environment; the page-token key the CLI's own
+            settings = page_tokens.with_cli_key(config.load([], os.environ), os.environ)
+            adjudicator = Adjudicator.from_settings(settings)
         runtime = Runtime(None, adjudicator, count_calls=False)
-        response = runtime.answer(method, runtime.json_decoder(method, data), lang=language)
+        response = runtime.answer(method, data, lang=language, json=True)
     except ApiError as e:
         body = rest_body(localize_error(e, language), request_id)
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), body
-    except (ValueError, OSError) as e:  # a malformed key setting, or no local key file
+    except (ValueError, OSError) as e:  # a malformed setting, or no local key file
         logging.getLogger("samba.cli").error("%s", e)
         return EXIT_ERROR, rest_body(internal_error(), request_id)
     return EXIT_OK, to_dict(response)
@@ -101,9 +99,7 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
-        from .server import (
-            serve_main,
-        )  # lazily: the servers pull in grpc and FastAPI
+        from .serve import serve_main  # lazily: the servers pull in grpc and FastAPI
 
         return serve_main(argv[1:]) or 0
     logging.basicConfig(

@@ -49,7 +49,6 @@ from ..i18n.localize import localize_error
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
-from ..pipeline.decoding import ProtobufDecoder
 from ..pipeline.heavy import is_heavy
 from ..pipeline.runtime import Runtime, request_id_from, shutting_down
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
@@ -115,7 +114,6 @@ def _status(err: ApiError, request_id: str, lang: str = DEFAULT_LANGUAGE) -> grp
 def _call(
     runtime: Runtime,
     method: str,
-    decode: ProtobufDecoder,
     data: bytes,
     request_id: str,
     deadline: float | None,
@@ -129,11 +127,10 @@ def _call(
     try:
         response = runtime.invoke(
             method,
-            lambda: decode(data),
+            data,
             transport="grpc",
             request_id=request_id,
             deadline=deadline,
-            size=len(data),
             heavy=heavy,
             stop=stop,
             trace=trace,
@@ -198,8 +195,6 @@ class InFlight:
 
 
 def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
-    decode = runtime.protobuf_decoder(method)
-
     async def handle(data: bytes, context) -> bytes:
         request_id, lang, trace = _request_id_and_language(context)
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
@@ -221,7 +216,6 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
                     _call,
                     runtime,
                     method,
-                    decode,
                     data,
                     request_id,
                     deadline,
@@ -232,7 +226,7 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
                 )
             else:
                 out, status = _call(
-                    runtime, method, decode, data, request_id, deadline, lang, heavy, trace=trace
+                    runtime, method, data, request_id, deadline, lang, heavy, trace=trace
                 )
         finally:
             in_flight.count -= 1

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
+from google.protobuf.message import Message
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
@@ -209,10 +210,9 @@ class _Calls:
     def answer(
         self,
         method: str,
-        decode,
+        data: bytes | Message,
         rid: str,
         deadline: float | None,
-        size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
         heavy: bool = False,
         stop: Stop | None = None,
@@ -221,11 +221,11 @@ class _Calls:
         try:
             response = self.runtime.invoke(
                 method,
-                decode,
+                data,
                 transport="rest",
                 request_id=rid,
                 deadline=deadline,
-                size=size,
+                json=isinstance(data, bytes),
                 heavy=heavy,
                 stop=stop,
                 trace=trace,
@@ -242,10 +242,9 @@ class _Calls:
         self,
         request: Request,
         method: str,
-        decode,
+        data: bytes | Message,
         rid: str,
         deadline: float | None,
-        size: int = 0,
         lang: str = DEFAULT_LANGUAGE,
         heavy: bool = False,
     ) -> Response:
@@ -254,17 +253,17 @@ class _Calls:
             err = shutting_down()
             self.runtime.reject(method, "rest", rid, err, trace)
             return error_response(err, rid, {"connection": "close"}, lang)
-        if self.runtime.offloaded(method, size, heavy):
+        if self.runtime.offloaded(method, len(data) if isinstance(data, bytes) else 0, heavy):
             # a client that closes the connection stops the call's work (engine.deadline)
             stop = Stop()
             watch = asyncio.ensure_future(_watch_disconnect(request, stop))
             try:
                 return await run_in_threadpool(
-                    self.answer, method, decode, rid, deadline, size, lang, heavy, stop, trace
+                    self.answer, method, data, rid, deadline, lang, heavy, stop, trace
                 )
             finally:
                 watch.cancel()
-        return self.answer(method, decode, rid, deadline, size, lang, heavy, trace=trace)
+        return self.answer(method, data, rid, deadline, lang, heavy, trace=trace)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:
@@ -276,10 +275,9 @@ class _Calls:
                 self.runtime.reject(method, "rest", rid, e, call_trace(request))
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
                 return error_response(e, rid, close, call_language(request))
-            decode = self.runtime.json_decoder(method, body)
             heavy = is_heavy(method, body, json=True)
             return await self.run(
-                request, method, decode, rid, deadline, len(body), call_language(request), heavy
+                request, method, body, rid, deadline, call_language(request), heavy
             )
 
         endpoint.__name__ = method
@@ -297,9 +295,7 @@ class _Calls:
             deadline = _deadline(request)
         except ApiError as e:
             return error_response(e, rid, None, call_language(request))
-        return await self.run(
-            request, method, lambda: (message, [], None), rid, deadline, lang=call_language(request)
-        )
+        return await self.run(request, method, message, rid, deadline, lang=call_language(request))
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
@@ -330,7 +326,10 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
         app.include_router(router)
     app.include_router(rest_operations.router(runtime, ROUTES))
     app.include_router(pages.router())  # /docs, /redoc, /playground: served from here
-    app.openapi = functools.partial(rest_operations.openapi_document, ROUTES)  # type: ignore[method-assign]
+    document = functools.partial(
+        rest_operations.openapi_document, ROUTES, runtime.adjudicator.signer
+    )
+    app.openapi = document  # type: ignore[method-assign]
 
     if settings.bench_echo:
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from ..base.signing import Signer
 from ..codec import jsonio
 from ..ops import metrics
 from ..pipeline.runtime import VERSION, Runtime
@@ -42,14 +43,15 @@ def router(runtime: Runtime, routes: Routes) -> APIRouter:
     @ops.get("/openapi.json")
     async def openapi_json() -> Response:
         # 130 KB: rendered once, not for every caller (a pipelining flood asks thousands)
-        return Response(_openapi_bytes(routes), media_type=JSON)
+        return Response(_openapi_bytes(routes, runtime.adjudicator.signer), media_type=JSON)
 
     return ops
 
 
 @functools.lru_cache(maxsize=1)
-def openapi_document(routes: Routes) -> dict:
-    """The OpenAPI document of the gateway (built once; FastAPI's generator is replaced)."""
+def openapi_document(routes: Routes, signer: Signer | None = None) -> dict:
+    """The OpenAPI document of the gateway (built once; FastAPI's generator is replaced),
+    its examples signed by the server's ``signer``."""
     return openapi.build(
         routes,
         title="Samba adjudicator",
@@ -57,10 +59,10 @@ def openapi_document(routes: Routes) -> dict:
         description="REST gateway of `samba.v1.Adjudicator` (proto3 JSON mapping). "
         "Schemas and descriptions come from the protobuf schema; every "
         "example is a real request and the service's answer to it.",
-        examples=examples.route_examples(),
+        examples=examples.route_examples(signer),
     )
 
 
 @functools.lru_cache(maxsize=1)
-def _openapi_bytes(routes: Routes) -> bytes:
-    return jsonio.dumps_bytes(openapi_document(routes))
+def _openapi_bytes(routes: Routes, signer: Signer | None) -> bytes:
+    return jsonio.dumps_bytes(openapi_document(routes, signer))

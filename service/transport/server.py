@@ -24,28 +24,22 @@ process exits 0.
 
 from __future__ import annotations
 
-import base64
 import functools
 import gc
-import json
 import logging
 import os
-import shutil
 import signal
 import socket
 import sys
 import threading
 import time
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-from samba_adjudicator.engine.build import CURRENT as BUILD
 from samba_adjudicator.engine.deadline import stop_all
 
-from ..ops import config as _config
 from ..ops.logs import setup_logging
 from .listeners import (
-    PortUnavailable,
     bind_admin,
     bind_http,
     check_grpc_port,
@@ -54,40 +48,6 @@ from .listeners import (
 from .loop_watch import LoopWatch, after_pending_io
 
 log = logging.getLogger("samba.server")
-
-
-def announce(line: dict) -> None:
-    """The ready line on stdout (JSON, for programs), and its log record, which says which
-    build runs; then one plain line on stderr for the person who ran ``make run``, with the
-    playground's URL."""
-    url = _playground_url(line["host"], line["httpPort"])
-    line = {**line, "build": BUILD.name, "playground": url}
-    sys.stdout.write(json.dumps(line) + "\n")
-    sys.stdout.flush()
-    sys.stderr.write(
-        f"samba-adjudicator ready: playground {url}, REST on port {line['httpPort']}, "
-        f"gRPC on port {line['grpcPort']} ({BUILD.name} build; Ctrl-C stops)\n"
-    )
-    sys.stderr.flush()
-    fields = {k: v for k, v in line.items() if k != "event"}
-    log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
-    if _KEY_OF_ITS_OWN:
-        from ..base import page_tokens
-
-        page_tokens.warn_per_process()
-
-
-#: Set by ``serve_main`` when the page-token key is this server's own: the warning follows
-#: the ready line, so that a start that fails (a taken port) still says one line only.
-_KEY_OF_ITS_OWN = False
-
-
-def _playground_url(host: str, port: int) -> str:
-    """The playground as a browser on this machine reaches it (a wildcard host: loopback)."""
-    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
-    if ":" in shown and not shown.startswith("["):
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}/playground"
 
 
 # -- one worker ---------------------------------------------------------------------------
@@ -297,7 +257,8 @@ def tune_gc() -> None:
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
-def run_single(settings) -> int:
+def run_single(settings, announce: Callable[[dict], None]) -> int:
+    """Both servers in this process; ``announce`` is given the listening line."""
     signals = SignalWaiter()
     worker = Worker(settings)
     grpc_port, http_port, admin_port = worker.start()
@@ -332,73 +293,3 @@ def worker_entry(settings, index: int, queue) -> None:
     queue.put(("ready", index, os.getpid(), ports))
     signals.wait()
     _exit_now(0 if worker.shutdown() else 1)
-
-
-#: glibc's malloc arenas a server process may use (``MALLOC_ARENA_MAX`` when set wins).
-MALLOC_ARENAS = 2
-_M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
-
-
-def limit_malloc_arenas() -> None:
-    """Few malloc arenas, before any thread starts: glibc gives each thread that allocates
-    under contention an arena of its own, and the offload threads decoding large requests
-    at once left a loaded server 255-273 MB resident after 40 concurrent megabyte requests,
-    past its 256 MiB budget; with two arenas 195-205 MB (docs/service.md). The environment
-    variable is set too, so that worker processes started by exec inherit it."""
-    wanted = os.environ.setdefault("MALLOC_ARENA_MAX", str(MALLOC_ARENAS))
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        mallopt = getattr(libc, "mallopt", None)
-        if mallopt is not None and wanted.isdigit():
-            mallopt(_M_ARENA_MAX, int(wanted))
-    except OSError:  # not glibc: nothing to limit
-        pass
-
-
-def serve_main(argv: list[str] | None = None) -> int:
-    """Entry point of ``samba-adjudicator serve`` (flags: see ``serve --help``)."""
-    limit_malloc_arenas()
-    try:
-        settings = _config.load(argv)
-    except _config.ConfigError as e:
-        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
-        return 2
-    setup_logging(settings.log_level)
-    try:
-        from ..base import page_tokens
-        from ..base.signing import Signer
-
-        signer = Signer.parse(settings.snapshot_keys)
-        key = page_tokens.server_key(settings.page_token_key, signer)
-        global _KEY_OF_ITS_OWN
-        _KEY_OF_ITS_OWN = page_tokens.is_per_process(settings.page_token_key, signer)
-    except ValueError as e:
-        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
-        return 2
-    # every worker gets the same page-token key (a random one is made here, once)
-    settings = replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
-    from .supervisor import prepare_metrics_dir
-
-    created = prepare_metrics_dir(default_temp=settings.workers > 1)
-    try:
-        if settings.workers == 1:
-            return run_single(settings)
-        from .supervisor import run_supervisor
-
-        return run_supervisor(settings)
-    except PortUnavailable as e:
-        print(f"samba-adjudicator serve: {e}", file=sys.stderr)  # one line, no log record
-        return 1
-    except OSError as e:
-        log.error("cannot serve: %s", e)
-        print(f"samba-adjudicator serve: {e}", file=sys.stderr)
-        return 1
-    finally:
-        if created:
-            shutil.rmtree(created, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    sys.exit(serve_main(sys.argv[1:]))

@@ -1,24 +1,23 @@
 """``serve --workers N`` (N > 1): the parent process that reserves the ports, starts the
 worker processes (``service.transport.server.worker_entry``), replaces those that die and
-forwards the shutdown to them (``service.transport.server`` describes the whole)."""
+forwards the shutdown to them (``service.transport.server`` describes the whole; started
+by ``service.transport.serve``)."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 import os
 import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from .listeners import PortUnavailable, open_socket
-from .server import (
-    SIGNAL_POLL_SECONDS,
-    announce,
-    worker_entry,
-)
+from .server import SIGNAL_POLL_SECONDS, worker_entry
 
 log = logging.getLogger("samba.server")
 
@@ -152,8 +151,9 @@ class _Supervisor:
         metrics.mark_process_dead(p.pid)
 
 
-def run_supervisor(settings) -> int:
-    import multiprocessing
+def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
+    """The workers of ``--workers N``; ``announce`` is given the listening line once every
+    worker is ready."""
 
     try:
         g = open_socket(

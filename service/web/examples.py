@@ -17,8 +17,9 @@ import json
 from ..base.errors import rest_body
 from ..base.signing import Signer
 from ..codec import jsonio
-from ..pipeline.api import METHODS, Adjudicator
+from ..pipeline.api import Adjudicator
 from ..pipeline.boundary import as_api_error
+from ..pipeline.decoding import read
 
 EXAMPLE_SEED = "example-seed-1"
 EXAMPLE_REQUEST_ID = "example-request-id"
@@ -29,8 +30,8 @@ TYPO_FIELD = "handcards"
 def _answer(adjudicator: Adjudicator, method: str, body: dict) -> dict:
     """The REST answer body to ``body``: the response, or the error body."""
     try:
-        message, problems = jsonio.decode(json.dumps(body), METHODS[method][0])
-        return jsonio.to_dict(adjudicator.call(method, message, problems))
+        request = read(method, json.dumps(body), adjudicator.snapshots, json=True)
+        return jsonio.to_dict(adjudicator.answer(request))
     except Exception as e:  # noqa: BLE001 - every failure is answered as the gateway would
         return rest_body(as_api_error(e, method), EXAMPLE_REQUEST_ID)
 
@@ -63,9 +64,10 @@ def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
 
 
 @functools.cache
-def route_examples() -> dict[str, dict]:
-    """RPC name -> {"request": body or None, "response": body, "error": error body}."""
-    adjudicator = Adjudicator(signer=Signer.from_env())
+def route_examples(signer: Signer | None) -> dict[str, dict]:
+    """RPC name -> {"request": body or None, "response": body, "error": error body}, made
+    with the server's ``signer``."""
+    adjudicator = Adjudicator(signer=signer)
     out: dict[str, dict] = {}
     for method, body in _requests(adjudicator).items():
         broken = {**body, TYPO_FIELD: []}
