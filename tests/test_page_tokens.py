@@ -233,3 +233,27 @@ def test_a_configured_key_wins_over_the_local_key(tmp_path):
     made = cli_key(env)
     assert made == cli_key(env) != page_tokens.PROCESS_KEY
     assert page_tokens.local_key_path(env).read_text().strip() == base64.b64encode(made).decode()
+
+
+@pytest.mark.parametrize("spec", ["classic", "pagat", "canasta", "spanish"])
+def test_the_page_binding_is_the_request_with_the_services_rendering(spec):
+    """The binding is written straight from the rendering's bytes; it must be the request
+    message with that rendering, without its page fields, encoded deterministically: the
+    binding of every earlier token, whatever brought the snapshot."""
+    from played_endings import played
+
+    adj = Adjudicator()
+    for snap in played(spec, 4, f"binding-{spec}", 60)[::7]:
+        for seat in (None, 0, 3):
+            given = pb.ListLegalActionsRequest(page_size=5, page_token="t")
+            if seat is not None:
+                given.seat = seat
+            expected = pb.ListLegalActionsRequest()
+            expected.CopyFrom(given)
+            expected.ClearField("page_size")
+            expected.ClearField("page_token")
+            expected.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
+            wanted = adj.page_tokens.binding(
+                expected.SerializeToString(deterministic=True), snap.ruleset.version
+            )
+            assert adj._page_binding(given, snap) == wanted

@@ -165,6 +165,11 @@ def _result(r: m.Result) -> bytes:
     return b"".join(parts)
 
 
+def encode_as_field(number: int, snap: m.Snapshot) -> bytes:
+    """``encode(snap)`` as field ``number`` of an enclosing message (tag, length, bytes)."""
+    return _len_field(number, encode(snap))
+
+
 def encode(snap: m.Snapshot) -> bytes:
     """The deterministic protobuf bytes of the service's rendering of ``snap``, unsigned."""
     top, count, blocked, frozen = derived.pile_state(snap)

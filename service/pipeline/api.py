@@ -35,7 +35,7 @@ from ..base.errors import (
     too_many_items,
 )
 from ..base.signing import Signer
-from ..codec import answers, convert, jsonio, paths, required, rulesets
+from ..codec import answers, convert, jsonio, paths, required, rulesets, snapshot_bytes
 from ..codec.actions import action_to_proto
 from ..i18n.negotiation import DEFAULT
 from . import computer, int_range, reveal, verify, views
@@ -54,6 +54,9 @@ MAX_PAGE_SIZE = 1000
 jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
+#: ListLegalActionsRequest.snapshot: its lowest field number, so first in its encoding
+_LIST_SNAPSHOT = pb.ListLegalActionsRequest.DESCRIPTOR.fields_by_name["snapshot"].number
+assert min(f.number for f in pb.ListLegalActionsRequest.DESCRIPTOR.fields) == _LIST_SNAPSHOT
 
 
 class Adjudicator:
@@ -112,20 +115,9 @@ class Adjudicator:
         return rules, ref
 
     @staticmethod
-    def _seat(seat: int, snap, field: str) -> None:
-        if not 0 <= seat < len(snap.seats):
-            raise invalid_argument(
-                [
-                    problem(
-                        field,
-                        "OUT_OF_RANGE",
-                        "{field} must be a seat 0..{last}, not {seat}",
-                        field=field,
-                        last=len(snap.seats) - 1,
-                        seat=seat,
-                    )
-                ]
-            )
+    def _seat(seat: int, snap: Snapshot, field: str) -> None:
+        if (off := views.off_the_table(seat, snap, field)) is not None:
+            raise invalid_argument([off])
 
     # -- RPCs ------------------------------------------------------------------------------
     def list_rulesets(self, r: Request) -> pb.ListRulesetsResponse:
@@ -294,17 +286,16 @@ class Adjudicator:
 
     def _page_binding(self, req: pb.ListLegalActionsRequest, snap: Snapshot) -> str:
         """Binds a page token to the request without its page fields, and to the served
-        ruleset version. The snapshot enters as the service re-encodes it (the same
-        whichever transport and encoding brought it, and whether or not the request message
-        still holds it)."""
-        copy = pb.ListLegalActionsRequest()
-        copy.CopyFrom(req)
-        copy.ClearField("page_size")
-        copy.ClearField("page_token")
-        copy.snapshot.CopyFrom(convert.snapshot_to_proto(snap))
-        return self.page_tokens.binding(
-            copy.SerializeToString(deterministic=True), snap.ruleset.version
-        )
+        ruleset version. The snapshot enters as the service renders it (the same whichever
+        transport and encoding brought it, and whether or not the request message still
+        holds it): the bytes of the request with that rendering, written straight (the
+        snapshot is field 1, first in the deterministic encoding; tests/test_page_tokens.py
+        holds them to the message's own)."""
+        rest = pb.ListLegalActionsRequest(seat=req.seat) if req.HasField("seat") else None
+        request = snapshot_bytes.encode_as_field(_LIST_SNAPSHOT, snap)
+        if rest is not None:
+            request += rest.SerializeToString(deterministic=True)
+        return self.page_tokens.binding(request, snap.ruleset.version)
 
     def score_deal(self, r: Request) -> pb.ScoreDealResponse:
         snap, _ = self.snapshots.load(r, allow_view=False)

@@ -60,6 +60,20 @@ def seat_views(
     return views, spectator
 
 
+def off_the_table(seat: int, snap: Snapshot, field: str) -> Problem | None:
+    """The problem of a ``seat`` at ``field`` that is not one of the table's (else None)."""
+    if 0 <= seat < len(snap.seats):
+        return None
+    return problem(
+        field,
+        "OUT_OF_RANGE",
+        "{field} must be a seat 0..{last}, not {seat}",
+        field=field,
+        last=len(snap.seats) - 1,
+        seat=seat,
+    )
+
+
 def check_view_seats(
     req: pb.ApplyActionRequest | pb.DealRequest | pb.ReplayDealRequest, snap: Snapshot
 ) -> None:
@@ -73,17 +87,8 @@ def check_view_seats(
     seen: set[int] = set()
     for i, seat in enumerate(req.view_seats):
         field = f"viewSeats[{i}]"
-        if not 0 <= seat < len(snap.seats):
-            problems.append(
-                problem(
-                    field,
-                    "OUT_OF_RANGE",
-                    "{field} must be a seat 0..{last}, not {seat}",
-                    field=field,
-                    last=len(snap.seats) - 1,
-                    seat=seat,
-                )
-            )
+        if (off := off_the_table(seat, snap, field)) is not None:
+            problems.append(off)
         elif seat in seen:
             problems.append(
                 problem(field, "OUT_OF_RANGE", "seat {seat} is listed twice", seat=seat)
