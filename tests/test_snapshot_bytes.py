@@ -73,3 +73,19 @@ def test_the_bytes_are_the_protobuf_runtimes_for_every_position():
 def test_the_rendering_is_the_message_of_those_bytes():
     for snap in POSITIONS[::7]:
         assert convert.snapshot_to_proto(snap) == rendering(snap)
+
+
+def test_the_signed_bytes_are_the_signed_messages():
+    """``rendering`` writes the signature between fields 13 and 15 of the bytes it signed:
+    the bytes of the message with that signature set, as its own serialization writes them
+    (the bytes a signed answer carries, and the key it is remembered under)."""
+    signed = 0
+    for snap in POSITIONS[::3]:
+        unsigned, answered = snapshot_bytes.rendering(snap, lambda b: f"v1.k.{len(b)}")
+        assert unsigned == snapshot_bytes.encode(snap)
+        msg = rendering(snap)
+        msg.signature = f"v1.k.{len(unsigned)}"
+        assert answered == msg.SerializeToString(deterministic=True) == msg.SerializeToString()
+        assert snapshot_bytes.rendering(snap, None) == (unsigned, unsigned)
+        signed += bool(snap.deal_commitment)
+    assert signed > 0  # field 15 follows the signature in some

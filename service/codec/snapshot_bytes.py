@@ -19,6 +19,8 @@ deals of every profile, views, ended deals and rulesets with overrides.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import ORDER
@@ -172,6 +174,23 @@ def encode_as_field(number: int, snap: m.Snapshot) -> bytes:
 
 def encode(snap: m.Snapshot) -> bytes:
     """The deterministic protobuf bytes of the service's rendering of ``snap``, unsigned."""
+    return _before_signature(snap) + _str_field(15, snap.deal_commitment)
+
+
+def rendering(snap: m.Snapshot, sign: Callable[[bytes], str] | None) -> tuple[bytes, bytes]:
+    """(``encode(snap)``, the bytes as answered): the second with the signature ``sign``
+    makes over the first (field 14, before 15: the message's own serialization), or the
+    first itself when ``sign`` is None. Written once, signed once, never parsed to be
+    serialized again."""
+    head, tail = _before_signature(snap), _str_field(15, snap.deal_commitment)
+    unsigned = head + tail
+    if sign is None:
+        return unsigned, unsigned
+    return unsigned, head + _str_field(14, sign(unsigned)) + tail
+
+
+def _before_signature(snap: m.Snapshot) -> bytes:
+    """Fields 1 to 13 of the rendering."""
     top, count, blocked, frozen = derived.pile_state(snap)
     pile = b"".join(
         (_str_field(1, top or ""), _int_field(2, count), _int_field(3, blocked), _packed(4, frozen))
@@ -195,5 +214,4 @@ def encode(snap: m.Snapshot) -> bytes:
     ]
     if snap.result is not None:
         parts.append(_len_field(13, _result(snap.result)))
-    parts.append(_str_field(15, snap.deal_commitment))  # 14, the signature, is left empty
     return b"".join(parts)

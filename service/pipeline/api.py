@@ -377,7 +377,7 @@ _HANDLERS: dict[str, Handler] = {
 METHODS: dict[str, tuple[type[Message], Handler]] = {
     m.name: (request_type(m.name), _HANDLERS[m.name]) for m in pb.SERVICE.methods
 }
-#: The methods whose answer's snapshot is remembered as loaded (SnapshotLoader.remember).
+#: The methods whose answer's snapshot is remembered as loaded (SnapshotLoader.render).
 REMEMBERS = frozenset({"Deal", "ApplyAction", "ReplayDeal"})
 
 

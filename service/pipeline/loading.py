@@ -14,8 +14,8 @@ Steps, in order (``SnapshotLoader.load``):
    again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
 
 After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
-view check. ``render`` is the way out (signed), and ``remember`` keeps a snapshot the
-service has just produced under the bytes of its answer.
+view check. ``render`` is the way out (written once, signed), and with ``remember`` keeps
+a snapshot the service has just produced under the bytes of its answer.
 
 The cache has one key function, ``cache_key``: the encoding a snapshot came in and its exact
 bytes in that encoding.
@@ -238,29 +238,27 @@ class SnapshotLoader:
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
-        """The snapshot as answered (signed when keys are set). ``remember``: also keep it
-        as loaded under the bytes it is answered in (see ``remember``)."""
-        encoded = snapshot_bytes.encode(snap)
-        msg = pb.Snapshot.FromString(encoded)  # convert.snapshot_to_proto, bytes kept
-        if self.signer is not None:
-            msg.signature = self.signer.signature_of_payload(encoded)
+        """The snapshot as answered, signed when keys are set: written to bytes once
+        (``snapshot_bytes.rendering``), the signature made over them, the message parsed
+        from the signed bytes.
+
+        ``remember``: a position this service has just produced (a deal, an applied action)
+        is what the client sends next (the next player's legal actions, the next
+        validation): it is kept as loaded under the exact bytes the answer carries, so that
+        call need not load it. What is kept is what loading those bytes gives (the tests
+        compare the two on played deals of every profile). Snapshot has no map fields, so
+        its bytes are the same with or without deterministic serialization, inside the
+        answer or alone."""
+        sign = None if self.signer is None else self.signer.signature_of_payload
+        _, answered = snapshot_bytes.rendering(snap, sign)
+        msg = pb.Snapshot.FromString(answered)
         if remember:
-            self.remember(snap, msg)
+            loaded = dataclasses.replace(snap, signature=msg.signature)
+            self.cache.put(cache_key("pb", answered), loaded)
         return msg
 
-    def remember(self, snap: Snapshot, msg: pb.Snapshot) -> None:
-        """A position this service has just produced (a deal, an applied action) is what the
-        client sends next (the next player's legal actions, the next validation): keep it
-        as loaded under the exact bytes the answer carries, so that call need not load it.
-
-        What is kept is what loading those bytes gives (the tests compare the two on played
-        deals of every profile). Snapshot has no map fields, so its bytes are the same
-        with or without deterministic serialization, inside the answer or alone."""
-        loaded = dataclasses.replace(snap, signature=msg.signature)
-        self.cache.put(cache_key("pb", msg.SerializeToString()), loaded)
-
     def remember_json(self, msg: pb.Snapshot, rendered: dict[str, Any]) -> None:
-        """Also keep a snapshot remembered by ``remember`` under the key of its JSON
+        """Also keep a snapshot remembered by ``render`` under the key of its JSON
         rendering, for REST clients that send the object back."""
         snap = self.cache.get(cache_key("pb", msg.SerializeToString()))
         key = json_cache_key(rendered)
