@@ -65,12 +65,19 @@ def hot_sources() -> dict[str, Path]:
     return sources
 
 
-def source_hashes() -> dict[str, str]:
-    """The stamp engine/build.py compares: relative path -> sha256 of the source."""
+def source_hashes(root: Path = ROOT) -> dict[str, str]:
+    """The stamp engine/build.py compares: relative path -> sha256 of the source, as found
+    under ``root`` (the staged copy: what was compiled, even when the tree changed since)."""
     return {
-        str(path.relative_to(ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
+        str(path.relative_to(ROOT)): hashlib.sha256(
+            (root / path.relative_to(ROOT)).read_bytes()
+        ).hexdigest()
         for path in hot_sources().values()
     }
+
+
+#: The hashes of the sources as staged for the compiler (``_staging_tree``)
+STAGED: dict[str, str] = {}
 
 
 def _staging_tree(build_dir: Path) -> list[str]:
@@ -82,6 +89,7 @@ def _staging_tree(build_dir: Path) -> list[str]:
         ROOT / "service", tree / "service", ignore=shutil.ignore_patterns("_compiled", "playground")
     )
     shutil.copytree(ROOT / "generated" / "samba", tree / "schema")
+    STAGED.update(source_hashes(tree))
     for relative in WRITTEN_INITS:
         staged = tree / relative
         staged.write_text(explicit_inits(staged.read_text(), str(ROOT / relative)))
@@ -144,7 +152,7 @@ class BuildHotPaths(build_ext):
             return
         # The stamp also marks the step as done for the Makefile; {} says nothing was compiled
         # (SAMBA_COMPILE=0), so engine/build.py never takes the sources for a compiled build.
-        compiled = source_hashes() if self.extensions else {}
+        compiled = dict(STAGED) if self.extensions else {}
         (self._target("engine") / STAMP).write_text(json.dumps(compiled, indent=1) + "\n")
 
     def _target(self, folder: str) -> Path:
