@@ -331,9 +331,7 @@ def measure(
             "JSON (REST)",
             timed_stages(
                 json_stages(body),
-                whole_path(
-                    runtime, body, True, lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))
-                ),
+                whole_path(runtime, body, True, lambda r: jsonio.dumps_bytes(jsonio.to_dict(r))),
                 min_time,
                 repeats,
             ),
@@ -342,9 +340,7 @@ def measure(
             "protobuf (gRPC)",
             timed_stages(
                 protobuf_stages(data),
-                whole_path(
-                    runtime, data, False, lambda r: r.SerializeToString(deterministic=True)
-                ),
+                whole_path(runtime, data, False, lambda r: r.SerializeToString(deterministic=True)),
                 min_time,
                 repeats,
             ),

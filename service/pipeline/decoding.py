@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
 from google.protobuf.message import DecodeError, Message
 
@@ -56,21 +55,29 @@ class Request:
         )
 
 
+#: RPC name -> its request message, from the schema
+_REQUEST_TYPES: dict[str, type[Message]] = {
+    m.name: getattr(pb, m.input_type.name) for m in pb.SERVICE.methods
+}
+#: RPC name -> the field number of its request's ``snapshot`` (None: it has none)
+_SNAPSHOT_NUMBERS: dict[str, int | None] = {
+    name: (
+        t.DESCRIPTOR.fields_by_name[SNAPSHOT].number
+        if SNAPSHOT in t.DESCRIPTOR.fields_by_name
+        else None
+    )
+    for name, t in _REQUEST_TYPES.items()
+}
+
+
 def request_type(method: str) -> type[Message]:
     """The request message of RPC ``method`` (UNIMPLEMENTED for a name the schema lacks)."""
-    found = pb.SERVICE.methods_by_name.get(method)
+    found = _REQUEST_TYPES.get(method)
     if found is None:
         raise errors.api_error(
             "UNIMPLEMENTED", "UNKNOWN_METHOD", "no method {method}", method=repr(method)
         )
-    return getattr(pb, found.input_type.name)
-
-
-@cache
-def _snapshot_number(method: str) -> int | None:
-    """The field number of the ``snapshot`` of ``method``'s request (None: it has none)."""
-    field = request_type(method).DESCRIPTOR.fields_by_name.get(SNAPSHOT)
-    return field.number if field is not None else None
+    return found
 
 
 def read(
@@ -85,7 +92,7 @@ def read(
     """``data`` read as a request of ``method`` (``json``: proto3 JSON text; a message:
     taken as it is, with the ``problems`` found building it)."""
     message_type = request_type(method)
-    number = _snapshot_number(method)
+    number = _SNAPSHOT_NUMBERS[method]
     found: errors.Problems
     if isinstance(data, Message):
         if not isinstance(data, message_type):

@@ -276,7 +276,7 @@ class Runtime:
             heavy = method in OFFLOAD
         heavy = heavy and self._heavy_slot(stop)
         try:
-            counted = self.decoding.admit(len(data) if isinstance(data, bytes | str) else 0)
+            counted = self.decoding.admit(len(data) if isinstance(data, (bytes, str)) else 0)
             response = self.answer(method, data, deadline, call, stop, lang, json)
             call.outcome, call.codes = _outcome(method, response)
             return response
