@@ -2,11 +2,13 @@
 
 STRONG searches the draw, the discard and the answer to "may I go out?"; melding and going
 out follow BASIC. The candidates are BASIC's ``CANDIDATES`` best rated actions of that
-decision. Worlds are sampled from the view (engine.bots.worlds); in each, every candidate
-is applied and play goes on by BASIC for every seat until the seat's next turn begins (or
-the deal ends, or ``HORIZON`` plies), and the position is judged (``judge``). The same
-worlds serve every candidate. The best mean wins, but BASIC's choice stays unless a rival
-beats it by ``MARGIN`` points on average.
+decision. Worlds are sampled from the view (engine.bots.worlds: each hidden hand holds its
+known cards); in each, every candidate is applied and play goes on by BASIC for every seat
+until the seat's next turn begins (``TURNS_AHEAD``; or the deal ends, or ``HORIZON``
+plies), and the position is judged (``judge``: the fitted evaluation, engine.bots.evaluation,
+or the hand-written ``hand_judge``). The same worlds serve every candidate. The best mean
+wins, but BASIC's choice stays unless a rival beats it by ``MARGIN`` points on average
+(measured: without it the search loses to BASIC, docs/bots.md#strong-tried).
 
 The budget is counted in simulated plies, so that the answer depends on the request alone:
 ``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's speed on one core;
