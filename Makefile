@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 .PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-views bench-client bench-scale \
-        bench-bots fuzz image-test scale-test nginx haproxy promtool \
+        bench-bots train-bots fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
@@ -306,6 +306,12 @@ bench-scale: install nginx
 # BENCH_ARGS="--quick" for a few deals each.
 bench-bots: install
 	$(PY) bench/bots_bench.py $(BENCH_ARGS)
+
+# STRONG's fitted evaluation: BASIC's seeded self-play at every profile, 2 and 4 players,
+# fitted by least squares and written to engine/bots/weights.py (the same seeds write the
+# same bytes; docs/bots.md#the-fitted-evaluation). Then `make install` compiles it.
+train-bots: install
+	$(PY) bench/train_bots.py $(BENCH_ARGS)
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

@@ -2,11 +2,13 @@
 
 STRONG searches the draw, the discard and the answer to "may I go out?"; melding and going
 out follow BASIC. The candidates are BASIC's ``CANDIDATES`` best rated actions of that
-decision. Worlds are sampled from the view (engine.bots.worlds); in each, every candidate
-is applied and play goes on by BASIC for every seat until the seat's next turn begins (or
-the deal ends, or ``HORIZON`` plies), and the position is judged (``judge``). The same
-worlds serve every candidate. The best mean wins, but BASIC's choice stays unless a rival
-beats it by ``MARGIN`` points on average.
+decision. Worlds are sampled from the view (engine.bots.worlds: each hidden hand holds its
+known cards); in each, every candidate is applied and play goes on by BASIC for every seat
+until the seat's next turn begins (``TURNS_AHEAD``; or the deal ends, or ``HORIZON``
+plies), and the position is judged (``judge``: the fitted evaluation, engine.bots.evaluation,
+or the hand-written ``hand_judge``). The same worlds serve every candidate. The best mean
+wins, but BASIC's choice stays unless a rival beats it by ``MARGIN`` points on average
+(measured: without it the search loses to BASIC, docs/bots.md#strong-tried).
 
 The budget is counted in simulated plies, so that the answer depends on the request alone:
 ``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's speed on one core;
@@ -33,10 +35,13 @@ from ..vocabulary import SEVEN
 from . import basic
 from .choice import Rated, reason
 from .draws import choices
+from .evaluation import fitted_margin
 from .table import empties_hand
 from .worlds import sample_world, unseen
 
 CANDIDATES = 4
+#: Candidates at the discard (every discard is one card: they are cheap to list).
+DISCARD_CANDIDATES = 4
 #: Points a searched rival must gain on average over BASIC's choice to replace it.
 MARGIN = 40.0
 PLIES_PER_MS = 1.0
@@ -45,6 +50,16 @@ PLIES_PER_MS = 1.0
 CLOCK_SLACK = 2.0
 CLOCK_FLOOR = 0.5
 HORIZON = 40
+#: The seat's own turns a playout passes before it is judged: 1, until its next turn begins.
+TURNS_AHEAD = 1
+#: Which decisions are searched (the others follow BASIC): the draw, the discard, the
+#: answer to "may I go out?".
+SEARCH_DRAW = True
+SEARCH_DISCARD = True
+SEARCH_ANSWER = True
+#: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
+#: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
+EVALUATION = "fitted"
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
@@ -67,7 +82,7 @@ def choose(
     picks = [
         rated[i] for i in order if type(rated[i].action) is kind or view.turn.phase is Phase.DRAW
     ]
-    picks = picks[:CANDIDATES]
+    picks = picks[: DISCARD_CANDIDATES if kind is Discard else CANDIDATES]
     if len(picks) == 1:
         return pick
     totals, worlds = _search(view, seat, picks, rng, budget_ms)
@@ -121,9 +136,11 @@ def _searched(view: Snapshot, seat: int, action: Action) -> bool:
     """The decisions STRONG searches: the draw, the discard, the answer to "may I go
     out?". Melding follows BASIC (its order within a turn matters little; its risks are
     judged at the discard), and so does going out."""
-    if view.turn.phase is Phase.DRAW or isinstance(action, AnswerGoOut):
-        return True
-    return isinstance(action, Discard) and not empties_hand(view, seat, action)
+    if view.turn.phase is Phase.DRAW:
+        return SEARCH_DRAW
+    if isinstance(action, AnswerGoOut):
+        return SEARCH_ANSWER
+    return SEARCH_DISCARD and isinstance(action, Discard) and not empties_hand(view, seat, action)
 
 
 def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, int]:
@@ -132,10 +149,14 @@ def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[fl
     s = outcome.snapshot
     plies = 1
     left_turn = False
+    turns = 0
     while s.turn.phase is not Phase.OVER and plies < HORIZON:
         mover = _mover(s)
         if mover == seat and left_turn and s.turn.phase is Phase.DRAW:
-            break
+            turns += 1
+            if turns >= TURNS_AHEAD:
+                break
+            left_turn = False
         if mover != seat:
             left_turn = True
         checkpoint()
@@ -152,6 +173,15 @@ def _mover(s: Snapshot) -> int:
 
 
 def judge(s: Snapshot, side: int) -> float:
+    """The side's position: the fitted model's expected final margin
+    (engine.bots.evaluation) when ``EVALUATION`` is "fitted", else ``hand_judge``; a
+    finished deal is judged by its real totals either way."""
+    if EVALUATION == "fitted":
+        return fitted_margin(s, side)
+    return hand_judge(s, side)
+
+
+def hand_judge(s: Snapshot, side: int) -> float:
     """The side's position: its (provisional) deal total, its hands counted at
     ``HAND_WEIGHT`` and its growing melds at ``PROGRESS`` a card, minus the best other
     side's. A finished deal is judged by its real totals."""

@@ -1,10 +1,12 @@
 """Determinization: full positions consistent with one seat's view (docs/bots.md#strong).
 
 The cards the view does not show are the pack less every card it does show (the seat's
-hand, every visible hand, melds, red 3s, the discard pile). A world deals them at random,
-in canonical order shuffled by the bot's own random generator, to the hidden hands (each
-its ``hand_count``) and then to the stock (``stock_count``). Other seats' ``dealt`` hands
-stay unknown (empty), so a sampled world never grants them a spanish dealt-hand premium.
+hand, every visible hand, melds, red 3s, the discard pile). A world first gives each hidden
+hand the cards every seat knows it holds (``Seat.known``: taken with the pile and not laid
+down since, engine.knowledge), then deals the rest at random, in canonical order shuffled
+by the bot's own random generator, to the hidden hands (each up to its ``hand_count``) and
+then to the stock (``stock_count``). Other seats' ``dealt`` hands stay unknown (empty), so
+a sampled world never grants them a spanish dealt-hand premium.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import random
 from collections import Counter
 from dataclasses import replace
 
-from ..cards import ORDER, pack_counts
+from ..cards import ORDER, pack_counts, sort_cards
 from ..model import Snapshot
+
+#: Whether a world gives each hidden hand its known cards (``Seat.known``) before dealing.
+KNOWN_IN_WORLDS = True
 
 
 def unseen(view: Snapshot) -> list[str]:
@@ -34,11 +39,35 @@ def unseen(view: Snapshot) -> list[str]:
 
 
 def sample_world(view: Snapshot, pool: list[str], rng: random.Random) -> Snapshot:
-    """One full position: ``pool`` (the unseen cards) dealt at random to the hidden hands
-    and the stock."""
+    """One full position: ``pool`` (the unseen cards) dealt to the hidden hands, each
+    holding its known cards, and the rest at random to the hidden hands and the stock."""
     cards = list(pool)
     rng.shuffle(cards)
     return filled(view, cards)
+
+
+def _known_in_pool(view: Snapshot, cards: list[str]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """(each seat's known cards that are among ``cards``, for hidden hands only; ``cards``
+    less those, in their order). A known card not among them (a hand-built view) is left
+    out rather than invented, so the world's cards stay the pack's."""
+    left: Counter[str] = Counter(cards)
+    held: list[tuple[str, ...]] = []
+    for seat in view.seats:
+        mine: list[str] = []
+        if seat.hand_hidden and KNOWN_IN_WORLDS:
+            for card in seat.known[: seat.hand_count]:
+                if left[card] > 0:
+                    left[card] -= 1
+                    mine.append(card)
+        held.append(tuple(mine))
+    taken: Counter[str] = Counter(c for hand in held for c in hand)
+    rest = []
+    for card in cards:
+        if taken[card] > 0:
+            taken[card] -= 1
+        else:
+            rest.append(card)
+    return held, rest
 
 
 def neutral_world(view: Snapshot) -> Snapshot:
@@ -50,13 +79,16 @@ def neutral_world(view: Snapshot) -> Snapshot:
 
 
 def filled(view: Snapshot, cards: list[str]) -> Snapshot:
-    """``cards`` dealt in order to the hidden hands (each its ``hand_count``), the rest to
-    a hidden stock (``stock_count``). Short of cards (a hand-built view), hands come first."""
+    """Each hidden hand given its known cards (``Seat.known``) and then ``cards`` in order
+    up to its ``hand_count``, the rest to a hidden stock (``stock_count``). Short of cards
+    (a hand-built view), hands come first."""
+    held, cards = _known_in_pool(view, cards)
     seats = []
-    for seat in view.seats:
+    for seat, known in zip(view.seats, held, strict=True):
         if seat.hand_hidden:
-            hand = tuple(cards[: seat.hand_count])
-            cards = cards[seat.hand_count :]
+            more = seat.hand_count - len(known)
+            hand = tuple(sort_cards(known + tuple(cards[:more])))
+            cards = cards[more:]
             seats.append(replace(seat, hand=hand, hand_count=len(hand)))
         else:
             seats.append(seat)
