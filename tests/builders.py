@@ -25,6 +25,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from samba_adjudicator.engine import apply, deal, resolve
+from samba_adjudicator.engine.bots import basic
+from samba_adjudicator.engine.bots.draws import choices
 from samba_adjudicator.engine.cards import ORDER, pack_counts, sort_cards
 from samba_adjudicator.engine.melds import infer_kind, order_run
 from samba_adjudicator.engine.model import (
@@ -253,3 +256,18 @@ def load_snapshot(msg):
 
     request = Request("ScoreDeal", pb.ScoreDealRequest(snapshot=msg), [])
     return SnapshotLoader(cache_size=0).load(request)[0]
+
+
+def mover(s: Snapshot) -> int:
+    """The seat that acts next: the partner answering "may I go out?", else the turn's."""
+    return s.partners(s.turn.seat)[0] if s.turn.go_out is GoOut.ASKED else s.turn.seat
+
+
+def basic_positions(profile: str, players: int, seed: str, limit: int = 400):
+    """Every position of a deal BASIC plays at every seat, in order."""
+    s = deal(resolve(profile), players, seed)
+    while s.turn.phase is not Phase.OVER and s.ply < limit:
+        yield s
+        seat = mover(s)
+        s = apply(s, basic.choose(s, seat, choices(s, seat)).action).snapshot
+    yield s

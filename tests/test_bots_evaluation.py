@@ -10,32 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from builders import basic_positions
 
-from samba_adjudicator.engine import apply, deal, resolve
-from samba_adjudicator.engine.bots import basic, weights
-from samba_adjudicator.engine.bots.draws import choices
+from samba_adjudicator.engine.bots import weights
 from samba_adjudicator.engine.bots.evaluation import FEATURES, features, fitted_margin
-from samba_adjudicator.engine.model import GoOut, Phase, Snapshot
+from samba_adjudicator.engine.model import Phase
 from samba_adjudicator.engine.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import train_bots  # noqa: E402
-
-
-def mover(s: Snapshot) -> int:
-    return s.partners(s.turn.seat)[0] if s.turn.go_out is GoOut.ASKED else s.turn.seat
-
-
-def basic_positions(profile: str, players: int, seed: str, limit: int = 400):
-    """Every position of a deal BASIC plays at every seat, in order."""
-    s = deal(resolve(profile), players, seed)
-    while s.turn.phase is not Phase.OVER and s.ply < limit:
-        yield s
-        seat = mover(s)
-        s = apply(s, basic.choose(s, seat, choices(s, seat)).action).snapshot
-    yield s
 
 
 def test_the_features_are_one_sides_and_the_others_with_opposite_signs():

@@ -7,27 +7,12 @@ import random
 from collections import Counter
 
 import pytest
+from builders import basic_positions, mover
 
-from samba_adjudicator.engine import apply, deal, resolve
-from samba_adjudicator.engine.bots import basic, worlds
-from samba_adjudicator.engine.bots.draws import choices
+from samba_adjudicator.engine.bots import worlds
 from samba_adjudicator.engine.cards import pack_counts
-from samba_adjudicator.engine.model import GoOut, Phase, Snapshot
+from samba_adjudicator.engine.model import Phase, Snapshot
 from samba_adjudicator.engine.view import player_view
-
-
-def mover(s: Snapshot) -> int:
-    return s.partners(s.turn.seat)[0] if s.turn.go_out is GoOut.ASKED else s.turn.seat
-
-
-def basic_positions(profile: str, players: int, seed: str, limit: int = 400):
-    """Every position of a deal BASIC plays at every seat, in order."""
-    s = deal(resolve(profile), players, seed)
-    while s.turn.phase is not Phase.OVER and s.ply < limit:
-        yield s
-        seat = mover(s)
-        s = apply(s, basic.choose(s, seat, choices(s, seat)).action).snapshot
-    yield s
 
 
 def views_with_known(profile: str, players: int, seeds: int = 6) -> list[tuple[Snapshot, int]]:
