@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 import pytest
-from builders import basic_positions, mover
+from builders import basic_positions, mover, zone_cards
 
 from samba_adjudicator.engine.bots import worlds
 from samba_adjudicator.engine.cards import pack_counts
@@ -28,18 +28,6 @@ def views_with_known(profile: str, players: int, seeds: int = 6) -> list[tuple[S
     return found
 
 
-def all_cards(world: Snapshot) -> Counter[str]:
-    cards: Counter[str] = Counter(world.stock)
-    cards.update(world.discard_pile)
-    for seat in world.seats:
-        cards.update(seat.hand)
-    for side in world.sides:
-        cards.update(side.red_threes)
-        for meld in side.melds:
-            cards.update(meld.cards)
-    return cards
-
-
 @pytest.mark.parametrize("profile,players", [("canasta", 2), ("classic", 4), ("pagat", 2)])
 def test_every_sampled_world_gives_each_hidden_hand_its_known_cards(profile, players):
     views = views_with_known(profile, players)
@@ -50,7 +38,7 @@ def test_every_sampled_world_gives_each_hidden_hand_its_known_cards(profile, pla
         pack = pack_counts(view.ruleset.decks, view.ruleset.jokers)
         for _ in range(25):
             world = worlds.sample_world(view, pool, rng)
-            assert all_cards(world) == pack  # the pack's cards, each once
+            assert zone_cards(world) == pack  # the pack's cards, each once
             assert world.stock_count == view.stock_count == len(world.stock)
             for hidden, dealt in zip(view.seats, world.seats, strict=True):
                 assert dealt.hand_count == hidden.hand_count == len(dealt.hand)
