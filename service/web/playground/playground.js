@@ -6,7 +6,7 @@
 // each seat and a spectator saw them (ApplyAction's views), for the event log.
 const state = {
   snapshot: null, shown: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false,
-  history: [], lastSeat: null,
+  history: [], lastSeat: null, legal: { actions: [], complete: true },
 };
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
@@ -231,6 +231,7 @@ function renderTable(s) {
   turn.dataset.phase = s.result ? "OVER" : tn.phase;
   turn.dataset.ply = s.ply ?? 0;
   turn.dataset.goOut = tn.goOut || "";
+  turn.dataset.awaiting = s.result ? "" : String(awaitedSeat(s));
   turn.replaceChildren(...turnLine(s));
   renderPile(s.pile);
   const awaiting = s.result ? [] : (tn.awaitingSeats || []);
@@ -246,11 +247,23 @@ async function shownSnapshot() {
   return (await call("/v1/deals:view", request)).snapshot;
 }
 
-async function renderActions(shown) {
+// The actions are listed on the full position the page keeps, never on the view shown (a
+// view hides the other hands: the service cannot list a hidden seat's moves). Viewing as one
+// seat or a spectator, only the viewing seat's own actions are listed, so the list shows no
+// card the view hides.
+async function renderActions() {
   const list = $("actions");
+  const s = state.snapshot;
   list.replaceChildren();
-  if (shown.result) { $("action-count").textContent = `(${t("dealOver")})`; return; }
-  const answer = await call("/v1/actions:list", { snapshot: shown, pageSize: 1000 });
+  state.legal = { actions: [], complete: true };
+  if (s.result) { $("action-count").textContent = `(${t("dealOver")})`; return; }
+  const viewer = $("viewer").value;
+  if (viewer !== "full" && viewer !== String(awaitedSeat(s))) {
+    $("action-count").textContent = `(${t("notThisSeat", { seat: awaitedSeat(s) })})`;
+    return;
+  }
+  const answer = await call("/v1/actions:list", { snapshot: s, pageSize: 1000 });
+  state.legal = { actions: answer.actions || [], complete: !!answer.complete };
   $("action-count").textContent = `(${answer.totalSize ?? 0}${answer.complete ? "" : ", " + t("incomplete")})`;
   for (const action of answer.actions || []) {
     const button = el("button", { type: "button" }, describeAction(action));
@@ -287,7 +300,7 @@ async function render() {
   state.shown = await shownSnapshot();
   renderTable(state.shown);
   renderLog();
-  await renderActions(state.shown);
+  await renderActions();
   await renderScore();
 }
 
