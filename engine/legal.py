@@ -22,7 +22,6 @@ from .action_order import HEAD, ActionKey, entry
 from .cards import BLACK_THREES, RANK, WILD, points
 from .deadline import checkpoint
 from .game import validate
-from .messages import problem
 from .model import (
     Action,
     Addition,
@@ -31,7 +30,6 @@ from .model import (
     Discard,
     DrawStock,
     GoOut,
-    InvalidInput,
     MeldCards,
     MeldKind,
     Phase,
@@ -54,6 +52,7 @@ from .shapes import (
 )
 from .table_rules import initial_meld_requirement
 from .takes import owes_hidden_replacements, pair_take_names_group
+from .view import require_hand
 from .vocabulary import SEVEN
 from .work import groups_of_rank
 
@@ -112,19 +111,7 @@ def _for_seat(s: Snapshot, seat: int) -> tuple[list[Listed], list[Action], bool]
         return [], [], True
     if seat != turn.seat:
         return [], [], True
-    if s.seats[seat].hand_hidden:
-        # The list depends on that hand: a view of another seat cannot answer it.
-        raise InvalidInput(
-            [
-                problem(
-                    f"snapshot.seats[{seat}].hand",
-                    "REQUIRED",
-                    "seat {seat}'s hand is hidden in this snapshot; its legal actions depend on it",
-                    seat=seat,
-                )
-            ],
-            "HIDDEN_INFORMATION_REQUIRED",
-        )
+    require_hand(s, seat)  # the list depends on that hand
     sure: list[Listed] = []
     if turn.phase is Phase.DRAW:
         candidates, complete = _draw_candidates(s, seat)

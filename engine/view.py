@@ -48,6 +48,25 @@ def player_view(snapshot: Snapshot, seat: int | None) -> Snapshot:
     return replace(snapshot, seats=seats, stock=(), stock_count=stock_count, signature="")
 
 
+def require_hand(snapshot: Snapshot, seat: int) -> None:
+    """InvalidInput HIDDEN_INFORMATION_REQUIRED when ``seat``'s hand is hidden in
+    ``snapshot`` (a view of another seat): what the seat may do depends on that hand, so
+    neither its legal actions, nor the legality of its action, nor a suggestion for it can
+    be answered. The one check of ListLegalActions, ValidateAction and SuggestAction."""
+    if snapshot.seats[seat].hand_hidden:
+        raise InvalidInput(
+            [
+                problem(
+                    f"snapshot.seats[{seat}].hand",
+                    "REQUIRED",
+                    "seat {seat}'s hand is hidden in this snapshot; its legal actions depend on it",
+                    seat=seat,
+                )
+            ],
+            "HIDDEN_INFORMATION_REQUIRED",
+        )
+
+
 #: Events whose cards go to the acting seat's hidden hand.
 PRIVATE_EVENTS = frozenset({"CARDS_DRAWN"})
 

@@ -29,6 +29,7 @@ from .model import (
     Violation,
 )
 from .ruleset import RedThreeReplacement
+from .view import require_hand
 from .violations import violation
 from .vocabulary import SEVEN
 
@@ -172,17 +173,7 @@ class Work:
     def take_from_hand(self, cards: Sequence[str], field: str) -> None:
         """Remove ``cards`` (a multiset) from the hand, or refuse CARDS_NOT_IN_HAND."""
         hand = self.hands[self.seat]
-        if self.base.seats[self.seat].hand_hidden:
-            raise InvalidInput(
-                [
-                    Problem(
-                        f"snapshot.seats[{self.seat}].hand",
-                        "REQUIRED",
-                        "the acting seat's hand is hidden",
-                    )
-                ],
-                "HIDDEN_INFORMATION_REQUIRED",
-            )
+        require_hand(self.base, self.seat)
         # Removing from a copy fails exactly when some card is listed more often than the
         # hand holds it; only then are the (costlier) multisets built to name the missing.
         rest = hand.copy()

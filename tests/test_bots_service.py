@@ -78,6 +78,26 @@ def test_a_player_view_is_accepted(http, dealt):  # noqa: F811
     assert from_view == rest_call(http, "SuggestAction", request(dealt, "STRONG")).json()
 
 
+def test_a_seat_whose_hand_the_view_hides_gets_no_suggestion(http, stub, dealt):  # noqa: F811
+    """Issue 47, item 6: refused HIDDEN_INFORMATION_REQUIRED on both transports, as
+    ListLegalActions refuses it, naming the hand it needs."""
+    seat = dealt["turn"]["seat"]
+    other = rest_call(http, "GetPlayerView", {"snapshot": dealt, "seat": (seat + 1) % 4})
+    body = request(other.json()["snapshot"], "BASIC")
+    for method in ("SuggestAction", "ListLegalActions"):
+        r = rest_call(
+            http, method, body if method == "SuggestAction" else {"snapshot": body["snapshot"]}
+        )
+        assert r.status_code == 400, (method, r.text[:300])
+        info, bad = r.json()["error"]["details"]
+        assert info["reason"] == "HIDDEN_INFORMATION_REQUIRED", method
+        assert bad["fieldViolations"][0]["field"] == f"snapshot.seats[{seat}].hand"
+    with pytest.raises(grpc.RpcError) as err:
+        grpc_call(stub, "SuggestAction", body, timeout=30)
+    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert f"snapshot.seats[{seat}].hand" in err.value.details()
+
+
 def test_every_problem_is_listed_with_its_field(http, dealt):  # noqa: F811
     body = {**request(dealt, "BASIC"), "seat": 9, "budgetMs": -5}
     r = rest_call(http, "SuggestAction", body)

@@ -10,9 +10,18 @@ import pytest
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-from service_fixtures import channel, dealt, http, memory_mb, server, stub  # noqa: F401
+from service_fixtures import (  # noqa: F401
+    ServerProcess,
+    channel,
+    dealt,
+    http,
+    memory_mb,
+    server,
+    stub,
+)
 
 from samba_adjudicator.engine.model import Problem
+from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import errors, pb
 
 pytestmark = pytest.mark.servers
@@ -120,3 +129,33 @@ def test_echoed_values_and_messages_are_cut_short():
     err = errors.ApiError("NOT_FOUND", "X", "y" * 100_000)
     assert len(err.message) == errors.MAX_MESSAGE
     assert len(errors.grpc_status(err, "r").SerializeToString()) < 2 * errors.MAX_MESSAGE
+
+
+def test_a_million_view_seats_cost_a_worker_no_memory(dealt):
+    """Issue 47, item 2: one 1 MB gRPC ApplyAction listing a million ``view_seats`` took a
+    worker's peak memory up by 539 MB (a problem for each entry); now it is one problem,
+    found before any entry is looked at. A fresh server, so that its peak is this call's."""
+    request = json_format.ParseDict(
+        {"snapshot": dealt, "action": {"seat": dealt["turn"]["seat"], "drawStock": {}}},
+        pb.ApplyActionRequest(include_views=True),
+    )
+    request.view_seats.extend([0] * 1_000_000)
+    assert request.ByteSize() <= 1024 * 1024  # within the default limit
+    served = ServerProcess()
+    try:
+        with grpc.insecure_channel(served.grpc_target) as ch:
+            stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
+            stub.ApplyAction(
+                pb.ApplyActionRequest(snapshot=request.snapshot, action=request.action), timeout=60
+            )
+            before = memory_mb(served.proc.pid)
+            with pytest.raises(grpc.RpcError) as e:
+                stub.ApplyAction(request, timeout=60)
+            grown = memory_mb(served.proc.pid) - before
+    finally:
+        served.close()
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT, e.value
+    bad = error_details_pb2.BadRequest()
+    assert rpc_status.from_call(e.value).details[1].Unpack(bad)
+    assert [(v.field, v.reason) for v in bad.field_violations] == [("viewSeats", "OUT_OF_RANGE")]
+    assert grown < 100, f"the call took the worker's peak memory up by {grown:.0f} MB"

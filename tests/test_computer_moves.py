@@ -200,6 +200,22 @@ def test_bad_view_seats_are_invalid_with_their_paths(calls, dealt):  # noqa: F81
     assert (status, found) == ("INVALID_ARGUMENT", [("viewSeats", "REQUIRED")])
 
 
+def test_more_view_seats_than_the_table_has_are_one_problem(calls, dealt):  # noqa: F811
+    """Issue 47, item 2: a list longer than the table is refused as a whole, before any of
+    its entries is looked at (a megabyte of protobuf holds a million of them)."""
+    draw = {"seat": dealt["turn"]["seat"], "drawStock": {}}
+    body = {"snapshot": dealt, "action": draw, "includeViews": True}
+    for listed in ([0, 1, 2, 3, 0], [7] * 5, [1] * 100_000):
+        status, found = calls.refused("ApplyAction", {**body, "viewSeats": listed})
+        assert (status, found) == ("INVALID_ARGUMENT", [("viewSeats", "OUT_OF_RANGE")])
+    status, found = calls.refused("Deal", {"players": 2, "seed": "s", **narrow_all(3)})
+    assert (status, found) == ("INVALID_ARGUMENT", [("viewSeats", "OUT_OF_RANGE")])
+
+
+def narrow_all(count: int) -> dict:
+    return {"includeViews": True, "viewSeats": list(range(count))}
+
+
 # -- previous decides players --------------------------------------------------------------
 
 

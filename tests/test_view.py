@@ -92,3 +92,35 @@ def test_legal_actions_of_a_hidden_hand_need_that_hand():
     assert err.value.kind == "HIDDEN_INFORMATION_REQUIRED"
     assert err.value.problems[0].field == f"snapshot.seats[{to_move}].hand"
     assert legal_actions(player_view(s, other), seat=other)[0] == []
+
+
+def test_a_suggestion_for_a_hidden_hand_is_refused_as_its_legal_actions_are():
+    """Issue 47, item 6: SuggestAction on another seat's view answered for the seat to
+    play from a hand it could not see (illegal on the real position 26 times in 36). It is
+    refused as ListLegalActions and ValidateAction refuse it: one check, one problem."""
+    import pytest
+
+    from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
+    from samba_adjudicator.engine.bots import Level, suggest
+    from samba_adjudicator.engine.model import Discard, DrawStock, InvalidInput
+    from samba_adjudicator.engine.view import player_view
+
+    dealt = deal(resolve("classic"), 4, "hidden-suggestion")
+    to_move = dealt.turn.seat
+    s = apply(dealt, DrawStock(to_move)).snapshot  # play: a discard reaches the hand
+    view = player_view(s, (to_move + 1) % 4)
+    refusals = []
+    for ask in (
+        lambda: suggest(view, to_move, Level.BASIC),
+        lambda: legal_actions(view),
+        lambda: validate(view, Discard(to_move, s.seats[to_move].hand[0])),
+    ):
+        with pytest.raises(InvalidInput) as err:
+            ask()
+        refusals.append((err.value.kind, err.value.problems))
+    assert refusals[0][0] == "HIDDEN_INFORMATION_REQUIRED"
+    assert refusals[0][1][0].field == f"snapshot.seats[{to_move}].hand"
+    assert refusals[0] == refusals[1] == refusals[2]
+    assert suggest(player_view(s, to_move), to_move, Level.BASIC) == suggest(
+        s, to_move, Level.BASIC
+    )

@@ -8,7 +8,7 @@ import random
 
 from ..messages import problem
 from ..model import InvalidInput, Phase, Problem, Snapshot
-from ..view import player_view
+from ..view import player_view, require_hand
 from . import basic, strong
 from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Suggestion, reason
 from .draws import choices
@@ -23,11 +23,13 @@ def suggest(
     ``budget_ms`` bounds STRONG's search (0: ``DEFAULT_BUDGET_MS``; capped at
     ``MAX_BUDGET_MS``); the answer is a function of the view, the level, the seed and the
     budget. Raises InvalidInput for a finished deal, a seat that is not awaited, or a
-    negative budget.
+    negative budget, and HIDDEN_INFORMATION_REQUIRED for a seat whose hand ``snapshot``
+    hides (``require_hand``).
     """
     problems = _problems(snapshot, seat, budget_ms)
     if problems:
         raise InvalidInput(problems)
+    require_hand(snapshot, seat)  # a view of another seat: its own view is not in it
     view = player_view(snapshot, seat)
     legal = choices(neutral_world(view), seat)
     if not legal:

@@ -25,7 +25,7 @@ from samba_adjudicator.engine.model import Event, Phase, Problem, Snapshot
 from samba_adjudicator.engine.scoring import match_outcome
 
 from ..base import pb
-from ..base.errors import ApiError, invalid_argument
+from ..base.errors import ApiError, ProblemList, Problems, invalid_argument
 from ..codec.answers import event_to_proto
 from . import int_range
 
@@ -78,14 +78,36 @@ def check_view_seats(
     req: pb.ApplyActionRequest | pb.DealRequest | pb.ReplayDealRequest, snap: Snapshot
 ) -> None:
     """INVALID_ARGUMENT for a ``view_seats`` with a seat off the table or given twice, or
-    given without ``include_views`` (it narrows the views, it does not ask for them)."""
-    problems: list[Problem] = []
+    given without ``include_views`` (it narrows the views, it does not ask for them). A list
+    longer than the table is one problem at ``viewSeats``, found before any entry is looked
+    at: a megabyte of protobuf holds a million entries."""
+    problems = ProblemList()
     if req.view_seats and not req.include_views:
         problems.append(
             Problem("viewSeats", "REQUIRED", "viewSeats narrows includeViews: set includeViews")
         )
+    listed, players = len(req.view_seats), len(snap.seats)
+    if listed > players:
+        problems.append(
+            problem(
+                "viewSeats",
+                "OUT_OF_RANGE",
+                "{field} lists at most {max} seats (each once), not {count}",
+                field="viewSeats",
+                max=players,
+                count=listed,
+            )
+        )
+    else:
+        _check_each_view_seat(req.view_seats, snap, problems)
+    if problems:
+        raise invalid_argument(problems)
+
+
+def _check_each_view_seat(seats: Sequence[int], snap: Snapshot, problems: Problems) -> None:
+    """The problems of ``view_seats``' entries (no more of them than the table's seats)."""
     seen: set[int] = set()
-    for i, seat in enumerate(req.view_seats):
+    for i, seat in enumerate(seats):
         field = f"viewSeats[{i}]"
         if (off := off_the_table(seat, snap, field)) is not None:
             problems.append(off)
@@ -94,8 +116,6 @@ def check_view_seats(
                 problem(field, "OUT_OF_RANGE", "seat {seat} is listed twice", seat=seat)
             )
         seen.add(seat)
-    if problems:
-        raise invalid_argument(problems)
 
 
 class Carried(NamedTuple):
