@@ -1,11 +1,15 @@
 """A real OTLP/HTTP receiver for the tracing tests: ``POST /v1/traces`` with an
 ``ExportTraceServiceRequest`` (protobuf), decoded with ``opentelemetry-proto``, the spans kept
-for the test to read. Serves on 127.0.0.1, any free port, in a thread."""
+for the test to read. Serves on 127.0.0.1, any free port, in a thread. Also collectors that
+cannot take spans: a closed port, and one that accepts and never answers."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
@@ -75,3 +79,34 @@ def attributes(span: trace_pb2.Span) -> dict:
         kind = a.value.WhichOneof("value")
         out[a.key] = getattr(a.value, kind) if kind else None
     return out
+
+
+def closed_port_url() -> str:
+    """The URL of a collector that is not there: a port on 127.0.0.1 nobody listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+@contextlib.contextmanager
+def silent_collector() -> Iterator[str]:
+    """A collector that accepts every connection and never answers (nor reads): its URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:  # closed: the test is over
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

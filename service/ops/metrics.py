@@ -8,6 +8,7 @@
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
 | ``samba_requests_in_flight`` | gauge | ``transport`` |
 | ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision``, ``build`` |
+| ``samba_trace_spans_dropped_total`` | counter | ``reason`` (``service.ops.tracing.Ledger``) |
 
 ``outcome`` is one of ``legal`` / ``illegal`` (ValidateAction, ApplyAction, ReplayDeal: the
 first illegal action makes it ``illegal``; CheckMeld: ``valid``), ``ok`` (the methods that
@@ -95,6 +96,14 @@ class Metrics:
             "revision and the build (compiled or pure).",
             ["version", "ruleset_revision", "build"],
             multiprocess_mode="max",
+            **kw,
+        )
+        self.spans_dropped = Counter(
+            "samba_trace_spans_dropped_total",
+            "Sampled spans (tracing on) never sent: export_failed (the collector refused "
+            "them or could not be reached), unsent (not sent when the drain's time for "
+            "traces ran out).",
+            ["reason"],
             **kw,
         )
 

@@ -11,9 +11,13 @@ trace, never an error; a malformed ``tracestate`` is dropped, the ``traceparent`
 batch processor: one SERVER span per call, named ``samba.v1.Adjudicator/<Method>``, parented
 on the caller's ``traceparent`` (sampled as the caller says: the SDK's parent-based
 sampler). The SDK is imported by ``start`` only: with no endpoint configured (the default)
-it is never imported. Nothing about the trace is sent back in the answer (``traceresponse``
-is not a W3C recommendation); the per-call log line carries ``traceId`` and ``spanId``
-(``log_ids``). docs/service.md#traces.
+it is never imported. Every sampled span ends sent or counted in
+``samba_trace_spans_dropped_total`` (``Ledger``): the collector refused it or could not be
+reached (``export_failed``), or it was still unsent when the drain's time for traces ran out
+(``unsent``; ``Tracer.close``: the export goes on in a thread of its own, so a collector
+that does not answer holds the exit no longer than that). Nothing about the trace is sent
+back in the answer (``traceresponse`` is not a W3C recommendation); the per-call log line
+carries ``traceId`` and ``spanId`` (``log_ids``). docs/service.md#traces.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 log = logging.getLogger("samba.server")
 
@@ -44,8 +49,11 @@ _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 #: The most list members a ``tracestate`` may have.
 MAX_STATE_MEMBERS = 32
-#: Seconds the end of a drain waits for the last spans to be exported.
+#: Seconds the end of a drain waits at most for the last spans to be exported (less when
+#: the drain's budget has less left: ``Tracer.close``).
 FLUSH_SECONDS = 2.0
+#: Why a span was dropped: the ``reason`` label of ``samba_trace_spans_dropped_total``.
+DROP_REASONS = ("export_failed", "unsent")
 #: gRPC codes for which a server span's status is Error (OpenTelemetry's RPC conventions);
 #: the others are the caller's mistakes and leave it unset.
 SERVER_FAULTS = frozenset(
@@ -159,14 +167,19 @@ class Tracer:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
         resource = Resource.create({"service.name": service_name, "service.version": version})
         # not the global provider: the service's spans only, whatever else the process loads
         self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
-        self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=url)))
+        self.ledger = Ledger(OTLPSpanExporter(endpoint=url))
+        # a SpanExporter by what it does (export, shutdown, force_flush): the SDK is not
+        # imported where it is defined
+        self.provider.add_span_processor(BatchSpanProcessor(cast(SpanExporter, self.ledger)))
         self.tracer = self.provider.get_tracer("samba_adjudicator.service", version)
         self.url = url
+        for reason in DROP_REASONS:  # both series from the start, at 0
+            _dropped(reason, 0)
 
     def record(
         self,
@@ -193,6 +206,8 @@ class Tracer:
             span.set_status(trace.StatusCode.ERROR, str(attributes.get("error.type", "")))
         span.end(end_time=end_ns)
         ctx = span.get_span_context()
+        if ctx.trace_flags.sampled:  # what the batch processor queues
+            self.ledger.queued()
         return f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}"
 
     def finish(
@@ -215,10 +230,80 @@ class Tracer:
             log.exception("the call's span was not recorded")
             return None
 
-    def flush(self, seconds: float = FLUSH_SECONDS) -> bool:
-        """Export what is still queued, for at most ``seconds`` (the end of a drain: a
-        collector that does not answer must not hold the process past its grace)."""
-        return self.provider.force_flush(int(seconds * 1000))
+    def close(self, seconds: float = FLUSH_SECONDS) -> tuple[int, int]:
+        """At the end of a drain: export what is still queued for at most ``seconds`` (the
+        export runs on a thread of its own, which the process does not wait for: the SDK's
+        own flush ignores its timeout, and a collector that never answers held the exit
+        10 s per batch), then count every span not sent by then as dropped. (sent,
+        dropped) spans in all."""
+        flush = threading.Thread(target=self.provider.force_flush, name="span-flush", daemon=True)
+        flush.start()
+        flush.join(max(seconds, 0.0))
+        counts = self.ledger.close()
+        # no retry after this (the exporter's shutdown ends its back-off), not waited for
+        threading.Thread(target=self.ledger.shutdown, name="span-close", daemon=True).start()
+        return counts
+
+
+class Ledger:
+    """The span exporter behind the batch processor, counting what becomes of each span
+    queued: sent, refused or unreachable (``export_failed``), or unsent when ``close``
+    comes (``unsent``: still queued, in an export under way, or pushed out of the SDK's full
+    queue, ``OTEL_BSP_MAX_QUEUE_SIZE``). Dropped spans go to the metrics at once."""
+
+    def __init__(self, exporter: Any) -> None:
+        self.exporter = exporter
+        self._lock = threading.Lock()
+        self.handed = self.sent = self.failed = 0
+        self.closed = False
+
+    def queued(self) -> None:
+        with self._lock:
+            self.handed += 1
+
+    def export(self, batch: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        if self.closed:  # counted as unsent by close
+            return SpanExportResult.FAILURE
+        result = SpanExportResult.FAILURE
+        try:
+            result = self.exporter.export(batch)
+        finally:
+            self._settled(len(batch), result is SpanExportResult.SUCCESS)
+        return result
+
+    def _settled(self, count: int, sent: bool) -> None:
+        with self._lock:
+            if self.closed:  # an export that outlived close: its spans are counted unsent
+                return
+            if sent:
+                self.sent += count
+            else:
+                self.failed += count
+        if not sent:
+            _dropped("export_failed", count)
+
+    def close(self) -> tuple[int, int]:
+        """No export counts after this; what was not sent is dropped. (sent, dropped)."""
+        with self._lock:
+            self.closed = True
+            unsent = self.handed - self.sent - self.failed
+        if unsent > 0:
+            _dropped("unsent", unsent)
+        return self.sent, self.failed + max(unsent, 0)
+
+    def shutdown(self) -> None:
+        self.exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True  # nothing is held here
+
+
+def _dropped(reason: str, count: int) -> None:
+    from . import metrics
+
+    metrics.get().spans_dropped.labels(reason=reason).inc(count)
 
 
 def _remote(parent: Parent) -> Any:

@@ -363,10 +363,18 @@ class Runtime:
             ids = self.tracer.finish(method, transport, outcome, elapsed, request_id, err, trace)
         log_call(method, transport, outcome, elapsed, request_id, err, trace, ids)
 
-    def close(self) -> None:
-        """Export the spans still queued (tracing on), at the end of the drain."""
-        if self.tracer is not None:
-            self.tracer.flush()
+    def close(self, by: float | None = None) -> dict[str, int]:
+        """At the end of the drain (tracing on): export the spans still queued until ``by``
+        (a ``time.monotonic()`` value; None: FLUSH_SECONDS from now) or FLUSH_SECONDS,
+        whichever comes first, then count what was not sent as dropped. The spans sent and
+        dropped in all, for the drain's last log line (empty: tracing off)."""
+        if self.tracer is None:
+            return {}
+        seconds = tracing.FLUSH_SECONDS
+        if by is not None:
+            seconds = min(seconds, by - time.monotonic())
+        sent, dropped = self.tracer.close(seconds)
+        return {"spansSent": sent, "spansDropped": dropped}
 
 
 @dataclass(slots=True)

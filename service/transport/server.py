@@ -55,9 +55,15 @@ log = logging.getLogger("samba.server")
 #: Seconds past the grace within which a SIGTERM ends the process, whenever it arrives
 #: (docs/service.md#shutdown): two health changes a held gRPC loop may not apply (1 s each,
 #: grpc_server.SET_SERVING_WAIT), the answers of calls stopped at the end of the grace
-#: (ANSWER_MARGIN), the servers' stop (ANSWER_MARGIN + 1 s), and what is left of a start-up
-#: the signal interrupted. tests/test_drain.py and ``make bench-abuse`` hold it.
+#: (ANSWER_MARGIN), the servers' stop (ANSWER_MARGIN + 1 s), the last spans' export (tracing
+#: on: what is left, at most tracing.FLUSH_SECONDS), and what is left of a start-up the
+#: signal interrupted. tests/test_drain.py, tests/test_tracing.py and ``make bench-abuse``
+#: hold it.
 EXIT_MARGIN_SECONDS = 5.0
+#: Seconds of EXIT_MARGIN_SECONDS kept for the exit itself (the last log line, the
+#: process's end): the last spans' export (tracing on) ends this long before the margin's
+#: end, whatever the collector does.
+EXIT_RESERVE = 0.5
 #: Seconds after the grace that calls stopped at its end get to write their UNAVAILABLE
 #: answers before the servers stop. A stopped call ends at its next deadline checkpoint; on
 #: a loaded machine that took more than 0.25 s.
@@ -186,7 +192,8 @@ class Worker:
             ok = ok and not self._uv_thread.is_alive()
         if self.admin is not None:
             self.admin.stop()
-        self.runtime.close()  # the spans still queued (tracing on)
+        # the spans still queued (tracing on), within what is left of the exit's budget
+        spans = self.runtime.close(started + grace + EXIT_MARGIN_SECONDS - EXIT_RESERVE)
         log.info(
             "stopped",
             extra={
@@ -194,6 +201,7 @@ class Worker:
                     "clean": ok,
                     "callsStopped": stopped,
                     "seconds": round(time.monotonic() - started, 3),
+                    **spans,
                 }
             },
         )
