@@ -82,3 +82,65 @@ def test_the_default_client_reads_gzipped_answers(http, dealt):  # noqa: F811
     body = {"snapshot": dealt, "computer": {"seat": dealt["turn"]["seat"]}, "includeViews": True}
     r = http.post("/v1/actions:apply", content=json.dumps(body))
     assert r.headers["content-encoding"] == "gzip" and r.json()["legal"]
+
+
+#: Accept-Encoding as RFC 9110 §12.5.3 reads it (issue 47, item 7: it was matched as a
+#: substring, so ``gzip;q=0`` got gzip and ``GZIP`` did not) -> the coding of a large answer.
+ACCEPT_ENCODING = [
+    ("gzip", "gzip"),
+    ("GZIP", "gzip"),
+    ("GZip;Q=1", "gzip"),
+    ("x-gzip", "gzip"),
+    ("deflate, gzip;q=0.3", "gzip"),
+    ("br, *", "gzip"),
+    ("*", "gzip"),
+    ("gzip;q=0", "identity"),
+    ("gzip; q=0.000", "identity"),
+    ("gzip;q=0, *", "identity"),
+    ("*;q=0", "identity"),
+    ("identity", "identity"),
+    ("gzip;q=0.5, identity", "identity"),
+    ("gzip;q=0.5, *;q=0.8", "identity"),
+    ("gzip, identity;q=0.5", "gzip"),
+    ("identity;q=0", "identity"),  # nothing acceptable: sent as it is
+    ("notgzip, gzipped", "identity"),
+    ("gzip;q=2", "identity"),  # a malformed weight: the member is left out
+    ("gzip;q=0.0001", "identity"),
+    ("br", "identity"),
+    ("", "identity"),
+]
+
+
+@pytest.mark.parametrize(("header", "coding"), ACCEPT_ENCODING)
+def test_accept_encoding_is_read_as_rfc_9110_says(server, dealt, header, coding):  # noqa: F811
+    body = {"snapshot": dealt, "includeViews": True, "action": _draw(dealt)}
+    r, wire = raw(server, "POST", "/v1/actions:apply", {"accept-encoding": header}, body)
+    assert r.status_code == 200
+    assert r.headers.get("content-encoding", "identity") == coding, header
+    text = gzip.decompress(wire) if coding == "gzip" else wire
+    assert len(text) >= GZIP_MIN_BYTES and json.loads(text)["legal"]
+
+
+def test_several_accept_encoding_lines_are_one_list(server, dealt):  # noqa: F811
+    body = {"snapshot": dealt, "includeViews": True, "action": _draw(dealt)}
+    lines = [("accept-encoding", "br"), ("accept-encoding", "GZIP;q=0.5")]
+    r, wire = raw(server, "POST", "/v1/actions:apply", lines, body)
+    assert r.headers["content-encoding"] == "gzip" and json.loads(gzip.decompress(wire))
+    lines = [("accept-encoding", "gzip"), ("accept-encoding", "gzip;q=0")]  # the first wins
+    r, _ = raw(server, "POST", "/v1/actions:apply", lines, body)
+    assert r.headers["content-encoding"] == "gzip"
+
+
+def test_identity_refused_gets_even_a_small_answer_gzipped(server):  # noqa: F811
+    """``identity;q=0`` (or ``*;q=0`` without identity) refuses the answer as it is: with
+    gzip acceptable, an answer under GZIP_MIN_BYTES is gzipped too."""
+    for header in ("gzip, identity;q=0", "gzip;q=0.1, *;q=0"):
+        r, wire = raw(server, "GET", "/healthz", {"accept-encoding": header})
+        assert r.headers["content-encoding"] == "gzip", header
+        assert json.loads(gzip.decompress(wire)) == {"status": "SERVING"}
+    r, wire = raw(server, "GET", "/healthz", {"accept-encoding": "gzip"})
+    assert "content-encoding" not in r.headers and json.loads(wire)
+
+
+def _draw(snapshot: dict) -> dict:
+    return {"seat": snapshot["turn"]["seat"], "drawStock": {}}

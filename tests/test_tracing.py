@@ -128,6 +128,73 @@ def test_a_bad_endpoint_or_another_protocol_stops_the_start():
     assert config.load([], env).otlp_endpoint == "http://c:4317/v1/traces"
 
 
+#: Mistyped collector URLs (issue 47, item 10): each stops the start, however it is given.
+BAD_ENDPOINTS = {
+    "http://127.0.0.1:99999": "port",
+    "http://127.0.0.1:0": "port",
+    "http://collector:43x8": "port",
+    "http://collector:": "port",
+    "http://[::1": "IPv6",
+    "http://::1]:4318": "IPv6",
+    "http://[::1]x:4318": "IPv6",
+    "http://[zz::1]:4318": "IPv6",
+    "http://:4318": "host",
+    "http://user@/v1": "host",
+    "http://coll ector:4318": "http:// or https:// URL",
+    "http://collector:4318?x=1": "http:// or https:// URL",
+    "collector:4318": "http:// or https:// URL",
+    "ftp://collector:4318": "http:// or https:// URL",
+}
+GOOD_ENDPOINTS = (
+    "http://collector:4318",
+    "https://otel.example/prefix/",
+    "http://[::1]:4318",
+    "http://127.0.0.1",
+    "http://user@collector:4318",
+)
+
+
+@pytest.mark.parametrize("url", BAD_ENDPOINTS)
+def test_a_mistyped_endpoint_stops_the_start_whichever_way_it_is_given(url):
+    for argv, env in (
+        (["--otlp-endpoint", url], {}),
+        ([], {"SAMBA_OTLP_ENDPOINT": url}),
+        ([], {"OTEL_EXPORTER_OTLP_ENDPOINT": url}),
+        ([], {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": url}),
+    ):
+        with pytest.raises(config.ConfigError) as err:
+            config.load(argv, env)
+        message = str(err.value)
+        assert message.startswith("--otlp-endpoint (SAMBA_OTLP_ENDPOINT, OTEL_"), message
+        assert BAD_ENDPOINTS[url] in message and repr(url)[:-1] in message, message
+
+
+@pytest.mark.parametrize("url", GOOD_ENDPOINTS)
+def test_a_well_formed_endpoint_is_taken(url):
+    assert config.load([], {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": url}).otlp_endpoint == url
+
+
+def test_serve_exits_2_with_one_line_for_a_mistyped_endpoint():
+    for url in ("http://127.0.0.1:99999", "http://[::1"):
+        p = subprocess.run(
+            [sys.executable, "-m", "samba_adjudicator.service.transport.cli", "serve"],
+            env={
+                **os.environ,
+                "SAMBA_OTLP_ENDPOINT": url,
+                "SAMBA_HOST": "127.0.0.1",
+                **{f"SAMBA_{name}_PORT": "0" for name in ("HTTP", "GRPC", "ADMIN")},
+            },
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=ROOT,
+        )
+        assert p.returncode == 2, p.stderr
+        assert p.stdout == "" and "Traceback" not in p.stderr
+        line = p.stderr.strip()
+        assert "\n" not in line and line.startswith("samba-adjudicator serve: --otlp-endpoint")
+
+
 def test_with_tracing_off_the_sdk_is_never_imported():
     # (FastAPI itself imports the OpenTelemetry API, a few small modules; not the SDK)
     script = """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -23,8 +24,11 @@ from typing import Any
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 #: One CORS origin: scheme://host[:port], as a browser sends it in ``Origin``; or ``*``.
 ORIGIN = re.compile(r"\*|https?://[^/\s,*]+")
-#: An OTLP/HTTP URL: http(s)://host[:port][/path].
-OTLP_URL = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
+#: An OTLP/HTTP URL: http(s)://[user@]host[:port][/path] (``otlp_url_problem`` checks
+#: the host and the port).
+OTLP_URL = re.compile(r"https?://(?:[^/\s?#@]*@)?(?P<netloc>[^/\s?#@]*)(?:/[^\s?#]*)?")
+#: A host name or IPv4 address (RFC 3986 reg-name, without the rarely used sub-delims).
+HOST_NAME = re.compile(r"[A-Za-z0-9._~%-]+")
 
 
 class ConfigError(ValueError):
@@ -48,6 +52,56 @@ class Spec:
     parse: Callable[[str], Any] | None = None
     #: the table's default column, when the default alone says too little
     shown: str | None = None
+    #: what is wrong with a value beyond its range or choices (None: nothing)
+    check: Callable[[Any], str | None] | None = None
+    #: other variables that give it, named with it in a refusal
+    also: str = ""
+
+
+def otlp_url_problem(url: str) -> str | None:
+    """What makes ``url`` no OTLP/HTTP URL a collector can be reached at, or None: an
+    http:// or https:// URL with a host (a name, an IPv4 address, or an IPv6 address in
+    brackets), a port 1..65535 when one is written, no query or fragment."""
+    found = OTLP_URL.fullmatch(url)
+    if found is None:
+        return f"{url!r} is not an http:// or https:// URL"
+    host, port, why = _authority(found["netloc"])
+    if why is None and not host:
+        why = "it names no host"
+    if why is None and port is not None and not _port(port):
+        why = f"the port must be a number 1..65535, not {port!r}"
+    return None if why is None else f"{url!r}: {why}"
+
+
+def _authority(netloc: str) -> tuple[str, str | None, str | None]:
+    """(host, port or None, what is wrong or None) of ``host[:port]``."""
+    if netloc.startswith("["):
+        inner, closed, rest = netloc[1:].partition("]")
+        if not closed:
+            return "", None, "'[' opens an IPv6 address and no ']' closes it"
+        if not _ipv6(inner):
+            return "", None, f"{inner!r} is not an IPv6 address"
+        if rest and not rest.startswith(":"):
+            return "", None, f"{rest!r} follows the IPv6 address"
+        return inner, rest[1:] if rest else None, None
+    host, colon, port = netloc.partition(":")
+    if "[" in netloc or "]" in netloc:
+        return "", None, "an IPv6 address is written in brackets: [::1]"
+    if host and not HOST_NAME.fullmatch(host):
+        return "", None, f"{host!r} is not a host name"
+    return host, port if colon else None, None
+
+
+def _port(text: str) -> bool:
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= 65535
+
+
+def _ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def setting(default: Any, help: str, **spec: Any) -> Any:
@@ -60,6 +114,17 @@ def setting(default: Any, help: str, **spec: Any) -> Any:
 def cors_origins(raw: str) -> tuple[str, ...]:
     """``"https://a.example, http://localhost:3000"`` -> the origins, without blanks."""
     return tuple(o.strip() for o in raw.split(",") if o.strip())
+
+
+def _origins_problem(origins: tuple[str, ...]) -> str | None:
+    for origin in origins:
+        if not ORIGIN.fullmatch(origin):
+            return f"{origin!r} is not an origin: scheme://host[:port] without a path, or *"
+    return None
+
+
+def _endpoint_problem(url: str) -> str | None:
+    return otlp_url_problem(url) if url else None
 
 
 def _switch(raw: str) -> bool:
@@ -169,15 +234,20 @@ class Settings:
         metavar="ORIGINS",
         parse=cors_origins,
         shown="unset (off)",
+        check=_origins_problem,
     )
     otlp_endpoint: str = setting(
         "",
         "an OpenTelemetry collector's OTLP/HTTP base URL (http://collector:4318): one span "
         "per call, posted to URL/v1/traces, parented on the caller's traceparent. Unset: "
         "the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as is) or "
-        "OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces); none of them: tracing off",
+        "OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces); none of them: tracing off. Whichever "
+        "gives it, a malformed URL (no http:// or https://, no host, a port outside "
+        "1..65535, an IPv6 address without its brackets) stops the start-up (exit 2)",
         metavar="URL",
         shown="unset (off)",
+        check=_endpoint_problem,
+        also="OTEL_EXPORTER_OTLP_*ENDPOINT",
     )
     bench_echo: bool = setting(
         False, "the benchmark's hidden echo endpoints", flag=False, listed=False, parse=_switch
@@ -206,7 +276,8 @@ def env_of(f: dataclasses.Field) -> str:
 
 
 def _named(f: dataclasses.Field, spec: Spec) -> str:
-    return f"{flag_of(f)} ({env_of(f)})" if spec.flag else env_of(f)
+    twins = ", ".join(name for name in (env_of(f), spec.also) if name)
+    return f"{flag_of(f)} ({twins})" if spec.flag else twins
 
 
 def _number(value: Any) -> str:
@@ -307,6 +378,9 @@ def validate(s: Settings) -> None:
             raise ConfigError(
                 f"{_named(f, spec)} must be one of {', '.join(spec.choices)}, not {value!r}"
             )
+        why = spec.check(value) if spec.check is not None else None
+        if why is not None:
+            raise ConfigError(f"{_named(f, spec)}: {why}")
     ports = ("grpc_port", "http_port", "admin_port")
     for i, a in enumerate(ports):
         for b in ports[i + 1 :]:
@@ -314,17 +388,6 @@ def validate(s: Settings) -> None:
                 raise ConfigError(
                     f"--{a.replace('_', '-')} and --{b.replace('_', '-')} must differ"
                 )
-    if s.otlp_endpoint and not OTLP_URL.fullmatch(s.otlp_endpoint):
-        raise ConfigError(
-            f"--otlp-endpoint (SAMBA_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_*ENDPOINT): "
-            f"{s.otlp_endpoint!r} is not an http:// or https:// URL"
-        )
-    for origin in s.cors_origins:
-        if not ORIGIN.fullmatch(origin):
-            raise ConfigError(
-                f"--cors-origins (SAMBA_CORS_ORIGINS): {origin!r} is not an "
-                "origin: scheme://host[:port] without a path, or *"
-            )
 
 
 def markdown_table() -> str:

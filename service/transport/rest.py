@@ -36,7 +36,6 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from google.protobuf.message import Message
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
@@ -61,6 +60,7 @@ from ..pipeline.runtime import (
 )
 from ..web import pages, proto_docs
 from . import rest_errors, rest_operations
+from .compression import NegotiatedGZip
 from .rest_common import (
     JSON,
     call_language,
@@ -342,7 +342,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     # Starlette types every handler as taking Exception; each gets its own class.
     rest_errors.install(app)
     # inside SambaMiddleware: its last-resort 500 and early 413 stay plain (and small)
-    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
+    app.add_middleware(NegotiatedGZip, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
     app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
     if settings.cors_origins:
