@@ -6,7 +6,7 @@
 // each seat and a spectator saw them (ApplyAction's views), for the event log.
 const state = {
   snapshot: null, shown: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false,
-  history: [], lastSeat: null, legal: { actions: [], complete: true },
+  history: [], lastSeat: null, legal: { actions: [], complete: true }, score: null,
 };
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
@@ -109,13 +109,13 @@ function card(code, small = false) {
   const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : ""].join(" ").trim();
   const face = code === "JK" ? [el("span", { class: "rank" }, "★")]
     : [el("span", { class: "rank" }, rankOf(code)), el("span", { class: "suit" }, SUIT_SYMBOLS[suit])];
-  return el("span", { class: cls, "data-card": code, title: code }, face);
+  return el("span", { class: cls, "data-card": code, title: code, role: "img", "aria-label": cardName(code) }, face);
 }
 
 // Cards inside a sentence: small, one space apart (so the text reads "5♠ 5♦").
 const inlineCards = (codes) => codes.flatMap((c, i) => (i ? [" ", card(c, true)] : [card(c, true)]));
 const backs = (n, small = false) => Array.from({ length: n },
-  () => el("span", { class: "card back" + (small ? " mini" : "") }, ""));
+  () => el("span", { class: "card back" + (small ? " mini" : ""), "aria-hidden": "true" }, ""));
 
 // Sorted for a hand: by rank (3 up to the ace), or by suit then rank (runs side by side);
 // wild cards last either way.
@@ -188,7 +188,7 @@ function renderPile(p) {
 }
 
 function renderSeat(seat, awaiting) {
-  const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "")
+  const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "") + (mySeat() === seat.seat ? " mine" : "")
     + (state.lastSeat === seat.seat ? " moved" : "");
   const level = state.bots[seat.seat];
   return el("div", { class: cls, "data-seat": seat.seat },
@@ -200,13 +200,13 @@ function renderSeat(seat, awaiting) {
       ? el("div", { class: "cards hand" }, backs(seat.handCount)) : hand(seat.hand || []));
 }
 
-function renderMeld(m) {
-  return el("div", { class: "meld", "data-meld": m.id },
+function renderMeld(m, side) {
+  return meldTarget(el("div", { class: "meld", "data-meld": m.id },
     el("div", { class: "cards fan" }, (m.cards || []).map((c) => card(c))),
     el("div", { class: "meld-tags" }, el("code", {}, m.id),
       el("span", { class: "badge" }, t("kind." + m.kind)),
       el("span", { class: "badge " + m.status }, t("status." + m.status)),
-      m.natural ? el("span", { class: "badge" }, t("natural")) : ""));
+      m.natural ? el("span", { class: "badge" }, t("natural")) : "")), m.id, side);
 }
 
 function renderSide(side) {
@@ -220,7 +220,7 @@ function renderSide(side) {
       ? el("div", { class: "red-threes" }, t("redThrees") + " ", inlineCards(side.redThrees)) : "",
     (side.penalties || []).length ? el("div", {}, t("penalties") + ": "
       + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
-    el("div", { class: "melds" }, melds.length ? melds.map(renderMeld)
+    el("div", { class: "melds" }, melds.length ? melds.map((m) => renderMeld(m, side.side))
       : el("span", { class: "muted" }, t("noMelds"))));
 }
 
@@ -272,10 +272,13 @@ async function renderActions() {
   }
 }
 
+// The score of the full position: withdrawn while a view hides hands, except at the deal's
+// end, when the page scores the position it keeps (every hand is counted then).
 async function renderScore() {
   const over = !!state.snapshot.result;
   const kind = (text) => { $("score-kind").textContent = `(${text})`; };
-  if ($("viewer").value !== "full") {
+  state.score = null;
+  if ($("viewer").value !== "full" && !over) {
     kind(t("scoreHidden"));
     $("score").replaceChildren();
     return;
@@ -287,6 +290,7 @@ async function renderScore() {
   }
   const answer = await call("/v1/deals:score", { snapshot: state.snapshot, provisional: !over });
   kind(over ? t("scoreFinal") : t("scoreProvisional"));
+  state.score = answer;
   const rows = ["meldPoints", "canastaBonus", "sambaBonus", "boliviaBonus", "redThreePoints",
     "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
   $("score").replaceChildren(
@@ -297,11 +301,14 @@ async function renderScore() {
 
 async function render() {
   if (!state.snapshot) return;
-  state.shown = await shownSnapshot();
-  renderTable(state.shown);
-  renderLog();
-  await renderActions();
-  await renderScore();
+  await settled(async () => {
+    state.shown = await shownSnapshot();
+    renderTable(state.shown);
+    renderLog();
+    await renderActions();
+    await renderScore();
+    await renderPlay();
+  });
 }
 
 // -- the event log --------------------------------------------------------------------------
@@ -479,7 +486,9 @@ async function newPosition(snapshot, first) {
   $("verdict").replaceChildren();
   $("hint-text").replaceChildren();
   setViewerOptions();
+  setSeatOptions();
   setBotOptions();
+  $("viewer").disabled = mySeat() !== null;
   await render();
 }
 
@@ -518,6 +527,7 @@ async function changeLanguage() {
   $("hint-text").replaceChildren();
   if (!state.snapshot) return;
   setViewerOptions();
+  setSeatOptions();
   setBotOptions();
   await render();
 }
@@ -530,7 +540,15 @@ async function start() {
   $("profile").addEventListener("change", setPlayerOptions);
   $("deal").addEventListener("click", () => guarded(deal));
   $("viewer").addEventListener("change", () => guarded(render));
-  $("sort").addEventListener("change", () => { if (state.shown) renderTable(state.shown); });
+  $("sort").addEventListener("change", () => guarded(async () => {
+    play.selected = [];
+    if (state.shown) { renderTable(state.shown); await renderPlay(); }
+  }));
+  $("me").addEventListener("change", () => guarded(chooseSeat));
+  $("clear").addEventListener("click", () => guarded(async () => { play.selected = []; await renderPlay(); }));
+  // folded on a phone, open on a wide screen (the page as it was)
+  const wide = matchMedia("(min-width: 901px)").matches;
+  for (const fold of document.querySelectorAll("details.fold")) fold.open = wide;
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
