@@ -290,9 +290,11 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
                 checked = True
                 _layout_on_a_phone(pg)
                 assert _serious_axe_violations(pg) == []
+                assert not pg.locator("#clear").is_visible()  # nothing selected
                 player.tap_card(0)
                 _shot(pg, "play-phone-selected")
                 player.clear()
+                assert not pg.locator("#clear").is_visible()
             ply = pg.eval_on_selector("#turn", "t => t.dataset.ply")
             player.turn()
         assert checked
@@ -313,6 +315,7 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
         ]
         assert shown == expected and len(shown) == 11
         assert pg.locator("#outcome").is_visible()
+        assert not pg.locator("#clear").is_visible()
         # every move of seat ME was a tap on the page: no typed action, no list
         mine = [a for a in applies if "action" in a]
         assert mine and all(a["action"]["seat"] == ME for a in mine)

@@ -18,12 +18,6 @@ async function settled(fn) {
 
 const mySeat = () => ($("me").value === "" ? null : Number($("me").value));
 
-// A card's name for a screen reader ("six of diamonds"), in the chosen language.
-function cardName(code) {
-  if (code === "JK") return t("rank.JK");
-  return t("cardName", { rank: t("rank." + rankOf(code)), suit: t("suit." + suitOf(code)) });
-}
-
 const selectedCards = () => play.selected.map((i) => play.hand[i]);
 const sameCards = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 

@@ -1,4 +1,6 @@
 // The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
+// The page's other scripts, loaded before this one: texts.js (labels), cards.js (how a card
+// looks and is named), log.js (the event log), play.js (play from your seat by tapping).
 "use strict";
 
 // texts: the event texts, score labels and the page's own labels in the chosen language
@@ -11,42 +13,6 @@ const state = {
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
 const $ = (id) => document.getElementById(id);
-
-// -- texts ----------------------------------------------------------------------------------
-
-// A label of the page in the chosen language, {placeholders} filled in as text.
-function t(key, fields = {}) {
-  const template = (state.texts && state.texts.ui[key]) || key;
-  return template.replace(/\{(\w+)\}/g, (all, name) => (fields[name] ?? all));
-}
-
-// A template filled with nodes: each {name} becomes fields[name] (a string, a node or a list
-// of them), so cards inside a sentence are shown as cards.
-function fill(template, fields) {
-  return template.split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
-    const m = part.match(/^\{(\w+)\}$/);
-    if (!m || fields[m[1]] === undefined) return part;
-    const value = fields[m[1]];
-    return Array.isArray(value) ? el("span", { class: "inline" }, value) : value;
-  });
-}
-const ui = (key, fields) => fill(t(key), fields);
-
-// Every static label: data-i18n names its key; data-i18n-attr an attribute to set instead.
-function applyLabels() {
-  for (const node of document.querySelectorAll("[data-i18n]")) {
-    const text = t(node.dataset.i18n);
-    if (node.dataset.i18nAttr) node.setAttribute(node.dataset.i18nAttr, text);
-    else node.textContent = text;
-  }
-  document.title = t("title");
-  document.documentElement.lang = state.lang;
-}
-
-async function loadTexts() {
-  state.texts = await call("/playground/texts.json");
-  applyLabels();
-}
 
 // -- calls ----------------------------------------------------------------------------------
 
@@ -90,47 +56,6 @@ function el(tag, attrs = {}, ...children) {
   }
   return node;
 }
-
-// -- cards ----------------------------------------------------------------------------------
-
-const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const SUIT_ORDER = "SHCD";  // black, red, black, red: neighbours differ in colour
-const RANK_ORDER = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
-
-const suitOf = (code) => (code === "JK" ? "" : code.slice(-1));
-const rankOf = (code) => (code === "JK" ? "JK" : code.slice(0, -1));
-const isWild = (code) => code === "JK" || rankOf(code) === "2";
-const rankIndex = (code) => (code === "JK" ? RANK_ORDER.length : RANK_ORDER.indexOf(rankOf(code)));
-
-// A card as it looks: its rank and its suit's symbol, red or black; a joker a purple star.
-function card(code, small = false) {
-  const suit = suitOf(code);
-  const colour = code === "JK" ? "joker" : (suit === "H" || suit === "D" ? "red" : "black");
-  const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : ""].join(" ").trim();
-  const face = code === "JK" ? [el("span", { class: "rank" }, "★")]
-    : [el("span", { class: "rank" }, rankOf(code)), el("span", { class: "suit" }, SUIT_SYMBOLS[suit])];
-  return el("span", { class: cls, "data-card": code, title: code, role: "img", "aria-label": cardName(code) }, face);
-}
-
-// Cards inside a sentence: small, one space apart (so the text reads "5♠ 5♦").
-const inlineCards = (codes) => codes.flatMap((c, i) => (i ? [" ", card(c, true)] : [card(c, true)]));
-const backs = (n, small = false) => Array.from({ length: n },
-  () => el("span", { class: "card back" + (small ? " mini" : ""), "aria-hidden": "true" }, ""));
-
-// Sorted for a hand: by rank (3 up to the ace), or by suit then rank (runs side by side);
-// wild cards last either way.
-function sortedHand(codes) {
-  const bySuit = $("sort").value === "suit";
-  const key = (c) => [isWild(c) ? 1 : 0, bySuit && !isWild(c) ? SUIT_ORDER.indexOf(suitOf(c)) : 0,
-    rankIndex(c), SUIT_ORDER.indexOf(suitOf(c))];
-  return [...codes].sort((a, b) => {
-    const ka = key(a), kb = key(b);
-    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
-    return 0;
-  });
-}
-
-const hand = (codes) => el("div", { class: "cards hand" }, sortedHand(codes).map((c) => card(c)));
 
 // -- actions --------------------------------------------------------------------------------
 
@@ -309,60 +234,6 @@ async function render() {
     await renderScore();
     await renderPlay();
   });
-}
-
-// -- the event log --------------------------------------------------------------------------
-
-// An event in the chosen language: its type's text, {placeholders} filled from its fields;
-// cards another seat drew and this viewer may not see are shown face down.
-function eventText(e) {
-  const template = state.texts.events[e.type] || e.type;
-  const codes = e.cards || [];
-  const shown = codes.length || !e.cardCount ? inlineCards(codes) : backs(e.cardCount, true);
-  return fill(template, {
-    seat: String(e.seat ?? 0), side: String(e.side ?? 0), meld: e.meldId || "", cards: shown,
-    points: String(e.points ?? 0),
-  });
-}
-
-// The events of one entry as the viewer chosen saw them.
-function seenEvents(entry) {
-  const viewer = $("viewer").value;
-  if (viewer === "full") return entry.events;
-  if (viewer === "spectator") return entry.spectator;
-  return entry.views[Number(viewer)] || [];
-}
-
-function logEntry(entry) {
-  if (entry.kind !== "move") {
-    const what = entry.kind === "deal" ? t("logDealt", entry.dealt) : t("logInspected");
-    return el("li", { class: "log-deal", "data-kind": entry.kind }, what);
-  }
-  const who = entry.level ? t("logComputer", { level: t("level." + entry.level) }) : t("logHuman");
-  const events = seenEvents(entry);
-  const reason = entry.reason && $("viewer").value === "full"
-    ? el("div", { class: "reason muted" }, `${entry.reason.message} (${entry.reason.code})`) : "";
-  return el("li", { class: "log-move" + (entry.level ? " computer" : ""), "data-seat": entry.seat,
-    "data-by": entry.level ? "computer" : "human" },
-  el("div", { class: "log-head" }, el("b", {}, t("seatTitle", { seat: entry.seat })), ` · ${who}`),
-  events.length ? el("ul", {}, events.map((e) => el("li", { "data-event": e.type }, eventText(e))))
-    : el("div", { class: "muted" }, t("logNothing")), reason);
-}
-
-function renderLog() {
-  const box = $("log");
-  box.replaceChildren(...state.history.map(logEntry));
-  box.scrollTop = box.scrollHeight;  // newest last, in sight
-}
-
-function record(answer, seat, level, reason) {
-  const views = {};
-  for (const v of answer.views || []) views[v.seat ?? 0] = v.events || [];
-  state.history.push({
-    kind: "move", seat, level, reason, events: answer.events || [], views,
-    spectator: (answer.spectatorView || {}).events || [],
-  });
-  state.lastSeat = seat;
 }
 
 // -- playing --------------------------------------------------------------------------------
