@@ -404,3 +404,52 @@ def test_the_wide_table_keeps_its_layout_is_keyboard_playable_and_names_its_card
         _same_origin(pg, server.base_url)
     finally:
         context.close()
+
+
+def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noqa: F811
+    """A pasted position one discard from the match's end (side 0 at 9,900 of 10,000): seat 0
+    goes out by tapping its last card and *Go out*; the page says the match is over and who
+    won, and *New match* deals deal 1 again with the match scores at zero."""
+    from builders import make_snapshot
+
+    from samba_adjudicator.service.codec import convert, jsonio
+
+    snap = make_snapshot(
+        "classic",
+        4,
+        hands={0: "9C"},
+        melds={0: ["KH KS KD KC KH KS KD", "QH QS QD QC QH QS QD"]},
+        has_melded=(0,),
+        match_scores=[9900, 0],
+        discard="6C",
+        turn_seat=0,
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(30_000)
+        pg.goto(server.base_url + "/playground")
+        pg.wait_for_selector("#log li[data-kind='deal']")
+        pg.fill("#snapshot-json", json.dumps(jsonio.to_dict(convert.snapshot_to_proto(snap))))
+        pg.click("#inspect")
+        pg.wait_for_selector("#log li[data-kind='inspect']")
+        pg.select_option("#me", "0")
+        pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "-1"])
+        pg.locator("#my-hand button[data-card='9C']").click()
+        pg.wait_for_function(READY)
+        assert pg.eval_on_selector_all(
+            "#moves button.move", "bs => bs.map(b => b.dataset.move)"
+        ) == ["goOut"]
+        pg.locator("#moves button[data-move='goOut']").click()
+        pg.wait_for_function("document.querySelector('#turn').dataset.phase === 'OVER'")
+        pg.wait_for_function(READY)
+        assert pg.inner_text("#outcome .match-over") == "The match is over: side 0 wins."
+        pg.locator("#outcome button[data-move='newMatch']").click()
+        pg.wait_for_function("document.querySelector('#turn').dataset.phase !== 'OVER'")
+        pg.wait_for_function(READY)
+        fresh = pg.evaluate("() => state.snapshot")
+        assert fresh.get("dealNumber", 1) == 1
+        assert [s.get("matchScore", 0) for s in fresh["sides"]] == [0, 0]
+        assert _error(pg) == ""
+    finally:
+        context.close()
