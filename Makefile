@@ -113,9 +113,16 @@ run: install
 
 # The browser tests (tests/test_browser.py) drive the system Chromium through Playwright;
 # no browser is downloaded. Debian's package is installed when missing and running as root.
+# axe-core (npm, in .tools/) is the accessibility checker the playground's tests run in the
+# page (tests/test_browser_play.py).
 CHROMIUM ?= /usr/bin/chromium
+AXE_CORE := $(TOOLS)/node_modules/axe-core/axe.min.js
+$(AXE_CORE):
+	mkdir -p $(TOOLS)
+	cd $(TOOLS) && npm install --silent --no-audit --no-fund axe-core@4.14.1 >/dev/null
+
 .PHONY: browser
-browser:
+browser: $(AXE_CORE)
 	@test -x $(CHROMIUM) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); } || \
 	  { echo "tests need Chromium at $(CHROMIUM): apt-get install chromium" >&2; exit 1; }
 

@@ -52,7 +52,8 @@ def _hand(pg, seat: int) -> list[str]:
 
 
 def _deal(pg, base: str, seed: str, computers=()) -> None:
-    pg.goto(base + "/playground")
+    if pg.url != base + "/playground":
+        pg.goto(base + "/playground")
     pg.wait_for_selector("#actions li button")
     pg.select_option("#profile", "classic")
     pg.select_option("#players", "4")
@@ -236,6 +237,11 @@ def test_a_phone_screen_has_no_sideways_scroll_and_nothing_at_the_edge(browser, 
     try:
         pg = context.new_page()
         pg.set_default_timeout(20_000)
+        # on a phone the settings and the panels are folded: opened here, to be measured
+        pg.goto(server.base_url + "/playground")
+        pg.wait_for_selector("#log li[data-kind='deal']", state="attached")
+        for fold in pg.eval_on_selector_all("details.fold", "ds => ds.map(d => d.id)"):
+            pg.locator(f"#{fold} > summary").tap()
         _deal(pg, server.base_url, "browser-phone-1", computers=(0, 2, 3))
         pg.locator("#actions li button").first.click()
         pg.wait_for_function(TURN_IS, arg=[1, "PLAY"])

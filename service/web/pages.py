@@ -36,6 +36,10 @@ PLAYGROUND_PACKAGE = "samba_adjudicator.service.web"
 #: The playground's own files (file name -> media type).
 PLAYGROUND_FILES = {
     "playground.js": "text/javascript",
+    "texts.js": "text/javascript",
+    "cards.js": "text/javascript",
+    "log.js": "text/javascript",
+    "play.js": "text/javascript",
     "playground.css": "text/css",
 }
 #: The site's icon, an SVG (browsers ask /favicon.ico of every page, whatever it links).

@@ -1,4 +1,6 @@
 // The playground: plain fetch against the gateway's REST routes (docs/api.md), same origin.
+// The page's other scripts, loaded before this one: texts.js (labels), cards.js (how a card
+// looks and is named), log.js (the event log), play.js (play from your seat by tapping).
 "use strict";
 
 // texts: the event texts, score labels and the page's own labels in the chosen language
@@ -6,47 +8,11 @@
 // each seat and a spectator saw them (ApplyAction's views), for the event log.
 const state = {
   snapshot: null, shown: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false,
-  history: [], lastSeat: null, legal: { actions: [], complete: true },
+  history: [], lastSeat: null, legal: { actions: [], complete: true }, score: null,
 };
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
 const $ = (id) => document.getElementById(id);
-
-// -- texts ----------------------------------------------------------------------------------
-
-// A label of the page in the chosen language, {placeholders} filled in as text.
-function t(key, fields = {}) {
-  const template = (state.texts && state.texts.ui[key]) || key;
-  return template.replace(/\{(\w+)\}/g, (all, name) => (fields[name] ?? all));
-}
-
-// A template filled with nodes: each {name} becomes fields[name] (a string, a node or a list
-// of them), so cards inside a sentence are shown as cards.
-function fill(template, fields) {
-  return template.split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
-    const m = part.match(/^\{(\w+)\}$/);
-    if (!m || fields[m[1]] === undefined) return part;
-    const value = fields[m[1]];
-    return Array.isArray(value) ? el("span", { class: "inline" }, value) : value;
-  });
-}
-const ui = (key, fields) => fill(t(key), fields);
-
-// Every static label: data-i18n names its key; data-i18n-attr an attribute to set instead.
-function applyLabels() {
-  for (const node of document.querySelectorAll("[data-i18n]")) {
-    const text = t(node.dataset.i18n);
-    if (node.dataset.i18nAttr) node.setAttribute(node.dataset.i18nAttr, text);
-    else node.textContent = text;
-  }
-  document.title = t("title");
-  document.documentElement.lang = state.lang;
-}
-
-async function loadTexts() {
-  state.texts = await call("/playground/texts.json");
-  applyLabels();
-}
 
 // -- calls ----------------------------------------------------------------------------------
 
@@ -90,47 +56,6 @@ function el(tag, attrs = {}, ...children) {
   }
   return node;
 }
-
-// -- cards ----------------------------------------------------------------------------------
-
-const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const SUIT_ORDER = "SHCD";  // black, red, black, red: neighbours differ in colour
-const RANK_ORDER = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
-
-const suitOf = (code) => (code === "JK" ? "" : code.slice(-1));
-const rankOf = (code) => (code === "JK" ? "JK" : code.slice(0, -1));
-const isWild = (code) => code === "JK" || rankOf(code) === "2";
-const rankIndex = (code) => (code === "JK" ? RANK_ORDER.length : RANK_ORDER.indexOf(rankOf(code)));
-
-// A card as it looks: its rank and its suit's symbol, red or black; a joker a purple star.
-function card(code, small = false) {
-  const suit = suitOf(code);
-  const colour = code === "JK" ? "joker" : (suit === "H" || suit === "D" ? "red" : "black");
-  const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : ""].join(" ").trim();
-  const face = code === "JK" ? [el("span", { class: "rank" }, "★")]
-    : [el("span", { class: "rank" }, rankOf(code)), el("span", { class: "suit" }, SUIT_SYMBOLS[suit])];
-  return el("span", { class: cls, "data-card": code, title: code }, face);
-}
-
-// Cards inside a sentence: small, one space apart (so the text reads "5♠ 5♦").
-const inlineCards = (codes) => codes.flatMap((c, i) => (i ? [" ", card(c, true)] : [card(c, true)]));
-const backs = (n, small = false) => Array.from({ length: n },
-  () => el("span", { class: "card back" + (small ? " mini" : "") }, ""));
-
-// Sorted for a hand: by rank (3 up to the ace), or by suit then rank (runs side by side);
-// wild cards last either way.
-function sortedHand(codes) {
-  const bySuit = $("sort").value === "suit";
-  const key = (c) => [isWild(c) ? 1 : 0, bySuit && !isWild(c) ? SUIT_ORDER.indexOf(suitOf(c)) : 0,
-    rankIndex(c), SUIT_ORDER.indexOf(suitOf(c))];
-  return [...codes].sort((a, b) => {
-    const ka = key(a), kb = key(b);
-    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
-    return 0;
-  });
-}
-
-const hand = (codes) => el("div", { class: "cards hand" }, sortedHand(codes).map((c) => card(c)));
 
 // -- actions --------------------------------------------------------------------------------
 
@@ -188,7 +113,7 @@ function renderPile(p) {
 }
 
 function renderSeat(seat, awaiting) {
-  const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "")
+  const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "") + (mySeat() === seat.seat ? " mine" : "")
     + (state.lastSeat === seat.seat ? " moved" : "");
   const level = state.bots[seat.seat];
   return el("div", { class: cls, "data-seat": seat.seat },
@@ -200,13 +125,13 @@ function renderSeat(seat, awaiting) {
       ? el("div", { class: "cards hand" }, backs(seat.handCount)) : hand(seat.hand || []));
 }
 
-function renderMeld(m) {
-  return el("div", { class: "meld", "data-meld": m.id },
+function renderMeld(m, side) {
+  return meldTarget(el("div", { class: "meld", "data-meld": m.id },
     el("div", { class: "cards fan" }, (m.cards || []).map((c) => card(c))),
     el("div", { class: "meld-tags" }, el("code", {}, m.id),
       el("span", { class: "badge" }, t("kind." + m.kind)),
       el("span", { class: "badge " + m.status }, t("status." + m.status)),
-      m.natural ? el("span", { class: "badge" }, t("natural")) : ""));
+      m.natural ? el("span", { class: "badge" }, t("natural")) : "")), m.id, side);
 }
 
 function renderSide(side) {
@@ -220,7 +145,7 @@ function renderSide(side) {
       ? el("div", { class: "red-threes" }, t("redThrees") + " ", inlineCards(side.redThrees)) : "",
     (side.penalties || []).length ? el("div", {}, t("penalties") + ": "
       + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
-    el("div", { class: "melds" }, melds.length ? melds.map(renderMeld)
+    el("div", { class: "melds" }, melds.length ? melds.map((m) => renderMeld(m, side.side))
       : el("span", { class: "muted" }, t("noMelds"))));
 }
 
@@ -272,10 +197,13 @@ async function renderActions() {
   }
 }
 
+// The score of the full position: withdrawn while a view hides hands, except at the deal's
+// end, when the page scores the position it keeps (every hand is counted then).
 async function renderScore() {
   const over = !!state.snapshot.result;
   const kind = (text) => { $("score-kind").textContent = `(${text})`; };
-  if ($("viewer").value !== "full") {
+  state.score = null;
+  if ($("viewer").value !== "full" && !over) {
     kind(t("scoreHidden"));
     $("score").replaceChildren();
     return;
@@ -287,6 +215,7 @@ async function renderScore() {
   }
   const answer = await call("/v1/deals:score", { snapshot: state.snapshot, provisional: !over });
   kind(over ? t("scoreFinal") : t("scoreProvisional"));
+  state.score = answer;
   const rows = ["meldPoints", "canastaBonus", "sambaBonus", "boliviaBonus", "redThreePoints",
     "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
   $("score").replaceChildren(
@@ -297,65 +226,14 @@ async function renderScore() {
 
 async function render() {
   if (!state.snapshot) return;
-  state.shown = await shownSnapshot();
-  renderTable(state.shown);
-  renderLog();
-  await renderActions();
-  await renderScore();
-}
-
-// -- the event log --------------------------------------------------------------------------
-
-// An event in the chosen language: its type's text, {placeholders} filled from its fields;
-// cards another seat drew and this viewer may not see are shown face down.
-function eventText(e) {
-  const template = state.texts.events[e.type] || e.type;
-  const codes = e.cards || [];
-  const shown = codes.length || !e.cardCount ? inlineCards(codes) : backs(e.cardCount, true);
-  return fill(template, {
-    seat: String(e.seat ?? 0), side: String(e.side ?? 0), meld: e.meldId || "", cards: shown,
-    points: String(e.points ?? 0),
+  await settled(async () => {
+    state.shown = await shownSnapshot();
+    renderTable(state.shown);
+    renderLog();
+    await renderActions();
+    await renderScore();
+    await renderPlay();
   });
-}
-
-// The events of one entry as the viewer chosen saw them.
-function seenEvents(entry) {
-  const viewer = $("viewer").value;
-  if (viewer === "full") return entry.events;
-  if (viewer === "spectator") return entry.spectator;
-  return entry.views[Number(viewer)] || [];
-}
-
-function logEntry(entry) {
-  if (entry.kind !== "move") {
-    const what = entry.kind === "deal" ? t("logDealt", entry.dealt) : t("logInspected");
-    return el("li", { class: "log-deal", "data-kind": entry.kind }, what);
-  }
-  const who = entry.level ? t("logComputer", { level: t("level." + entry.level) }) : t("logHuman");
-  const events = seenEvents(entry);
-  const reason = entry.reason && $("viewer").value === "full"
-    ? el("div", { class: "reason muted" }, `${entry.reason.message} (${entry.reason.code})`) : "";
-  return el("li", { class: "log-move" + (entry.level ? " computer" : ""), "data-seat": entry.seat,
-    "data-by": entry.level ? "computer" : "human" },
-  el("div", { class: "log-head" }, el("b", {}, t("seatTitle", { seat: entry.seat })), ` · ${who}`),
-  events.length ? el("ul", {}, events.map((e) => el("li", { "data-event": e.type }, eventText(e))))
-    : el("div", { class: "muted" }, t("logNothing")), reason);
-}
-
-function renderLog() {
-  const box = $("log");
-  box.replaceChildren(...state.history.map(logEntry));
-  box.scrollTop = box.scrollHeight;  // newest last, in sight
-}
-
-function record(answer, seat, level, reason) {
-  const views = {};
-  for (const v of answer.views || []) views[v.seat ?? 0] = v.events || [];
-  state.history.push({
-    kind: "move", seat, level, reason, events: answer.events || [], views,
-    spectator: (answer.spectatorView || {}).events || [],
-  });
-  state.lastSeat = seat;
 }
 
 // -- playing --------------------------------------------------------------------------------
@@ -479,7 +357,9 @@ async function newPosition(snapshot, first) {
   $("verdict").replaceChildren();
   $("hint-text").replaceChildren();
   setViewerOptions();
+  setSeatOptions();
   setBotOptions();
+  $("viewer").disabled = mySeat() !== null;
   await render();
 }
 
@@ -518,6 +398,7 @@ async function changeLanguage() {
   $("hint-text").replaceChildren();
   if (!state.snapshot) return;
   setViewerOptions();
+  setSeatOptions();
   setBotOptions();
   await render();
 }
@@ -530,7 +411,15 @@ async function start() {
   $("profile").addEventListener("change", setPlayerOptions);
   $("deal").addEventListener("click", () => guarded(deal));
   $("viewer").addEventListener("change", () => guarded(render));
-  $("sort").addEventListener("change", () => { if (state.shown) renderTable(state.shown); });
+  $("sort").addEventListener("change", () => guarded(async () => {
+    play.selected = [];
+    if (state.shown) { renderTable(state.shown); await renderPlay(); }
+  }));
+  $("me").addEventListener("change", () => guarded(chooseSeat));
+  $("clear").addEventListener("click", () => guarded(async () => { play.selected = []; await renderPlay(); }));
+  // folded on a phone, open on a wide screen (the page as it was)
+  const wide = matchMedia("(min-width: 901px)").matches;
+  for (const fold of document.querySelectorAll("details.fold")) fold.open = wide;
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
