@@ -153,19 +153,15 @@ def test_a_call_waiting_for_a_heavy_slot_gives_up_when_its_caller_leaves():
     """Both heavy-call slots taken: a ListLegalActions whose caller leaves stops waiting
     and is CANCELLED CLIENT_GONE, without ever running."""
     runtime = Runtime(None)
-    for _ in range(HEAVY_CALLS):
-        runtime.heavy.acquire()
+    held = [runtime.heavy.ask(lambda: None) for _ in range(HEAVY_CALLS)]
+    assert all(t.granted for t in held)
     stop = Stop()
-    ran: list[bool] = []
     failed: list[ApiError] = []
-
-    def decode():
-        ran.append(True)
-        return pb.ListLegalActionsRequest(), [], None
+    data = pb.ListLegalActionsRequest().SerializeToString()
 
     def call():
         try:
-            runtime.invoke("ListLegalActions", decode, transport="rest", request_id="r", stop=stop)
+            runtime.invoke("ListLegalActions", data, transport="rest", request_id="r", stop=stop)
         except ApiError as e:
             failed.append(e)
 
@@ -173,10 +169,12 @@ def test_a_call_waiting_for_a_heavy_slot_gives_up_when_its_caller_leaves():
     waiting.start()
     time.sleep(0.2)
     assert waiting.is_alive(), "it waits for a slot"
+    assert runtime.heavy.waiting == 1
     stop.set()
     waiting.join(5)
     assert not waiting.is_alive()
     assert [(e.code, e.reason) for e in failed] == [("CANCELLED", "CLIENT_GONE")]
-    assert not ran
-    for _ in range(HEAVY_CALLS):
-        runtime.heavy.release()  # none was taken by the call that gave up
+    assert (runtime.heavy.waiting, runtime.heavy.free) == (0, 0)  # it took none
+    for ticket in held:
+        runtime.heavy.leave(ticket)
+    assert runtime.heavy.free == HEAVY_CALLS

@@ -6,6 +6,7 @@ readiness turns red while an API event loop cannot answer (docs/service.md#readi
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import threading
 import time
@@ -16,6 +17,7 @@ import pytest
 from floods import flood_heavy
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from huge_positions import huge_draw
 from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
@@ -190,5 +192,138 @@ def test_readiness_turns_red_while_an_api_loop_is_held():
             call.result()
         wait_for(lambda: admin_ready() == 200, timeout=10)
         assert "event loop stalled" in srv.logs()
+    finally:
+        srv.close()
+
+
+# -- waiting for a heavy-call slot (issue 47, items 4 and 9) ----------------------------------
+
+#: STRONG's budget of the two computer moves that hold both heavy-call slots, on the
+#: 103-card draw (tests/huge_positions.py), where one ply costs seconds: its clock ends the
+#: search by twice that plus half a second, so they hold the slots for the whole test (the
+#: server's ceiling raised to match; the drain at the end stops them).
+HOLD_BUDGET_MS = 20_000
+#: The deadline of the call that waits for a slot meanwhile.
+WAIT_DEADLINE = 0.5
+
+
+def _in_flight(srv: ServerProcess) -> float:
+    """``samba_requests_in_flight{transport="rest"}``, read on the admin port."""
+    text = httpx.get(srv.admin_url + "/metrics", timeout=10).text
+    found = re.search(r'^samba_requests_in_flight\{transport="rest"\} (\S+)$', text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+class _Moves:
+    """Computer moves sent over REST, each on its own thread (one client: its connections);
+    ``done`` lists the answers' status codes as they arrive."""
+
+    def __init__(self, srv: ServerProcess) -> None:
+        self.client = httpx.Client(
+            base_url=srv.base_url, timeout=90, limits=httpx.Limits(max_connections=None)
+        )
+        self.done: list[int] = []
+        self.threads: list[threading.Thread] = []
+
+    def send(self, snapshot: dict, count: int, budget_ms: int, tag: str) -> None:
+        seat = snapshot["turn"]["seat"]
+        for i in range(count):
+            move = {"seat": seat, "level": "STRONG", "seed": f"{tag}{i}", "budgetMs": budget_ms}
+            body = json.dumps({"snapshot": snapshot, "computer": move})
+            thread = threading.Thread(target=self._post, args=(body,), daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def _post(self, body: str) -> None:
+        headers = {"x-server-timeout": "60"}
+        try:
+            r = self.client.post("/v1/actions:apply", content=body, headers=headers)
+            self.done.append(r.status_code)
+        except httpx.HTTPError:
+            self.done.append(0)
+
+
+def _holding(dealt_seed: str) -> tuple[ServerProcess, dict, _Moves]:
+    """A server whose two heavy-call slots are both held by long STRONG computer moves,
+    and a fresh deal of its."""
+    srv = ServerProcess("--shutdown-grace-seconds", "1", "--max-call-seconds", "120")
+    dealt = httpx.post(
+        srv.base_url + "/v1/deals:deal", json={"players": 4, "seed": dealt_seed}, timeout=30
+    ).json()["snapshot"]
+    moves = _Moves(srv)
+    moves.send(huge_draw(), 2, HOLD_BUDGET_MS, "hold")
+    wait_for(lambda: _in_flight(srv) == 2, timeout=30)
+    return srv, dealt, moves
+
+
+def _deadline_exceeded(srv: ServerProcess, dealt: dict, transport: str) -> str:
+    """ListLegalActions with a WAIT_DEADLINE deadline: the status it is answered."""
+    if transport == "rest":
+        r = httpx.post(
+            srv.base_url + "/v1/actions:list",
+            json={"snapshot": dealt},
+            headers={"x-server-timeout": str(WAIT_DEADLINE)},
+            timeout=60,
+        )
+        return f"{r.status_code} {r.json()['error']['status']}" if r.status_code != 200 else "200"
+    request = json_format.ParseDict({"snapshot": dealt}, pb.ListLegalActionsRequest())
+    with grpc.insecure_channel(srv.grpc_target) as ch:
+        try:
+            adjudicator_pb2_grpc.AdjudicatorStub(ch).ListLegalActions(
+                request, timeout=WAIT_DEADLINE
+            )
+        except grpc.RpcError as e:
+            return e.code().name
+    return "OK"
+
+
+@pytest.mark.servers
+@pytest.mark.parametrize("transport", ["rest", "grpc"])
+def test_the_wait_for_a_heavy_slot_ends_at_the_calls_deadline(transport):
+    """Issue 47, item 4: with both slots held by STRONG computer moves, a REST
+    ListLegalActions with ``x-server-timeout: 0.5`` was answered 504 only when a slot came
+    free (4.0 s), while gRPC honoured its deadline. Both now answer DEADLINE_EXCEEDED at
+    the deadline, while the moves still hold the slots."""
+    srv, dealt, holders = _holding("slot-deadline")
+    try:
+        started = time.monotonic()
+        answer = _deadline_exceeded(srv, dealt, transport)
+        waited = time.monotonic() - started
+        assert holders.done == [], "answered only when a slot came free"
+        assert answer == ("504 DEADLINE_EXCEEDED" if transport == "rest" else "DEADLINE_EXCEEDED")
+        assert waited < WAIT_DEADLINE + 3.0, waited
+    finally:
+        srv.close()
+
+
+def _threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+
+@pytest.mark.servers
+def test_metrics_and_large_cheap_calls_do_not_wait_behind_queued_heavy_calls():
+    """Issue 47, item 9: a heavy call waiting for a slot held a thread of the REST pool
+    meanwhile, so behind 48 queued computer moves the pool's 40 threads were all taken,
+    and the REST port's ``/metrics`` and a large cheap call (over 32 KiB: it runs on the
+    pool) waited 2.2-2.6 s for one. Waiting holds no thread now: the server has no more
+    threads with the 48 moves waiting than with the two computing, and both calls answer
+    while the moves wait."""
+    srv, dealt, moves = _holding("slot-queue")
+    try:
+        computing = _threads(srv.proc.pid)
+        moves.send(dealt, 48, 50, "queued")
+        time.sleep(2.0)  # the 48 requests arrive
+        most = _threads(srv.proc.pid)
+        metrics = httpx.get(srv.base_url + "/metrics", timeout=60)
+        body = json.dumps({"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}})
+        large = body[:-1] + " " * 40_000 + "}"  # a cheap call, large: on the pool
+        validated = httpx.post(srv.base_url + "/v1/actions:validate", content=large, timeout=60)
+        most = max(most, _threads(srv.proc.pid))
+        assert (metrics.status_code, validated.status_code) == (200, 200)
+        assert "samba_requests_total" in metrics.text
+        assert len(moves.done) < 50, "the moves were all answered before"
+        # a move that got its slot meanwhile takes one thread, freed ones are reused
+        assert most <= computing + 4, (computing, most)
     finally:
         srv.close()

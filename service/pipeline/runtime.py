@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from .budget import ByteBudget
 from .decoding import Request, read
 from .heavy import OFFLOAD
 from .lifecycle import State
+from .slots import Slots, Ticket
 from .stops import check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
     shutting_down as shutting_down,
@@ -86,7 +86,8 @@ _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
 OFFLOAD_BYTES = 32 * 1024
 
 
-#: OFFLOAD calls computing at once; the others wait their turn. Eight 149-card listings
+#: Heavy calls computing at once; the others wait their turn (``service.pipeline.slots``:
+#: first come first served, holding no thread while they wait). Eight 149-card listings
 #: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
 #: and took 232 MB; two at a time keep the probe under a second (docs/service.md).
 HEAVY_CALLS = 2
@@ -159,7 +160,8 @@ class Runtime:
         self.adjudicator = adjudicator
         self.state = state or State()
         self.decoding = ByteBudget()
-        self.heavy = threading.BoundedSemaphore(HEAVY_CALLS)
+        #: the heavy-call slots (``service.pipeline.slots``)
+        self.heavy = Slots(HEAVY_CALLS)
         #: seconds of work one call may take, whatever its deadline (None: no ceiling)
         self.ceiling: float | None = None if settings is None else settings.max_call_seconds
         # labelled children by label values: ``labels()`` checks and locks on every call
@@ -209,8 +211,9 @@ class Runtime:
         try:
             # the engine stops long loops at the limit or the stop (engine.deadline)
             with within(limit, stop):
-                if stop is not None and stop.stopped:
-                    raise Interrupted()  # the caller left while the call waited its turn
+                # the caller left, its deadline passed or the drain ended while the call
+                # waited its turn (a thread, a heavy-call slot): nothing is read
+                checkpoint()
                 request = read(
                     method,
                     data,
@@ -255,6 +258,8 @@ class Runtime:
         stop: Stop | None = None,
         trace: tracing.Carried | None = None,
         lang: str = DEFAULT_LANGUAGE,
+        ticket: Ticket | None = None,
+        arrived: float | None = None,
     ) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
@@ -263,19 +268,27 @@ class Runtime:
         well. A request over ADMIT_FROM bytes is admitted against the decoding budget
         first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
         A ``heavy`` call (``service.pipeline.heavy``; by default its method in OFFLOAD)
-        waits for one of the HEAVY_CALLS slots first. ``stop``: set by the transport when the
-        caller goes away (``answer``); a call still waiting for a slot then gives up its place."""
+        runs in one of the HEAVY_CALLS slots: its ``ticket``, which the transport waited
+        for on its event loop (``service.transport.slot_wait``), or else one this thread
+        waits for. A ticket that holds no slot (the wait ended at the call's deadline, when
+        its caller left, or at the drain's end) is answered at once with the reason,
+        nothing read. ``stop``: set by the transport when the caller goes away
+        (``answer``). ``arrived``: the call's ``time.perf_counter()`` on arrival (its
+        duration counts the wait for a slot); None: now."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
-        start = time.perf_counter()
+        start = time.perf_counter() if arrived is None else arrived
         in_flight = self._child(m.in_flight, transport)
         in_flight.inc()
         call = CallRecord()
         counted = 0
         if heavy is None:
             heavy = method in OFFLOAD
-        heavy = heavy and self._heavy_slot(stop)
+        if heavy and ticket is None:
+            ticket = self.heavy.wait(stop, deadline)
         try:
+            if ticket is not None and not self.heavy.claim(ticket):
+                raise interrupted(method, deadline, stop, self.state.draining, self.ceiling)
             counted = self.decoding.admit(len(data) if isinstance(data, (bytes, str)) else 0)
             response = self.answer(method, data, deadline, call, stop, lang, json)
             call.outcome, call.codes = _outcome(method, response)
@@ -285,8 +298,8 @@ class Runtime:
             call.outcome = "invalid_argument" if e.is_invalid_argument else "error"
             raise
         finally:
-            if heavy:
-                self.heavy.release()
+            if ticket is not None:
+                self.heavy.leave(ticket)
             self.decoding.release(counted)
             elapsed = time.perf_counter() - start
             in_flight.dec()
@@ -295,17 +308,6 @@ class Runtime:
             # the error's traceback holds this frame, which holds ``call``: without this the
             # cycle keeps the request (a megabyte, parsed) alive until a full collection
             call.error = None
-
-    def _heavy_slot(self, stop: Stop | None) -> bool:
-        """Wait for a HEAVY_CALLS slot: True when taken, False when the caller went away
-        meanwhile (``answer`` then stops at once, CANCELLED)."""
-        if stop is None:
-            self.heavy.acquire()
-            return True
-        while not self.heavy.acquire(timeout=0.05):
-            if stop.stopped:
-                return False
-        return True
 
     def _count(
         self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord, elapsed: float

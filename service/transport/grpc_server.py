@@ -19,8 +19,10 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
   log line and span (``service.ops.tracing``).
 
 The server is ``grpc.aio`` in its own event-loop thread: cheap calls are answered inline on
-the loop, ReplayDeal and ListLegalActions on a small thread pool (a thread-pool
-``grpc.server`` was measured slower: docs/performance.md). ``SAMBA_BENCH_ECHO=1`` adds
+the loop, heavy calls (``service.pipeline.heavy``) and large requests on a small thread pool
+(a thread-pool ``grpc.server`` was measured slower: docs/performance.md); a heavy call
+waits for its heavy-call slot on the loop first (``service.transport.slot_wait``: no pool
+thread held). ``SAMBA_BENCH_ECHO=1`` adds
 ``/samba.v1.Bench/Echo`` (bytes in, the same bytes out) for bench/service_bench.py; it is not
 part of the public schema.
 """
@@ -51,8 +53,10 @@ from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
 from ..pipeline.heavy import is_heavy
 from ..pipeline.runtime import Runtime, request_id_from, shutting_down
+from ..pipeline.slots import Ticket
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
 from .loop_watch import after_pending_io
+from .slot_wait import SlotWait, resolve
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -121,9 +125,11 @@ def _call(
     heavy: bool = False,
     stop: Stop | None = None,
     trace: tracing.Carried | None = None,
+    ticket: Ticket | None = None,
+    arrived: float | None = None,
 ) -> tuple[bytes | None, grpc.Status | None]:
     """(serialized answer, None) or (None, rich status), their texts in ``lang``; a
-    ``heavy`` call takes one of the runtime's heavy-call slots."""
+    ``heavy`` call runs in its ``ticket``'s heavy-call slot (``Runtime.invoke``)."""
     try:
         response = runtime.invoke(
             method,
@@ -135,6 +141,8 @@ def _call(
             stop=stop,
             trace=trace,
             lang=lang,
+            ticket=ticket,
+            arrived=arrived,
         )
     except ApiError as e:
         return None, _status(e, request_id, lang)
@@ -207,22 +215,8 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         try:
             heavy = is_heavy(method, data, json=False)
             if runtime.offloaded(method, len(data), heavy):
-                # a cancelled call (or one whose caller's deadline passed) ends here, its
-                # handler cancelled: the stop ends its work on the thread (engine.deadline)
-                stop = Stop()
-                context.add_done_callback(stop.set)
-                out, status = await asyncio.get_running_loop().run_in_executor(
-                    pool,
-                    _call,
-                    runtime,
-                    method,
-                    data,
-                    request_id,
-                    deadline,
-                    lang,
-                    heavy,
-                    stop,
-                    trace,
+                out, status = await _offloaded(
+                    runtime, method, data, request_id, deadline, lang, heavy, context, pool, trace
                 )
             else:
                 out, status = _call(
@@ -236,6 +230,51 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         return out
 
     return handle
+
+
+async def _offloaded(
+    runtime: Runtime,
+    method: str,
+    data: bytes,
+    request_id: str,
+    deadline: float | None,
+    lang: str,
+    heavy: bool,
+    context,
+    pool,
+    trace: tracing.Carried | None,
+) -> tuple[bytes | None, grpc.Status | None]:
+    """``_call`` on the thread pool; a heavy call waits for its slot first on this loop
+    (``slot_wait``: no thread held meanwhile), and one that gets none (its deadline, its
+    caller gone, the drain's end) is answered here at once, why. A cancelled call (or one
+    whose caller's deadline passed) ends here, its handler cancelled: the stop ends its
+    work on the thread (engine.deadline)."""
+    loop = asyncio.get_running_loop()
+    stop, gone = Stop(), loop.create_future()
+
+    def done(_) -> None:
+        stop.set()
+        loop.call_soon_threadsafe(resolve, gone)
+
+    context.add_done_callback(done)
+    arrived = time.perf_counter()
+    call = (runtime, method, data, request_id, deadline, lang, heavy, stop, trace)
+    ticket = None
+    if heavy:
+        waiting = SlotWait(runtime.heavy)
+        try:
+            ticket = await waiting.until(deadline, stop, gone)
+        except asyncio.CancelledError:  # the caller left: counted and logged, CANCELLED
+            stop.set()
+            _call(*call, waiting.ticket, arrived)
+            raise
+        if not ticket.granted:
+            return _call(*call, ticket, arrived)  # at once: nothing is read
+    try:
+        return await loop.run_in_executor(pool, _call, *call, ticket, arrived)
+    finally:
+        if ticket is not None:  # the work never began (cancelled): the slot goes on
+            runtime.heavy.abandon(ticket)
 
 
 async def _echo(data: bytes, context) -> bytes:

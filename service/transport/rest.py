@@ -20,7 +20,9 @@ Calls are answered inline on the event loop, except heavy ones (``service.pipeli
 whatever lists legal actions, by method or by ``includeLegalActions``, and ApplyAction with
 ``computer``) and requests over ``OFFLOAD_BYTES``, which run in the thread pool
 (``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled; a client that
-closes the connection meanwhile stops that work (``_watch_disconnect``).
+closes the connection meanwhile stops that work (``_watch_disconnect``). A heavy call waits
+for its heavy-call slot on the loop first (``service.transport.slot_wait``: no pool thread
+held), until its deadline at most.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from ..pipeline.runtime import (
     Runtime,
     shutting_down,
 )
+from ..pipeline.slots import Ticket
 from ..web import pages, proto_docs
 from . import rest_errors, rest_operations
 from .compression import NegotiatedGZip
@@ -72,6 +75,7 @@ from .rest_common import (
     too_large,
 )
 from .rest_errors import JsonCORSMiddleware
+from .slot_wait import SlotWait
 
 
 def _routes() -> tuple[tuple[str, str, str, str, str], ...]:
@@ -217,6 +221,8 @@ class _Calls:
         heavy: bool = False,
         stop: Stop | None = None,
         trace=None,
+        ticket: Ticket | None = None,
+        arrived: float | None = None,
     ) -> Response:
         try:
             response = self.runtime.invoke(
@@ -230,6 +236,8 @@ class _Calls:
                 stop=stop,
                 trace=trace,
                 lang=lang,
+                ticket=ticket,
+                arrived=arrived,
             )
         except ApiError as e:
             return error_response(e, rid, None, lang)
@@ -258,12 +266,40 @@ class _Calls:
             stop = Stop()
             watch = asyncio.ensure_future(_watch_disconnect(request, stop))
             try:
-                return await run_in_threadpool(
-                    self.answer, method, data, rid, deadline, lang, heavy, stop, trace
+                return await self._offloaded(
+                    method, data, rid, deadline, lang, heavy, stop, watch, trace
                 )
             finally:
                 watch.cancel()
         return self.answer(method, data, rid, deadline, lang, heavy, trace=trace)
+
+    async def _offloaded(
+        self,
+        method: str,
+        data: bytes | Message,
+        rid: str,
+        deadline: float | None,
+        lang: str,
+        heavy: bool,
+        stop: Stop,
+        watch: asyncio.Future,
+        trace=None,
+    ) -> Response:
+        """A call answered on the thread pool; a heavy one waits for its slot first on this
+        loop (``slot_wait``: no thread held meanwhile), and one that gets none (its
+        deadline, its caller gone, the drain's end) is answered here at once, why."""
+        arrived = time.perf_counter()
+        ticket = None
+        if heavy:
+            ticket = await SlotWait(self.runtime.heavy).until(deadline, stop, watch)
+        args = (method, data, rid, deadline, lang, heavy, stop, trace, ticket, arrived)
+        if ticket is not None and not ticket.granted:
+            return self.answer(*args)  # here, at once: nothing is read
+        try:
+            return await run_in_threadpool(self.answer, *args)
+        finally:
+            if ticket is not None:  # the work never began (cancelled): the slot goes on
+                self.runtime.heavy.abandon(ticket)
 
     def post_endpoint(self, method: str):
         async def endpoint(request: Request) -> Response:

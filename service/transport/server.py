@@ -180,6 +180,7 @@ class Worker:
             time.sleep(0.02)
         stopped = self._busy()
         stop_all(time.monotonic())  # what still computes stops and is answered
+        self.runtime.heavy.close()  # and what still waits for a heavy-call slot
         answered_by = time.monotonic() + ANSWER_MARGIN
         while self._busy() and time.monotonic() < answered_by:
             time.sleep(0.02)

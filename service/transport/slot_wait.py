@@ -1,0 +1,63 @@
+"""Waiting for a heavy-call slot on a transport's event loop (``service.pipeline.slots``).
+
+A heavy call that finds both slots taken waits as an asyncio future on its server's loop,
+not on a thread of a pool: a thread blocked in the wait is one the pool cannot give to
+``/metrics`` or a large cheap call (48 queued computer moves kept them waiting 2.2-2.6 s).
+The wait ends when the call is handed a slot, at the call's deadline, when its caller
+leaves (``stop``, and the ``gone`` future that sets it), or at the drain's end
+(``Slots.close``); a call that did not get a slot is then answered at once with the
+reason (``service.pipeline.stops.interrupted``). docs/service.md#heavy-calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from samba_adjudicator.engine.deadline import Stop
+
+from ..pipeline.slots import WAITING, Slots, Ticket
+
+
+def resolve(future: asyncio.Future) -> None:
+    """Set ``future`` done, once (on its loop)."""
+    if not future.done():
+        future.set_result(None)
+
+
+class SlotWait:
+    """One call's wait: its ``ticket`` is asked for at once (granted when a slot is free)."""
+
+    def __init__(self, slots: Slots) -> None:
+        self.slots = slots
+        self.loop = asyncio.get_running_loop()
+        self.handed: asyncio.Future = self.loop.create_future()
+        self.ticket = slots.ask(self._wake)
+
+    def _wake(self) -> None:  # any thread: the one that freed the slot
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self.loop.call_soon_threadsafe(resolve, self.handed)
+
+    async def until(
+        self, deadline: float | None, stop: Stop, gone: asyncio.Future | None = None
+    ) -> Ticket:
+        """The ticket, granted or not: the wait ends with a slot, at ``deadline``
+        (``time.monotonic()``), once ``stop`` is set (``gone`` done wakes the wait to look)
+        or at the drain's end. A ticket not granted has left the line, as has one whose
+        task is cancelled meanwhile."""
+        try:
+            while self.ticket.state == WAITING:
+                left = None if deadline is None else deadline - time.monotonic()
+                if stop.stopped or (left is not None and left <= 0):
+                    break
+                waits = [self.handed]
+                if gone is not None and not gone.done():
+                    waits.append(gone)
+                await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # cancelled: the call is over, its place goes
+            self.slots.abandon(self.ticket)
+            raise
+        if not self.ticket.granted:
+            self.slots.leave(self.ticket)
+        return self.ticket
