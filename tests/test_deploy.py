@@ -194,7 +194,9 @@ def test_dockerfile_is_multi_stage_non_root_and_read_only_ready():
     assert re.fullmatch(r"ARG PYTHON_IMAGE=python:3\.1[1-9][.0-9]*-slim(-\w+)?", base), base
 
     b = "\n".join(builder)
-    assert "grpcio-tools" in b and "proto/generate.sh" in b, "generated as `make proto` does"
+    # the build tools are the list `make runtime` installs (requirements-build.txt), once
+    assert "-r requirements-build.txt" in b and "proto/generate.sh" in b, "as `make proto` does"
+    assert "grpcio-tools" in (REPO / "requirements-build.txt").read_text()
     assert "pip wheel" in b and "/wheels" in b
 
     r = "\n".join(runtime)
