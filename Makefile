@@ -179,10 +179,13 @@ promtool:
 
 # Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
-# rolling restart and with one replica SIGKILLed (docs/deployment.md). About a minute and a half;
-# prints the matches, the calls per replica and the failed calls. Part of `make test`.
+# rolling restart and with one replica SIGKILLed (docs/deployment.md); then a game loop
+# (the Python bot, deals at once) at 1 replica x 1 worker and 3 x 2, round-robin and hashed on
+# the clients' table key (x-samba-table): the snapshot cache's hit rate and the calls/s beside
+# 1 x 1 (tests/test_scale_warm.py). About three minutes; prints the matches, the calls per
+# replica, the failed calls and the hit rates. Part of `make test`.
 scale-test: install nginx typescript-bots
-	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py
+	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py tests/test_scale_warm.py
 
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the

@@ -809,6 +809,14 @@ def test_ingress_routes_to_a_service_port(render):
             assert backend["port"]["name"] in svc_ports
 
 
+def test_the_ingress_example_hashes_a_tables_calls_to_one_pod(render):
+    """The clients send ``x-samba-table`` (docs/deployment.md#a-tables-calls-to-one-worker);
+    the example ingress-nginx annotation hashes on it, as nginx does in `make scale-test`."""
+    _, docs = render("all-features")
+    annotations = one(docs, "Ingress")["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] == "$http_x_samba_table"
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 def test_network_policy_admits_callers_on_the_api_ports_and_the_scraper_on_admin(render, config):
     _, docs = render(config)
