@@ -33,14 +33,15 @@ ARG WHEELHOUSE=""
 # generated/ package out of the build context.
 COPY . .
 
-# googleapis-common-protos provides google/api/*.proto, imported by proto/samba/v1.
-# Generate the protobuf modules exactly as `make proto` does, then build the wheels:
-# the project's own wheel, compiled (SAMBA_COMPILE=1: the build fails rather than ship the
-# slower pure-Python build; setup.py), plus a wheel for every runtime dependency. With
+# The build tools are requirements-build.txt, the list `make runtime` installs into
+# .tools/build (googleapis-common-protos provides google/api/*.proto, imported by
+# proto/samba/v1). Generate the protobuf modules exactly as `make proto` does, then build
+# the wheels: the project's own wheel, compiled (SAMBA_COMPILE=1: the build fails rather
+# than ship the slower pure-Python build; setup.py), plus a wheel for every runtime
+# dependency (pyproject.toml's dependencies: the set `make run` installs into .venv). With
 # WHEELHOUSE set, pip reads nothing but that folder.
 RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WHEELHOUSE"; fi \
- && pip install --no-cache-dir "grpcio-tools>=1.66,<2" "googleapis-common-protos>=1.63,<2" \
-        "setuptools>=68" "wheel>=0.40" "mypy>=1.11" "babel>=2.14" \
+ && pip install --no-cache-dir -r requirements-build.txt \
  && bash proto/generate.sh python \
  && SAMBA_COMPILE=1 pip wheel --no-cache-dir --no-build-isolation --wheel-dir /wheels .
 

@@ -1,6 +1,9 @@
 # The two commands a newcomer needs: `make run` and `make test`.
-# `make install` is the set-up both use: it creates .venv with the `samba-adjudicator`
-# command and builds the generated protobuf code from proto/.
+# `make runtime` is what `make run` needs: .venv with the service's own packages and the
+# `samba-adjudicator` command, the protobuf code generated from proto/, the compiled build
+# and the message catalogs; the tools that build them live in .tools/build, not in .venv.
+# `make install` adds the development tools (the dev extra: pytest, mypy, ruff, Playwright…)
+# to .venv: `make test` and every check use it.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -8,20 +11,29 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 PROTOS := $(wildcard proto/samba/v1/*.proto)
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.dev-installed
+# The build tools (requirements-build.txt): protoc, mypyc, Babel, setuptools.
+BUILD_VENV := $(TOOLS)/build
+BUILD_PY := $(BUILD_VENV)/bin/python
+BUILD_STAMP := $(BUILD_VENV)/.installed
+# Each set-up step prints one line; what its tools say goes to this log, whose last lines
+# are shown when the step fails.
+LOG := $(TOOLS)/install.log
+LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole output is in $(LOG)" >&2; exit 1; }
 
-.PHONY: install run test test-fast lint format typecheck typecheck-engine test-typescript \
+.PHONY: install runtime run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-views bench-client bench-scale \
         bench-bots train-bots fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
-# service's per-call folders (service/codec, service/pipeline) compiled with mypyc (the dev
-# extra's mypy) into each folder's _compiled/, made again when one of their sources changes.
+# service's per-call folders (service/codec, service/pipeline) compiled with mypyc (from
+# .tools/build) into each folder's _compiled/, made again when one of their sources changes.
 # The folders are listed once, in pyproject.toml ([tool.samba-adjudicator] compiled).
 # SAMBA_COMPILE=auto (default) falls back to the Python source, saying why, when no C
 # compiler works; 1 requires the compiled build; 0 skips it (`make run SAMBA_COMPILE=0`
-# starts in a minute instead of several).
+# starts in a minute instead of two).
 # The choice is remembered in .venv/.samba-compile: after `make install SAMBA_COMPILE=0`,
 # `make test-fast` and the others keep to the Python source until told otherwise.
 SAMBA_COMPILE ?= $(or $(shell cat $(VENV)/.samba-compile 2>/dev/null),auto)
@@ -37,46 +49,70 @@ CATALOGS := $(PO_FILES:.po=.mo)
 BABEL_KEYWORDS := -k N_ -k problem:3 -k api_error:3 -k Problem:3 -k ApiError:3 -k say:2 \
   -k say_plural:2,3
 
-install: $(STAMP) $(COMPILED) $(CATALOGS)
+# The three parts of the runtime: the packages (after the generated code), the compiled
+# build and the catalogs. The packages are installed while the compiler runs (-j2).
+RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS)
+GENERATED := generated/samba/v1/descriptors.binpb
 
-$(STAMP): pyproject.toml $(PROTOS) proto/generate.sh
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	@# The generated package must exist before the editable install, which records the
-	@# project's packages when it runs (a later generated/ would not be importable).
-	$(PY) -m pip install --quiet 'grpcio-tools>=1.66' 'googleapis-common-protos>=1.63'
-	$(MAKE) proto
-	@# The editable install is the Python source; the compiled build is made next.
-	SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+runtime:
+	@$(MAKE) --no-print-directory -j2 $(RUNTIME)
 
-$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(STAMP)
-	SAMBA_COMPILE=$(SAMBA_COMPILE) $(PY) setup.py --quiet build_ext --inplace --parallel 2
-	echo $(SAMBA_COMPILE) > $(VENV)/.samba-compile
+install: runtime $(DEV_STAMP)
+
+$(BUILD_STAMP): requirements-build.txt
+	@mkdir -p $(TOOLS) && : > $(LOG)
+	@echo "make: the build tools (protoc, mypyc, Babel) into $(BUILD_VENV) (log: $(LOG))"
+	@{ test -x $(BUILD_PY) || $(PYTHON) -m venv $(BUILD_VENV); } $(LOGGED)
+	@$(BUILD_PY) -m pip install --quiet -r requirements-build.txt $(LOGGED)
+	@touch $@
+
+$(GENERATED): $(PROTOS) proto/generate.sh | $(BUILD_STAMP)
+	@echo "make: the protobuf code from proto/ (log: $(LOG))"
+	@$(MAKE) --no-print-directory proto $(LOGGED)
+
+# The generated package must exist before the editable install, which records the
+# project's packages when it runs (a later generated/ would not be importable).
+$(STAMP): pyproject.toml $(GENERATED)
+	@echo "make: $(VENV), the service's packages and the samba-adjudicator command (log: $(LOG))"
+	@{ test -x $(PY) || $(PYTHON) -m venv $(VENV); } $(LOGGED)
+	@# The editable install is the Python source; the compiled build is made beside it.
+	@SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e . $(LOGGED)
+	@touch $(STAMP)
+
+# The development tools (pyproject.toml's dev extra) beside the runtime.
+$(DEV_STAMP): pyproject.toml | $(STAMP)
+	@echo "make: the development tools into $(VENV) (log: $(LOG))"
+	@SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]' $(LOGGED)
+	@touch $@
+
+$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(GENERATED)
+	@echo "make: compiling the engine and the per-call modules with mypyc, SAMBA_COMPILE=$(SAMBA_COMPILE) (log: $(LOG))"
+	@SAMBA_COMPILE=$(SAMBA_COMPILE) $(BUILD_PY) setup.py --quiet build_ext --inplace --parallel 2 $(LOGGED)
+	@mkdir -p $(VENV) && echo $(SAMBA_COMPILE) > $(VENV)/.samba-compile
 
 .PHONY: compiled
 compiled: $(COMPILED)
 
-$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(STAMP)
-	$(VENV)/bin/pybabel compile --statistics -D messages -l $* -d $(LOCALE)
+$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(BUILD_STAMP)
+	@$(BUILD_VENV)/bin/pybabel compile --statistics -D messages -l $* -d $(LOCALE) $(LOGGED)
 
 # Extracts every English template into messages.pot and merges it into each language's .po
 # (new ids arrive untranslated: tests/test_i18n.py says which). `make messages LANG_NEW=fr`
 # starts a language. docs/i18n.md.
 .PHONY: messages
-messages: $(STAMP)
-	$(VENV)/bin/pybabel extract -F babel.cfg --no-location --sort-output --omit-header \
+messages: $(BUILD_STAMP)
+	$(BUILD_VENV)/bin/pybabel extract -F babel.cfg --no-location --sort-output --omit-header \
 	  $(BABEL_KEYWORDS) -o $(LOCALE)/messages.pot engine service
-	$(if $(LANG_NEW),$(VENV)/bin/pybabel init -D messages -i $(LOCALE)/messages.pot \
+	$(if $(LANG_NEW),$(BUILD_VENV)/bin/pybabel init -D messages -i $(LOCALE)/messages.pot \
 	  -d $(LOCALE) -l $(LANG_NEW),)
-	$(VENV)/bin/pybabel update --no-fuzzy-matching -D messages \
+	$(BUILD_VENV)/bin/pybabel update --no-fuzzy-matching -D messages \
 	  -i $(LOCALE)/messages.pot -d $(LOCALE)
 
 # Generated code lands in generated/samba/v1/ (git-ignored), imported as
 # samba_adjudicator.schema.v1; never edit it by hand. See proto/generate.sh.
-proto:
-	bash proto/generate.sh $(PY)
-	$(PY) clients/python/schema_build.py
+proto: | $(BUILD_STAMP)
+	bash proto/generate.sh $(BUILD_PY)
+	$(BUILD_PY) clients/python/schema_build.py
 
 $(TOOLS)/node_modules/.bin/buf:
 	mkdir -p $(TOOLS)
@@ -108,8 +144,9 @@ $(TOOLS)/bin/helm:
 
 # Flags go through ARGS: `make run ARGS="--http-port 9090 --grpc-port 50052"` (or set
 # SAMBA_HTTP_PORT / SAMBA_GRPC_PORT; the flag wins).
-run: install
-	$(VENV)/bin/samba-adjudicator serve $(ARGS)
+# It logs at warning unless SAMBA_LOG_LEVEL says otherwise: the ready line, then what goes wrong.
+run: runtime
+	@SAMBA_LOG_LEVEL=$${SAMBA_LOG_LEVEL:-warning} $(VENV)/bin/samba-adjudicator serve $(ARGS)
 
 # The browser tests (tests/test_browser.py) drive the system Chromium through Playwright;
 # no browser is downloaded. Debian's package is installed when missing and running as root.
@@ -149,10 +186,13 @@ promtool:
 
 # Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
-# rolling restart and with one replica SIGKILLed (docs/deployment.md). About a minute and a half;
-# prints the matches, the calls per replica and the failed calls. Part of `make test`.
+# rolling restart and with one replica SIGKILLed (docs/deployment.md); then a game loop
+# (the Python bot, deals at once) at 1 replica x 1 worker and 3 x 2, round-robin and hashed on
+# the clients' table key (x-samba-table): the snapshot cache's hit rate and the calls/s beside
+# 1 x 1 (tests/test_scale_warm.py). About three minutes; prints the matches, the calls per
+# replica, the failed calls and the hit rates. Part of `make test`.
 scale-test: install nginx typescript-bots
-	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py
+	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py tests/test_scale_warm.py
 
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
@@ -245,14 +285,14 @@ typescript-bots: $(TS)/node_modules/.installed
 typescript-client: $(TS)/node_modules/.installed
 	cd $(TS) && npm pack
 
-wheel: install
-	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+wheel: runtime
+	$(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
 # The Python client alone: dist/samba_adjudicator_client-*.whl (pure Python; grpcio, protobuf,
 # httpx, googleapis-common-protos), its protobuf modules generated into it at build time.
 .PHONY: client-wheel
-client-wheel: install
-	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
+client-wheel: runtime
+	$(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
 
 # Every bench target runs the build SAMBA_BUILD chooses (default: compiled when installed);
 # SAMBA_BUILD=pure for the Python source (docs/performance.md).

@@ -227,7 +227,7 @@ _PAGAT = {
 
 _SPANISH = {
     **_CLASSIC,
-    "table_sizes": _tables(*((n, 15, 2, 10000, 2) for n in (2, 3, 4, 5, 6))),
+    "table_sizes": _tables(*[(n, 15, 2, 10000, 2) for n in (2, 3, 4, 5, 6)]),
     "upcard_buried_if": UpcardRule.BURY_WILD_OR_ANY_THREE,
     "group_wild_rule": WildRule.ONE_UNTIL_SEVEN,
     "wild_swap": False,

@@ -42,16 +42,13 @@ BASE = "localhost/samba-python:3.11-bookworm"
 BUILDER_BASE = "localhost/samba-python-build:3.11-bookworm"
 IMAGE = "localhost/samba-adjudicator:image-test"
 WHEELHOUSE = ".wheelhouse"
-#: What the builder stage installs with pip: its tools, the project's build backend and
-#: every runtime dependency (pyproject.toml).
+#: What the builder stage installs with pip: the build tools (requirements-build.txt, the
+#: list `make runtime` installs into .tools/build); the wheelhouse adds every runtime
+#: dependency (pyproject.toml).
 BUILD_REQUIREMENTS = [
-    "setuptools>=68",
-    "wheel",
-    "grpcio-tools>=1.66,<2",
-    "googleapis-common-protos>=1.63,<2",
-    "mypy>=1.11",
-    # compiles the gettext catalogs in the wheel build (setup.py)
-    "babel>=2.14",
+    line.strip()
+    for line in (ROOT / "requirements-build.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
 ]
 PODMAN = ["podman", "--runtime", "runc"]
 LIMITS = ["--ulimit", "nofile=16384:16384", "--ulimit", "nproc=4096:4096"]

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from service_fixtures import ROOT, ServerProcess
 
+from samba_adjudicator.client.deal_check import deal_commitment
+
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 TS_BOT = ROOT / "clients" / "typescript" / ".build" / "examples" / "play-deal.js"
 PY_BOT = ROOT / "clients" / "python" / "client" / "examples" / "play_deal.py"
@@ -46,11 +48,13 @@ def shared_keys() -> dict[str, str]:
 
 
 class Replica:
-    """One server process; ``restart`` starts it again on the ports it had."""
+    """One server process (``workers`` worker processes); ``restart`` starts it again on the
+    ports it had."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], workers: int = 1) -> None:
         self.env = env
-        self.server = ServerProcess(env=env)
+        self.workers = workers
+        self.server = ServerProcess(env=env, workers=workers)
         self.grpc_port = self.server.grpc_port
         self.http_port = self.server.http_port
         self.old: list[ServerProcess] = []
@@ -68,7 +72,7 @@ class Replica:
         return status
 
     def restart(self) -> None:
-        self.server = ServerProcess(*self._ports(), env=self.env)
+        self.server = ServerProcess(*self._ports(), env=self.env, workers=self.workers)
 
     def close(self) -> None:
         for srv in [*self.old, self.server]:
@@ -87,7 +91,7 @@ LOG_FORMAT = (
     '"t":$msec,"upstream":"$upstream_addr","status":$status,'
     '"upstreamStatus":"$upstream_status","grpcStatus":"$sent_trailer_grpc_status",'
     '"grpcHeaderStatus":"$sent_http_grpc_status","requestId":"$http_x_request_id",'
-    '"uri":"$request_uri"'
+    '"uri":"$request_uri","table":"$http_x_samba_table"'
     "}';"
 )
 
@@ -101,7 +105,15 @@ def _user_line() -> str:
     return f"user {user} {group};"
 
 
-def nginx_config(prefix: Path, rest_port: int, grpc_port: int, replicas: list[Replica]) -> str:
+#: nginx's key for a table's calls: the clients' ``x-samba-table`` header (gRPC metadata is
+#: an HTTP/2 header too). A call without one is balanced round-robin.
+TABLE_HASH = "hash $http_x_samba_table consistent;"
+
+
+def nginx_config(
+    prefix: Path, rest_port: int, grpc_port: int, replicas: list[Replica], balance: str = ""
+) -> str:
+    """``balance``: an upstream balancing directive (``TABLE_HASH``); round-robin without."""
     # max_fails=0: a replica that refused a connection is tried again on the next call
     # (a restarted one answers at once); the refused call itself goes to the next replica
     rest = "\n".join(f"    server 127.0.0.1:{r.http_port} max_fails=0;" for r in replicas)
@@ -117,10 +129,12 @@ http {{
   {LOG_FORMAT}
   {temp}
   upstream samba_rest {{
+    {balance}
 {rest}
     keepalive 32;
   }}
   upstream samba_grpc {{
+    {balance}
 {grpc}
     keepalive 32;
   }}
@@ -147,13 +161,15 @@ http {{
 class Nginx:
     """nginx in front of ``replicas``: ``rest_url`` and ``grpc_target`` (host:port)."""
 
-    def __init__(self, replicas: list[Replica]) -> None:
+    def __init__(self, replicas: list[Replica], balance: str = "") -> None:
         if not os.access(NGINX, os.X_OK):
             raise RuntimeError(f"nginx is not installed at {NGINX} (make nginx installs it)")
         self.prefix = Path(tempfile.mkdtemp(prefix="samba-nginx-"))
         self.rest_port, self.grpc_port = free_port(), free_port()
         config = self.prefix / "nginx.conf"
-        config.write_text(nginx_config(self.prefix, self.rest_port, self.grpc_port, replicas))
+        config.write_text(
+            nginx_config(self.prefix, self.rest_port, self.grpc_port, replicas, balance)
+        )
         for name in ("rest.log", "grpc.log"):
             (self.prefix / name).touch()
         self.proc = subprocess.Popen(
@@ -221,6 +237,12 @@ class Match:
     status: int = -1
     result: dict = field(default_factory=dict)
     output: str = ""
+
+    @property
+    def commitment(self) -> str:
+        """The deal's commitment: the table key its client sends with every call (the
+        example bots deal with the match's seed)."""
+        return deal_commitment(self.seed)
 
 
 def bot_command(bot: str, transport: str, seed: str, nginx: Nginx) -> list[str]:

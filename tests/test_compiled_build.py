@@ -193,7 +193,7 @@ def test_the_problems_of_a_request_are_collected_bounded():
 
 
 def test_make_rebuilds_when_any_compiled_source_changes():
-    """The Makefile derives HOT_SOURCES (what makes `make install` compile again) from the
+    """The Makefile derives HOT_SOURCES (what makes `make runtime` compile again) from the
     compiled folders pyproject.toml lists, and defines it before `install` uses it."""
     import subprocess
     import tomllib
@@ -209,4 +209,4 @@ def test_make_rebuilds_when_any_compiled_source_changes():
     assert set(line.split(":=", 1)[1].split()) == expected
     assert {"service/codec/jsonio.py", "service/pipeline/api.py", "engine/game.py"} <= expected
     makefile = (ROOT / "Makefile").read_text()
-    assert makefile.index("COMPILED :=") < makefile.index("install: $(STAMP) $(COMPILED)")
+    assert makefile.index("COMPILED :=") < makefile.index("RUNTIME := $(STAMP) $(COMPILED)")

@@ -194,7 +194,9 @@ def test_dockerfile_is_multi_stage_non_root_and_read_only_ready():
     assert re.fullmatch(r"ARG PYTHON_IMAGE=python:3\.1[1-9][.0-9]*-slim(-\w+)?", base), base
 
     b = "\n".join(builder)
-    assert "grpcio-tools" in b and "proto/generate.sh" in b, "generated as `make proto` does"
+    # the build tools are the list `make runtime` installs (requirements-build.txt), once
+    assert "-r requirements-build.txt" in b and "proto/generate.sh" in b, "as `make proto` does"
+    assert "grpcio-tools" in (REPO / "requirements-build.txt").read_text()
     assert "pip wheel" in b and "/wheels" in b
 
     r = "\n".join(runtime)
@@ -805,6 +807,14 @@ def test_ingress_routes_to_a_service_port(render):
             backend = path["backend"]["service"]
             assert backend["name"] == svc["metadata"]["name"]
             assert backend["port"]["name"] in svc_ports
+
+
+def test_the_ingress_example_hashes_a_tables_calls_to_one_pod(render):
+    """The clients send ``x-samba-table`` (docs/deployment.md#a-tables-calls-to-one-worker);
+    the example ingress-nginx annotation hashes on it, as nginx does in `make scale-test`."""
+    _, docs = render("all-features")
+    annotations = one(docs, "Ingress")["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] == "$http_x_samba_table"
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -7,8 +7,11 @@ order and share their state, as a reader pasting them would: the ``sh`` blocks o
 directory (with the repository's ``examples/`` and ``.venv/``) and the shell variables set,
 each block under ``bash -e -o pipefail``, every curl's HTTP status checked (200, or the
 status a ``# 400`` comment on its line announces); the ``python`` blocks one namespace.
-``localhost:8080`` and ``localhost:50051`` become the test server's ports. The number of
-marked blocks per file and language is pinned below, so a doc cannot silently drop one.
+The blocks take the ports from the environment, as a reader's shell has them after
+``make run`` (``${SAMBA_HTTP_PORT:-8080}``, ``os.environ.get("SAMBA_GRPC_PORT", "50051")``):
+they run with ``SAMBA_HTTP_PORT`` and ``SAMBA_GRPC_PORT`` set to the test server's ports,
+and none may name a port itself. The number of marked blocks per file and language is
+pinned below, so a doc cannot silently drop one.
 The ``ts`` blocks are compiled and run by the TypeScript client's test/docs.test.ts (one
 module per file, in order), where the built client is at hand.
 """
@@ -45,10 +48,19 @@ def marked_blocks(path: Path, language: str) -> list[str]:
     return re.findall(pattern, path.read_text(encoding="utf-8"), flags=re.M | re.S)
 
 
-def for_server(text: str, server) -> str:  # noqa: F811
-    return text.replace("localhost:8080", f"127.0.0.1:{server.http_port}").replace(
-        "localhost:50051", f"127.0.0.1:{server.grpc_port}"
-    )
+def server_env(server) -> dict[str, str]:  # noqa: F811
+    """The environment the blocks run in: the test server's ports where ``make run``'s are."""
+    return {
+        **os.environ,
+        "SAMBA_HTTP_PORT": str(server.http_port),
+        "SAMBA_GRPC_PORT": str(server.grpc_port),
+    }
+
+
+@pytest.mark.parametrize(("name", "language"), sorted(EXPECTED))
+def test_the_examples_take_the_ports_from_the_environment(name, language):
+    for block in marked_blocks(ROOT / name, language):
+        assert not re.search(r"localhost:\d", block), f"{name} {language}: a port in\n{block}"
 
 
 def test_the_marker_counts_are_pinned():
@@ -72,15 +84,15 @@ def test_the_shell_examples_run(server, tmp_path, name):  # noqa: F811
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     variables = ""  # a block's `B=…` lines hold for the blocks after it, as in one shell
     for i, block in enumerate(marked_blocks(ROOT / name, "sh")):
-        script = CURL_STATUS + variables + for_server(block, server)
-        variables += "".join(re.findall(r"^[A-Z_]+=\S*\n", for_server(block, server), re.M))
+        script = CURL_STATUS + variables + block
+        variables += "".join(re.findall(r"^[A-Z_]+=\S*\n", block, re.M))
         p = subprocess.run(
             ["bash", "-e", "-o", "pipefail", "-c", script],
             cwd=tmp_path,
             capture_output=True,
             text=True,
             timeout=300,
-            env={**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"},
+            env={**server_env(server), "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"},
         )
         assert p.returncode == 0, f"{name} sh block {i}:\n{block}\n{p.stdout}\n{p.stderr}"
         statuses = re.findall(r"^curl-status (\d+)$", p.stderr, flags=re.M)
@@ -93,10 +105,13 @@ def test_the_shell_examples_run(server, tmp_path, name):  # noqa: F811
 def test_the_python_examples_run(server, tmp_path, name):  # noqa: F811
     # the game server's own functions, which the guide leaves to you
     prelude = "def tell_player(violations): pass\ndef send_to(seat, message): pass\n"
-    program = prelude + "\n".join(
-        for_server(block, server) for block in marked_blocks(ROOT / name, "python")
-    )
+    program = prelude + "\n".join(marked_blocks(ROOT / name, "python"))
     p = subprocess.run(
-        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=server_env(server),
     )
     assert p.returncode == 0, f"{name}:\n{p.stdout}\n{p.stderr}"

@@ -257,3 +257,24 @@ def test_the_page_binding_is_the_request_with_the_services_rendering(spec):
                 expected.SerializeToString(deterministic=True), snap.ruleset.version
             )
             assert adj._page_binding(given, snap) == wanted
+
+
+@pytest.mark.parametrize(
+    ("host", "level"),
+    [
+        ("127.0.0.1", "INFO"),
+        ("::1", "INFO"),
+        ("localhost", "INFO"),
+        ("0.0.0.0", "WARNING"),
+        ("", "WARNING"),
+        ("10.0.0.7", "WARNING"),
+    ],
+)
+def test_a_key_of_its_own_is_warned_of_only_where_a_balancer_can_reach(caplog, host, level):
+    """A server listening on loopback alone (the default ``make run``) is no replica behind
+    a balancer on another host: its key of its own is said at info, not warned of."""
+    with caplog.at_level("INFO", logger="samba.server"):
+        page_tokens.warn_per_process(host)
+    [record] = [r for r in caplog.records if r.name == "samba.server"]
+    assert record.levelname == level
+    assert record.fields == {"pageTokenKey": "per-process"}

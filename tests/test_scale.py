@@ -107,6 +107,8 @@ def test_matches_spread_every_call_over_the_replicas(cluster):
         assert all(a != b for a, b in zip(landed, landed[1:], strict=False)), landed[:20]
         assert len(set(landed)) == 3
         assert not [c for c in calls if failed_attempt(c)]
+        # both clients send the deal's commitment as the table key, over both transports
+        assert {c["table"] for c in calls} == {match.commitment}, (bot, transport)
         played.append((match, _per_replica(calls, replicas)))
     by_bot: dict[str, list[dict]] = {}
     for match, _ in played:

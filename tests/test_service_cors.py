@@ -46,6 +46,7 @@ def test_listed_origin_preflight_is_allowed(cors_server, origin):
     assert "POST" in r.headers["access-control-allow-methods"]
     allowed = r.headers["access-control-allow-headers"].lower()
     assert "x-request-id" in allowed and "content-type" in allowed
+    assert "x-samba-table" in allowed  # the clients' table key (docs/deployment.md)
     get = preflight(cors_server.base_url, origin, "/v1/rulesets/classic", "GET")
     assert get.headers["access-control-allow-origin"] == origin
 

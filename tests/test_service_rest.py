@@ -379,3 +379,29 @@ def test_openapi_states_what_the_service_enforces(http, sample_requests):
         "/v1/melds:check", content=json.dumps({**sample_requests["CheckMeld"], "extra": 1})
     )
     assert unknown.status_code == 400
+
+
+def test_metrics_count_snapshot_cache_hits_and_misses(http):
+    """``samba_snapshot_cache_total{method, outcome}``: a snapshot the service answered is a
+    hit when sent back; the same position written otherwise (its keys in another order) is
+    a miss, then a hit the next time; a call without a snapshot counts neither."""
+
+    def counts() -> tuple[float, float]:
+        text = http.get("/metrics").text
+        name = "samba_snapshot_cache_total"
+        return (
+            _metric(text, name, method="ListLegalActions", outcome="hit"),
+            _metric(text, name, method="ListLegalActions", outcome="miss"),
+        )
+
+    r = http.post("/v1/deals:deal", content=json.dumps({"players": 4, "seed": "cache-counter"}))
+    snapshot = r.json()["snapshot"]
+    reordered = dict(reversed(list(snapshot.items())))
+    before = counts()
+    for sent in (snapshot, reordered, reordered):
+        answer = http.post("/v1/actions:list", content=json.dumps({"snapshot": sent}))
+        assert answer.status_code == 200, answer.text
+    hits, misses = counts()
+    assert (hits - before[0], misses - before[1]) == (2, 1)
+    http.get("/v1/rulesets/classic")
+    assert counts() == (hits, misses)

@@ -80,7 +80,7 @@ def play_choices(s: Snapshot, seat: int) -> list[Action]:
             out += [a for a in _swaps(seat, hand, side) if quick.legal(a)]
     else:
         out += _openings(s, quick, seat, hand, side, shapes)
-    out += [a for a in (Discard(seat, c) for c in hand) if quick.legal(a)]
+    out += [a for a in [Discard(seat, c) for c in hand] if quick.legal(a)]
     if quick.legal(AskGoOut(seat)):
         out.append(AskGoOut(seat))
     unique = {action_key(a): a for a in reversed(out)}
@@ -150,7 +150,7 @@ def _groups(legal: Legal, nats: Shape, n: int, sets: list[Shape], opened: bool) 
     out: list[Shape] = []
     for nat in _suit_variants(nats, n) if not opened else [nats[:n]]:
         for group in _by_worth(sets) if not opened else [sets]:
-            found = _first(legal, (nat + wl for wl in group))
+            found = _first(legal, [nat + wl for wl in group])
             if found is not None:
                 out.append(found)
     return out
@@ -173,14 +173,14 @@ def _additions(
     if meld.kind is not MeldKind.GROUP:
         return _one_a_class(legal, addition_shapes(s, hand, meld))
     rank = M.group_rank(meld.cards)
-    nats = _sorted_cards(c for c in hand.elements() if c not in WILD and RANK[c] == rank)
+    nats = _sorted_cards([c for c in hand.elements() if c not in WILD and RANK[c] == rank])
     room = max(0, s.ruleset.group_max_wilds - M.wild_count(meld.cards))
     out: list[Shape] = []
     for n in range(len(nats) + 1):
         checkpoint()
         for w, sets in enumerate(wild_sets[: room + 1]):
             if n + w:
-                found = _first(legal, (nats[:n] + wl for wl in sets))
+                found = _first(legal, [nats[:n] + wl for wl in sets])
                 if found is not None:
                     out.append(found)
     return out

@@ -110,7 +110,7 @@ def _group_rank(cards: Iterable[str]) -> str:
 
 def rank_counts(cards: Iterable[str]) -> Counter[str]:
     """Natural cards by rank (wilds left out)."""
-    return Counter(RANK[c] for c in cards if c not in WILD)
+    return Counter([RANK[c] for c in cards if c not in WILD])
 
 
 def wilds_in(cards: Iterable[str]) -> int:

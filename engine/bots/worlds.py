@@ -60,7 +60,7 @@ def _known_in_pool(view: Snapshot, cards: list[str]) -> tuple[list[tuple[str, ..
                     left[card] -= 1
                     mine.append(card)
         held.append(tuple(mine))
-    taken: Counter[str] = Counter(c for hand in held for c in hand)
+    taken: Counter[str] = Counter([c for hand in held for c in hand])
     rest = []
     for card in cards:
         if taken[card] > 0:

@@ -12,8 +12,8 @@ The key, in order:
 2. else derived from the first ``SAMBA_SNAPSHOT_KEYS`` key (replicas share those already);
 3. else, for ``serve``: random, made once per server process tree (``serve`` makes it before
    starting its workers, so every worker of one server accepts the others' tokens) and
-   logged as a warning: replicas behind one load balancer need (1) or (2) for a token of
-   one to work on another;
+   logged, as a warning when the server listens beyond loopback: replicas behind one load
+   balancer need (1) or (2) for a token of one to work on another;
 4. else, for the one-shot CLI: a local key kept in ``$XDG_STATE_HOME/samba-adjudicator/
    page-token-key`` (``~/.local/state/...`` by default), made on first use and readable by
    its owner only, so that a token printed by one invocation is accepted by the next.
@@ -25,6 +25,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -62,13 +63,26 @@ def with_server_key(settings: Settings) -> tuple[Settings, bool]:
     return replace(settings, page_token_key=key), is_per_process(spec, signer)
 
 
-def warn_per_process() -> None:
-    """The warning ``serve`` logs, once it is listening, when its key is its own."""
-    logging.getLogger("samba.server").warning(
+def warn_per_process(host: str) -> None:
+    """Said by ``serve``, once it is listening on ``host``, when its key is its own: a
+    warning when other hosts can reach it (a replica behind a balancer then refuses the
+    tokens of the others), at info when it listens on loopback alone (``make run``)."""
+    level = logging.INFO if _loopback(host) else logging.WARNING
+    logging.getLogger("samba.server").log(
+        level,
         "page tokens use a key of this server alone: another replica refuses them "
         f"(PAGE_TOKEN_MISMATCH); give every replica the same {ENV}",
         extra={"fields": {"pageTokenKey": "per-process"}},
     )
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # "" (every interface) or a host name
+        return False
 
 
 def local_key_path(environ: Mapping[str, str] | None = None) -> Path:

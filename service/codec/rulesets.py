@@ -120,8 +120,10 @@ def ruleset_ref_from_proto(
         rules = er.resolve(profile, overrides, path=path)
     except er.RulesetError as e:
         problems.extend(
-            Problem(json_path(p.field), p.reason, p.description, p.template, p.params)
-            for p in e.problems
+            [
+                Problem(json_path(p.field), p.reason, p.description, p.template, p.params)
+                for p in e.problems
+            ]
         )
         return None, ref
     # Answers name the variations in their documented order, however the request put them.

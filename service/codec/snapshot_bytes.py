@@ -69,7 +69,7 @@ def _str_field(number: int, text: str) -> bytes:
 
 
 def _packed(number: int, values) -> bytes:
-    return _len_field(number, b"".join(_uint(v) for v in values)) if values else b""
+    return _len_field(number, b"".join([_uint(v) for v in values])) if values else b""
 
 
 def _card_table(number: int) -> dict[str, bytes]:

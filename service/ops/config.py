@@ -222,7 +222,8 @@ class Settings:
         "key of ListLegalActions page tokens (padded standard base64, at least 16 bytes): "
         "give every replica behind one load balancer the same one. Unset: derived from the "
         "first SAMBA_SNAPSHOT_KEYS key, else random per server (its workers share it; the "
-        'server logs a warning with "pageTokenKey": "per-process"); the one-shot CLI '
+        'server logs "pageTokenKey": "per-process", a warning unless it listens on loopback '
+        "alone); the one-shot CLI "
         "keeps a local key instead",
         flag=False,
         shown="unset",

@@ -7,6 +7,7 @@
 | ``samba_violations_total`` | counter | ``code`` (docs/api.md#violation-codes) |
 | ``samba_errors_total`` | counter | ``method``, ``transport``, ``code`` (canonical status name) |
 | ``samba_requests_in_flight`` | gauge | ``transport`` |
+| ``samba_snapshot_cache_total`` | counter | ``method``, ``outcome`` (``hit`` / ``miss``) |
 | ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision``, ``build`` |
 | ``samba_trace_spans_dropped_total`` | counter | ``reason`` (``service.ops.tracing.Ledger``) |
 
@@ -16,6 +17,11 @@ judge nothing), ``invalid_argument`` (INVALID_ARGUMENT answers) and ``error`` (e
 non-OK answer; ``samba_errors_total`` tells which). ``profile`` is the base profile of the
 request's ruleset (``classic`` for ``classic+open``; unknown names count as ``other``, a
 request without one as ``none``), so the label set stays bounded.
+
+``samba_snapshot_cache_total`` counts the calls that carried a snapshot: ``hit`` when the
+worker had loaded those exact bytes before (or rendered them in an answer), ``miss`` when it
+had to load them (service/pipeline/loading.py). Per worker process: the hit rate says how
+well a table's calls are routed to one place (docs/deployment.md).
 
 Multi-process: with ``PROMETHEUS_MULTIPROC_DIR`` set (``serve --workers N`` sets one up when
 it is missing) every worker writes its samples there and ``/metrics`` sums them
@@ -88,6 +94,12 @@ class Metrics:
             "Adjudicator calls being answered now.",
             ["transport"],
             multiprocess_mode="livesum",
+            **kw,
+        )
+        self.snapshot_cache = Counter(
+            "samba_snapshot_cache_total",
+            "Calls carrying a snapshot, by whether this worker had loaded it before.",
+            ["method", "outcome"],
             **kw,
         )
         self.build_info = Gauge(

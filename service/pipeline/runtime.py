@@ -125,6 +125,14 @@ def _profile_of(r: Request) -> str:
     return _metrics.base_profile(ref.profile or DEFAULT_PROFILE, _KNOWN_PROFILES)
 
 
+def _cache_outcome(r: Request) -> str:
+    """``hit`` / ``miss`` for a request carrying a snapshot (loaded before or not), else
+    "" (``samba_snapshot_cache_total``)."""
+    if r.snapshot is None:
+        return ""
+    return "miss" if r.snapshot.loaded is None else "hit"
+
+
 def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
     """(outcome label, violation codes) of a successful answer."""
     if method in ("ValidateAction", "ApplyAction"):
@@ -224,6 +232,7 @@ class Runtime:
                 )
                 if call is not None:
                     call.profile = _profile_of(request)
+                    call.cache = _cache_outcome(request)
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
@@ -316,6 +325,8 @@ class Runtime:
             self._child(m.errors, method, transport, call.error.code).inc()
         self._child(m.requests, method, transport, call.outcome, call.profile).inc()
         self._child(m.duration, method, transport).observe(elapsed)
+        if call.cache:
+            self._child(m.snapshot_cache, method, call.cache).inc()
         for code in call.codes:
             self._child(m.violations, code).inc()
 
@@ -385,5 +396,6 @@ class CallRecord:
 
     profile: str = "none"
     outcome: str = "error"
+    cache: str = ""  # "hit" / "miss": the call carried a snapshot
     codes: list[str] = field(default_factory=list)
     error: ApiError | None = None

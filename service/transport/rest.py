@@ -392,6 +392,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
                 "content-type",
                 "x-request-id",
                 "x-server-timeout",
+                "x-samba-table",
                 "accept-language",
                 "traceparent",
                 "tracestate",

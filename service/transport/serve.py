@@ -48,7 +48,7 @@ def announce(line: dict, key_of_its_own: bool = False) -> None:
     fields = {k: v for k, v in line.items() if k != "event"}
     log.info("listening", extra={"fields": {**fields, "buildReason": BUILD.reason}})
     if key_of_its_own:
-        page_tokens.warn_per_process()
+        page_tokens.warn_per_process(line["host"])
 
 
 def _playground_url(host: str, port: int) -> str:

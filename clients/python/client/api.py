@@ -5,8 +5,10 @@
 
 Every method takes the request (a protobuf message, or its proto3-JSON dict) and, as
 keywords, ``timeout`` (seconds; the client's default, DEFAULT_TIMEOUT, otherwise),
-``request_id`` (sent as ``x-request-id``, generated when absent) and ``locale`` (the
-language of this call's messages; the client's ``locale`` otherwise). Answers come back in
+``request_id`` (sent as ``x-request-id``, generated when absent), ``locale`` (the
+language of this call's messages; the client's ``locale`` otherwise) and ``table`` (the
+table key sent as ``x-samba-table``, by which a balancer keeps a table's calls on one worker;
+by default the deal's commitment: tables.py). Answers come back in
 the request's form. ``iter_legal_actions`` yields every legal action of every page.
 
 A call that meets UNAVAILABLE (a draining replica, a connection refused, a server
@@ -30,6 +32,7 @@ from google.protobuf.message import Message
 from .errors import AdjudicatorError
 from .retry import DEFAULT_RETRY, Attempts, RetryPolicy
 from .rpcs import RPCS, Request, answer_as
+from .tables import table_key
 from .transports import (
     CHANNEL_OPTIONS,
     AsyncGrpcTransport,
@@ -53,8 +56,11 @@ def _method(name: str):
         timeout: float | None = None,
         request_id: str | None = None,
         locale: str | None = None,
+        table: str | None = None,
     ):
-        return self.call(name, request, timeout=timeout, request_id=request_id, locale=locale)
+        return self.call(
+            name, request, timeout=timeout, request_id=request_id, locale=locale, table=table
+        )
 
     method.__name__ = method.__qualname__ = rpc.python_name
     method.__doc__ = (
@@ -97,6 +103,11 @@ class _Methods:
             Attempts(self.retry, self.timeout if timeout is None else timeout),
             request_id or uuid.uuid4().hex,
         )
+
+    @staticmethod
+    def _metadata(method: str, request: Request, locale: str | None, table: str | None):
+        """What travels beside the request: its language and its table key."""
+        return locale, table or table_key(method, request)
 
 
 def _page_request(request: Request, token: str) -> Request:
@@ -181,13 +192,15 @@ class Client(_Methods):
         timeout: float | None = None,
         request_id: str | None = None,
         locale: str | None = None,
+        table: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
         rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        locale, table = self._metadata(method, request, locale, table)
         while True:
             try:
                 answer = self.transport.invoke(
-                    rpc, prepared, attempts.timeout(), request_id, locale
+                    rpc, prepared, attempts.timeout(), request_id, locale, table
                 )
             except AdjudicatorError as error:
                 delay = attempts.retry_after(error)
@@ -262,13 +275,15 @@ class AsyncClient(_Methods):
         timeout: float | None = None,
         request_id: str | None = None,
         locale: str | None = None,
+        table: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
         rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
+        locale, table = self._metadata(method, request, locale, table)
         while True:
             try:
                 answer = await self.transport.invoke(
-                    rpc, prepared, attempts.timeout(), request_id, locale
+                    rpc, prepared, attempts.timeout(), request_id, locale, table
                 )
             except AdjudicatorError as error:
                 delay = attempts.retry_after(error)

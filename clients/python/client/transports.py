@@ -2,7 +2,8 @@
 
 A transport prepares a request once (``prepare``: the message gRPC sends, or the REST call
 with its body) and sends it on each attempt (``invoke``), returning the answer or raising
-``AdjudicatorError``; ``locale`` on a call overrides the transport's. The request id
+``AdjudicatorError``; ``locale`` on a call overrides the transport's; ``table``, the call's
+table key, travels as ``x-samba-table`` (tables.py). The request id
 travels as ``x-request-id`` (metadata or header); the deadline as the gRPC deadline, or
 over REST as the HTTP timeout plus the ``x-server-timeout`` header, so the server stops
 working on it too.
@@ -19,6 +20,7 @@ from google.protobuf.message import Message
 from . import errors
 from ._pb import adjudicator_pb2_grpc
 from .rpcs import Request, RestCall, Rpc, request_message, rest_answer, rest_call
+from .tables import TABLE_HEADER
 
 #: gRPC channel options of the channels the client makes: a restarted server is found again
 #: within about a second (gRPC's default reconnect backoff starts at 1 s and grows to 120 s).
@@ -32,6 +34,14 @@ CHANNEL_OPTIONS = (
 def _language_metadata(locale: str | None) -> tuple[tuple[str, str], ...]:
     """``accept-language`` metadata: the language of the service's messages (docs/i18n.md)."""
     return (("accept-language", locale),) if locale else ()
+
+
+def _metadata(
+    request_id: str, locale: str | None, table: str | None
+) -> tuple[tuple[str, str], ...]:
+    """Every call's metadata (gRPC) or headers (REST): its request id, language, table key."""
+    table_header = ((TABLE_HEADER, table),) if table else ()
+    return (("x-request-id", request_id), *_language_metadata(locale), *table_header)
 
 
 def _unreached(error: errors.AdjudicatorError, state, request_id: str) -> errors.AdjudicatorError:
@@ -73,8 +83,9 @@ class GrpcTransport:
         timeout: float | None,
         request_id: str,
         locale: str | None = None,
+        table: str | None = None,
     ) -> Message:
-        metadata = (("x-request-id", request_id), *_language_metadata(locale or self.locale))
+        metadata = _metadata(request_id, locale or self.locale, table)
         try:
             return getattr(self.stub, rpc.name)(
                 message, timeout=timeout, metadata=metadata, wait_for_ready=True
@@ -105,8 +116,9 @@ class AsyncGrpcTransport:
         timeout: float | None,
         request_id: str,
         locale: str | None = None,
+        table: str | None = None,
     ) -> Message:
-        metadata = (("x-request-id", request_id), *_language_metadata(locale or self.locale))
+        metadata = _metadata(request_id, locale or self.locale, table)
         try:
             return await getattr(self.stub, rpc.name)(
                 message, timeout=timeout, metadata=metadata, wait_for_ready=True
@@ -120,9 +132,9 @@ class AsyncGrpcTransport:
 
 
 def _rest_request(
-    call: RestCall, timeout: float | None, request_id: str, locale: str | None
+    call: RestCall, timeout: float | None, request_id: str, locale: str | None, table: str | None
 ) -> dict[str, Any]:
-    headers = {"x-request-id": request_id, **dict(_language_metadata(locale))}
+    headers = dict(_metadata(request_id, locale, table))
     if call.body is not None:
         headers["content-type"] = "application/json"
     if timeout is not None:
@@ -185,10 +197,11 @@ class RestTransport:
         timeout: float | None,
         request_id: str,
         locale: str | None = None,
+        table: str | None = None,
     ) -> Message | dict[str, Any]:
         try:
             response = self.http.request(
-                **_rest_request(call, timeout, request_id, locale or self.locale)
+                **_rest_request(call, timeout, request_id, locale or self.locale, table)
             )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
@@ -219,10 +232,11 @@ class AsyncRestTransport:
         timeout: float | None,
         request_id: str,
         locale: str | None = None,
+        table: str | None = None,
     ) -> Message | dict[str, Any]:
         try:
             response = await self.http.request(
-                **_rest_request(call, timeout, request_id, locale or self.locale)
+                **_rest_request(call, timeout, request_id, locale or self.locale, table)
             )
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None

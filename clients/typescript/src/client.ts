@@ -9,6 +9,7 @@ import {
 import { Adjudicator } from "./gen/samba/v1/adjudicator_pb.js";
 import { AdjudicatorError } from "./errors.js";
 import { resolveRetry, withRetry, type RetryPolicy } from "./retry.js";
+import { tableKey } from "./tables.js";
 
 /** Per-call options. */
 export interface CallOptions {
@@ -20,6 +21,11 @@ export interface CallOptions {
   requestId?: string;
   /** The language of this call's human texts (overrides the client's `locale`). */
   locale?: string;
+  /**
+   * The table key sent as `x-samba-table`, by which a balancer keeps a table's calls on one
+   * worker (docs/deployment.md). Absent: the deal's commitment (./tables.ts).
+   */
+  table?: string;
 }
 
 /** Default deadline of a call in milliseconds, every attempt included: a service restarting
@@ -72,6 +78,8 @@ export interface Call {
   readonly timeoutMs: number | undefined;
   /** The call's `locale`, when it names one (else the transport's). */
   readonly locale?: string;
+  /** The call's table key (`x-samba-table`), when it has one. */
+  readonly table?: string;
 }
 
 export type Invoke = <I extends DescMessage, O extends DescMessage>(
@@ -141,15 +149,17 @@ export function createAdjudicatorClient(invoke: Invoke, options: ClientOptions =
       const deadline = timeoutMs !== undefined ? Date.now() + timeoutMs : undefined;
       const message = create(unary.input, request);
       // Each attempt carries what is left of the deadline, and the same request id.
-      const attempt = () =>
+      const attempt = (table: string | undefined) => () =>
         invoke(unary, message, {
           requestId,
           signal,
           timeoutMs: deadline !== undefined ? Math.max(deadline - Date.now(), 1) : undefined,
           locale: callOptions.locale,
+          table,
         });
       try {
-        return await withRetry(retry, signal, deadline, attempt);
+        const table = callOptions.table ?? (await tableKey(method.localName, message));
+        return await withRetry(retry, signal, deadline, attempt(table));
       } finally {
         done();
       }

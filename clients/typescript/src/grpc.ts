@@ -13,6 +13,7 @@ import {
   type Call,
   type ClientOptions,
 } from "./client.js";
+import { tableHeaders } from "./tables.js";
 import { retryFromServiceConfig, timeoutFromServiceConfig, type ServiceConfig } from "./retry.js";
 
 export interface GrpcClientOptions extends ClientOptions {
@@ -80,7 +81,11 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcAdjudicatorCli
     ) => Promise<MessageShape<O>>;
     try {
       return await rpc(request, {
-        headers: { ...(call.locale ? languageHeaders(call.locale) : language), "x-request-id": call.requestId },
+        headers: {
+          ...(call.locale ? languageHeaders(call.locale) : language),
+          ...tableHeaders(call.table),
+          "x-request-id": call.requestId,
+        },
         // The deadline also travels as grpc-timeout, so the server stops working on it.
         timeoutMs: call.timeoutMs ?? 0,
         signal: call.signal,

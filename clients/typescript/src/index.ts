@@ -20,6 +20,7 @@ export {
   type RetryPolicy,
   type ServiceConfig,
 } from "./retry.js";
+export { TABLE_HEADER, tableKey } from "./tables.js";
 export { AdjudicatorError, STATUS_NAMES, type FieldViolation, type StatusName } from "./errors.js";
 export * from "./gen/samba/v1/adjudicator_pb.js";
 export * from "./gen/samba/v1/action_pb.js";

@@ -17,6 +17,7 @@ import {
   type Call,
   type ClientOptions,
 } from "./client.js";
+import { tableHeaders } from "./tables.js";
 
 /**
  * An RPC's REST verb and path: its `google.api.http` option in the schema (AIP-127), the one
@@ -57,6 +58,7 @@ export function createRestClient(options: RestClientOptions): AdjudicatorClient 
     const headers: Record<string, string> = {
       ...options.headers,
       ...(call.locale ? languageHeaders(call.locale) : language),
+      ...tableHeaders(call.table),
       "x-request-id": call.requestId,
     };
     if (call.timeoutMs !== undefined) headers["x-server-timeout"] = String(call.timeoutMs / 1000);

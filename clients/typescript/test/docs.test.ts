@@ -1,7 +1,8 @@
 // The README's and docs/guide.md's TypeScript examples run against a real server: every `ts`
 // block preceded by `<!-- doc-test -->` (tests/test_docs_run.py pins how many there are and
 // runs the sh and python ones). The blocks of one file make one module, in order, as a
-// reader pasting them would; `localhost:8080`/`:50051` become the test server's ports; the
+// reader pasting them would; they read the ports from SAMBA_HTTP_PORT / SAMBA_GRPC_PORT, set
+// to the test server's (tests/test_docs_run.py checks none names a port itself); the
 // game server's own functions the guide leaves to you (sendTo, …) are declared first.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -34,10 +35,7 @@ function blocks(markdown: string): string[] {
 }
 
 async function runModule(name: string, markdown: string) {
-  const code = blocks(readFileSync(`${REPO}${markdown}`, "utf8"))
-    .join("\n")
-    .replaceAll("localhost:8080", `127.0.0.1:${server.httpPort}`)
-    .replaceAll("localhost:50051", `127.0.0.1:${server.grpcPort}`);
+  const code = blocks(readFileSync(`${REPO}${markdown}`, "utf8")).join("\n");
   // imports first, as the blocks have them; then the prelude; then the rest in order
   const lines = code.split("\n");
   const imports = lines.filter((l) => l.startsWith("import "));
@@ -55,7 +53,12 @@ async function runModule(name: string, markdown: string) {
   await promisify(execFile)(`${PACKAGE}node_modules/.bin/tsc`, ["-p", `${SOURCES}tsconfig.json`]).catch((e) => {
     throw new Error(`${markdown}'s TypeScript does not compile:\n${e.stdout}`);
   });
-  return promisify(execFile)(process.execPath, [`${PACKAGE}.build/docs/${name}.js`], { cwd: PACKAGE });
+  const env = {
+    ...process.env,
+    SAMBA_HTTP_PORT: String(server.httpPort),
+    SAMBA_GRPC_PORT: String(server.grpcPort),
+  };
+  return promisify(execFile)(process.execPath, [`${PACKAGE}.build/docs/${name}.js`], { cwd: PACKAGE, env });
 }
 
 test("the README's TypeScript example runs", async () => {
