@@ -69,6 +69,12 @@ def _error(pg) -> str:
 def _open_settings_and_sit(pg, base: str, seed: str) -> None:
     pg.goto(base + "/playground")
     pg.wait_for_selector("#log li[data-kind='deal']", state="attached")
+    phone = pg.evaluate("innerWidth") <= 900
+    # a phone starts with a person at the seat to act first, the others computers; a wide
+    # screen with no seat taken (the page explores every seat)
+    seat = "1" if phone else ""
+    pg.wait_for_function(f"document.querySelector('#me').value === '{seat}' && {READY}")
+    assert pg.locator("#play").is_visible() == phone
     if not pg.eval_on_selector("#settings", "d => d.open"):
         pg.locator("#settings > summary").tap()
     pg.select_option("#profile", "classic")
@@ -231,13 +237,15 @@ class Tapper:
         )
 
 
-def _layout_on_a_phone(pg) -> None:
+def _layout_on_a_phone(pg) -> dict[str, float]:
+    """Checks the phone's layout; answers where the pile, the hand and the moves end."""
     widths = pg.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     assert widths[0] <= widths[1] == 360, widths
     # the pile, the hand and the moves within the first screen and a half
+    bottoms = {}
     for sel in ("#pile", "#my-hand", "#moves"):
-        bottom = pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
-        assert bottom <= 1.5 * PHONE["height"], (sel, bottom)
+        bottoms[sel] = pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
+        assert bottoms[sel] <= 1.5 * PHONE["height"], (sel, bottoms[sel])
     # settings, the event log and the developer panels folded
     folded = pg.eval_on_selector_all("details.fold", "ds => ds.map(d => [d.id, d.open])")
     assert folded and all(not is_open for _, is_open in folded), folded
@@ -252,6 +260,7 @@ def _layout_on_a_phone(pg) -> None:
            .map(([name, r]) => [name, Math.round(r.width), Math.round(r.height)])"""
     )
     assert small == [], small
+    return bottoms
 
 
 def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  # noqa: F811
@@ -288,7 +297,7 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
                 assert seat.locator(".card.back").count() > 0
             if not checked and pg.eval_on_selector("#turn", "t => t.dataset.phase") == "PLAY":
                 checked = True
-                _layout_on_a_phone(pg)
+                bottoms = _layout_on_a_phone(pg)
                 assert _serious_axe_violations(pg) == []
                 assert not pg.locator("#clear").is_visible()  # nothing selected
                 player.tap_card(0)
@@ -324,7 +333,9 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
         # the taps each kind of move took
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "taps.json").write_text(
-            json.dumps({"taps": player.counts, "refusals": player.refusals}, indent=1)
+            json.dumps(
+                {"taps": player.counts, "refusals": player.refusals, "bottoms": bottoms}, indent=1
+            )
         )
         assert set(player.counts["drawStock"]) == {1}
         assert set(player.counts.get("discard", [2])) == {2}
