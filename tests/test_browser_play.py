@@ -418,9 +418,10 @@ def test_the_wide_table_keeps_its_layout_is_keyboard_playable_and_names_its_card
 
 
 def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noqa: F811
-    """A pasted position one discard from the match's end (side 0 at 9,900 of 10,000): seat 0
-    goes out by tapping its last card and *Go out*; the page says the match is over and who
-    won, and *New match* deals deal 1 again with the match scores at zero."""
+    """A pasted position two moves from the match's end (side 0 at 9,900 of 10,000): seat 0
+    adds a king to its kings by keyboard (the card, then the meld), goes out by tapping its
+    last card and *Go out*; the page says the match is over and who won, and *New match*
+    deals deal 1 again with the match scores at zero."""
     from builders import make_snapshot
 
     from samba_adjudicator.service.codec import convert, jsonio
@@ -428,7 +429,7 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
     snap = make_snapshot(
         "classic",
         4,
-        hands={0: "9C"},
+        hands={0: "9C KC"},
         melds={0: ["KH KS KD KC KH KS KD", "QH QS QD QC QH QS QD"]},
         has_melded=(0,),
         match_scores=[9900, 0],
@@ -446,6 +447,17 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
         pg.wait_for_selector("#log li[data-kind='inspect']")
         pg.select_option("#me", "0")
         pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "-1"])
+        # by keyboard: the king chosen, then the kings' meld (a button too) takes it
+        pg.locator("#my-hand button[data-card='KC']").focus()
+        pg.keyboard.press("Enter")
+        pg.wait_for_function(READY)
+        kings = pg.locator(".meld.target", has=pg.locator("[data-card='KH']"))
+        assert kings.get_attribute("role") == "button"
+        kings.focus()
+        pg.keyboard.press("Enter")
+        pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "0"])
+        assert kings.locator("[data-card='KC']").count() == 2
+        assert pg.locator("#log li[data-event='MELD_EXTENDED']").count() == 1
         pg.locator("#my-hand button[data-card='9C']").click()
         pg.wait_for_function(READY)
         assert pg.eval_on_selector_all(
