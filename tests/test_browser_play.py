@@ -69,6 +69,14 @@ def _error(pg) -> str:
 def _open_settings_and_sit(pg, base: str, seed: str) -> None:
     pg.goto(base + "/playground")
     pg.wait_for_selector("#log li[data-kind='deal']", state="attached")
+    phone = pg.evaluate("innerWidth") <= 900
+    # a phone starts with a person at the seat to act first, the others computers; a wide
+    # screen with no seat taken (the page explores every seat)
+    seat = "1" if phone else ""
+    pg.wait_for_function(f"document.querySelector('#me').value === '{seat}' && {READY}")
+    assert pg.locator("#play").is_visible() == phone
+    if not phone:  # the page exploring every seat, every panel open, passes axe too
+        assert _serious_axe_violations(pg) == []
     if not pg.eval_on_selector("#settings", "d => d.open"):
         pg.locator("#settings > summary").tap()
     pg.select_option("#profile", "classic")
@@ -231,13 +239,15 @@ class Tapper:
         )
 
 
-def _layout_on_a_phone(pg) -> None:
+def _layout_on_a_phone(pg) -> dict[str, float]:
+    """Checks the phone's layout; answers where the pile, the hand and the moves end."""
     widths = pg.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     assert widths[0] <= widths[1] == 360, widths
     # the pile, the hand and the moves within the first screen and a half
+    bottoms = {}
     for sel in ("#pile", "#my-hand", "#moves"):
-        bottom = pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
-        assert bottom <= 1.5 * PHONE["height"], (sel, bottom)
+        bottoms[sel] = pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
+        assert bottoms[sel] <= 1.5 * PHONE["height"], (sel, bottoms[sel])
     # settings, the event log and the developer panels folded
     folded = pg.eval_on_selector_all("details.fold", "ds => ds.map(d => [d.id, d.open])")
     assert folded and all(not is_open for _, is_open in folded), folded
@@ -252,6 +262,7 @@ def _layout_on_a_phone(pg) -> None:
            .map(([name, r]) => [name, Math.round(r.width), Math.round(r.height)])"""
     )
     assert small == [], small
+    return bottoms
 
 
 def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  # noqa: F811
@@ -288,7 +299,7 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
                 assert seat.locator(".card.back").count() > 0
             if not checked and pg.eval_on_selector("#turn", "t => t.dataset.phase") == "PLAY":
                 checked = True
-                _layout_on_a_phone(pg)
+                bottoms = _layout_on_a_phone(pg)
                 assert _serious_axe_violations(pg) == []
                 assert not pg.locator("#clear").is_visible()  # nothing selected
                 player.tap_card(0)
@@ -324,7 +335,9 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
         # the taps each kind of move took
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "taps.json").write_text(
-            json.dumps({"taps": player.counts, "refusals": player.refusals}, indent=1)
+            json.dumps(
+                {"taps": player.counts, "refusals": player.refusals, "bottoms": bottoms}, indent=1
+            )
         )
         assert set(player.counts["drawStock"]) == {1}
         assert set(player.counts.get("discard", [2])) == {2}
@@ -407,9 +420,10 @@ def test_the_wide_table_keeps_its_layout_is_keyboard_playable_and_names_its_card
 
 
 def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noqa: F811
-    """A pasted position one discard from the match's end (side 0 at 9,900 of 10,000): seat 0
-    goes out by tapping its last card and *Go out*; the page says the match is over and who
-    won, and *New match* deals deal 1 again with the match scores at zero."""
+    """A pasted position two moves from the match's end (side 0 at 9,900 of 10,000): seat 0
+    adds a king to its kings by keyboard (the card, then the meld), goes out by tapping its
+    last card and *Go out*; the page says the match is over and who won, and *New match*
+    deals deal 1 again with the match scores at zero."""
     from builders import make_snapshot
 
     from samba_adjudicator.service.codec import convert, jsonio
@@ -417,7 +431,7 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
     snap = make_snapshot(
         "classic",
         4,
-        hands={0: "9C"},
+        hands={0: "9C KC"},
         melds={0: ["KH KS KD KC KH KS KD", "QH QS QD QC QH QS QD"]},
         has_melded=(0,),
         match_scores=[9900, 0],
@@ -435,6 +449,17 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
         pg.wait_for_selector("#log li[data-kind='inspect']")
         pg.select_option("#me", "0")
         pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "-1"])
+        # by keyboard: the king chosen, then the kings' meld (a button too) takes it
+        pg.locator("#my-hand button[data-card='KC']").focus()
+        pg.keyboard.press("Enter")
+        pg.wait_for_function(READY)
+        kings = pg.locator(".meld.target", has=pg.locator("[data-card='KH']"))
+        assert kings.get_attribute("role") == "button"
+        kings.focus()
+        pg.keyboard.press("Enter")
+        pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "0"])
+        assert kings.locator("[data-card='KC']").count() == 2
+        assert pg.locator("#log li[data-event='MELD_EXTENDED']").count() == 1
         pg.locator("#my-hand button[data-card='9C']").click()
         pg.wait_for_function(READY)
         assert pg.eval_on_selector_all(

@@ -8,7 +8,6 @@
 // place only). token: the newest selection's check, so an older answer is dropped.
 const play = { hand: [], selected: [], token: 0 };
 
-// The seat the person plays, or null (no seat: the page explores every seat).
 // #play's data-ready is "0" while the page redraws or asks the service about a selection,
 // "1" once what it shows is current (what a test waits for).
 async function settled(fn) {
@@ -16,6 +15,7 @@ async function settled(fn) {
   try { await fn(); } finally { $("play").dataset.ready = "1"; }
 }
 
+// The seat the person plays, or null (no seat: the page explores every seat).
 const mySeat = () => ($("me").value === "" ? null : Number($("me").value));
 
 const selectedCards = () => play.selected.map((i) => play.hand[i]);

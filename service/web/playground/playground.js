@@ -427,6 +427,8 @@ async function start() {
   $("hint").addEventListener("click", () => guarded(hint));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
   await deal();
+  // on a phone a person plays: from the seat to act first, against the computer
+  if (!wide) { $("me").value = String(awaitedSeat(state.snapshot)); await chooseSeat(); }
 }
 
 guarded(start);
