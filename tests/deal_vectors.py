@@ -216,6 +216,20 @@ def _requests(adj: Adjudicator, deals: list[dict], finals: dict) -> list[dict]:
     return [{"name": k, "request": v, **_answer(adj, v)} for k, v in cases.items()]
 
 
+def _written(doc: dict) -> str:
+    """Indented JSON with each action on one line, so a change reads as a short diff."""
+    compact = {}
+    for deal in doc["deals"]:
+        for k, action in enumerate(deal["actions"]):
+            mark = f"@{deal['name']}/{k}@"
+            compact[json.dumps(mark)] = json.dumps(action, separators=(",", ":"))
+            deal["actions"][k] = mark
+    text = json.dumps(doc, indent=1, ensure_ascii=False)
+    for mark, action in compact.items():
+        text = text.replace(mark, action, 1)
+    return text
+
+
 def main() -> None:
     adj = Adjudicator()
     deals, finals = _deals(adj)
@@ -227,7 +241,7 @@ def main() -> None:
         "deals": deals,
         "requests": _requests(adj, deals, finals),
     }
-    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    OUT.write_text(_written(doc) + "\n")
     print(f"{OUT}: {len(deals)} deals, {sum(len(d['actions']) for d in deals)} actions")
 
 

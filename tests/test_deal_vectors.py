@@ -181,7 +181,15 @@ def test_the_vectors_cover_every_profile_both_tables_a_deal_that_went_out_and_ov
     for profile in PROFILES:
         allowed = resolve(profile).players_allowed
         assert {(profile, min(allowed)), (profile, max(allowed))} <= tables
-    assert any("overrides" in d["deal"]["ruleset"] for d in DEALS.values())
+    # a deal with overrides: its ruleset (Deal's answer) is not the profile's, and only it
+    # verifies the deal with no server
+    overridden = next(d for d in DEALS.values() if "overrides" in d["deal"]["ruleset"])
+    plain = next(d for d in DEALS.values() if d["deal"]["ruleset"] == {"profile": "classic"})
+    assert overridden["ruleset"]["version"] != plain["ruleset"]["version"]
+    view = next(v for _, viewer, v in views(overridden) if viewer == 0)
+    seed, given = _seeds(overridden)
+    assert client_check(view, seed, given, overridden["ruleset"]) == []
+    assert client_check(view, seed, given, plain["ruleset"]) != []
     assert set(VECTORS["forgeries"]) >= {"hidden-cleared", "dealt-emptied", "commitment-other"}
 
 
