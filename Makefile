@@ -222,6 +222,12 @@ image-test: install deploy-tools
 playthroughs: install
 	$(PY) tests/playthroughs.py
 
+# tests/deal_vectors.json: the deal-check vectors the service's tests and both clients' read
+# (docs/dealing.md#5-deals-players-can-verify); review the diff when the dealing changes.
+.PHONY: deal-vectors
+deal-vectors: install
+	$(PY) tests/deal_vectors.py
+
 # The settings table of docs/service.md, made from the settings (service/ops/config.py);
 # tests/test_settings_table.py checks it is current.
 .PHONY: docs

@@ -69,7 +69,7 @@ def _dealt_check(snapshot: Snapshot, expected: Snapshot) -> list[Problem]:
     shown = 0
     for i, (seat, want) in enumerate(zip(snapshot.seats, expected.seats, strict=True)):
         if seat.hand_hidden and not seat.dealt:
-            continue  # a view: another seat's cards
+            continue  # the view says it hides this seat (handHidden); an empty dealt is not that
         shown += 1
         if seat.dealt != want.dealt:
             out.append(_differs(f"deal.seats[{i}].dealt"))

@@ -126,10 +126,16 @@ class Seat:
     #: The cards every seat knows this seat holds: taken with the pile and not laid down
     #: since, in the canonical order (engine.knowledge). Public: every view keeps it.
     known: tuple[str, ...] = ()
+    #: A view hides the cards of this seat, which holds none (one that went out): its
+    #: emptied ``dealt`` is hidden, not a claim (engine.view). Set only when ``hand_count``
+    #: is 0: a count > 0 with no card listed says it already. The wire's ``handHidden``.
+    redacted: bool = False
 
     @property
     def hand_hidden(self) -> bool:
-        return not self.hand and self.hand_count > 0
+        """No card of the hand is listed because the view hides them: a hand of
+        ``hand_count`` > 0 with none listed, or a redacted one (even of 0 cards)."""
+        return not self.hand and (self.hand_count > 0 or self.redacted)
 
 
 @dataclass(frozen=True)

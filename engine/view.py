@@ -1,9 +1,11 @@
 """GetPlayerView: a snapshot as one seat (or a spectator) may see it (docs/api.md#methods).
 
-Other seats' ``hand`` and ``dealt`` are emptied with ``hand_count`` kept, so every
-non-empty hand but the viewer's is hidden; the stock is hidden (``stock`` emptied,
-``stock_count`` kept); the signature is cleared (the service signs the view afresh when
-signing is on). Everything else — melds, red 3s, the discard pile, the turn — is public.
+Other seats' ``hand`` and ``dealt`` are emptied with ``hand_count`` kept and the seat marked
+``redacted`` (the wire's ``handHidden``), so every seat but the viewer's is hidden, one that
+went out and holds no card too (its emptied ``dealt`` is hidden, not a claim); the stock is
+hidden (``stock`` emptied, ``stock_count`` kept); the signature is cleared (the service signs
+the view afresh when signing is on). Everything else — melds, red 3s, the discard pile, the
+turn — is public.
 
 ``events_seen_by`` is the same rule for the events of an action: the cards a seat draws from
 the stock go to its hidden hand, so a ``CARDS_DRAWN`` event shows them to the drawer only;
@@ -21,7 +23,7 @@ from .model import Event, InvalidInput, Seat, Snapshot
 
 def _hide(seat: Seat) -> Seat:
     count = len(seat.hand) if seat.hand else seat.hand_count
-    return replace(seat, hand=(), hand_count=count, dealt=())
+    return replace(seat, hand=(), hand_count=count, dealt=(), redacted=count == 0)
 
 
 def player_view(snapshot: Snapshot, seat: int | None) -> Snapshot:

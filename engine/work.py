@@ -284,6 +284,7 @@ class Work:
                 dealt=seat.dealt,
                 red_three_replacements_owed=self.owed[i],
                 known=self._known(i, seat),
+                redacted=seat.redacted,
             )
             for i, seat in enumerate(s.seats)
         )

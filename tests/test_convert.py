@@ -306,7 +306,7 @@ def test_output_only_fields_must_agree():
     msg.pile.top = "9C"
     msg.pile.frozen_for_sides[:] = [1]
     msg.turn.awaiting_seats[:] = [3]
-    msg.seats[2].hand_hidden = True
+    msg.seats[0].hand_hidden = True  # its cards are listed: it is not hidden
     with pytest.raises(InvalidInput) as e:
         load_snapshot(msg)
     got = reasons(e.value.problems)
@@ -319,9 +319,20 @@ def test_output_only_fields_must_agree():
             "snapshot.pile.top",
             "snapshot.pile.frozenForSides",
             "snapshot.turn.awaitingSeats",
-            "snapshot.seats[2].handHidden",
+            "snapshot.seats[0].handHidden",
         )
     }
+
+
+def test_hand_hidden_on_a_seat_of_no_card_is_the_views_redaction():
+    """``handHidden`` on a seat that lists no card and counts none is what a view says of a
+    seat that went out (its ``dealt`` hidden too): loaded as hidden, and written back so."""
+    msg = convert.snapshot_to_proto(SNAPSHOTS["melds"]())
+    assert not msg.seats[2].hand and not msg.seats[2].hand_count
+    msg.seats[2].hand_hidden = True
+    snap = load_snapshot(msg)
+    assert snap.seats[2].hand_hidden and snap.is_view
+    assert convert.snapshot_to_proto(snap).seats[2].hand_hidden
 
 
 def test_engine_consistency_problems_prefixed():

@@ -110,9 +110,8 @@ def _both(snap, seed, contributions):
     deal = json_format.MessageToDict(convert.snapshot_to_proto(snap))
     answer = client_verify(deal, seed, contributions, ruleset=ruleset)
     assert answer["verified"] == (not found)
-    client_fields = {p["field"] for p in answer["problems"]}
-    shared = {p.field for p in found if p.field.endswith(("dealt", "Commitment", "deal.seats"))}
-    assert client_fields == shared
+    client = [(p["field"], p["reason"]) for p in answer["problems"]]
+    assert client == [(p.field, p.reason) for p in found]  # the same problems, in order
     return _reasons(found)
 
 
@@ -335,3 +334,66 @@ def test_the_documented_vectors():
     assert deal_seed.commitment("golden-1") == client_commitment("golden-1") == commit
     assert deal_seed.shuffle_seed("golden-1", ["alice", "bob"]) == seed
     assert client_shuffle_seed("golden-1", ["alice", "bob"]) == seed
+
+
+# -- the redaction the check skips: what the view says, never an empty field (issue 47) ---
+
+
+def _went_out(players=2):
+    """A seeded deal BASIC plays at every seat until a seat goes out."""
+    from builders import mover
+
+    from samba_adjudicator.engine.bots import basic
+    from samba_adjudicator.engine.bots.draws import choices
+    from samba_adjudicator.engine.model import EndReason, Phase
+
+    for n in range(1, 20):
+        s = engine.deal(resolve("classic"), players, f"{SECRET}-{n}", 0, 1, contributions=[])
+        while s.turn.phase is not Phase.OVER:
+            seat = mover(s)
+            s = engine.apply(s, basic.choose(s, seat, choices(s, seat)).action).snapshot
+        if s.result.reason is EndReason.WENT_OUT:
+            return s, f"{SECRET}-{n}"
+    raise AssertionError("no deal went out")
+
+
+def test_every_final_view_of_a_deal_that_went_out_verifies():
+    """The seat that went out holds no card: every other seat's view (and the spectator's)
+    hides its ``dealt`` and says so, so the check skips it; its own view proves it."""
+    over, seed = _went_out()
+    out = over.result.seat
+    for viewer in (None, 0, 1):
+        view = engine.player_view(over, viewer)
+        assert view.seats[out].hand_hidden == (viewer != out)
+        expect = {} if viewer is not None else {"deal.seats": "NOTHING_TO_CHECK"}
+        assert _both(view, seed, []) == expect, viewer
+
+
+def test_a_forged_empty_dealt_is_refused_on_a_full_snapshot_and_on_a_view():
+    """An empty ``dealt`` is not a redaction: on the full final snapshot (the seat that went
+    out holds no card, nothing hidden) and on the seat's own view it is refused."""
+    over, seed = _went_out()
+    out = over.result.seat
+    for deal in (over, engine.player_view(over, out)):
+        seats = list(deal.seats)
+        seats[out] = replace(seats[out], dealt=())
+        found = _both(replace(deal, seats=tuple(seats)), seed, [])
+        assert found == {f"deal.seats[{out}].dealt": "NOT_THE_SHUFFLE"}
+    # a view that stops saying a seat is hidden: its empty dealt is a claim, refused
+    view = engine.player_view(over, 1 - out)
+    seats = list(view.seats)
+    seats[out] = replace(seats[out], redacted=False)
+    found = _both(replace(view, seats=tuple(seats)), seed, [])
+    assert found == {f"deal.seats[{out}].dealt": "NOT_THE_SHUFFLE"}
+
+
+@pytest.mark.servers
+def test_the_losers_final_view_verifies_over_rest(http):  # noqa: F811
+    """The issue's reproduction: play to WENT_OUT, take the loser's view, VerifyDeal."""
+    over, seed = _went_out()
+    loser = 1 - over.result.seat
+    view = json_format.MessageToDict(convert.snapshot_to_proto(engine.player_view(over, loser)))
+    assert view["seats"][over.result.seat]["handHidden"] is True
+    r = rest_call(http, "VerifyDeal", {"deal": view, "seed": seed})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"verified": True, "problems": []}

@@ -209,7 +209,7 @@ JSON_NAMES = {
     "VerifyDealRequest": ["deal", "seed", "seedContributions"],
     "VerifyDealResponse": ["verified", "problems"],
     "VerifyDealProblem": ["field", "reason", "description"],
-    "DealResponse": ["snapshot", "views", "spectatorView", "nextActions"],
+    "DealResponse": ["snapshot", "views", "spectatorView", "nextActions", "ruleset"],
     "CheckMeldRequest": ["ruleset", "cards", "snapshot", "seat", "meldId"],
     "CheckMeldResponse": ["valid", "kind", "status", "natural", "points", "violations", "note"],
     "ValidateActionRequest": ["snapshot", "action"],

@@ -46,10 +46,16 @@ def test_spectator_sees_no_hand():
     assert all(s.hand == () and s.hand_hidden for s in view.seats)
 
 
-def test_empty_hand_is_not_hidden():
+def test_another_seats_empty_hand_is_hidden_the_viewers_is_not():
+    """A seat that holds no card (one that went out) is hidden in every other seat's view
+    all the same: the view says so (``handHidden``), since its emptied ``dealt`` is hidden,
+    not a claim that it was dealt nothing. The viewer's own empty hand is shown."""
     snap = make_snapshot(hands={0: "5H 5S", 1: ""})
     view = player_view(snap, 0)
-    assert view.seats[1].hand_count == 0 and not view.seats[1].hand_hidden
+    assert view.seats[1].hand_count == 0 and view.seats[1].hand_hidden and view.is_view
+    own = player_view(snap, 1)
+    assert own.seats[1].hand == () and not own.seats[1].hand_hidden
+    assert player_view(view, 0) == view
 
 
 def test_view_is_consistent_and_idempotent():

@@ -89,7 +89,7 @@ def filled(view: Snapshot, cards: list[str]) -> Snapshot:
             more = seat.hand_count - len(known)
             hand = tuple(sort_cards(known + tuple(cards[:more])))
             cards = cards[more:]
-            seats.append(replace(seat, hand=hand, hand_count=len(hand)))
+            seats.append(replace(seat, hand=hand, hand_count=len(hand), redacted=False))
         else:
             seats.append(seat)
     stock = view.stock

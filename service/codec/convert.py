@@ -156,6 +156,7 @@ def snapshot_from_proto(
                 dealt=dealt,
                 red_three_replacements_owed=s.red_three_replacements_owed,
                 known=cards(s.known, f"{path}.seats[{i}].known", problems),
+                redacted=s.hand_hidden and not raw and not s.hand_count,
             )
         )
     sides = [

@@ -49,7 +49,7 @@ def disagreements(msg: pb.Snapshot, snap: m.Snapshot, path: str) -> list[Problem
     given" (proto3 cannot tell an omitted ``false``/``0`` from a given one)."""
     out = _Disagreements(path)
     for i, (seat, es) in enumerate(zip(msg.seats, snap.seats, strict=True)):
-        if seat.hand_hidden and not es.hand_hidden:
+        if seat.hand_hidden and not es.hand_hidden:  # a hidden hand lists no card
             out.add(f"seats[{i}].handHidden", True, False)
     if msg.stock_hidden and not snap.stock_hidden:
         out.add("stockHidden", True, False)

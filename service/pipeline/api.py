@@ -159,7 +159,10 @@ class Adjudicator:
             ref,
             contributions=tuple(req.seed_contributions),
         )
-        resp = pb.DealResponse(snapshot=self.snapshots.render(snap, remember=True))
+        resp = pb.DealResponse(
+            snapshot=self.snapshots.render(snap, remember=True),
+            ruleset=rulesets.ruleset_to_proto(rules, r.lang),
+        )
         self._extras(resp, req, snap, ())
         return resp
 

@@ -30,4 +30,4 @@ export * from "./gen/samba/v1/snapshot_pb.js";
 // as REST does (./json.ts).
 export { create, fromJson, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";
 export { toJson } from "./json.js";
-export { dealCommitment, shuffleSeed, shuffledPack, dealtHands, verifyDeal, type DealCheck, type DealProblem } from "./dealCheck.js";
+export { dealCommitment, shuffleSeed, shuffledPack, dealtHands, dealtPosition, verifyDeal, type DealCheck, type DealProblem, type DealtPosition } from "./dealCheck.js";

@@ -66,6 +66,16 @@ test("the README's TypeScript example runs", async () => {
   assert.equal(stdout.trim(), "classic");
 });
 
+test("this package's README's Use example runs", async () => {
+  assert.equal(blocks(readFileSync(`${PACKAGE}README.md`, "utf8")).length, 1);
+  const { stdout } = await runModule("package-readme", "clients/typescript/README.md");
+  const [written, nextSeat, dealNumber, checked] = stdout.trim().split("\n");
+  assert.equal(written, "true");
+  assert.match(nextSeat!, /^[0-3]$/);
+  assert.equal(dealNumber, "2"); // the match's next deal
+  assert.equal(checked, "true true"); // the commitment shown first, the final view verified
+});
+
 test("docs/guide.md's TypeScript examples run, in order, as one program", async () => {
   assert.equal(blocks(readFileSync(`${REPO}docs/guide.md`, "utf8")).length, 8);
   const { stdout } = await runModule("guide", "docs/guide.md");
