@@ -323,7 +323,8 @@ def test_metrics_and_large_cheap_calls_do_not_wait_behind_queued_heavy_calls():
         assert (metrics.status_code, validated.status_code) == (200, 200)
         assert "samba_requests_total" in metrics.text
         assert len(moves.done) < 50, "the moves were all answered before"
-        # a move that got its slot meanwhile takes one thread, freed ones are reused
-        assert most <= computing + 4, (computing, most)
+        # the probes take a pool thread each, a move handed a slot meanwhile one (freed
+        # threads are reused); before, the 48 waiting took 26-38 more (16 -> 42-53)
+        assert most <= computing + 8, (computing, most)
     finally:
         srv.close()
