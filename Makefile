@@ -55,7 +55,7 @@ RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS)
 GENERATED := generated/samba/v1/descriptors.binpb
 
 runtime:
-	@$(MAKE) --no-print-directory -j2 $(RUNTIME)
+	@$(MAKE) -s --no-print-directory -j2 $(RUNTIME)
 
 install: runtime $(DEV_STAMP)
 
