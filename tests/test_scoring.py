@@ -320,8 +320,10 @@ def test_hidden_hands_refused():
     with pytest.raises(InvalidInput) as e:
         score(view)
     assert e.value.kind == "HIDDEN_INFORMATION_REQUIRED"
+    # seat 2 holds no card, and the view hides it too (its dealt with it): every hidden seat
     assert [p.field for p in e.value.problems] == [
         "snapshot.seats[1].hand",
+        "snapshot.seats[2].hand",
         "snapshot.seats[3].hand",
     ]
 
