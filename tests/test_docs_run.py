@@ -57,7 +57,11 @@ def server_env(server) -> dict[str, str]:  # noqa: F811
     }
 
 
-@pytest.mark.parametrize(("name", "language"), sorted(EXPECTED))
+#: Run by the TypeScript client's own docs test (clients/typescript/test/docs.test.ts).
+TYPESCRIPT_RUN = {("clients/typescript/README.md", "ts")}
+
+
+@pytest.mark.parametrize(("name", "language"), sorted(set(EXPECTED) | TYPESCRIPT_RUN))
 def test_the_examples_take_the_ports_from_the_environment(name, language):
     for block in marked_blocks(ROOT / name, language):
         assert not re.search(r"localhost:\d", block), f"{name} {language}: a port in\n{block}"
