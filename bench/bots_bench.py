@@ -268,9 +268,24 @@ def _work(pairs: dict[tuple[str, str], int], tables, budget: int):
     return jobs
 
 
-def run_ladder(pairs: dict[tuple[str, str], int], tables, budget: int, jobs: int) -> list[Row]:
+def tune(settings: Sequence[str]) -> None:
+    """Set STRONG's module constants (``NAME=VALUE``, read at each search) for a trial."""
+    from samba_adjudicator.engine.bots import strong
+
+    for item in settings:
+        name, _, value = item.partition("=")
+        old = getattr(strong, name)
+        new: object = value.lower() in ("1", "true", "yes") if isinstance(old, bool) else value
+        setattr(strong, name, new if isinstance(old, bool | str) else type(old)(value))
+
+
+def run_ladder(
+    pairs: dict[tuple[str, str], int], tables, budget: int, jobs: int, settings: Sequence[str] = ()
+) -> list[Row]:
     rows: dict[tuple[str, str, str, int], Row] = {}
-    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=max(1, jobs), initializer=tune, initargs=(list(settings),)
+    ) as pool:
         futures = [pool.submit(run_chunk, *job) for job in _work(pairs, tables, budget)]
         for f in futures:
             got = f.result()
@@ -418,12 +433,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="pairs to play, comma-separated: a first level (BASIC) or a pair (STRONG:RANDOM)",
     )
     p.add_argument("--tables", default="", help="tables, e.g. canasta:2,pagat:4 (default all)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a constant of engine.bots.strong for a trial (e.g. SEARCH_MELD=1)",
+    )
     args = p.parse_args(argv)
     if args.deals % 2:
         raise SystemExit("--deals must be even: each shuffle is played from both chairs")
     pairs = _pairs(args)
     started = time.perf_counter()
-    rows = run_ladder(pairs, _tables(args.tables), args.budget, args.jobs)
+    rows = run_ladder(pairs, _tables(args.tables), args.budget, args.jobs, args.set)
     data = summary(rows, args.budget, time.perf_counter() - started)
     if args.json == "-":
         print(json.dumps(data))

@@ -10,9 +10,11 @@ or the hand-written ``hand_judge``). The same worlds serve every candidate. The 
 wins, but BASIC's choice stays unless a rival beats it by ``MARGIN`` points on average
 (measured: without it the search loses to BASIC, docs/bots.md#strong-tried).
 
-The budget is counted in simulated plies, so that the answer depends on the request alone:
-``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's speed on one core;
-the compiled build is faster, so it answers well within the budget). A ply's cost grows
+The budget is counted in simulated plies, so that the answer depends on the request (and
+the build) alone: ``plies_per_ms()`` plies per millisecond of budget, about the running
+build's speed on one core of the development machine (``PLIES_PER_MS`` for the pure build,
+``COMPILED_PLIES_PER_MS`` for the compiled one), so that the search spends close to its
+budget without passing it (docs/bots.md#determinism). A ply's cost grows
 with the hand (on a hundred-card hand one listing takes seconds), so the search also has a
 clock: it ends ``CLOCK_SLACK`` times the budget plus ``CLOCK_FLOOR`` seconds after it began,
 at the engine's checkpoints
@@ -27,9 +29,10 @@ import random
 import time
 from collections.abc import Sequence
 
+from ..build import CURRENT
 from ..deadline import Interrupted, checkpoint, sooner
 from ..game import apply
-from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
+from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
 from ..scoring import score
 from ..vocabulary import SEVEN
 from . import basic
@@ -44,7 +47,10 @@ CANDIDATES = 4
 DISCARD_CANDIDATES = 4
 #: Points a searched rival must gain on average over BASIC's choice to replace it.
 MARGIN = 40.0
+#: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
+#: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
+COMPILED_PLIES_PER_MS = 1.0
 #: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
 #: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
@@ -57,6 +63,10 @@ TURNS_AHEAD = 1
 SEARCH_DRAW = True
 SEARCH_DISCARD = True
 SEARCH_ANSWER = True
+#: Melds (laying or adding cards) and going out: searched among BASIC's best rated plays of
+#: every kind (a meld against another, or against discarding at once).
+SEARCH_MELD = False
+SEARCH_GO_OUT = False
 #: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
 #: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
 EVALUATION = "fitted"
@@ -79,13 +89,12 @@ def choose(
     if not _searched(view, seat, pick.action):
         return pick
     kind = type(pick.action)
-    picks = [
-        rated[i] for i in order if type(rated[i].action) is kind or view.turn.phase is Phase.DRAW
-    ]
+    mixed = view.turn.phase is Phase.DRAW or not isinstance(pick.action, (Discard, AnswerGoOut))
+    picks = [rated[i] for i in order if mixed or type(rated[i].action) is kind]
     picks = picks[: DISCARD_CANDIDATES if kind is Discard else CANDIDATES]
     if len(picks) == 1:
         return pick
-    totals, worlds = _search(view, seat, picks, rng, budget_ms)
+    totals, worlds = search(view, seat, [p.action for p in picks], rng, budget_ms)
     if not worlds:  # the clock ended the search before one world was played whole
         return pick
     best = 0
@@ -105,15 +114,16 @@ def choose(
     return Rated(picks[best].action, mean, said)
 
 
-def _search(
-    view: Snapshot, seat: int, picks: list[Rated], rng: random.Random, budget_ms: int
+def search(
+    view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> tuple[list[float], int]:
     """(each candidate's total over the worlds played whole, how many): worlds until the
-    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search."""
+    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search. The
+    oracle measure (bench/bots_oracle.py) reads these estimates."""
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)
-    allowance = int(budget_ms * PLIES_PER_MS)
+    allowance = int(budget_ms * plies_per_ms())
     spent = 0
     worlds = 0
     try:
@@ -122,7 +132,7 @@ def _search(
                 world = sample_world(view, pool, rng)
                 values = []
                 for candidate in picks:
-                    value, plies = _play_out(world, candidate.action, seat, side)
+                    value, plies = _play_out(world, candidate, seat, side)
                     values.append(value)
                     spent += plies
                 totals = [a + b for a, b in zip(totals, values, strict=True)]
@@ -130,6 +140,11 @@ def _search(
     except Interrupted:
         checkpoint()  # the call's own deadline or stop: not the search's clock
     return totals, worlds
+
+
+def plies_per_ms() -> float:
+    """The plies a millisecond of budget buys in the running build."""
+    return COMPILED_PLIES_PER_MS if CURRENT.name == "compiled" else PLIES_PER_MS
 
 
 def _searched(view: Snapshot, seat: int, action: Action) -> bool:
@@ -140,7 +155,11 @@ def _searched(view: Snapshot, seat: int, action: Action) -> bool:
         return SEARCH_DRAW
     if isinstance(action, AnswerGoOut):
         return SEARCH_ANSWER
-    return SEARCH_DISCARD and isinstance(action, Discard) and not empties_hand(view, seat, action)
+    if empties_hand(view, seat, action):
+        return SEARCH_GO_OUT
+    if isinstance(action, Discard):
+        return SEARCH_DISCARD
+    return SEARCH_MELD and isinstance(action, MeldCards)
 
 
 def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, int]:
