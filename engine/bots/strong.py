@@ -1,7 +1,8 @@
 """STRONG: determinized sampling with BASIC playouts (docs/bots.md#strong).
 
-STRONG searches the draw, the discard and the answer to "may I go out?"; melding and going
-out follow BASIC. The candidates are BASIC's ``CANDIDATES`` best rated actions of that
+STRONG searches the discard and the answer to "may I go out?"; the draw, melding and going
+out follow BASIC (``SEARCH_DRAW``, ``SEARCH_MELD``, ``SEARCH_GO_OUT``: measured by
+bench/bots_oracle.py). The candidates are BASIC's ``CANDIDATES`` best rated actions of that
 decision. Worlds are sampled from the view (engine.bots.worlds: each hidden hand holds its
 known cards); in each, every candidate is applied and play goes on by BASIC for every seat
 until the seat's next turn begins (``TURNS_AHEAD``; or the deal ends, or ``HORIZON``
@@ -50,7 +51,7 @@ MARGIN = 40.0
 #: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
 #: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
-COMPILED_PLIES_PER_MS = 1.0
+COMPILED_PLIES_PER_MS = 3.0
 #: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
 #: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
@@ -58,9 +59,10 @@ CLOCK_FLOOR = 0.5
 HORIZON = 40
 #: The seat's own turns a playout passes before it is judged: 1, until its next turn begins.
 TURNS_AHEAD = 1
-#: Which decisions are searched (the others follow BASIC): the draw, the discard, the
-#: answer to "may I go out?".
-SEARCH_DRAW = True
+#: Which decisions are searched (the others follow BASIC): the discard and the answer to
+#: "may I go out?"; not the draw, where the oracle measure found the search's picks worse
+#: than BASIC's (docs/bots.md#the-oracle-measure).
+SEARCH_DRAW = False
 SEARCH_DISCARD = True
 SEARCH_ANSWER = True
 #: Melds (laying or adding cards) and going out: searched among BASIC's best rated plays of
@@ -148,9 +150,9 @@ def plies_per_ms() -> float:
 
 
 def _searched(view: Snapshot, seat: int, action: Action) -> bool:
-    """The decisions STRONG searches: the draw, the discard, the answer to "may I go
-    out?". Melding follows BASIC (its order within a turn matters little; its risks are
-    judged at the discard), and so does going out."""
+    """The decisions STRONG searches, each by its switch: the draw (``SEARCH_DRAW``), the
+    discard, the answer to "may I go out?", melding (``SEARCH_MELD``: its candidates are
+    BASIC's best plays of every kind) and going out (``SEARCH_GO_OUT``)."""
     if view.turn.phase is Phase.DRAW:
         return SEARCH_DRAW
     if isinstance(action, AnswerGoOut):
