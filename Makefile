@@ -24,7 +24,7 @@ LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole out
 .PHONY: install runtime run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
-        bench-bots train-bots fuzz image-test scale-test nginx haproxy promtool \
+        bench-bots bench-oracle train-bots fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
@@ -366,6 +366,13 @@ bench-scale: install nginx
 # BENCH_ARGS="--quick" for a few deals each.
 bench-bots: install
 	$(PY) bench/bots_bench.py $(BENCH_ARGS)
+	$(PY) bench/bots_oracle.py $(ORACLE_ARGS)
+
+# The oracle measure of STRONG's judgement alone (docs/bots.md#the-oracle-measure): 420
+# seeded decisions, every candidate played to the deal's end in the true position.
+# ORACLE_ARGS="--per-table 10 --playouts 2" to shorten.
+bench-oracle: install
+	$(PY) bench/bots_oracle.py $(ORACLE_ARGS)
 
 # STRONG's fitted evaluation: BASIC's seeded self-play at every profile, 2 and 4 players,
 # fitted by least squares and written to engine/bots/weights.py (the same seeds write the

@@ -286,7 +286,11 @@ def worlds_searched(reason_message: str) -> int:
 
 
 def test_strong_searches_more_worlds_with_more_budget():
-    s = next(p for p in positions("classic", 2, "budget", every=7) if len(legal_actions(p)[0]) > 3)
+    s = next(
+        p
+        for p in positions("classic", 2, "budget", every=7)
+        if p.turn.phase is Phase.PLAY and len(legal_actions(p)[0]) > 3
+    )
     seat = mover(s)
     small = suggest(s, seat, Level.STRONG, "b", TINY)
     large = suggest(s, seat, Level.STRONG, "b", 150)
@@ -294,6 +298,29 @@ def test_strong_searches_more_worlds_with_more_budget():
     assert worlds_searched(small.reason.message) == strong_bot.MIN_WORLDS
     assert worlds_searched(large.reason.message) > worlds_searched(small.reason.message)
     assert validate(s, large.action) == []
+
+
+def test_the_budget_buys_the_running_build_s_plies():
+    """The compiled build plays more plies per millisecond of budget (about its speed), so
+    it spends close to its budget; each build answers the same request the same way."""
+    from samba_adjudicator.engine.build import CURRENT
+
+    compiled = CURRENT.name == "compiled"
+    expected = strong_bot.COMPILED_PLIES_PER_MS if compiled else strong_bot.PLIES_PER_MS
+    assert strong_bot.plies_per_ms() == expected
+    assert strong_bot.COMPILED_PLIES_PER_MS > strong_bot.PLIES_PER_MS
+
+
+def test_strong_draws_as_basic_draws():
+    """The draw is not searched: the oracle measure found the search's draws worse than
+    BASIC's (docs/bots.md#the-oracle-measure)."""
+    draws = [p for p in positions("classic", 2, "draws", every=2) if p.turn.phase is Phase.DRAW]
+    draws += [p for p in positions("canasta", 2, "draws", every=2) if p.turn.phase is Phase.DRAW]
+    assert len(draws) > 20
+    for s in draws:
+        seat = mover(s)
+        strong = suggest(s, seat, Level.STRONG, "dr", 20)
+        assert strong == suggest(s, seat, Level.BASIC, "dr"), s.ply
 
 
 def test_budget_default_and_cap():

@@ -1,7 +1,8 @@
 """STRONG: determinized sampling with BASIC playouts (docs/bots.md#strong).
 
-STRONG searches the draw, the discard and the answer to "may I go out?"; melding and going
-out follow BASIC. The candidates are BASIC's ``CANDIDATES`` best rated actions of that
+STRONG searches the discard and the answer to "may I go out?"; the draw, melding and going
+out follow BASIC (``SEARCH_DRAW``, ``SEARCH_MELD``, ``SEARCH_GO_OUT``: measured by
+bench/bots_oracle.py). The candidates are BASIC's ``CANDIDATES`` best rated actions of that
 decision. Worlds are sampled from the view (engine.bots.worlds: each hidden hand holds its
 known cards); in each, every candidate is applied and play goes on by BASIC for every seat
 until the seat's next turn begins (``TURNS_AHEAD``; or the deal ends, or ``HORIZON``
@@ -10,9 +11,11 @@ or the hand-written ``hand_judge``). The same worlds serve every candidate. The 
 wins, but BASIC's choice stays unless a rival beats it by ``MARGIN`` points on average
 (measured: without it the search loses to BASIC, docs/bots.md#strong-tried).
 
-The budget is counted in simulated plies, so that the answer depends on the request alone:
-``PLIES_PER_MS`` plies per millisecond of budget (about the pure build's speed on one core;
-the compiled build is faster, so it answers well within the budget). A ply's cost grows
+The budget is counted in simulated plies, so that the answer depends on the request (and
+the build) alone: ``plies_per_ms()`` plies per millisecond of budget, about the running
+build's speed on one core of the development machine (``PLIES_PER_MS`` for the pure build,
+``COMPILED_PLIES_PER_MS`` for the compiled one), so that the search spends close to its
+budget without passing it (docs/bots.md#determinism). A ply's cost grows
 with the hand (on a hundred-card hand one listing takes seconds), so the search also has a
 clock: it ends ``CLOCK_SLACK`` times the budget plus ``CLOCK_FLOOR`` seconds after it began,
 at the engine's checkpoints
@@ -27,9 +30,10 @@ import random
 import time
 from collections.abc import Sequence
 
+from ..build import CURRENT
 from ..deadline import Interrupted, checkpoint, sooner
 from ..game import apply
-from ..model import Action, AnswerGoOut, Discard, GoOut, Phase, Snapshot
+from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
 from ..scoring import score
 from ..vocabulary import SEVEN
 from . import basic
@@ -44,7 +48,10 @@ CANDIDATES = 4
 DISCARD_CANDIDATES = 4
 #: Points a searched rival must gain on average over BASIC's choice to replace it.
 MARGIN = 40.0
+#: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
+#: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
+COMPILED_PLIES_PER_MS = 3.0
 #: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
 #: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
@@ -52,11 +59,16 @@ CLOCK_FLOOR = 0.5
 HORIZON = 40
 #: The seat's own turns a playout passes before it is judged: 1, until its next turn begins.
 TURNS_AHEAD = 1
-#: Which decisions are searched (the others follow BASIC): the draw, the discard, the
-#: answer to "may I go out?".
-SEARCH_DRAW = True
+#: Which decisions are searched (the others follow BASIC): the discard and the answer to
+#: "may I go out?"; not the draw, where the oracle measure found the search's picks worse
+#: than BASIC's (docs/bots.md#the-oracle-measure).
+SEARCH_DRAW = False
 SEARCH_DISCARD = True
 SEARCH_ANSWER = True
+#: Melds (laying or adding cards) and going out: searched among BASIC's best rated plays of
+#: every kind (a meld against another, or against discarding at once).
+SEARCH_MELD = False
+SEARCH_GO_OUT = False
 #: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
 #: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
 EVALUATION = "fitted"
@@ -79,13 +91,12 @@ def choose(
     if not _searched(view, seat, pick.action):
         return pick
     kind = type(pick.action)
-    picks = [
-        rated[i] for i in order if type(rated[i].action) is kind or view.turn.phase is Phase.DRAW
-    ]
+    mixed = view.turn.phase is Phase.DRAW or not isinstance(pick.action, (Discard, AnswerGoOut))
+    picks = [rated[i] for i in order if mixed or type(rated[i].action) is kind]
     picks = picks[: DISCARD_CANDIDATES if kind is Discard else CANDIDATES]
     if len(picks) == 1:
         return pick
-    totals, worlds = _search(view, seat, picks, rng, budget_ms)
+    totals, worlds = search(view, seat, [p.action for p in picks], rng, budget_ms)
     if not worlds:  # the clock ended the search before one world was played whole
         return pick
     best = 0
@@ -105,15 +116,16 @@ def choose(
     return Rated(picks[best].action, mean, said)
 
 
-def _search(
-    view: Snapshot, seat: int, picks: list[Rated], rng: random.Random, budget_ms: int
+def search(
+    view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> tuple[list[float], int]:
     """(each candidate's total over the worlds played whole, how many): worlds until the
-    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search."""
+    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search. The
+    oracle measure (bench/bots_oracle.py) reads these estimates."""
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)
-    allowance = int(budget_ms * PLIES_PER_MS)
+    allowance = int(budget_ms * plies_per_ms())
     spent = 0
     worlds = 0
     try:
@@ -122,7 +134,7 @@ def _search(
                 world = sample_world(view, pool, rng)
                 values = []
                 for candidate in picks:
-                    value, plies = _play_out(world, candidate.action, seat, side)
+                    value, plies = _play_out(world, candidate, seat, side)
                     values.append(value)
                     spent += plies
                 totals = [a + b for a, b in zip(totals, values, strict=True)]
@@ -132,15 +144,24 @@ def _search(
     return totals, worlds
 
 
+def plies_per_ms() -> float:
+    """The plies a millisecond of budget buys in the running build."""
+    return COMPILED_PLIES_PER_MS if CURRENT.name == "compiled" else PLIES_PER_MS
+
+
 def _searched(view: Snapshot, seat: int, action: Action) -> bool:
-    """The decisions STRONG searches: the draw, the discard, the answer to "may I go
-    out?". Melding follows BASIC (its order within a turn matters little; its risks are
-    judged at the discard), and so does going out."""
+    """The decisions STRONG searches, each by its switch: the draw (``SEARCH_DRAW``), the
+    discard, the answer to "may I go out?", melding (``SEARCH_MELD``: its candidates are
+    BASIC's best plays of every kind) and going out (``SEARCH_GO_OUT``)."""
     if view.turn.phase is Phase.DRAW:
         return SEARCH_DRAW
     if isinstance(action, AnswerGoOut):
         return SEARCH_ANSWER
-    return SEARCH_DISCARD and isinstance(action, Discard) and not empties_hand(view, seat, action)
+    if empties_hand(view, seat, action):
+        return SEARCH_GO_OUT
+    if isinstance(action, Discard):
+        return SEARCH_DISCARD
+    return SEARCH_MELD and isinstance(action, MeldCards)
 
 
 def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, int]:
