@@ -16,30 +16,27 @@ restarting, a REST 503) is sent again under the client's ``retry`` policy (``cli
 DEFAULT_RETRY, which retries until the call's deadline, unless ``retry=`` says otherwise,
 ``retry=None`` for one attempt), with the same request id. gRPC calls wait for the channel
 to be ready within their deadline.
+
+The two clients are one: every public method is written once in ``Core``, as steps
+(steps.py) that each client's shell performs, blocking or on asyncio; ``Client`` and
+``AsyncClient`` add only their context manager.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar, Self
 
 from google.protobuf.message import Message
 
 from .errors import AdjudicatorError
 from .retry import DEFAULT_RETRY, Attempts, RetryPolicy
 from .rpcs import RPCS, Request, answer_as
+from .steps import ASYNCIO, BLOCKING, Item, Shell, Sleep, iteration
 from .tables import table_key
-from .transports import (
-    CHANNEL_OPTIONS,
-    AsyncGrpcTransport,
-    AsyncRestTransport,
-    GrpcTransport,
-    RestTransport,
-)
+from .transports import CHANNEL_OPTIONS, GrpcTransport, RestTransport
 
 #: Default deadline of a call, in seconds: every attempt of the call within it, so that a
 #: service restarting (a few seconds) is ridden out.
@@ -58,8 +55,8 @@ def _method(name: str):
         locale: str | None = None,
         table: str | None = None,
     ):
-        return self.call(
-            name, request, timeout=timeout, request_id=request_id, locale=locale, table=table
+        return Core.call(
+            self, name, request, timeout=timeout, request_id=request_id, locale=locale, table=table
         )
 
     method.__name__ = method.__qualname__ = rpc.python_name
@@ -70,8 +67,48 @@ def _method(name: str):
     return method
 
 
-class _Methods:
-    """The RPCs as methods, each calling ``self.call``."""
+def _page_request(request: Request, token: str) -> Request:
+    """``request`` asking for the page of ``token``."""
+    if isinstance(request, Message):
+        copy = type(request)()
+        copy.CopyFrom(request)
+        copy.page_token = token
+        return copy
+    return {**(request or {}), "pageToken": token}
+
+
+def _page(answer) -> tuple[list, str]:
+    if isinstance(answer, Message):
+        return list(answer.actions), answer.next_page_token
+    return answer["actions"], answer["nextPageToken"]
+
+
+def _channel_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
+    """The client's channel options, and a gRPC service config (a dict or its JSON text)."""
+    if service_config is None:
+        return list(CHANNEL_OPTIONS)
+    text = service_config if isinstance(service_config, str) else json.dumps(service_config)
+    return [*CHANNEL_OPTIONS, ("grpc.service_config", text)]
+
+
+class Core:
+    """Both clients, written once. Each public method here is steps (steps.py; what it
+    returns is left unannotated, an answer in one client and an awaitable in the other); a
+    client class names its shell (``class Client(Core, shell=BLOCKING)``), which makes every one
+    of them its own kind of method: blocking, or a coroutine (an async iterator for
+    ``iter_legal_actions``). The core calls the core (``Core.call``), never ``self.call``,
+    which is the shell's."""
+
+    _shell: ClassVar[Shell]
+
+    def __init_subclass__(cls, shell: Shell | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if shell is None:  # a subclass of a client keeps its shell
+            return
+        cls._shell = shell
+        for name, core in vars(Core).items():
+            if not name.startswith("_") and callable(core) and not isinstance(core, classmethod):
+                setattr(cls, name, shell.method(core, cls))
 
     list_rulesets = _method("ListRulesets")
     get_ruleset = _method("GetRuleset")
@@ -93,66 +130,6 @@ class _Methods:
         self.timeout = timeout
         self.retry = retry
 
-    def _prepare(
-        self, method: str, request: Request, timeout: float | None, request_id: str | None
-    ):
-        rpc = RPCS[method]
-        return (
-            rpc,
-            self.transport.prepare(rpc, request),
-            Attempts(self.retry, self.timeout if timeout is None else timeout),
-            request_id or uuid.uuid4().hex,
-        )
-
-    @staticmethod
-    def _metadata(method: str, request: Request, locale: str | None, table: str | None):
-        """What travels beside the request: its language and its table key."""
-        return locale, table or table_key(method, request)
-
-
-def _page_request(request: Request, token: str) -> Request:
-    """``request`` asking for the page of ``token``."""
-    if isinstance(request, Message):
-        copy = type(request)()
-        copy.CopyFrom(request)
-        copy.page_token = token
-        return copy
-    return {**(request or {}), "pageToken": token}
-
-
-def _page(answer) -> tuple[list, str]:
-    if isinstance(answer, Message):
-        return list(answer.actions), answer.next_page_token
-    return answer["actions"], answer["nextPageToken"]
-
-
-def _grpc_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
-    """Channel options carrying a gRPC service config (a dict or its JSON text)."""
-    if service_config is None:
-        return []
-    text = service_config if isinstance(service_config, str) else json.dumps(service_config)
-    return [("grpc.service_config", text)]
-
-
-def _channel_options(service_config: Mapping[str, Any] | str | None) -> list[tuple[str, Any]]:
-    return [*CHANNEL_OPTIONS, *_grpc_options(service_config)]
-
-
-def grpc_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
-    import grpc
-
-    return grpc.insecure_channel(target, options=_channel_options(service_config))
-
-
-def grpc_aio_channel(target: str, service_config: Mapping[str, Any] | str | None = None):
-    import grpc
-
-    return grpc.aio.insecure_channel(target, options=_channel_options(service_config))
-
-
-class Client(_Methods):
-    """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
-
     @classmethod
     def grpc(
         cls,
@@ -163,12 +140,15 @@ class Client(_Methods):
         retry: RetryPolicy | None = DEFAULT_RETRY,
         service_config: Mapping[str, Any] | str | None = None,
         locale: str | None = None,
-    ) -> Client:
-        """``service_config``: a gRPC service config for the channel this makes (load
+    ) -> Self:
+        """``channel``: a ``grpc`` channel (a ``grpc.aio`` one for ``AsyncClient``).
+        ``service_config``: a gRPC service config for the channel this makes (load
         balancing, gRPC's own retryPolicy, timeouts); ignored when ``channel`` is given.
         ``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
-        channel = channel or grpc_channel(target, service_config)
-        return cls(GrpcTransport(target, channel, locale), timeout, retry)
+        channel = channel or cls._shell.grpc_channel(
+            target, options=_channel_options(service_config)
+        )
+        return cls(GrpcTransport(channel, cls._shell, locale), timeout, retry)
 
     @classmethod
     def rest(
@@ -180,9 +160,11 @@ class Client(_Methods):
         headers: dict[str, str] | None = None,
         retry: RetryPolicy | None = DEFAULT_RETRY,
         locale: str | None = None,
-    ) -> Client:
-        """``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
-        return cls(RestTransport(base_url, http, headers, locale), timeout, retry)
+    ) -> Self:
+        """``http``: an ``httpx.Client`` (an ``httpx.AsyncClient`` for ``AsyncClient``).
+        ``locale`` (``es``, ``it-IT``, …) chooses the language of the messages."""
+        http = http or cls._shell.http_client(base_url=base_url, headers=headers)
+        return cls(RestTransport(http, cls._shell, locale), timeout, retry)
 
     def call(
         self,
@@ -195,123 +177,65 @@ class Client(_Methods):
         table: str | None = None,
     ):
         """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
-        locale, table = self._metadata(method, request, locale, table)
+        rpc = RPCS[method]
+        prepared = self.transport.prepare(rpc, request)
+        attempts = Attempts(self.retry, self.timeout if timeout is None else timeout)
+        request_id = request_id or uuid.uuid4().hex
+        table = table or table_key(method, request)
         while True:
             try:
-                answer = self.transport.invoke(
+                answer = yield from self.transport.send(
                     rpc, prepared, attempts.timeout(), request_id, locale, table
                 )
             except AdjudicatorError as error:
                 delay = attempts.retry_after(error)
                 if delay is None:
                     raise
-                time.sleep(delay)
+                yield Sleep(delay)
                 continue
             return answer_as(request, answer)
 
+    @iteration
     def iter_legal_actions(
         self, request: Request = None, *, timeout: float | None = None, locale: str | None = None
-    ) -> Iterator:
+    ):
         """Every legal action of ListLegalActions' ``request``, page after page (each page
-        a call of its own, with ``timeout``), in the request's form."""
+        a call of its own, with ``timeout``), in the request's form (``async for`` on an
+        ``AsyncClient``)."""
         token = ""
         while True:
-            page = self.call(
-                "ListLegalActions", _page_request(request, token), timeout=timeout, locale=locale
+            page = yield from Core.call(
+                self,
+                "ListLegalActions",
+                _page_request(request, token),
+                timeout=timeout,
+                locale=locale,
             )
             actions, token = _page(page)
-            yield from actions
+            for action in actions:
+                yield Item(action)
             if not token:
                 return
 
-    def close(self) -> None:
-        self.transport.close()
+    def close(self):
+        """Closes the channel or the HTTP client."""
+        yield from self.transport.close()
 
-    def __enter__(self) -> Client:
+
+class Client(Core, shell=BLOCKING):
+    """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
+
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-class AsyncClient(_Methods):
+class AsyncClient(Core, shell=ASYNCIO):
     """An asyncio client: ``await client.deal(...)``. ``AsyncClient.grpc`` / ``.rest``."""
 
-    @classmethod
-    def grpc(
-        cls,
-        target: str,
-        *,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        channel=None,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
-        service_config: Mapping[str, Any] | str | None = None,
-        locale: str | None = None,
-    ) -> AsyncClient:
-        """As ``Client.grpc``."""
-        channel = channel or grpc_aio_channel(target, service_config)
-        return cls(AsyncGrpcTransport(target, channel, locale), timeout, retry)
-
-    @classmethod
-    def rest(
-        cls,
-        base_url: str,
-        *,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        http=None,
-        headers: dict[str, str] | None = None,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
-        locale: str | None = None,
-    ) -> AsyncClient:
-        """As ``Client.rest``."""
-        return cls(AsyncRestTransport(base_url, http, headers, locale), timeout, retry)
-
-    async def call(
-        self,
-        method: str,
-        request: Request = None,
-        *,
-        timeout: float | None = None,
-        request_id: str | None = None,
-        locale: str | None = None,
-        table: str | None = None,
-    ):
-        """Any RPC by its name (``"ValidateAction"``)."""
-        rpc, prepared, attempts, request_id = self._prepare(method, request, timeout, request_id)
-        locale, table = self._metadata(method, request, locale, table)
-        while True:
-            try:
-                answer = await self.transport.invoke(
-                    rpc, prepared, attempts.timeout(), request_id, locale, table
-                )
-            except AdjudicatorError as error:
-                delay = attempts.retry_after(error)
-                if delay is None:
-                    raise
-                await asyncio.sleep(delay)
-                continue
-            return answer_as(request, answer)
-
-    async def iter_legal_actions(
-        self, request: Request = None, *, timeout: float | None = None, locale: str | None = None
-    ) -> AsyncIterator:
-        """As ``Client.iter_legal_actions``, for ``async for``."""
-        token = ""
-        while True:
-            page = await self.call(
-                "ListLegalActions", _page_request(request, token), timeout=timeout, locale=locale
-            )
-            actions, token = _page(page)
-            for action in actions:
-                yield action
-            if not token:
-                return
-
-    async def close(self) -> None:
-        await self.transport.close()
-
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

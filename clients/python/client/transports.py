@@ -1,8 +1,10 @@
-"""The wire: gRPC (``grpc`` / ``grpc.aio``) and REST (``httpx``), sync and asyncio.
+"""The wire: gRPC (``grpc`` / ``grpc.aio``) and REST (``httpx``), each written once for both
+shells (steps.py): the channel or HTTP client is the shell's, and an attempt is a ``Call``
+step the shell performs, blocking or awaited.
 
 A transport prepares a request once (``prepare``: the message gRPC sends, or the REST call
-with its body) and sends it on each attempt (``invoke``), returning the answer or raising
-``AdjudicatorError``; ``locale`` on a call overrides the transport's; ``table``, the call's
+with its body) and sends it on each attempt (``send``: steps returning the answer or
+raising ``AdjudicatorError``); ``locale`` on a call overrides the transport's; ``table``, the call's
 table key, travels as ``x-samba-table`` (tables.py). The request id
 travels as ``x-request-id`` (metadata or header); the deadline as the gRPC deadline, or
 over REST as the HTTP timeout plus the ``x-server-timeout`` header, so the server stops
@@ -20,6 +22,7 @@ from google.protobuf.message import Message
 from . import errors
 from ._pb import adjudicator_pb2_grpc
 from .rpcs import Request, RestCall, Rpc, request_message, rest_answer, rest_call
+from .steps import Call, Shell, Steps
 from .tables import TABLE_HEADER
 
 #: gRPC channel options of the channels the client makes: a restarted server is found again
@@ -61,22 +64,16 @@ class GrpcTransport:
     """Calls wait for the channel to be ready (``wait_for_ready``) within their deadline:
     a server restarting is waited for rather than failed at once."""
 
-    def __init__(
-        self, target: str, channel: grpc.Channel | None = None, locale: str | None = None
-    ) -> None:
-        self.channel = channel or grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+    def __init__(self, channel: Any, shell: Shell, locale: str | None = None) -> None:
+        self.channel = channel  # grpc.Channel or grpc.aio.Channel, as the shell's
         self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
         self.locale = locale
-        self.state: grpc.ChannelConnectivity | None = None
-        self.channel.subscribe(self._watch)
-
-    def _watch(self, state: grpc.ChannelConnectivity) -> None:
-        self.state = state
+        self.connectivity = shell.connectivity(channel)
 
     def prepare(self, rpc: Rpc, request: Request) -> Message:
         return request_message(rpc, request)
 
-    def invoke(
+    def send(
         self,
         rpc: Rpc,
         message: Message,
@@ -84,51 +81,20 @@ class GrpcTransport:
         request_id: str,
         locale: str | None = None,
         table: str | None = None,
-    ) -> Message:
+    ) -> Steps:
+        """One attempt: the answer, or AdjudicatorError."""
         metadata = _metadata(request_id, locale or self.locale, table)
+        options = {"timeout": timeout, "metadata": metadata, "wait_for_ready": True}
         try:
-            return getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=metadata, wait_for_ready=True
-            )
-        except grpc.RpcError as err:
-            raise _unreached(errors.from_grpc(err, request_id), self.state, request_id) from None
-
-    def close(self) -> None:
-        self.channel.unsubscribe(self._watch)
-        self.channel.close()
-
-
-class AsyncGrpcTransport:
-    def __init__(
-        self, target: str, channel: grpc.aio.Channel | None = None, locale: str | None = None
-    ) -> None:
-        self.channel = channel or grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-        self.stub = adjudicator_pb2_grpc.AdjudicatorStub(self.channel)
-        self.locale = locale
-
-    def prepare(self, rpc: Rpc, request: Request) -> Message:
-        return request_message(rpc, request)
-
-    async def invoke(
-        self,
-        rpc: Rpc,
-        message: Message,
-        timeout: float | None,
-        request_id: str,
-        locale: str | None = None,
-        table: str | None = None,
-    ) -> Message:
-        metadata = _metadata(request_id, locale or self.locale, table)
-        try:
-            return await getattr(self.stub, rpc.name)(
-                message, timeout=timeout, metadata=metadata, wait_for_ready=True
-            )
-        except grpc.aio.AioRpcError as err:
+            answer = yield Call(getattr(self.stub, rpc.name), (message,), options)
+        except grpc.RpcError as err:  # grpc.aio's AioRpcError too
             error = errors.from_grpc(err, request_id)
-            raise _unreached(error, self.channel.get_state(), request_id) from None
+            raise _unreached(error, self.connectivity(), request_id) from None
+        return answer
 
-    async def close(self) -> None:
-        await self.channel.close()
+    def close(self) -> Steps:
+        self.connectivity.close()
+        yield Call(self.channel.close)
 
 
 def _rest_request(
@@ -177,20 +143,15 @@ def _rest_result(
 class RestTransport:
     """Answers are asked gzip-encoded (httpx's default ``Accept-Encoding``) and parsed once."""
 
-    def __init__(
-        self,
-        base_url: str,
-        http: httpx.Client | None = None,
-        headers: dict[str, str] | None = None,
-        locale: str | None = None,
-    ) -> None:
-        self.http = http or httpx.Client(base_url=base_url, headers=headers)
+    def __init__(self, http: Any, shell: Shell, locale: str | None = None) -> None:
+        self.http = http  # httpx.Client or httpx.AsyncClient, as the shell's
+        self.close_http = shell.close_http
         self.locale = locale
 
     def prepare(self, rpc: Rpc, request: Request) -> RestCall:
         return rest_call(rpc, request)
 
-    def invoke(
+    def send(
         self,
         rpc: Rpc,
         call: RestCall,
@@ -198,49 +159,14 @@ class RestTransport:
         request_id: str,
         locale: str | None = None,
         table: str | None = None,
-    ) -> Message | dict[str, Any]:
+    ) -> Steps:
+        """One attempt: the answer, or AdjudicatorError."""
+        request = _rest_request(call, timeout, request_id, locale or self.locale, table)
         try:
-            response = self.http.request(
-                **_rest_request(call, timeout, request_id, locale or self.locale, table)
-            )
+            response = yield Call(self.http.request, (), request)
         except httpx.HTTPError as err:
             raise _rest_failure(err, request_id) from None
         return _rest_result(rpc, call, response, request_id)
 
-    def close(self) -> None:
-        self.http.close()
-
-
-class AsyncRestTransport:
-    def __init__(
-        self,
-        base_url: str,
-        http: httpx.AsyncClient | None = None,
-        headers: dict[str, str] | None = None,
-        locale: str | None = None,
-    ) -> None:
-        self.http = http or httpx.AsyncClient(base_url=base_url, headers=headers)
-        self.locale = locale
-
-    def prepare(self, rpc: Rpc, request: Request) -> RestCall:
-        return rest_call(rpc, request)
-
-    async def invoke(
-        self,
-        rpc: Rpc,
-        call: RestCall,
-        timeout: float | None,
-        request_id: str,
-        locale: str | None = None,
-        table: str | None = None,
-    ) -> Message | dict[str, Any]:
-        try:
-            response = await self.http.request(
-                **_rest_request(call, timeout, request_id, locale or self.locale, table)
-            )
-        except httpx.HTTPError as err:
-            raise _rest_failure(err, request_id) from None
-        return _rest_result(rpc, call, response, request_id)
-
-    async def close(self) -> None:
-        await self.http.aclose()
+    def close(self) -> Steps:
+        yield Call(self.close_http, (self.http,))

@@ -3,7 +3,9 @@ the score. Every decision comes from the service: whose turn it is and what may 
 (``nextActions``), what happened (ApplyAction); the bot only picks. As a game server would,
 it asks every answer for the views of each seat (``includeViews``), so one call per move
 gives the next player's actions and what to send each player; ListLegalActions is called
-only for the rest of a list longer than one page.
+only for the rest of a list longer than one page. The deal's calls are written once
+(``Game.calls``, a generator of requests that is sent the answers), and ``play`` /
+``play_async`` send them through a ``Client`` or an ``AsyncClient``.
 
     python -m samba_adjudicator.client.examples.play_deal --transport rest \
         --target http://127.0.0.1:8080
@@ -17,6 +19,7 @@ import argparse
 import asyncio
 import json
 import random
+from collections.abc import Generator
 
 from samba_adjudicator.client import AsyncClient, Client
 
@@ -93,6 +96,24 @@ class Game:
         drawn cards of other seats are already counted, not shown."""
         assert len(answer["views"]) == len(answer["snapshot"]["seats"])
 
+    def calls(self) -> Generator[tuple[str, dict], dict, None]:
+        """The whole deal, written once for both clients: yields each call (the RPC's name
+        and the request) and is sent its answer; ``play`` and ``play_async`` make them."""
+        answer = yield "Deal", self.deal_request()
+        while not self.over(answer["snapshot"]):
+            self.send_views(answer)
+            actions, token = (
+                list(answer["nextActions"]["actions"]),
+                answer["nextActions"]["nextPageToken"],
+            )
+            while token:  # a list longer than one page
+                page = yield "ListLegalActions", self.list_request(answer, token)
+                actions += page["actions"]
+                token = page["nextPageToken"]
+            answer = yield "ApplyAction", self.apply_request(answer["snapshot"], actions)
+            self.checked(answer)
+        self.report(answer["snapshot"], answer["score"])
+
     def report(self, snapshot: dict, score: dict) -> None:
         print(f"deal over after {self.applied} actions: {snapshot['result']['reason']}")
         for side in score["sides"]:
@@ -109,37 +130,23 @@ class Game:
 
 
 def play(client: Client, game: Game) -> None:
-    answer = client.deal(game.deal_request())
-    while not game.over(answer["snapshot"]):
-        game.send_views(answer)
-        actions, token = (
-            list(answer["nextActions"]["actions"]),
-            answer["nextActions"]["nextPageToken"],
-        )
-        while token:  # a list longer than one page
-            page = client.list_legal_actions(game.list_request(answer, token))
-            actions += page["actions"]
-            token = page["nextPageToken"]
-        answer = game.checked(client.apply_action(game.apply_request(answer["snapshot"], actions)))
-    game.report(answer["snapshot"], answer["score"])
+    calls = game.calls()
+    try:
+        call = next(calls)
+        while True:
+            call = calls.send(client.call(*call))
+    except StopIteration:
+        pass
 
 
 async def play_async(client: AsyncClient, game: Game) -> None:
-    answer = await client.deal(game.deal_request())
-    while not game.over(answer["snapshot"]):
-        game.send_views(answer)
-        actions, token = (
-            list(answer["nextActions"]["actions"]),
-            answer["nextActions"]["nextPageToken"],
-        )
-        while token:
-            page = await client.list_legal_actions(game.list_request(answer, token))
-            actions += page["actions"]
-            token = page["nextPageToken"]
-        answer = game.checked(
-            await client.apply_action(game.apply_request(answer["snapshot"], actions))
-        )
-    game.report(answer["snapshot"], answer["score"])
+    calls = game.calls()
+    try:
+        call = next(calls)
+        while True:
+            call = calls.send(await client.call(*call))
+    except StopIteration:
+        pass
 
 
 def main() -> None:
