@@ -76,6 +76,12 @@ def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
         and value in enum.values_by_number
     ):
         return value
+    return not_a_value(value, enum)
+
+
+def not_a_value(value: Any, enum: _d.EnumDescriptor) -> Refused:
+    """The refusal of a value ``enum`` does not define (a name, or a number on any
+    transport: service.codec.enums)."""
     known = ", ".join(v.name for v in enum.values if v.number != 0)
     return Refused(
         N_("{value} is not a value of {enum}; known: {known}"),
