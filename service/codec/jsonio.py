@@ -40,6 +40,7 @@ from .json_scalars import (
     Refused,
     check_scalar,
     enum_number,
+    plain_ints,
 )
 from .json_text import MALFORMED_JSON, dumps, dumps_bytes, loads
 
@@ -100,7 +101,6 @@ def decode_dict(data: Any, message_type: type[Message]) -> tuple[Message, Proble
 
 _INTO_PLANS: dict = {}  # Descriptor -> _into_plan(descriptor)
 _ONLY_STR = frozenset({str})
-_ONLY_INT = frozenset({int})
 #: setter(value, msg, field, extra, path, json name, problems): check ``value`` and set it
 #: (``path``: the message's; the field's is written out only when a problem or a nested
 #: message needs it).
@@ -347,7 +347,7 @@ def _list_into(
     if f.type == F.TYPE_STRING and _ONLY_STR.issuperset(map(type, value)):
         target.extend(value)  # card lists: the bulk of a snapshot
         return
-    if _plain_ints(value, f):
+    if plain_ints(value, f):
         target.extend(value)  # a megabyte holds half a million: not one by one
         return
     items = []
@@ -360,15 +360,6 @@ def _list_into(
         if checked is not _BAD:
             items.append(checked)
     target.extend(items)
-
-
-def _plain_ints(value: list, f: _d.FieldDescriptor) -> bool:
-    """Whether ``value`` is a list of JSON integers (not booleans) all in integer field
-    ``f``'s range: set as it is, without a look at each item from Python."""
-    bounds = INT_RANGES.get(f.type)
-    if bounds is None or not value or not _ONLY_INT.issuperset(map(type, value)):
-        return False
-    return bounds[0] <= min(value) and max(value) <= bounds[1]
 
 
 def _map_into(

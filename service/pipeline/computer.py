@@ -26,8 +26,10 @@ from ..codec import required, wire
 from ..codec.actions import action_to_proto
 from ..codec.answers import reason_to_proto
 
-#: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC).
+#: SuggestActionRequest.Level -> the engine's level (LEVEL_UNSPECIFIED: BASIC; a number
+#: the schema lacks never gets here: service.codec.enums refuses it).
 BOT_LEVELS: dict[int, bots.Level] = {
+    pb.SuggestActionRequest.LEVEL_UNSPECIFIED: bots.Level.BASIC,
     pb.SuggestActionRequest.RANDOM: bots.Level.RANDOM,
     pb.SuggestActionRequest.BASIC: bots.Level.BASIC,
     pb.SuggestActionRequest.STRONG: bots.Level.STRONG,
@@ -70,7 +72,7 @@ def suggestion(
     """SuggestAction's answer, for SuggestAction and ApplyAction alike: the engine's action
     for ``seat`` at ``level`` (a SuggestActionRequest.Level) and the action and reason as
     answered, the reason in ``lang``. InvalidInput at SuggestAction's paths."""
-    chosen = bots.suggest(snap, seat, BOT_LEVELS.get(level, bots.Level.BASIC), seed, budget_ms)
+    chosen = bots.suggest(snap, seat, BOT_LEVELS[level], seed, budget_ms)
     return chosen.action, pb.ChosenAction(
         action=action_to_proto(canonical(chosen.action)),
         reason=reason_to_proto(chosen.reason, lang),

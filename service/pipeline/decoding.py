@@ -8,7 +8,9 @@ built in process. Reading is the same three steps whatever came:
    (``service.pipeline.loading``): when the service has loaded exactly that encoding before,
    only the rest of the request is parsed and the message comes back without its snapshot;
 2. the message is parsed, every problem with its path (JSON: ``service.codec.jsonio``;
-   bytes that are not the message are MALFORMED_MESSAGE, never grpc's INTERNAL);
+   bytes that are not the message are MALFORMED_MESSAGE, never grpc's INTERNAL); an enum
+   value the schema does not define is refused on every transport (protobuf and messages:
+   ``service.codec.enums``);
 3. the required-field walk (``service.codec.required``) adds the missing REQUIRED fields:
    below a snapshot loaded before it does not look, and below a new one it leaves the walk
    to the snapshot's read, which finds the same fields where the walk would have put them.
@@ -27,7 +29,7 @@ from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import Problem
 
 from ..base import errors, pb
-from ..codec import jsonio, required, wire
+from ..codec import enums, jsonio, required, wire
 from ..i18n.negotiation import DEFAULT
 from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
 
@@ -111,6 +113,13 @@ def read(
     else:
         assert isinstance(data, bytes)
         message, found, source = _from_protobuf(data, message_type, number, loader)
+    if not json:  # the JSON walk refuses them as it reads
+        found = errors.ProblemList(found)
+        skip = SNAPSHOT if source is not None and source.loaded is not None else ""
+        if isinstance(data, Message):  # the caller's: left as it is
+            message = enums.known_values(message, found, skip)
+        else:
+            enums.unknown_values(message, "", found, skip)
     found, source = _with_required(message, found, source)
     return Request(method, message, found, source, lang)
 
