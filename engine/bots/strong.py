@@ -51,7 +51,7 @@ MARGIN = 40.0
 #: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
 #: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
-COMPILED_PLIES_PER_MS = 3.0
+COMPILED_PLIES_PER_MS = 2.0
 #: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
 #: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
