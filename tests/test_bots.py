@@ -311,18 +311,6 @@ def test_the_budget_buys_the_running_build_s_plies():
     assert strong_bot.COMPILED_PLIES_PER_MS > strong_bot.PLIES_PER_MS
 
 
-def test_strong_draws_as_basic_draws():
-    """The draw is not searched: the oracle measure found the search's draws worse than
-    BASIC's (docs/bots.md#the-oracle-measure)."""
-    draws = [p for p in positions("classic", 2, "draws", every=2) if p.turn.phase is Phase.DRAW]
-    draws += [p for p in positions("canasta", 2, "draws", every=2) if p.turn.phase is Phase.DRAW]
-    assert len(draws) > 20
-    for s in draws:
-        seat = mover(s)
-        strong = suggest(s, seat, Level.STRONG, "dr", 20)
-        assert strong == suggest(s, seat, Level.BASIC, "dr"), s.ply
-
-
 def test_budget_default_and_cap():
     from samba_adjudicator.engine.bots.suggest import search_budget
 

@@ -59,10 +59,11 @@ CLOCK_FLOOR = 0.5
 HORIZON = 40
 #: The seat's own turns a playout passes before it is judged: 1, until its next turn begins.
 TURNS_AHEAD = 1
-#: Which decisions are searched (the others follow BASIC): the discard and the answer to
-#: "may I go out?"; not the draw, where the oracle measure found the search's picks worse
-#: than BASIC's (docs/bots.md#the-oracle-measure).
-SEARCH_DRAW = False
+#: Which decisions are searched (the others follow BASIC): the draw, the discard and the
+#: answer to "may I go out?". The oracle measure found the searched draws worse than BASIC's
+#: on 25 draws (docs/bots.md#the-oracle-measure): too few to act on, so the draw stays
+#: searched until a measure of more draws says otherwise.
+SEARCH_DRAW = True
 SEARCH_DISCARD = True
 SEARCH_ANSWER = True
 #: Melds (laying or adding cards) and going out: searched among BASIC's best rated plays of
