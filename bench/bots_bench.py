@@ -279,6 +279,18 @@ def _work(pairs: dict[tuple[str, str], int], tables, budget: int):
     return jobs
 
 
+def add_set_option(p: argparse.ArgumentParser) -> None:
+    """``--set NAME=VALUE``, repeatable: a constant of engine.bots.strong for a trial, read
+    by ``tune``; the ladder and the oracle measure take it alike."""
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a constant of engine.bots.strong for a trial (e.g. SEARCH_MELD=1)",
+    )
+
+
 def tune(settings: Sequence[str]) -> None:
     """Set STRONG's module constants (``NAME=VALUE``, read at each search) for a trial."""
     from samba_adjudicator.engine.bots import strong
@@ -444,13 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="pairs to play, comma-separated: a first level (BASIC) or a pair (STRONG:RANDOM)",
     )
     p.add_argument("--tables", default="", help="tables, e.g. canasta:2,pagat:4 (default all)")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a constant of engine.bots.strong for a trial (e.g. SEARCH_MELD=1)",
-    )
+    add_set_option(p)
     args = p.parse_args(argv)
     if args.deals % 2:
         raise SystemExit("--deals must be even: each shuffle is played from both chairs")

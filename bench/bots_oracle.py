@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots_bench import TABLES, tune  # noqa: E402
+from bots_bench import TABLES, add_set_option, tune  # noqa: E402
 
 from samba_adjudicator.engine import apply, deal, player_view, resolve, score  # noqa: E402
 from samba_adjudicator.engine.bots import DEFAULT_BUDGET_MS, basic, strong  # noqa: E402
@@ -290,13 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET_MS, help="STRONG's budgetMs")
     p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     p.add_argument("--json", nargs="?", const="-", default="", metavar="FILE")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a constant of engine.bots.strong for a trial (e.g. SEARCH_MELD=1)",
-    )
+    add_set_option(p)
     args = p.parse_args(argv)
     started = time.perf_counter()
     decisions = run(args.per_table, args.playouts, args.budget, args.jobs, args.set)
