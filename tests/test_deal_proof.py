@@ -358,8 +358,9 @@ def _went_out(players=2):
 
 
 def test_every_final_view_of_a_deal_that_went_out_verifies():
-    """The seat that went out holds no card: every other seat's view (and the spectator's)
-    hides its ``dealt`` and says so, so the check skips it; its own view proves it."""
+    """docs/api.md#what-a-view-hides: the seat that went out holds no card; every other
+    seat's view (and the spectator's) hides its ``dealt`` and says so, so the check skips
+    it; its own view proves it."""
     over, seed = _went_out()
     out = over.result.seat
     for viewer in (None, 0, 1):
@@ -370,8 +371,9 @@ def test_every_final_view_of_a_deal_that_went_out_verifies():
 
 
 def test_a_forged_empty_dealt_is_refused_on_a_full_snapshot_and_on_a_view():
-    """An empty ``dealt`` is not a redaction: on the full final snapshot (the seat that went
-    out holds no card, nothing hidden) and on the seat's own view it is refused."""
+    """docs/api.md#what-a-view-hides: an empty ``dealt`` is not a redaction: on the full
+    final snapshot (the seat that went out holds no card, nothing hidden) and on the seat's
+    own view it is refused."""
     over, seed = _went_out()
     out = over.result.seat
     for deal in (over, engine.player_view(over, out)):

@@ -47,9 +47,10 @@ def test_spectator_sees_no_hand():
 
 
 def test_another_seats_empty_hand_is_hidden_the_viewers_is_not():
-    """A seat that holds no card (one that went out) is hidden in every other seat's view
-    all the same: the view says so (``handHidden``), since its emptied ``dealt`` is hidden,
-    not a claim that it was dealt nothing. The viewer's own empty hand is shown."""
+    """docs/api.md#what-a-view-hides: a seat that holds no card (one that went out) is
+    hidden in every other seat's view all the same: the view says so (``handHidden``),
+    since its emptied ``dealt`` is hidden, not a claim that it was dealt nothing. The
+    viewer's own empty hand is shown."""
     snap = make_snapshot(hands={0: "5H 5S", 1: ""})
     view = player_view(snap, 0)
     assert view.seats[1].hand_count == 0 and view.seats[1].hand_hidden and view.is_view
