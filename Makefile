@@ -229,7 +229,7 @@ deal-vectors: install
 	$(PY) tests/deal_vectors.py
 
 # The settings table of docs/service.md, made from the settings (service/ops/config.py);
-# tests/test_settings_table.py checks it is current.
+# tests/service/ops/test_config.py checks it is current.
 .PHONY: docs
 docs: install
 	$(PY) tests/settings_table.py

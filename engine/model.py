@@ -8,7 +8,7 @@ Every value is a plain frozen dataclass. The compiled build compiles a copy of t
 in which each class writes out the ``__init__`` its dataclass would generate (mypyc
 compiles a written ``__init__``; the generated one stays interpreted and builds a value
 many times slower: docs/performance.md#the-compiled-build); the build's staging step
-derives it from the fields below (dataclass_inits.py, tests/test_model_init.py).
+derives it from the fields below (dataclass_inits.py, tests/engine/test_model_init.py).
 ``Problem`` and ``InvalidInput`` (engine.problems) are part of this vocabulary.
 """
 

@@ -270,7 +270,7 @@ class Work:
 
     def freeze(self) -> Snapshot:
         # Constructors rather than dataclasses.replace: the same values, at a fraction of
-        # the cost, as long as every field is passed (tests/test_model_init.py checks it).
+        # the cost, as long as every field is passed (tests/engine/test_model_init.py checks it).
         s = self.base
         seats = tuple(
             Seat(

@@ -1,5 +1,6 @@
 """A second, plainer reading of proto3 JSON requests: the oracle ``service.codec.jsonio``'s
-one-pass walk is compared with (tests/test_jsonio.py), and the strict parse the tests use.
+one-pass walk is compared with (tests/service/codec/test_jsonio.py), and the strict parse
+the tests use.
 
 The reference walks the JSON to a clean dict (JSON names, values of the right types, every
 problem with its path), then lets json_format.ParseDict, protobuf's own reader, build the

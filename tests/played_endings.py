@@ -10,7 +10,7 @@ import random
 from dataclasses import replace
 
 from builders import make_snapshot
-from test_rules_support import KINGS7, QUEENS7
+from rules_support import KINGS7, QUEENS7
 
 from samba_adjudicator.engine import apply, deal, legal_actions
 from samba_adjudicator.engine.model import (

@@ -1,6 +1,6 @@
 """Writes the settings table of docs/service.md#flags-and-environment from the settings
 themselves (``service.ops.config.markdown_table``): ``make docs``. The table sits between
-two markers; tests/test_settings_table.py checks that it is current."""
+two markers; tests/service/ops/test_config.py checks that it is current."""
 
 from __future__ import annotations
 

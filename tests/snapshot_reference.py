@@ -1,6 +1,7 @@
 """The service's rendering of a snapshot built field by field with the protobuf runtime:
-the reference service.codec.snapshot_bytes is held to (tests/test_snapshot_bytes.py). It is
-how ``convert.snapshot_to_proto`` built the message before it parsed those bytes instead."""
+the reference service.codec.snapshot_bytes is held to
+(tests/service/codec/test_snapshot_bytes.py). It is how ``convert.snapshot_to_proto`` built
+the message before it parsed those bytes instead."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def missing_field(fpath: str) -> Problem:
 
 _SNAPSHOT = pb.Snapshot.DESCRIPTOR
 #: What ``snapshot_missing`` checks, as (message type, REQUIRED field) pairs: every one the
-#: descriptors mark below Snapshot (tests/test_required.py compares the two).
+#: descriptors mark below Snapshot (tests/service/codec/test_required.py compares the two).
 SNAPSHOT_REQUIRED = frozenset(
     {
         ("samba.v1.Snapshot", "ruleset"),

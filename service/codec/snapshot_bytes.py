@@ -13,8 +13,9 @@ The wire format, as proto3 writes it: fields in number order; a scalar at its de
 ``false``, ``""``) left out unless the field has presence (``optional``: ``Turn.seat``,
 ``Result.seat``); a negative int32 as a ten-byte varint; repeated int32 packed; every
 element of a repeated string written, empty ones too; a set sub-message written even when
-empty. tests/test_snapshot_bytes.py holds the bytes to the protobuf runtime's own on played
-deals of every profile, views, ended deals and rulesets with overrides.
+empty. tests/service/codec/test_snapshot_bytes.py holds the bytes to the protobuf
+runtime's own on played deals of every profile, views, ended deals and rulesets with
+overrides.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ with a case that fails if the decision is not what the docs say."""
 
 from __future__ import annotations
 
-from test_rules_support import KINGS7, QUEENS7, allowed, make_snapshot, refused
+from rules_support import KINGS7, QUEENS7, allowed, make_snapshot, refused
 
 from samba_adjudicator.engine.model import (
     AskGoOut,

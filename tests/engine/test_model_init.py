@@ -16,7 +16,7 @@ import pytest
 
 from samba_adjudicator.engine import model
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from dataclass_inits import UnsupportedDataclass, explicit_inits  # noqa: E402

@@ -9,7 +9,7 @@ the outcome of every profile side by side.
 from __future__ import annotations
 
 import pytest
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     PROFILES,
     QUEENS7,

@@ -1,4 +1,4 @@
-"""Shared helpers for the tests/test_rules_*.py suites (no tests here).
+"""Shared helpers for the tests/engine/test_game_*.py suites (no tests here).
 
 Every helper that judges an action also checks ListLegalActions' consistency on the
 position (docs/api.md#legal-actions): every listed action validates as legal, and a

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     PROFILES,
     QUEENS7,

@@ -8,9 +8,9 @@ import time
 
 import pytest
 from huge_positions import huge_draw, huge_hand, huge_opened_hand
-from test_bots import mover
-from test_bots_bounded import _snapshot
 from test_playouts import SPECS
+from test_suggest import mover
+from test_suggest_bounded import _snapshot
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.action_order import action_key, sort_key

@@ -6,7 +6,7 @@ inside a take, the hand floor after a take, red 3s in a taken pile.
 from __future__ import annotations
 
 import pytest
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     PROFILES,
     QUEENS7,

@@ -11,8 +11,8 @@ import time
 import pytest
 from google.protobuf import json_format
 from huge_positions import huge_draw, huge_hand
-from test_bots import mover
 from test_playouts import SPECS
+from test_suggest import mover
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.bots import Level, basic, suggest

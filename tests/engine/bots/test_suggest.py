@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from builders import make_snapshot
@@ -37,6 +38,9 @@ from samba_adjudicator.engine.model import (
 MAX_PLIES = 600
 #: STRONG's smallest budget: the fewest worlds (strong.MIN_WORLDS), to keep tests short.
 TINY = 1
+#: this folder and tests/ (the shared helpers), for the script run in another process
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parents[1]
 
 
 def mover(s: Snapshot) -> int:
@@ -158,10 +162,10 @@ def test_same_request_same_seed_same_action(level):
         assert suggest(s, seat, level, "seed-1", 5) == suggest(s, seat, level, "seed-1", 5)
 
 
-DETERMINISM_SCRIPT = """
+DETERMINISM_SCRIPT = f"""
 import json, sys
-sys.path.insert(0, "tests")
-from test_bots import positions, mover
+sys.path[:0] = [{str(HERE)!r}, {str(TESTS)!r}]
+from test_suggest import positions, mover
 from samba_adjudicator.engine.bots import Level, suggest
 out = []
 for s in positions("pagat", 4, "proc", every=29)[:4]:

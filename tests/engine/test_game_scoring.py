@@ -6,7 +6,7 @@ worked checks are run through ApplyAction: the deal ends by going out and Outcom
 from __future__ import annotations
 
 import pytest
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     PROFILES,
     QUEENS7,

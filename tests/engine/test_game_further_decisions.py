@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from builders import over
 from played_endings import went_out
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     QUEENS7,
     SAMBA_4_10,

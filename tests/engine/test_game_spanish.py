@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 from played_endings import went_out
-from test_rules_support import (
+from rules_support import (
     KINGS7,
     PROFILES,
     QUEENS7,

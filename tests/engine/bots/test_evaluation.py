@@ -17,7 +17,7 @@ from samba_adjudicator.engine.bots.evaluation import FEATURES, features, fitted_
 from samba_adjudicator.engine.model import Phase
 from samba_adjudicator.engine.scoring import score
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import train_bots  # noqa: E402

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from builders import cards, make_snapshot
-from test_rules_support import allowed
+from rules_support import allowed
 
 from samba_adjudicator.engine import deal, resolve
 from samba_adjudicator.engine.consistency import check_snapshot
