@@ -9,8 +9,10 @@ Without a deadline ``checkpoint`` does nothing. ``within(deadline, stop)`` also 
 caller of a server call went away); the next checkpoint raises ``Interrupted`` too. The
 deadline and the stop live in context variables: each thread and each task has its own.
 ``sooner(time)`` narrows the deadline for a part of a computation (a search that must end
-by then), keeping the outer one when it comes first. ``stop_all(time)`` sets one deadline
-for every computation of the process (a server that must exit).
+by then), keeping the outer one when it comes first. ``spending(seconds)`` bounds a part of a
+computation by the CPU time its thread spends rather than by the wall clock (a computer
+player's search: a loaded machine slows it without changing where it ends). ``stop_all(time)``
+sets one deadline for every computation of the process (a server that must exit).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from contextvars import ContextVar, Token
 
 _deadline: ContextVar[float | None] = ContextVar("samba_engine_deadline", default=None)
 _stop: ContextVar[Stop | None] = ContextVar("samba_engine_stop", default=None)
+_spend_by: ContextVar[float | None] = ContextVar("samba_engine_spend_by", default=None)
 _everyone: list[float | None] = [None]
 
 
@@ -45,6 +48,9 @@ def checkpoint() -> None:
     cutoff = _everyone[0]
     stop = _stop.get()
     if stop is not None and stop.stopped:
+        raise Interrupted()
+    spend_by = _spend_by.get()
+    if spend_by is not None and time.thread_time() >= spend_by:
         raise Interrupted()
     if mine is None and cutoff is None:
         return
@@ -101,6 +107,27 @@ class sooner:  # noqa: N801 - used as a function: ``with sooner(deadline):``
     def __exit__(self, *exc: object) -> None:
         if self.token is not None:
             _deadline.reset(self.token)
+            self.token = None
+
+
+class spending:  # noqa: N801 - used as a function: ``with spending(seconds):``
+    """Run the body until its thread has spent ``seconds`` more of CPU time (``time.thread_time``),
+    or the outer limit comes first; the deadline and the stop stay. Checked at the same
+    checkpoints as the deadline; a caller that catches ``Interrupted`` from the body calls
+    ``checkpoint()`` after it, as with ``sooner``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.token: Token[float | None] | None = None
+
+    def __enter__(self) -> None:
+        outer = _spend_by.get()
+        mine = time.thread_time() + self.seconds
+        self.token = _spend_by.set(mine if outer is None else min(outer, mine))
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _spend_by.reset(self.token)
             self.token = None
 
 

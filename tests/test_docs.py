@@ -270,5 +270,5 @@ def test_api_and_bots_say_one_sentence_on_sending_a_computer_move_twice():
     found = re.search(r"\*\*Sent twice, a computer move[^*]*\*\*[^.]*\.", bots)
     assert found and found.group(0) in api
     assert (strong.CLOCK_SLACK, strong.CLOCK_FLOOR) == (2.0, 0.5)  # "twice ... half a second"
-    assert "twice `budgetMs` plus half a second" in found.group(0)
+    assert "twice `budgetMs` plus half a second of the search's own" in found.group(0)
     assert "idempotent: the same request gives the same move" not in api

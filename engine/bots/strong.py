@@ -17,21 +17,21 @@ build's speed on one core of the development machine (``PLIES_PER_MS`` for the p
 ``COMPILED_PLIES_PER_MS`` for the compiled one), so that the search spends close to its
 budget without passing it (docs/bots.md#determinism). A ply's cost grows
 with the hand (on a hundred-card hand one listing takes seconds), so the search also has a
-clock: it ends ``CLOCK_SLACK`` times the budget plus ``CLOCK_FLOOR`` seconds after it began,
-at the engine's checkpoints
-(engine.deadline.sooner), and answers from the worlds played whole by then (none: BASIC's
-choice). Only a search the clock cut can answer differently from run to run. A search the
+clock: it ends once it has spent ``CLOCK_SLACK`` times the budget plus ``CLOCK_FLOOR`` seconds
+of its thread's CPU time, at the engine's checkpoints (engine.deadline.spending), and answers
+from the worlds played whole by then (none: BASIC's choice). The clock counts CPU time, not
+the wall's, so a loaded machine slows a search without cutting it; only a search the clock
+cut (a very large hand) can answer differently from run to run. A search the
 call's own deadline or its caller's leaving stops is not answered: the call fails.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 from ..build import CURRENT
-from ..deadline import Interrupted, checkpoint, sooner
+from ..deadline import Interrupted, checkpoint, spending
 from ..game import apply
 from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
 from ..scoring import score
@@ -52,8 +52,8 @@ MARGIN = 40.0
 #: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
 COMPILED_PLIES_PER_MS = 2.0
-#: The search's clock: it ends CLOCK_SLACK times the budget, plus CLOCK_FLOOR seconds,
-#: after it began: room for a busy machine and for MIN_WORLDS, which any budget plays.
+#: The search's clock: it ends once it has spent CLOCK_SLACK times the budget, plus
+#: CLOCK_FLOOR seconds, of CPU time: room for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
 CLOCK_FLOOR = 0.5
 HORIZON = 40
@@ -130,7 +130,7 @@ def search(
     spent = 0
     worlds = 0
     try:
-        with sooner(time.monotonic() + CLOCK_SLACK * budget_ms / 1000 + CLOCK_FLOOR):
+        with spending(CLOCK_SLACK * budget_ms / 1000 + CLOCK_FLOOR):
             while worlds < MIN_WORLDS or spent < allowance:
                 world = sample_world(view, pool, rng)
                 values = []

@@ -304,6 +304,27 @@ def test_strong_searches_more_worlds_with_more_budget():
     assert validate(s, large.action) == []
 
 
+def test_a_loaded_machine_does_not_cut_strongs_search(monkeypatch):
+    """The search's clock counts its thread's CPU time (docs/bots.md#determinism): a wall
+    clock that jumps five seconds after the search began, as on a machine too loaded to run
+    it, changes neither the worlds weighed nor the answer, within a call's own deadline."""
+    s = next(
+        p
+        for p in positions("classic", 2, "budget", every=7)
+        if p.turn.phase is Phase.PLAY and len(legal_actions(p)[0]) > 3
+    )
+    seat = mover(s)
+    quiet = suggest(s, seat, Level.STRONG, "load", 150)
+    real = time.monotonic
+    started = real()
+    monkeypatch.setattr(time, "monotonic", lambda: real() + (5.0 if real() > started else 0.0))
+    with within(started + 600):
+        loaded = suggest(s, seat, Level.STRONG, "load", 150)
+    assert quiet.reason.code == "SEARCHED"
+    assert worlds_searched(quiet.reason.message) > strong_bot.MIN_WORLDS
+    assert (loaded.action, loaded.reason.message) == (quiet.action, quiet.reason.message)
+
+
 def test_the_budget_buys_the_running_build_s_plies():
     """The compiled build plays more plies per millisecond of budget (about its speed), so
     it spends close to its budget; each build answers the same request the same way."""

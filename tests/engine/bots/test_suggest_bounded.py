@@ -97,13 +97,13 @@ def test_basic_draws_as_it_did_from_the_whole_list():
 @pytest.mark.parametrize("budget", [200, 2000])
 def test_strong_answers_the_largest_positions_within_its_budget(draw103, hand150, budget):
     """STRONG on the 103-card draw (once thousands of seconds) and the 150-card hand: a
-    legal answer within the search's clock (2 x budget + 0.5 s) plus the listing, with a
-    generous factor for a loaded machine."""
+    legal answer within the search's clock (2 x budget + 0.5 s of CPU time) plus the
+    listing, with a generous factor; counted in the thread's CPU time, as the clock is."""
     bound = 3 * (strong_bot.CLOCK_SLACK * budget / 1000 + strong_bot.CLOCK_FLOOR) + 3
     for snap in (draw103, hand150):
-        started = time.monotonic()
+        started = time.thread_time()
         got = suggest(snap, 0, Level.STRONG, "huge", budget)
-        assert time.monotonic() - started < bound
+        assert time.thread_time() - started < bound
         assert validate(snap, got.action) == []
 
 
