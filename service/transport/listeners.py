@@ -7,6 +7,8 @@ import logging
 import socket
 from dataclasses import replace
 
+from ..ops.config import worker_ports
+
 log = logging.getLogger("samba.server")
 
 
@@ -63,35 +65,34 @@ def bind_http(settings, port: int | None = None, flag: str = "--http-port") -> s
     return sock
 
 
+#: The workers' own ports, in ``worker_ports``' order: (listening line field, kind, flag).
+OWN_PORTS = (
+    ("workerGrpcPorts", "gRPC", "--worker-grpc-port"),
+    ("workerHttpPorts", "HTTP", "--worker-http-port"),
+)
+
+
 def own_ports(settings) -> dict[str, list[int]]:
     """The listening line's fields for the workers' own ports (none when not set)."""
-    from ..ops.config import worker_ports
-
     ports = [worker_ports(settings, i) for i in range(settings.workers)]
-    out = {}
-    if settings.worker_grpc_port:
-        out["workerGrpcPorts"] = [g for g, _ in ports]
-    if settings.worker_http_port:
-        out["workerHttpPorts"] = [h for _, h in ports]
-    return out
+    return {
+        field: [p[k] for p in ports] for k, (field, _, _) in enumerate(OWN_PORTS) if ports[0][k]
+    }
 
 
 def reserve_own_ports(settings) -> list[socket.socket]:
     """The workers' own ports, bound (never listening) by the supervisor so that a worker
     that dies is replaced on its ports, and a taken one is said before any worker starts."""
     out = []
-    for flag, first in (
-        ("--worker-grpc-port", settings.worker_grpc_port),
-        ("--worker-http-port", settings.worker_http_port),
-    ):
-        what = "gRPC" if "grpc" in flag else "HTTP"
-        for port in range(first, first + settings.workers) if first else ():
-            try:
-                out.append(open_socket(settings.host, port, True, what, flag))
-            except OSError:
-                for s in out:
-                    s.close()
-                raise
+    try:
+        for i in range(settings.workers):
+            for port, (_, what, flag) in zip(worker_ports(settings, i), OWN_PORTS, strict=True):
+                if port:
+                    out.append(open_socket(settings.host, port, True, what, flag))
+    except OSError:
+        for s in out:
+            s.close()
+        raise
     return out
 
 

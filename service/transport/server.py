@@ -38,6 +38,7 @@ from typing import Any, NoReturn
 
 from samba_adjudicator.engine.deadline import stop_all
 
+from ..ops.config import worker_ports
 from ..ops.logs import setup_logging
 from .listeners import (
     bind_admin,
@@ -79,7 +80,6 @@ class Worker:
         settings = fit_connections(settings)
         import uvicorn
 
-        from ..ops.config import worker_ports
         from ..pipeline.runtime import Runtime, State
         from .grpc_server import make_server
         from .http_guard import ConnectionGuard, protocol_class
