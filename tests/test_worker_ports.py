@@ -7,8 +7,7 @@ stay, balanced by the kernel as before."""
 from __future__ import annotations
 
 import pytest
-from scale_cluster import cache_outcomes, free_port_run
-from service_fixtures import ServerProcess
+from scale_cluster import Replica, cache_outcomes
 
 from samba_adjudicator.client import Client
 from samba_adjudicator.service.ops import config
@@ -20,22 +19,10 @@ DEAL = {"ruleset": {"profile": "classic"}, "players": 4, "seed": "worker-ports"}
 
 @pytest.fixture(scope="module")
 def two_workers():
-    for attempt in range(5):  # another test may take the free run meanwhile
-        first = free_port_run(4)
-        try:
-            srv = ServerProcess(
-                "--worker-grpc-port",
-                str(first),
-                "--worker-http-port",
-                str(first + 2),
-                workers=2,
-            )
-            break
-        except RuntimeError:
-            if attempt == 4:
-                raise
-    yield srv, first
-    srv.close()
+    """Two workers on their own ports: gRPC from a free port on, REST from 2 above it."""
+    replica = Replica({}, workers=2, own_ports=True)
+    yield replica.server, int(replica.own[1])
+    replica.close()
 
 
 def test_the_listening_line_names_each_worker_s_own_ports(two_workers):
