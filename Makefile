@@ -188,9 +188,11 @@ promtool:
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
 # rolling restart and with one replica SIGKILLed (docs/deployment.md); then a game loop
 # (the Python bot, deals at once) at 1 replica x 1 worker and 3 x 2, round-robin and hashed on
-# the clients' table key (x-samba-table): the snapshot cache's hit rate and the calls/s beside
-# 1 x 1 (tests/test_scale_warm.py). About three minutes; prints the matches, the calls per
-# replica, the failed calls and the hit rates. Part of `make test`.
+# the clients' table key (x-samba-table) over the pods' shared ports and over each worker's own
+# ports (--worker-grpc-port, --worker-http-port): the snapshot cache's hit rate and the
+# servers' CPU per call (calls/s per core) beside 1 x 1 (tests/test_scale_warm.py). About four
+# minutes; prints the matches, the calls per replica, the failed calls and the hit rates.
+# Part of `make test`.
 scale-test: install nginx typescript-bots
 	$(PY) -m pytest -p no:xdist -v -s tests/test_scale.py tests/test_scale_warm.py
 

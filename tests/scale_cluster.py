@@ -20,6 +20,7 @@ import grp
 import json
 import os
 import pwd
+import random
 import shutil
 import signal
 import socket
@@ -30,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 from service_fixtures import ROOT, ServerProcess
 
 from samba_adjudicator.client.deal_check import deal_commitment
@@ -49,18 +51,38 @@ def shared_keys() -> dict[str, str]:
 
 class Replica:
     """One server process (``workers`` worker processes); ``restart`` starts it again on the
-    ports it had."""
+    ports it had. ``own_ports``: each worker also listens on ports of its own
+    (``--worker-grpc-port``, ``--worker-http-port``), which ``Nginx`` then balances over
+    instead of the shared ones."""
 
-    def __init__(self, env: dict[str, str], workers: int = 1) -> None:
+    def __init__(self, env: dict[str, str], workers: int = 1, own_ports: bool = False) -> None:
         self.env = env
         self.workers = workers
-        self.server = ServerProcess(env=env, workers=workers)
+        self.own: tuple[str, ...] = ()
+        for attempt in range(5):  # another test may take a free run of ports meanwhile
+            if own_ports:
+                first = free_port_run(2 * workers)
+                self.own = (
+                    "--worker-grpc-port",
+                    str(first),
+                    "--worker-http-port",
+                    str(first + workers),
+                )
+            try:
+                self.server = ServerProcess(*self.own, env=env, workers=workers)
+                break
+            except RuntimeError:
+                if not own_ports or attempt == 4:
+                    raise
         self.grpc_port = self.server.grpc_port
         self.http_port = self.server.http_port
+        #: the ports a balancer sends to: each worker's own, else the shared one
+        self.grpc_targets: list[int] = self.server.info.get("workerGrpcPorts", [self.grpc_port])
+        self.http_targets: list[int] = self.server.info.get("workerHttpPorts", [self.http_port])
         self.old: list[ServerProcess] = []
 
     def _ports(self) -> tuple[str, ...]:
-        return ("--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port))
+        return ("--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.own)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         """Send ``sig`` and wait for the process to exit; its exit status."""
@@ -84,6 +106,26 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_port_run(count: int) -> int:
+    """The first of ``count`` consecutive ports free now, below the range the kernel picks
+    free ports from (so that the servers' port 0 never takes one of them meanwhile)."""
+    rng = random.Random()
+    while True:
+        first = rng.randrange(20000, 32000 - count)
+        socks = []
+        try:
+            for port in range(first, first + count):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
 
 
 LOG_FORMAT = (
@@ -116,8 +158,12 @@ def nginx_config(
     """``balance``: an upstream balancing directive (``TABLE_HASH``); round-robin without."""
     # max_fails=0: a replica that refused a connection is tried again on the next call
     # (a restarted one answers at once); the refused call itself goes to the next replica
-    rest = "\n".join(f"    server 127.0.0.1:{r.http_port} max_fails=0;" for r in replicas)
-    grpc = "\n".join(f"    server 127.0.0.1:{r.grpc_port} max_fails=0;" for r in replicas)
+    rest = "\n".join(
+        f"    server 127.0.0.1:{port} max_fails=0;" for r in replicas for port in r.http_targets
+    )
+    grpc = "\n".join(
+        f"    server 127.0.0.1:{port} max_fails=0;" for r in replicas for port in r.grpc_targets
+    )
     kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     temp = " ".join(f"{kind}_temp_path {prefix}/{kind};" for kind in kinds)
     return f"""{_user_line()}
@@ -213,6 +259,19 @@ class Nginx:
                 self.proc.kill()
                 self.proc.wait(5)
         shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def cache_outcomes(admin_url: str) -> dict[str, float]:
+    """``samba_snapshot_cache_total`` of one server by outcome (``hit``, ``miss``), summed
+    over its methods and its workers (its /metrics sums them)."""
+    out: dict[str, float] = {"hit": 0.0, "miss": 0.0}
+    text = httpx.get(admin_url + "/metrics", timeout=30).text
+    for line in text.splitlines():
+        if line.startswith("samba_snapshot_cache_total{"):
+            head, value = line.rsplit(" ", 1)
+            outcome = head.split('outcome="', 1)[1].split('"', 1)[0]
+            out[outcome] = out.get(outcome, 0.0) + float(value)
+    return out
 
 
 def answered_by(call: dict) -> str:

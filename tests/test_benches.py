@@ -102,3 +102,20 @@ def test_service_bench_table_says_whether_each_target_is_met():
     assert "| >= 0.7x | **no** |" in lines[("1", "grpc", "validate-new-signed")]
     assert "| 400, 200 | **0.50** (0.50) |" in lines[("1", "grpc", "validate-new-signed")]
     assert "| >= 0.5x | yes |" in lines[("1", "rest", "validate-new")]
+
+
+def test_warm_costs_measures_each_candidate_on_a_played_deal(tmp_path):
+    """`bench/warm_costs.py` (docs/deployment.md#a-tables-calls-to-one-worker): a hit and a
+    miss per transport, the parts of a miss and of a shared entry (read back equal to what
+    was written), and the server's CPU per REST call on both kinds of connection."""
+    rows, table = run_bench(
+        "warm_costs.py", "--rounds", "1", "--connection-calls", "20", tmp_path=tmp_path
+    )
+    seen = {(r["what"], r.get("transport", ""), r.get("outcome", "")) for r in rows}
+    calls = {("call", t, o) for t in ("grpc", "rest") for o in ("hit", "miss")}
+    parts = {(p, "", "") for p in ("parse", "convert", "hmac", "shared write", "shared read")}
+    connections = {(f"connection {k}", "", "") for k in ("kept-alive", "new")}
+    assert seen == calls | parts | connections
+    assert all(r["us"] > 0 for r in rows)
+    assert all(r["bytes"] > 0 for r in rows if r["what"].startswith("shared"))
+    assert "calls of one deal" in table

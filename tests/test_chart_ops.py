@@ -400,3 +400,38 @@ def test_connection_age_settings_have_a_flag_a_twin_and_a_range():
         config.load(["--max-connection-age-seconds", "0.5"], environ={})
     with pytest.raises(config.ConfigError, match="SAMBA_MAX_CONNECTION_AGE_GRACE_SECONDS"):
         config.load(["--max-connection-age-grace-seconds", "-1"], environ={})
+
+
+def test_the_workers_own_ports_are_container_ports_the_policy_lets_in(helm):
+    """server.workerGrpcPort / workerHttpPort: worker i's own port (the first + i) is a named
+    container port, and the NetworkPolicy lets the callers reach it as it does the shared
+    ones; unset (the default), there is none."""
+    res = _template(
+        helm,
+        *("--set", "server.workers=2", "--set", "server.workerGrpcPort=50061"),
+        *("--set", "server.workerHttpPort=8090", "--set", "networkPolicy.enabled=true"),
+    )
+    assert res.returncode == 0, res.stderr
+    docs = [d for d in yaml.safe_load_all(res.stdout) if d]
+    ports = {p["name"]: p["containerPort"] for p in container_ports(docs)}
+    own = {"grpc-w0": 50061, "grpc-w1": 50062, "http-w0": 8090, "http-w1": 8091}
+    assert {k: v for k, v in ports.items() if "-w" in k} == own
+    env = env_of(docs)
+    assert (env["SAMBA_WORKER_GRPC_PORT"]["value"], env["SAMBA_WORKER_HTTP_PORT"]["value"]) == (
+        "50061",
+        "8090",
+    )
+    callers = one(docs, "NetworkPolicy")["spec"]["ingress"][0]["ports"]
+    assert {p["port"] for p in callers} == {"grpc", "http", *own}
+    res = _template(helm, "--set", "networkPolicy.enabled=true")
+    default = [d for d in yaml.safe_load_all(res.stdout) if d]
+    names = [p["name"] for p in container_ports(default)]
+    assert names == ["grpc", "http", "admin"]
+    assert {p["port"] for p in one(default, "NetworkPolicy")["spec"]["ingress"][0]["ports"]} == {
+        "grpc",
+        "http",
+    }
+
+
+def container_ports(docs: list[dict]) -> list[dict]:
+    return one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["ports"]

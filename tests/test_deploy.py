@@ -467,6 +467,19 @@ def test_standard_labels_and_namespace_on_every_object(render, config):
         assert label in pod_labels
 
 
+def worker_port_names(config: str) -> set[str]:
+    """The workers' own container ports a configuration's values ask for (grpc-w<i>,
+    http-w<i>: server.workerGrpcPort, server.workerHttpPort, one per worker)."""
+    server = yaml.safe_load(ALL_FEATURES.read_text())["server"] if config == "all-features" else {}
+    workers = server.get("workers", 1)
+    return {
+        f"{kind}-w{i}"
+        for kind in ("grpc", "http")
+        if server.get(f"worker{kind.title()}Port")
+        for i in range(workers)
+    }
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 def test_deployment_ports_resources_and_security(render, config):
     _, docs = render(config)
@@ -475,7 +488,7 @@ def test_deployment_ports_resources_and_security(render, config):
     c = container(docs)
 
     ports = {p["name"]: p for p in c["ports"]}
-    assert set(ports) == {"grpc", "http", "admin"}
+    assert set(ports) == {"grpc", "http", "admin", *worker_port_names(config)}
     assert ports["grpc"]["containerPort"] == 50051
     assert ports["http"]["containerPort"] == 8080
     assert ports["admin"]["containerPort"] == 8081
@@ -825,7 +838,7 @@ def test_network_policy_admits_callers_on_the_api_ports_and_the_scraper_on_admin
     pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert policy["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
     callers, scraper = policy["spec"]["ingress"]
-    assert {p["port"] for p in callers["ports"]} == {"grpc", "http"}
+    assert {p["port"] for p in callers["ports"]} == {"grpc", "http", *worker_port_names(config)}
     assert {"grpc", "http"} <= {p["name"] for p in container(docs)["ports"]}
     # the admin listener's port (server.adminPort) serves /metrics, /healthz, /readyz
     assert [p["port"] for p in scraper["ports"]] == ["admin"]

@@ -150,6 +150,19 @@ class Settings:
         high=65535,
     )
     workers: int = setting(1, "server processes sharing both ports (SO_REUSEPORT)", low=1, high=256)
+    worker_grpc_port: int = setting(
+        0,
+        "the workers' own gRPC ports: worker i (from 0) also listens on this + i alone, for a "
+        "balancer that hashes a table's calls onto one worker; 0 = none",
+        low=0,
+        high=65535,
+    )
+    worker_http_port: int = setting(
+        0,
+        "the workers' own REST ports, as --worker-grpc-port; 0 = none",
+        low=0,
+        high=65535,
+    )
     max_message_bytes: int = setting(
         1048576,
         "largest request accepted (RESOURCE_EXHAUSTED, REST 413, above)",
@@ -382,13 +395,31 @@ def validate(s: Settings) -> None:
         why = spec.check(value) if spec.check is not None else None
         if why is not None:
             raise ConfigError(f"{_named(f, spec)}: {why}")
-    ports = ("grpc_port", "http_port", "admin_port")
+    ports = ("grpc_port", "http_port", "admin_port", "worker_grpc_port", "worker_http_port")
     for i, a in enumerate(ports):
         for b in ports[i + 1 :]:
-            if getattr(s, a) and getattr(s, a) == getattr(s, b):
+            if _taken(s, a) & _taken(s, b):
                 raise ConfigError(
                     f"--{a.replace('_', '-')} and --{b.replace('_', '-')} must differ"
+                    + (" (a worker port stands for --workers ports)" if "worker_" in a + b else "")
                 )
+    for name in ports[3:]:
+        if getattr(s, name) and getattr(s, name) + s.workers - 1 > 65535:
+            raise ConfigError(f"--{name.replace('_', '-')} + --workers - 1 must be at most 65535")
+
+
+def _taken(s: Settings, name: str) -> set[int]:
+    """The port numbers setting ``name`` stands for (none for 0: any free port, or none)."""
+    first = getattr(s, name)
+    if not first:
+        return set()
+    return set(range(first, first + s.workers)) if name.startswith("worker_") else {first}
+
+
+def worker_ports(s: Settings, index: int) -> tuple[int, int]:
+    """(gRPC, REST) ports of worker ``index`` alone (0: none)."""
+    grpc, http = s.worker_grpc_port, s.worker_http_port
+    return (grpc + index if grpc else 0, http + index if http else 0)
 
 
 def markdown_table() -> str:

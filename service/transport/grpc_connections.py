@@ -65,25 +65,26 @@ def _socket_fds() -> dict[str, int]:
     return out
 
 
-def _established_inodes(port: int) -> list[str]:
-    """Inodes of the connected sockets whose local port is ``port``."""
-    hex_port = f"{port:04X}"
+def _established_inodes(ports: tuple[int, ...]) -> list[str]:
+    """Inodes of the connected sockets whose local port is one of ``ports``."""
+    hex_ports = {f"{port:04X}" for port in ports}
     inodes = []
     for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
         with contextlib.suppress(OSError), open(table) as f:
             next(f, None)
             for line in f:
                 cols = line.split()
-                if cols[3] == _ESTABLISHED and cols[1].rsplit(":", 1)[1] == hex_port:
+                if cols[3] == _ESTABLISHED and cols[1].rsplit(":", 1)[1] in hex_ports:
                     inodes.append(cols[9])
     return inodes
 
 
 class IdleEvictor:
-    """Keeps the gRPC port's connections under ``cap`` by evicting the idlest ones."""
+    """Keeps the connections of the gRPC ports (the shared one and the worker's own) under
+    ``cap`` by evicting the idlest ones."""
 
-    def __init__(self, port: int, cap: int) -> None:
-        self.port = port
+    def __init__(self, ports: tuple[int, ...], cap: int) -> None:
+        self.ports = ports
         self.cap = cap
         self.evicted = 0
         self._stop = threading.Event()
@@ -107,7 +108,7 @@ class IdleEvictor:
     def evict(self) -> int:
         """Shut down the idlest connections above EVICT_TO of the cap; how many."""
         fds = _socket_fds()
-        connected = [fds[i] for i in _established_inodes(self.port) if i in fds]
+        connected = [fds[i] for i in _established_inodes(self.ports) if i in fds]
         if len(connected) < self.cap:
             return 0
         idle = [(ms, fd) for fd in connected if (ms := _idle_ms(fd)) is not None]

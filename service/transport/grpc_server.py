@@ -284,9 +284,11 @@ async def _echo(data: bytes, context) -> bytes:
 class GrpcServer:
     """``grpc.aio`` in a dedicated event-loop thread; handlers run inline on the loop."""
 
-    def __init__(self, runtime: Runtime, settings) -> None:
+    def __init__(self, runtime: Runtime, settings, own_port: int = 0) -> None:
         self.runtime = runtime
         self.settings = settings
+        #: this worker's own port beside the shared one (--worker-grpc-port; 0: none)
+        self.own_port = own_port
         self.loop = asyncio.new_event_loop()
         self._pool = futures.ThreadPoolExecutor(
             max_workers=settings.grpc_threads or 4, thread_name_prefix="grpc-offload"
@@ -323,16 +325,23 @@ class GrpcServer:
             ),
             self.server,
         )
-        port = self.server.add_insecure_port(_address(self.settings.host, self.settings.grpc_port))
-        if not port:
-            raise OSError(f"cannot bind gRPC to {self.settings.host}:{self.settings.grpc_port}")
+        port = self._bind(self.settings.grpc_port)
+        if self.own_port:
+            self._bind(self.own_port)
         await self.server.start()
         return port
+
+    def _bind(self, port: int) -> int:
+        bound = self.server.add_insecure_port(_address(self.settings.host, port))
+        if not bound:
+            raise OSError(f"cannot bind gRPC to {self.settings.host}:{port}")
+        return bound
 
     def start(self) -> int:
         self._thread.start()
         self.port = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result()
-        self.evictor = IdleEvictor(self.port, int(self.settings.max_connections))
+        ports = (self.port, self.own_port) if self.own_port else (self.port,)
+        self.evictor = IdleEvictor(ports, int(self.settings.max_connections))
         self.evictor.start()
         return self.port
 
@@ -374,5 +383,5 @@ class GrpcServer:
         return done
 
 
-def make_server(runtime: Runtime, settings) -> GrpcServer:
-    return GrpcServer(runtime, settings)
+def make_server(runtime: Runtime, settings, own_port: int = 0) -> GrpcServer:
+    return GrpcServer(runtime, settings, own_port)

@@ -7,6 +7,8 @@ import logging
 import socket
 from dataclasses import replace
 
+from ..ops.config import worker_ports
+
 log = logging.getLogger("samba.server")
 
 
@@ -44,24 +46,54 @@ def open_socket(
     return sock
 
 
-def check_grpc_port(settings) -> None:
-    """Bind the gRPC port once ourselves first: gRPC's own failure is a traceback and a
-    C-core log line that do not say which flag to change."""
-    if settings.grpc_port:
+def check_grpc_port(settings, port: int | None = None, flag: str = "--grpc-port") -> None:
+    """Bind the gRPC port (``port``: another, a worker's own) once ourselves first: gRPC's
+    own failure is a traceback and a C-core log line that do not say which flag to change."""
+    port = settings.grpc_port if port is None else port
+    if port:
         open_socket(
-            settings.host,
-            settings.grpc_port,
-            reuseport=settings.workers > 1,
-            what="gRPC",
-            flag="--grpc-port",
+            settings.host, port, reuseport=settings.workers > 1, what="gRPC", flag=flag
         ).close()
 
 
-def bind_http(settings) -> socket.socket:
-    sock = open_socket(settings.host, settings.http_port, reuseport=settings.workers > 1)
+def bind_http(settings, port: int | None = None, flag: str = "--http-port") -> socket.socket:
+    """The REST listener on the HTTP port (``port``: another, a worker's own)."""
+    port = settings.http_port if port is None else port
+    sock = open_socket(settings.host, port, reuseport=settings.workers > 1, flag=flag)
     sock.listen(2048)
     sock.setblocking(False)
     return sock
+
+
+#: The workers' own ports, in ``worker_ports``' order: (listening line field, kind, flag).
+OWN_PORTS = (
+    ("workerGrpcPorts", "gRPC", "--worker-grpc-port"),
+    ("workerHttpPorts", "HTTP", "--worker-http-port"),
+)
+
+
+def own_ports(settings) -> dict[str, list[int]]:
+    """The listening line's fields for the workers' own ports (none when not set)."""
+    ports = [worker_ports(settings, i) for i in range(settings.workers)]
+    return {
+        field: [p[k] for p in ports] for k, (field, _, _) in enumerate(OWN_PORTS) if ports[0][k]
+    }
+
+
+def reserve_own_ports(settings) -> list[socket.socket]:
+    """The workers' own ports, bound (never listening) by the supervisor so that a worker
+    that dies is replaced on its ports, and a taken one is said before any worker starts."""
+    out = []
+    try:
+        for i in range(settings.workers):
+            for port, (_, what, flag) in zip(worker_ports(settings, i), OWN_PORTS, strict=True):
+                if port:
+                    out.append(open_socket(settings.host, port, True, what, flag))
+    except OSError:
+        for s in out:
+            s.close()
+        raise
+    return out
 
 
 def bind_admin(settings) -> socket.socket:

@@ -38,12 +38,14 @@ from typing import Any, NoReturn
 
 from samba_adjudicator.engine.deadline import stop_all
 
+from ..ops.config import worker_ports
 from ..ops.logs import setup_logging
 from .listeners import (
     bind_admin,
     bind_http,
     check_grpc_port,
     fit_connections,
+    own_ports,
 )
 from .loop_watch import LoopWatch, after_pending_io
 
@@ -71,9 +73,10 @@ ANSWER_MARGIN = 0.75
 
 
 class Worker:
-    """Both servers of one process."""
+    """Both servers of one process; ``index``: the worker's number (its own ports,
+    ``--worker-grpc-port`` and ``--worker-http-port`` plus it)."""
 
-    def __init__(self, settings) -> None:
+    def __init__(self, settings, index: int = 0) -> None:
         settings = fit_connections(settings)
         import uvicorn
 
@@ -83,9 +86,10 @@ class Worker:
         from .rest import create_app
 
         self.settings = settings
+        self.own_ports = worker_ports(settings, index)
         self.state = State()
         self.runtime = Runtime(settings, state=self.state)
-        self.grpc = make_server(self.runtime, settings)
+        self.grpc = make_server(self.runtime, settings, self.own_ports[0])
         self.app = create_app(self.runtime, settings)
         self.connections = ConnectionGuard(settings.max_connections, settings.read_timeout_seconds)
         self.uv_config = uvicorn.Config(
@@ -109,24 +113,28 @@ class Worker:
         self.admin: Any = None  # the AdminServer (imported with the servers), once started
         self.watch: Any = None  # the LoopWatch, once started
 
-    def _run_uvicorn(self, sock: socket.socket) -> None:
+    def _run_uvicorn(self, socks: list[socket.socket]) -> None:
         try:
-            self.uvicorn.run(sockets=[sock])
+            self.uvicorn.run(sockets=socks)
         except BaseException as e:  # noqa: BLE001 - reported by start()
             self._uv_error = e
             log.exception("REST server failed")
 
     def start(self) -> tuple[int, int, int]:
+        own_grpc, own_http = self.own_ports
         check_grpc_port(self.settings)
+        check_grpc_port(self.settings, own_grpc, "--worker-grpc-port")
         grpc_port = self.grpc_port = self.grpc.start()
-        sock = bind_http(self.settings)
-        http_port = self.http_port = sock.getsockname()[1]
+        socks = [bind_http(self.settings)]
+        if own_http:
+            socks.append(bind_http(self.settings, own_http, "--worker-http-port"))
+        http_port = self.http_port = socks[0].getsockname()[1]
         from .admin import AdminServer
 
         self.admin = AdminServer(self.state, bind_admin(self.settings))
         admin_port = self.admin.start()
         self._uv_thread = threading.Thread(
-            target=self._run_uvicorn, args=(sock,), name="rest", daemon=True
+            target=self._run_uvicorn, args=(socks,), name="rest", daemon=True
         )
         self._uv_thread.start()
         deadline = time.monotonic() + 30
@@ -279,6 +287,7 @@ def run_single(settings, announce: Callable[[dict], None]) -> int:
             "httpPort": http_port,
             "adminPort": admin_port,
             "workers": 1,
+            **own_ports(settings),
             "pid": os.getpid(),
         }
     )
@@ -293,7 +302,7 @@ def worker_entry(settings, index: int, queue) -> None:
     setup_logging(settings.log_level)
     signals = SignalWaiter()
     try:
-        worker = Worker(settings)
+        worker = Worker(settings, index)
         ports = worker.start()
     except BaseException as e:  # noqa: BLE001
         log.exception("worker %d failed to start", index)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from .listeners import PortUnavailable, open_socket
+from .listeners import PortUnavailable, open_socket, own_ports, reserve_own_ports
 from .server import SIGNAL_POLL_SECONDS, worker_entry
 
 log = logging.getLogger("samba.server")
@@ -163,13 +163,14 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
         a = open_socket(
             settings.host, settings.admin_port, reuseport=True, what="admin", flag="--admin-port"
         )
+        own = reserve_own_ports(settings)
     except PortUnavailable as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
         return 1
-    reserved = [g, h, a]  # bound, never listening: they only hold the port numbers
+    reserved = [g, h, a, *own]  # bound, never listening: they only hold the port numbers
     settings = replace(
         settings,
         grpc_port=g.getsockname()[1],
@@ -191,6 +192,7 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
                 "httpPort": settings.http_port,
                 "adminPort": settings.admin_port,
                 "workers": settings.workers,
+                **own_ports(settings),
                 "pid": os.getpid(),
             }
         )

@@ -128,6 +128,23 @@ The port of server.otlpEndpoint: the URL's, else the scheme's (80, 443).
 {{- end }}
 
 {{/*
+The workers' own container ports (server.workerGrpcPort, server.workerHttpPort): worker i
+on the first + i, named grpc-w<i> and http-w<i>; none when both are 0.
+*/}}
+{{- define "samba-adjudicator.workerPorts" -}}
+{{- range $kind := list "grpc" "http" }}
+{{- $first := int (index $.Values.server (printf "worker%sPort" (title $kind))) }}
+{{- if $first }}
+{{- range $i := until (int $.Values.server.workers) }}
+- name: {{ $kind }}-w{{ $i }}
+  containerPort: {{ add $first $i }}
+  protocol: TCP
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 The ConfigMap's data: every non-secret setting, as the environment variable the server reads.
 */}}
 {{- define "samba-adjudicator.settings" -}}
@@ -136,6 +153,8 @@ SAMBA_GRPC_PORT: {{ .Values.server.grpcPort | quote }}
 SAMBA_HTTP_PORT: {{ .Values.server.httpPort | quote }}
 SAMBA_ADMIN_PORT: {{ .Values.server.adminPort | quote }}
 SAMBA_WORKERS: {{ .Values.server.workers | quote }}
+SAMBA_WORKER_GRPC_PORT: {{ .Values.server.workerGrpcPort | quote }}
+SAMBA_WORKER_HTTP_PORT: {{ .Values.server.workerHttpPort | quote }}
 SAMBA_MAX_MESSAGE_BYTES: {{ .Values.server.maxMessageBytes | int64 | quote }}
 SAMBA_LOG_LEVEL: {{ .Values.server.logLevel | quote }}
 SAMBA_SHUTDOWN_GRACE_SECONDS: {{ .Values.server.shutdownGraceSeconds | quote }}
