@@ -86,6 +86,7 @@ WHOLE_SYSTEM = {
     "test_tree.py": DOCS,
     "test_unknown_enums.py": SERVERS,
     "test_views.py": SERVERS,
+    "test_worker_ports.py": SERVERS,
     "test_ways_in.py": SERVERS,
 }
 
