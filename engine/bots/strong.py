@@ -36,12 +36,12 @@ from ..game import apply
 from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
 from ..scoring import score
 from ..vocabulary import SEVEN
-from . import basic
+from . import basic, student
 from .choice import Rated, reason
 from .draws import choices
 from .evaluation import fitted_margin
 from .table import empties_hand
-from .worlds import sample_world, unseen
+from .worlds import neutral_world, sample_world, unseen
 
 CANDIDATES = 4
 #: Candidates at the discard (every discard is one card: they are cheap to list).
@@ -73,6 +73,13 @@ SEARCH_GO_OUT = False
 #: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
 #: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
 EVALUATION = "fitted"
+#: Whether the student (engine.bots.student) values the candidates, BASIC's best
+#: ``CANDIDATES`` of every kind at every decision; off: issue 37's search (``SEARCH_*``).
+STUDENT = False
+#: With the student: how many of its best candidates the search weighs, and how much its
+#: searched means count beside the student's values.
+SEARCH_TOP = 0
+SEARCH_WEIGHT = 0.0
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
@@ -81,11 +88,68 @@ HAND_WEIGHT = 0.0
 PROGRESS = 12.0
 
 
+def candidates(view: Snapshot, seat: int, legal: Sequence[Action] | None = None) -> list[Rated]:
+    """BASIC's ``CANDIDATES`` best rated choices of every kind (ties in the list's order):
+    what STRONG weighs, and what the teacher labels (bench/teacher.py)."""
+    if legal is None:
+        legal = choices(neutral_world(view), seat)
+    rated = basic.rate_all(view, seat, legal)
+    order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
+    return [rated[i] for i in order[:CANDIDATES]]
+
+
 def choose(
     view: Snapshot, seat: int, legal: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> Rated:
-    """STRONG's action: BASIC's, unless a searched rival of the same kind beats it by
-    ``MARGIN`` on average over the sampled worlds."""
+    """STRONG's action: the best estimate (``estimate``) among ``candidates`` (the
+    student's values replace ``MARGIN``)."""
+    if not STUDENT:
+        return _choose_searched(view, seat, legal, rng, budget_ms)
+    picks = candidates(view, seat, legal)
+    if len(picks) == 1:
+        return picks[0]
+    estimates, worlds = estimate(view, seat, [p.action for p in picks], rng, budget_ms)
+    best = best_of(estimates)
+    return _searched_reason(picks, best, worlds, estimates[best])
+
+
+def best_of(estimates: Sequence[float]) -> int:
+    """The index of the best estimate (the first of equals: BASIC's order)."""
+    best = 0
+    for i in range(1, len(estimates)):
+        if estimates[i] > estimates[best]:
+            best = i
+    return best
+
+
+def estimate(
+    view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
+) -> tuple[list[float], int]:
+    """(each candidate's estimate, the worlds searched): the student's value
+    (engine.bots.student), plus, at the decisions searched (``_searched``: by BASIC's pick,
+    the ``SEARCH_*`` switches) for the student's ``SEARCH_TOP`` best, ``SEARCH_WEIGHT``
+    times their searched mean less the mean of those searched. The oracle measure
+    (bench/bots_oracle.py) reads these estimates."""
+    prior = student.values(view, seat, picks)
+    if SEARCH_TOP < 2 or SEARCH_WEIGHT == 0.0 or not _searched(view, seat, picks[0]):
+        return prior, 0
+    top = sorted(range(len(picks)), key=lambda i: -prior[i])[:SEARCH_TOP]
+    top.sort()  # BASIC's order: the search's worlds and answers do not depend on the prior's ties
+    totals, worlds = search(view, seat, [picks[i] for i in top], rng, budget_ms)
+    out = list(prior)
+    if worlds:
+        means = [t / worlds for t in totals]
+        centre = sum(means) / len(means)
+        for i, m in zip(top, means, strict=True):
+            out[i] += SEARCH_WEIGHT * (m - centre)
+    return out, worlds
+
+
+def _choose_searched(
+    view: Snapshot, seat: int, legal: Sequence[Action], rng: random.Random, budget_ms: int
+) -> Rated:
+    """Issue 37's STRONG (``STUDENT`` off): BASIC's choice, unless a searched rival of the
+    same kind beats it by ``MARGIN`` on average over the sampled worlds."""
     rated = basic.rate_all(view, seat, legal)
     order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
     pick = rated[order[0]]
@@ -106,7 +170,10 @@ def choose(
             best = i
     if (totals[best] - totals[0]) / worlds < MARGIN:
         best = 0
-    mean = totals[best] / worlds
+    return _searched_reason(picks, best, worlds, totals[best] / worlds)
+
+
+def _searched_reason(picks: Sequence[Rated], best: int, worlds: int, mean: float) -> Rated:
     said = reason(
         "SEARCHED",
         reason=picks[best].reason.said(),
@@ -121,8 +188,7 @@ def search(
     view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> tuple[list[float], int]:
     """(each candidate's total over the worlds played whole, how many): worlds until the
-    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search. The
-    oracle measure (bench/bots_oracle.py) reads these estimates."""
+    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search."""
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)
