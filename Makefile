@@ -24,7 +24,7 @@ LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole out
 .PHONY: install runtime run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
-        bench-bots bench-oracle train-bots fuzz image-test scale-test nginx haproxy promtool \
+        bench-bots bench-oracle train-bots bots-labels fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
@@ -376,11 +376,19 @@ bench-bots: install
 bench-oracle: install
 	$(PY) bench/bots_oracle.py $(ORACLE_ARGS)
 
-# STRONG's fitted evaluation: BASIC's seeded self-play at every profile, 2 and 4 players,
-# fitted by least squares and written to engine/bots/weights.py (the same seeds write the
-# same bytes; docs/bots.md#the-fitted-evaluation). Then `make install` compiles it.
+# STRONG's student, fitted to the teacher's labels (bench/data/teacher.jsonl) and written to
+# engine/bots/student_weights.py, then its fitted evaluation: BASIC's seeded self-play at
+# every profile, 2 and 4 players, fitted by least squares and written to
+# engine/bots/weights.py (the same seeds write the same bytes;
+# docs/bots.md#the-teacher-and-the-student). Then `make install` compiles them.
 train-bots: install
 	$(PY) bench/train_bots.py $(BENCH_ARGS)
+
+# The teacher's labels that `make train-bots` reads (bench/data/teacher.jsonl): seeded
+# self-play decisions, each candidate played to the deal's end in the true position
+# (docs/bots.md#the-teacher-and-the-student; about 10 minutes of CPU compiled).
+bots-labels: install
+	$(PY) bench/teacher.py --per-table 200 --jobs 1
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

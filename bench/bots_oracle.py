@@ -65,7 +65,7 @@ from samba_adjudicator.engine.model import (  # noqa: E402
 
 PER_TABLE = 70
 PLAYOUTS = 3
-CANDIDATES = 4
+CANDIDATES = strong.CANDIDATES
 #: Every STRIDE-th decision of a deal with at least two choices is kept.
 STRIDE = 7
 MAX_PLIES = 1500
@@ -155,22 +155,30 @@ def true_values(s: Snapshot, actions: Sequence[Action], playouts: int, key: str)
     return [t / playouts for t in totals]
 
 
-def measure(s: Snapshot, table: str, playouts: int, budget: int, key: str) -> Decision:
-    """One decision: the candidates, STRONG's estimates and pick, the true values."""
+def measure(
+    s: Snapshot, table: str, playouts: int, budget: int, key: str, known: dict | None = None
+) -> Decision:
+    """One decision: the candidates, STRONG's estimates and pick, the true values (those
+    ``known`` holds for ``key`` are read from it, by the candidate's repr, the others
+    played out and added to it)."""
     seat = _mover(s)
     view = player_view(s, seat)
     legal = choices(neutral_world(view), seat)
-    rated = basic.rate_all(view, seat, legal)
-    order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
-    candidates = [rated[i].action for i in order[:CANDIDATES]]
+    candidates = [r.action for r in strong.candidates(view, seat, legal)]
     rng = random.Random(_rng_seed(view, seat, key))
-    totals, worlds = strong.search(view, seat, candidates, rng, budget)
-    estimates = [t / worlds for t in totals] if worlds else []
-    rng = random.Random(_rng_seed(view, seat, key))
-    pick = strong.choose(view, seat, legal, rng, budget).action
+    if strong.STUDENT:
+        estimates, _ = strong.estimate(view, seat, candidates, rng, budget)
+    else:
+        totals, worlds = strong.search(view, seat, candidates, rng, budget)
+        estimates = [t / worlds for t in totals] if worlds else []
+    if strong.STUDENT:  # choose's pick, from the same estimates (one search, not two)
+        pick = candidates[strong.best_of(estimates)]
+    else:
+        rng = random.Random(_rng_seed(view, seat, key))
+        pick = strong.choose(view, seat, legal, rng, budget).action
     if pick not in candidates:
         candidates.append(pick)
-    truth = true_values(s, candidates, playouts, key)
+    truth = cached_true_values(s, candidates, playouts, key, {} if known is None else known)
     return Decision(
         table,
         kind_of(view, candidates[0]),
@@ -181,12 +189,28 @@ def measure(s: Snapshot, table: str, playouts: int, budget: int, key: str) -> De
     )
 
 
-def run_table(profile: str, players: int, wanted: int, playouts: int, budget: int):
+def cached_true_values(
+    s: Snapshot, actions: Sequence[Action], playouts: int, key: str, known: dict
+) -> list[float]:
+    """true_values, each action's read from ``known[key][repr(action)]`` when there (a
+    cache of an earlier run with the same playouts: the truth depends on the seeds alone,
+    and each action is played out on its own), the missing ones played out and added."""
+    mine = known.setdefault(key, {})
+    missing = [a for a in actions if repr(a) not in mine]
+    if missing:
+        for a, v in zip(missing, true_values(s, missing, playouts, key), strict=True):
+            mine[repr(a)] = v
+    return [mine[repr(a)] for a in actions]
+
+
+def run_table(
+    profile: str, players: int, wanted: int, playouts: int, budget: int, known: dict
+) -> tuple[list[Decision], dict]:
     out = []
     for n, s in enumerate(positions(profile, players, wanted)):
         key = f"{SEED}-{profile}-{players}-{n}"
-        out.append(measure(s, f"{profile} {players}p", playouts, budget, key))
-    return out
+        out.append(measure(s, f"{profile} {players}p", playouts, budget, key, known))
+    return out, known
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -274,13 +298,34 @@ def render(data: dict) -> str:
 
 
 def run(
-    per_table: int, playouts: int, budget: int, jobs: int, settings: Sequence[str] = ()
+    per_table: int,
+    playouts: int,
+    budget: int,
+    jobs: int,
+    settings: Sequence[str] = (),
+    known: dict | None = None,
 ) -> list[Decision]:
+    """The decisions of every table; ``known`` (a truth cache, by decision key and
+    candidate) is read and completed."""
+    known = {} if known is None else known
     with ProcessPoolExecutor(
         max_workers=max(1, jobs), initializer=tune, initargs=(list(settings),)
     ) as pool:
-        futures = [pool.submit(run_table, p, n, per_table, playouts, budget) for p, n in TABLES]
-        return [d for f in futures for d in f.result()]
+        futures = [
+            pool.submit(run_table, p, n, per_table, playouts, budget, _part(known, p, n))
+            for p, n in TABLES
+        ]
+        out = []
+        for f in futures:
+            decisions, cached = f.result()
+            known.update(cached)
+            out += decisions
+        return out
+
+
+def _part(known: dict, profile: str, players: int) -> dict:
+    prefix = f"{SEED}-{profile}-{players}-"
+    return {k: v for k, v in known.items() if k.startswith(prefix)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -290,10 +335,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET_MS, help="STRONG's budgetMs")
     p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     p.add_argument("--json", nargs="?", const="-", default="", metavar="FILE")
+    p.add_argument(
+        "--truth-cache",
+        default="",
+        metavar="FILE",
+        help="read and extend the true values of an earlier run (same --playouts) from FILE",
+    )
     add_set_option(p)
     args = p.parse_args(argv)
     started = time.perf_counter()
-    decisions = run(args.per_table, args.playouts, args.budget, args.jobs, args.set)
+    cache = Path(args.truth_cache) if args.truth_cache else None
+    known = json.loads(cache.read_text()) if cache and cache.exists() else {}
+    if known and known.get("playouts") != args.playouts:
+        p.error(f"{cache} holds true values of {known.get('playouts')} playouts")
+    truths = known.get("truths", {})
+    decisions = run(args.per_table, args.playouts, args.budget, args.jobs, args.set, truths)
+    if cache:
+        cache.write_text(json.dumps({"playouts": args.playouts, "truths": truths}))
     data = summary(decisions, time.perf_counter() - started, args)
     if args.json == "-":
         print(json.dumps(data))

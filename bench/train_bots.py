@@ -1,8 +1,9 @@
 """Fits STRONG's evaluation (engine/bots/evaluation.py) on BASIC's self-play and writes its
-weights as a Python data module (docs/bots.md#the-fitted-evaluation).
+weights as a Python data module (docs/bots.md#the-fitted-evaluation); first fits STRONG's
+student (bench/train_student.py) to the teacher's labels (``--part`` chooses).
 
     .venv/bin/python bench/train_bots.py                 # make train-bots: the committed weights
-    .venv/bin/python bench/train_bots.py --deals 2 --out /tmp/w.py
+    .venv/bin/python bench/train_bots.py --part evaluation --deals 2 --out /tmp/w.py
 
 Every profile of engine.PROFILES at 2 and 4 players (where it is played so), ``--deals``
 deals each, dealt from the seeds ``train-bots-<profile>-<players>-<i>``; BASIC plays every
@@ -25,6 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import train_student  # noqa: E402
 
 from samba_adjudicator.engine import PROFILES, apply, deal, resolve, score  # noqa: E402
 from samba_adjudicator.engine.bots import basic  # noqa: E402
@@ -166,7 +169,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--deals", type=int, default=DEALS, help=f"deals per table (default {DEALS})")
     p.add_argument("--out", default=str(OUT), help="the data module to write")
+    p.add_argument(
+        "--part",
+        choices=("all", "evaluation", "student"),
+        default="all",
+        help="what to fit: the linear evaluation, the student, or both (default)",
+    )
+    p.add_argument("--labels", default=str(train_student.LABELS), help="the teacher's labels")
+    p.add_argument("--student-out", default=str(train_student.OUT), help="the student's module")
     args = p.parse_args(argv)
+    if args.part in ("all", "student"):
+        train_student.main(args.labels, args.student_out)
+    if args.part == "student":
+        return 0
     started = time.perf_counter()
     xs, ys, _ = collect(args.deals)
     weights = fit(xs, ys)

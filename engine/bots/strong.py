@@ -1,15 +1,21 @@
-"""STRONG: determinized sampling with BASIC playouts (docs/bots.md#strong).
+"""STRONG: a student fitted to a full-information teacher, plus determinized sampling with
+BASIC playouts (docs/bots.md#strong).
 
-STRONG searches the discard and the answer to "may I go out?"; the draw, melding and going
-out follow BASIC (``SEARCH_DRAW``, ``SEARCH_MELD``, ``SEARCH_GO_OUT``: measured by
-bench/bots_oracle.py). The candidates are BASIC's ``CANDIDATES`` best rated actions of that
-decision. Worlds are sampled from the view (engine.bots.worlds: each hidden hand holds its
-known cards); in each, every candidate is applied and play goes on by BASIC for every seat
-until the seat's next turn begins (``TURNS_AHEAD``; or the deal ends, or ``HORIZON``
-plies), and the position is judged (``judge``: the fitted evaluation, engine.bots.evaluation,
-or the hand-written ``hand_judge``). The same worlds serve every candidate. The best mean
-wins, but BASIC's choice stays unless a rival beats it by ``MARGIN`` points on average
-(measured: without it the search loses to BASIC, docs/bots.md#strong-tried).
+STRONG decides the draw, the discard and the answer to "may I go out?" (``SEARCH_DRAW``,
+``SEARCH_DISCARD``, ``SEARCH_ANSWER``, by BASIC's pick); melding and going out follow BASIC
+(``SEARCH_MELD``, ``SEARCH_GO_OUT``: measured by bench/bots_oracle.py). The candidates are
+BASIC's ``CANDIDATES`` best rated actions of every kind (``candidates``). Each is valued by
+the student (engine.bots.student, from the seat's view only), and the student's
+``SEARCH_TOP`` best are also searched: worlds are sampled from the view
+(engine.bots.worlds: each hidden hand holds its known cards); in each, every candidate is
+applied and play goes on by BASIC for every seat until the seat's next turn begins
+(``TURNS_AHEAD``; or the deal ends, or ``HORIZON`` plies), and the position is judged
+(``judge``: the fitted evaluation, engine.bots.evaluation, or the hand-written
+``hand_judge``). The same worlds serve every candidate. The best sum of the student's
+value and ``SEARCH_WEIGHT`` times the searched mean (less the mean of those searched)
+wins. With ``STUDENT`` off, issue 37's STRONG: the best searched mean wins, but BASIC's
+choice stays unless a rival beats it by ``MARGIN`` points on average
+(docs/bots.md#strong-tried).
 
 The budget is counted in simulated plies, so that the answer depends on the request (and
 the build) alone: ``plies_per_ms()`` plies per millisecond of budget, about the running
@@ -36,17 +42,18 @@ from ..game import apply
 from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
 from ..scoring import score
 from ..vocabulary import SEVEN
-from . import basic
+from . import basic, student
 from .choice import Rated, reason
 from .draws import choices
 from .evaluation import fitted_margin
 from .table import empties_hand
-from .worlds import sample_world, unseen
+from .worlds import neutral_world, sample_world, unseen
 
 CANDIDATES = 4
 #: Candidates at the discard (every discard is one card: they are cheap to list).
 DISCARD_CANDIDATES = 4
-#: Points a searched rival must gain on average over BASIC's choice to replace it.
+#: Without the student: points a searched rival must gain on average over BASIC's choice
+#: to replace it.
 MARGIN = 40.0
 #: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
 #: p99 decision time kept within budgetMs: docs/bots.md#strength).
@@ -59,10 +66,10 @@ CLOCK_FLOOR = 0.5
 HORIZON = 40
 #: The seat's own turns a playout passes before it is judged: 1, until its next turn begins.
 TURNS_AHEAD = 1
-#: Which decisions are searched (the others follow BASIC): the draw, the discard and the
-#: answer to "may I go out?". The oracle measure found the searched draws worse than BASIC's
-#: on 25 draws (docs/bots.md#the-oracle-measure): too few to act on, so the draw stays
-#: searched until a measure of more draws says otherwise.
+#: Which decisions STRONG decides (the others follow BASIC): the draw, the discard and the
+#: answer to "may I go out?". The oracle measure found its draws still worse than BASIC's on
+#: 25 draws (docs/bots.md#the-oracle-measure): too few to act on, and the service's tests
+#: of slow calls hold a slot with the search of a 103-card draw, so the draw stays searched.
 SEARCH_DRAW = True
 SEARCH_DISCARD = True
 SEARCH_ANSWER = True
@@ -73,6 +80,16 @@ SEARCH_GO_OUT = False
 #: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
 #: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
 EVALUATION = "fitted"
+#: Whether the student (engine.bots.student) values the candidates (BASIC's best
+#: ``CANDIDATES`` of every kind); off: issue 37's search alone, with ``MARGIN``. Off: the
+#: oracle measure prefers it, the ladder does not confirm it (49.0 % of 300 deals against
+#: BASIC; docs/bots.md#strength), so it stays a trial (``--set STUDENT=1``).
+STUDENT = False
+#: With the student: the weight of its values, how many of its best candidates the search
+#: weighs, and the weight of their searched means (measured: docs/bots.md#the-oracle-measure).
+STUDENT_WEIGHT = 1.0
+SEARCH_TOP = 4
+SEARCH_WEIGHT = 1.0
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
@@ -81,11 +98,71 @@ HAND_WEIGHT = 0.0
 PROGRESS = 12.0
 
 
+def candidates(view: Snapshot, seat: int, legal: Sequence[Action] | None = None) -> list[Rated]:
+    """BASIC's ``CANDIDATES`` best rated choices of every kind (ties in the list's order):
+    what STRONG weighs, and what the teacher labels (bench/teacher.py)."""
+    if legal is None:
+        legal = choices(neutral_world(view), seat)
+    rated = basic.rate_all(view, seat, legal)
+    order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
+    return [rated[i] for i in order[:CANDIDATES]]
+
+
 def choose(
     view: Snapshot, seat: int, legal: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> Rated:
-    """STRONG's action: BASIC's, unless a searched rival of the same kind beats it by
-    ``MARGIN`` on average over the sampled worlds."""
+    """STRONG's action: the best estimate (``estimate``) among ``candidates`` (the
+    student's values replace ``MARGIN``)."""
+    if not STUDENT:
+        return _choose_searched(view, seat, legal, rng, budget_ms)
+    picks = candidates(view, seat, legal)
+    if len(picks) == 1 or not _searched(view, seat, picks[0].action):
+        return picks[0]  # BASIC's pick, and its reason
+    estimates, worlds = estimate(view, seat, [p.action for p in picks], rng, budget_ms)
+    best = best_of(estimates)
+    return _searched_reason(picks, best, worlds, estimates[best])
+
+
+def best_of(estimates: Sequence[float]) -> int:
+    """The index of the best estimate (the first of equals: BASIC's order)."""
+    best = 0
+    for i in range(1, len(estimates)):
+        if estimates[i] > estimates[best]:
+            best = i
+    return best
+
+
+def estimate(
+    view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
+) -> tuple[list[float], int]:
+    """(each candidate's estimate, the worlds searched), at the decisions searched
+    (``_searched``: by BASIC's pick, the ``SEARCH_*`` switches; elsewhere all zero, so
+    BASIC's pick): ``STUDENT_WEIGHT`` times the student's value (engine.bots.student),
+    plus, for the student's ``SEARCH_TOP`` best, ``SEARCH_WEIGHT`` times their searched
+    mean less the mean of those searched. The oracle measure
+    (bench/bots_oracle.py) reads these estimates."""
+    if not _searched(view, seat, picks[0]):
+        return [0.0] * len(picks), 0  # BASIC's pick
+    prior = [STUDENT_WEIGHT * v for v in student.values(view, seat, picks)]
+    if SEARCH_TOP < 2 or SEARCH_WEIGHT == 0.0:
+        return prior, 0
+    top = sorted(range(len(picks)), key=lambda i: -prior[i])[:SEARCH_TOP]
+    top.sort()  # BASIC's order: the search's worlds and answers do not depend on the prior's ties
+    totals, worlds = search(view, seat, [picks[i] for i in top], rng, budget_ms)
+    out = list(prior)
+    if worlds:
+        means = [t / worlds for t in totals]
+        centre = sum(means) / len(means)
+        for i, m in zip(top, means, strict=True):
+            out[i] += SEARCH_WEIGHT * (m - centre)
+    return out, worlds
+
+
+def _choose_searched(
+    view: Snapshot, seat: int, legal: Sequence[Action], rng: random.Random, budget_ms: int
+) -> Rated:
+    """Issue 37's STRONG (``STUDENT`` off): BASIC's choice, unless a searched rival of the
+    same kind beats it by ``MARGIN`` on average over the sampled worlds."""
     rated = basic.rate_all(view, seat, legal)
     order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
     pick = rated[order[0]]
@@ -106,7 +183,10 @@ def choose(
             best = i
     if (totals[best] - totals[0]) / worlds < MARGIN:
         best = 0
-    mean = totals[best] / worlds
+    return _searched_reason(picks, best, worlds, totals[best] / worlds)
+
+
+def _searched_reason(picks: Sequence[Rated], best: int, worlds: int, mean: float) -> Rated:
     said = reason(
         "SEARCHED",
         reason=picks[best].reason.said(),
@@ -121,8 +201,7 @@ def search(
     view: Snapshot, seat: int, picks: Sequence[Action], rng: random.Random, budget_ms: int
 ) -> tuple[list[float], int]:
     """(each candidate's total over the worlds played whole, how many): worlds until the
-    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search. The
-    oracle measure (bench/bots_oracle.py) reads these estimates."""
+    plies reach the budget (at least MIN_WORLDS), or until the clock ends the search."""
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)

@@ -52,7 +52,16 @@ def test_the_fit_recovers_the_weights_of_an_exact_linear_target():
 def _train(out: Path, hash_seed: str) -> bytes:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "train_bots.py"), "--deals", "1", "--out", str(out)],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "train_bots.py"),
+            "--part",
+            "evaluation",
+            "--deals",
+            "1",
+            "--out",
+            str(out),
+        ],
         check=True,
         env=env,
         capture_output=True,
