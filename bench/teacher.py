@@ -1,6 +1,6 @@
 """The teacher who sees every card (docs/bots.md#the-teacher-and-the-student): labels
 self-play decisions of every kind with each candidate's value in the true world. Offline
-only: no module of engine/ or service/ imports it (tests/test_bots_student.py).
+only: no module of engine/ or service/ imports it (tests/engine/bots/test_student.py).
 
     .venv/bin/python bench/teacher.py --per-table 200   # make bots-labels: the committed labels
     .venv/bin/python bench/teacher.py --per-table 4 --out /tmp/labels.jsonl

@@ -12,7 +12,7 @@ are written at ``DIGITS`` significant digits with the command and the labels' se
 decisions of the last ``HELD_OUT`` share of the labels' seeds of each table are held out
 and the fit is reported on them: the correlation of the predicted and the teacher's
 differences from BASIC's pick (the oracle measure's statistic). The same labels and seeds
-write the same bytes (tests/test_bots_student.py).
+write the same bytes (tests/engine/bots/test_student.py).
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ def _side(s: Snapshot, side: int, sc: SideScore) -> list[float]:
 def _own_hand(s: Snapshot, side: int, hand: tuple[str, ...]) -> list[float]:
     """The seat's own hand: cards, points, wilds, ranks held twice or more, singletons,
     cards that fit a meld of its side's rank."""
-    ranks = Counter(RANK[c] for c in hand if c not in WILD)
+    ranks = Counter([RANK[c] for c in hand if c not in WILD])
     melded = {RANK[c] for m in s.sides[side].melds for c in m.cards if c not in WILD}
     return [
         float(len(hand)),

@@ -18,7 +18,7 @@ from samba_adjudicator.engine import deal, player_view, resolve
 from samba_adjudicator.engine.bots import strong, student
 from samba_adjudicator.engine.bots.worlds import neutral_world
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
 #: What only the development set may import: the offline teacher and trainers, and the
