@@ -60,6 +60,7 @@ from samba_adjudicator.service.codec import (  # noqa: E402
 )
 from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
+from samba_adjudicator.service.pipeline.call import Call  # noqa: E402
 from samba_adjudicator.service.pipeline.loading import (  # noqa: E402
     SNAPSHOT,
     SnapshotLoader,
@@ -232,7 +233,7 @@ def whole_path(
 
     def call() -> None:
         runtime.adjudicator.snapshots.cache.clear()
-        render(runtime.answer(METHOD, data, json=json))
+        render(runtime.answer(Call(METHOD, data, json=json)))
 
     return call
 

@@ -85,7 +85,10 @@ class ServerProcess:
         )
         full_env = serve_env(env, workers)
         # a test that needs calls in flight asks for slow ones: tests/slow_server.py
-        slow = bool(full_env.get("SAMBA_TEST_DELAY_SECONDS"))
+        # or counts its JSON parses
+        slow = bool(
+            full_env.get("SAMBA_TEST_DELAY_SECONDS") or full_env.get("SAMBA_TEST_PARSE_LOG")
+        )
         self.proc = subprocess.Popen(
             serve_command(*args, workers=workers, slow=slow),
             stdout=subprocess.PIPE,

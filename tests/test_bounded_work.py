@@ -23,6 +23,7 @@ from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.ops import config
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import HEAVY_CALLS, Runtime
 
 servers = pytest.mark.servers
@@ -161,7 +162,7 @@ def test_a_call_waiting_for_a_heavy_slot_gives_up_when_its_caller_leaves():
 
     def call():
         try:
-            runtime.invoke("ListLegalActions", data, transport="rest", request_id="r", stop=stop)
+            runtime.invoke(Call("ListLegalActions", data, "rest", "r", heavy=True, stop=stop))
         except ApiError as e:
             failed.append(e)
 

@@ -23,7 +23,7 @@ from service_fixtures import (  # noqa: F401
 
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import jsonio
-from samba_adjudicator.service.pipeline.heavy import is_heavy
+from samba_adjudicator.service.pipeline.heavy import weigh
 
 pytestmark = pytest.mark.servers
 
@@ -157,11 +157,11 @@ def test_a_computer_move_is_heavy_before_it_is_parsed():
     """Both transports run it on a worker thread under the heavy-call limit."""
     message = pb.ApplyActionRequest(computer=pb.ComputerMove(seat=1))
     plain = pb.ApplyActionRequest(include_views=True, view_seats=[5])
-    assert is_heavy("ApplyAction", message.SerializeToString(), json=False)
-    assert not is_heavy("ApplyAction", plain.SerializeToString(), json=False)
-    assert is_heavy("ApplyAction", b'{"computer": {"seat": 1}}', json=True)
-    assert not is_heavy("ApplyAction", b'{"action": {"seat": 1}}', json=True)
-    assert is_heavy("SuggestAction", b"", json=False) and not is_heavy("Deal", b"", json=False)
+    assert weigh("ApplyAction", message.SerializeToString(), json=False)[0]
+    assert not weigh("ApplyAction", plain.SerializeToString(), json=False)[0]
+    assert weigh("ApplyAction", b'{"computer": {"seat": 1}}', json=True)[0]
+    assert not weigh("ApplyAction", b'{"action": {"seat": 1}}', json=True)[0]
+    assert weigh("SuggestAction", b"", json=False)[0] and not weigh("Deal", b"", json=False)[0]
 
 
 # -- view_seats ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, OFFLOAD, is_heavy
+from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, OFFLOAD, weigh
 from samba_adjudicator.service.transport.loop_watch import PROBE_SECONDS, STALL_SECONDS
 
 # -- which calls are heavy -----------------------------------------------------------------
@@ -42,18 +42,18 @@ def test_protobuf_requests_are_heavy_by_their_flag(method):
     cheap = request.SerializeToString()
     request.include_legal_actions = True
     heavy = request.SerializeToString()
-    assert not is_heavy(method, cheap, json=False)
-    assert is_heavy(method, heavy, json=False)
-    assert is_heavy(method, cheap + heavy, json=False)  # any occurrence
-    assert not is_heavy(method, heavy[:-1] + b"\x00", json=False)  # set to false
-    assert not is_heavy(method, b"\xff\xff\xff", json=False)  # malformed: decoding refuses
-    assert is_heavy("ListLegalActions", cheap, json=False)
+    assert not weigh(method, cheap, json=False)[0]
+    assert weigh(method, heavy, json=False)[0]
+    assert weigh(method, cheap + heavy, json=False)[0]  # any occurrence
+    assert not weigh(method, heavy[:-1] + b"\x00", json=False)[0]  # set to false
+    assert not weigh(method, b"\xff\xff\xff", json=False)[0]  # malformed: decoding refuses
+    assert weigh("ListLegalActions", cheap, json=False)[0]
 
 
 def test_json_requests_are_heavy_by_their_flag():
     def heavy(body: dict | str) -> bool:
         text = body if isinstance(body, str) else json.dumps(body)
-        return is_heavy("ApplyAction", text.encode(), json=True)
+        return weigh("ApplyAction", text.encode(), json=True)[0]
 
     assert not heavy({"snapshot": {}, "action": {"seat": 0}})
     assert heavy({"snapshot": {}, "includeLegalActions": True})
@@ -65,7 +65,7 @@ def test_json_requests_are_heavy_by_their_flag():
     # larger than a call answered on the loop: not read, heavy when it names the flag
     big = {"snapshot": {"pad": "x" * 40_000}, "includeLegalActions": False}
     assert heavy(big)
-    assert not is_heavy("ValidateAction", b'{"includeLegalActions": true}', json=True)
+    assert not weigh("ValidateAction", b'{"includeLegalActions": true}', json=True)[0]
 
 
 # -- a flood of heavy calls ------------------------------------------------------------------
@@ -328,3 +328,24 @@ def test_metrics_and_large_cheap_calls_do_not_wait_behind_queued_heavy_calls():
         assert most <= computing + 8, (computing, most)
     finally:
         srv.close()
+
+
+def test_a_json_body_weighed_for_its_flag_is_parsed_once(tmp_path):
+    """A REST body that asks ``includeLegalActions`` is read to find the flag
+    (``heavy.weigh``) and decoded from what was read (the ``Call`` carries it): one parse
+    per call on a real server, counted by tests/slow_server.py (issue 49)."""
+    log = tmp_path / "parses"
+    server = ServerProcess(env={"SAMBA_TEST_PARSE_LOG": str(log)})
+    try:
+
+        def parses() -> int:
+            return len(log.read_text().splitlines()) if log.exists() else 0
+
+        body = json.dumps({"players": 4, "seed": "parsed-once", "includeLegalActions": True})
+        before = parses()
+        r = httpx.post(f"{server.base_url}/v1/deals:deal", content=body, timeout=60)
+        assert r.status_code == 200, r.text
+        assert r.json()["nextActions"]["actions"]  # the flag was read and honoured
+        assert parses() - before == 1
+    finally:
+        server.close()

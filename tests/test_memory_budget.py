@@ -15,6 +15,7 @@ from service_fixtures import ServerProcess, memory_mb
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.pipeline import runtime
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import ByteBudget
 
 
@@ -90,7 +91,7 @@ def test_at_most_heavy_calls_compute_at_once():
 
     def call():
         with pytest.raises(ApiError):
-            rt.invoke("ListLegalActions", data, transport="rest", request_id="r")
+            rt.invoke(Call("ListLegalActions", data, "rest", "r", heavy=True))
 
     data = pb.ListLegalActionsRequest(snapshot=pb.Snapshot()).SerializeToString()
     rt.adjudicator.snapshots.cache.get = lookup

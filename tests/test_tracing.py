@@ -27,6 +27,7 @@ from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.ops import config, tracing
 from samba_adjudicator.service.ops.tracing import carried, parse
+from samba_adjudicator.service.pipeline.call import Call, Record
 from samba_adjudicator.service.transport.server import EXIT_MARGIN_SECONDS
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -200,6 +201,7 @@ def test_with_tracing_off_the_sdk_is_never_imported():
     script = """
 import sys
 from samba_adjudicator.service.ops.config import Settings
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime
 import samba_adjudicator.service.transport.grpc_server, samba_adjudicator.service.transport.rest
 rt = Runtime(Settings())
@@ -210,8 +212,7 @@ rt = Runtime(Settings())
 trace = ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "")
 for body in (b'{"cards": ["7H", "7D", "7C"]}', b'{}'):
     try:
-        rt.invoke("CheckMeld", body, json=True, transport="rest",
-                  request_id="r", trace=trace)
+        rt.invoke(Call("CheckMeld", body, "rest", "r", json=True, trace=trace))
     except ApiError:
         pass
 sdk = ("opentelemetry.sdk", "opentelemetry.exporter", "opentelemetry.proto")
@@ -373,7 +374,8 @@ def _dropped(reason: str) -> float:
 
 def _record(tracer: tracing.Tracer, count: int) -> None:
     for i in range(count):
-        tracer.finish("CheckMeld", "rest", "legal", 0.001, f"r{i}", None, None)
+        call = Call("CheckMeld", b"{}", "rest", f"r{i}", json=True)
+        tracer.finish(Record(call, outcome="legal", elapsed=0.001))
 
 
 def test_every_span_ends_sent_or_counted_as_dropped():

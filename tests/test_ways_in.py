@@ -42,6 +42,7 @@ from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.codec.actions import action_to_proto
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
+from samba_adjudicator.service.pipeline.call import received
 from samba_adjudicator.service.pipeline.runtime import Runtime
 from samba_adjudicator.service.transport import grpc_server, rest
 
@@ -222,7 +223,7 @@ class Ways:
         return jsonio.to_dict(self.runtime.adjudicator.snapshots.render(snap))
 
     def via_rest(self, method: str, body: bytes) -> tuple:
-        response = self.rest.answer(method, body, RID, None)
+        response = self.rest.answer(received(method, body, "rest", RID))
         payload = json.loads(response.body)
         if response.status_code != 200:
             error = payload["error"]
@@ -235,7 +236,7 @@ class Ways:
         except json_format.ParseError:
             return None  # not a protobuf message: no gRPC client can send it
         data = message.SerializeToString()
-        answer, status = grpc_server._call(self.runtime, method, data, RID, None)
+        answer, status = grpc_server._call(self.runtime, received(method, data, "grpc", RID))
         if status is None:
             return ("OK", _canonical_bytes(method, answer))
         rich = status_pb2.Status.FromString(dict(status.trailing_metadata)[_DETAILS])

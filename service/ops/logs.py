@@ -6,9 +6,12 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .tracing import Carried, log_ids
+from .tracing import log_ids
+
+if TYPE_CHECKING:
+    from ..pipeline.call import Record
 
 #: The per-call lines' logger (``service.pipeline.runtime``).
 CALLS = logging.getLogger("samba.server")
@@ -53,18 +56,11 @@ def setup_logging(level: str) -> None:
     logging.getLogger("uvicorn.access").disabled = True
 
 
-def log_call(
-    method: str,
-    transport: str,
-    outcome: str,
-    elapsed: float,
-    request_id: str,
-    err: Any,
-    carried: Carried | None = None,
-    ids: tuple[str, str] | None = None,
-) -> None:
-    """One call's JSON line: ``DEBUG`` for answers, ``WARNING`` for errors, ``ERROR`` for
-    the server's own failures; ``traceId``/``spanId``: ``tracing.log_ids``."""
+def log_call(record: Record, ids: tuple[str, str] | None = None) -> None:
+    """One call's JSON line, from its ``Record``: ``DEBUG`` for answers, ``WARNING`` for
+    errors, ``ERROR`` for the server's own failures; ``traceId``/``spanId``:
+    ``tracing.log_ids``."""
+    err, call = record.error, record.call
     if err is None:
         level = logging.DEBUG
     elif err.code in ("INTERNAL", "UNKNOWN", "DATA_LOSS"):
@@ -73,13 +69,13 @@ def log_call(
         level = logging.WARNING
     if not CALLS.isEnabledFor(level):
         return
-    trace_id, span_id = log_ids(carried, ids)
+    trace_id, span_id = log_ids(call.trace, ids)
     line = {
-        "method": method,
-        "transport": transport,
-        "outcome": outcome,
-        "durationMs": round(elapsed * 1000, 3),
-        "requestId": request_id,
+        "method": call.method,
+        "transport": call.transport,
+        "outcome": record.outcome,
+        "durationMs": round(record.elapsed * 1000, 3),
+        "requestId": call.request_id,
         "traceId": trace_id,
         "spanId": span_id,
     }

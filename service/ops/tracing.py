@@ -29,7 +29,10 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from ..pipeline.call import Record
 
 log = logging.getLogger("samba.server")
 
@@ -210,22 +213,14 @@ class Tracer:
             self.ledger.queued()
         return f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}"
 
-    def finish(
-        self,
-        method: str,
-        transport: str,
-        outcome: str,
-        elapsed: float,
-        request_id: str,
-        err: Any,
-        carried: Carried | None,
-    ) -> tuple[str, str] | None:
-        """``record`` a call that ended now after ``elapsed`` seconds; its ids, or None when
-        the SDK failed (logged: tracing never fails a call)."""
-        attributes, fault = span_attributes(method, transport, outcome, request_id, err)
+    def finish(self, record: Record) -> tuple[str, str] | None:
+        """``record`` a call that ended now after ``record.elapsed`` seconds; its ids, or
+        None when the SDK failed (logged: tracing never fails a call)."""
+        attributes, fault = span_attributes(record)
         end = time.time_ns()
+        start = end - int(record.elapsed * 1e9)
         try:
-            return self.record(method, carried, end - int(elapsed * 1e9), end, attributes, fault)
+            return self.record(record.call.method, record.call.trace, start, end, attributes, fault)
         except Exception:  # noqa: BLE001 - a span is not worth a call
             log.exception("the call's span was not recorded")
             return None
@@ -328,19 +323,19 @@ def start(url: str, version: str, environ: Mapping[str, str]) -> Tracer | None:
     return Tracer(url, version, environ.get("OTEL_SERVICE_NAME", "").strip() or SERVICE_NAME)
 
 
-def span_attributes(
-    method: str, transport: str, outcome: str, request_id: str, err: Any
-) -> tuple[dict[str, Any], bool]:
+def span_attributes(record: Record) -> tuple[dict[str, Any], bool]:
     """A call's span attributes (OpenTelemetry's RPC conventions, plus ``samba.*``;
     ``rpc.system`` is the transport, ``grpc`` or ``rest``) and whether its status is Error
     (SERVER_FAULTS)."""
+    call, err = record.call, record.error
+    transport = call.transport
     attributes: dict[str, Any] = {
         "rpc.system": transport,
         "rpc.service": SERVICE,
-        "rpc.method": method,
+        "rpc.method": call.method,
         "samba.transport": transport,
-        "samba.outcome": outcome,
-        "samba.request_id": request_id,
+        "samba.outcome": record.outcome,
+        "samba.request_id": call.request_id,
     }
     if err is None:
         if transport == "grpc":

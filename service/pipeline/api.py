@@ -39,6 +39,7 @@ from ..codec import answers, convert, jsonio, paths, required, rulesets, snapsho
 from ..codec.actions import action_to_proto
 from ..i18n.negotiation import DEFAULT
 from . import computer, int_range, reveal, verify, views
+from .call import Call
 from .decoding import Request, read, request_type
 from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
 from .loading import SNAPSHOT_CACHE_SIZE, SnapshotLoader, pin_version
@@ -102,7 +103,7 @@ class Adjudicator:
     ) -> Message:
         """``answer`` for a message built in process (``problems``: those found building it;
         ``lang``: the answer's language)."""
-        return self.answer(read(method, request, self.snapshots, problems=problems, lang=lang))
+        return self.answer(read(Call(method, request, lang=lang), self.snapshots, problems))
 
     @staticmethod
     def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:

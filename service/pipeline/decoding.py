@@ -1,8 +1,9 @@
-"""A request read once: ``read(method, data, loader)`` -> ``Request``, the one value every
+"""A request read once: ``read(call, loader)`` -> ``Request``, the one value every
 pipeline stage and handler takes (docs/api.md#trust).
 
-``data`` is protobuf bytes (gRPC), proto3 JSON (REST and CLI: ``json=True``) or a message
-built in process. Reading is the same three steps whatever came:
+A call's body (``service.pipeline.call.Call``) is protobuf bytes (gRPC), proto3 JSON (REST
+and CLI: ``json``; already read when weighing it read it) or a message built in process.
+Reading is the same three steps whatever came:
 
 1. the request's snapshot is looked up in the loaded-snapshot cache *before* it is parsed
    (``service.pipeline.loading``): when the service has loaded exactly that encoding before,
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import DecodeError, Message
 
@@ -32,6 +34,9 @@ from ..base import errors, pb
 from ..codec import enums, jsonio, required, wire
 from ..i18n.negotiation import DEFAULT
 from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
+
+if TYPE_CHECKING:
+    from .call import Call
 
 
 @dataclass(slots=True)
@@ -82,17 +87,11 @@ def request_type(method: str) -> type[Message]:
     return found
 
 
-def read(
-    method: str,
-    data: bytes | str | Message,
-    loader: SnapshotLoader,
-    *,
-    json: bool = False,
-    problems: Iterable[Problem] = (),
-    lang: str = DEFAULT,
-) -> Request:
-    """``data`` read as a request of ``method`` (``json``: proto3 JSON text; a message:
-    taken as it is, with the ``problems`` found building it)."""
+def read(call: Call, loader: SnapshotLoader, problems: Iterable[Problem] = ()) -> Request:
+    """``call``'s body read as a request of its method (``json``: proto3 JSON text, from
+    what weighing it read when it did; a message: taken as it is, with the ``problems``
+    found building it)."""
+    method, data = call.method, call.body
     message_type = request_type(method)
     number = _SNAPSHOT_NUMBERS[method]
     found: errors.Problems
@@ -108,12 +107,13 @@ def read(
         message, found, source = data, list(problems), None
         if number is not None and data.HasField(SNAPSHOT):
             source = loader.source_of(data.snapshot)
-    elif json:
-        message, found, source = _from_json(data, message_type, number, loader)
+    elif call.json:
+        parsed = jsonio.loads(data) if call.parsed is None else call.parsed
+        message, found, source = _from_json(parsed, message_type, number, loader)
     else:
         assert isinstance(data, bytes)
         message, found, source = _from_protobuf(data, message_type, number, loader)
-    if not json:  # the JSON walk refuses them as it reads
+    if not call.json:  # the JSON walk refuses them as it reads
         found = errors.ProblemList(found)
         skip = SNAPSHOT if source is not None and source.loaded is not None else ""
         if isinstance(data, Message):  # the caller's: left as it is
@@ -121,7 +121,7 @@ def read(
         else:
             enums.unknown_values(message, "", found, skip)
     found, source = _with_required(message, found, source)
-    return Request(method, message, found, source, lang)
+    return Request(method, message, found, source, call.lang)
 
 
 def _from_protobuf(
@@ -154,11 +154,11 @@ def _from_protobuf(
 
 
 def _from_json(
-    text: str | bytes, message_type: type[Message], number: int | None, loader: SnapshotLoader
+    data: Any, message_type: type[Message], number: int | None, loader: SnapshotLoader
 ) -> tuple[Message, errors.Problems, SnapshotSource | None]:
-    """JSON that is not an object raises InvalidInput (MALFORMED_JSON); every other problem
-    is returned. The snapshot is keyed by its compact JSON (``json_cache_key``)."""
-    data = jsonio.loads(text)
+    """JSON already read (``jsonio.loads``: text that is not JSON raised InvalidInput,
+    MALFORMED_JSON); every problem is returned. The snapshot is keyed by its compact JSON
+    (``json_cache_key``)."""
     snapshot = data.get(SNAPSHOT) if isinstance(data, dict) else None
     key = json_cache_key(snapshot) if isinstance(snapshot, dict) and number is not None else None
     if key is None:

@@ -13,16 +13,23 @@ decoded:
 - JSON (REST): a body that neither names the field (either spelling) nor holds a ``\\u``
   escape (which could spell it) is cheap; one that does is read as the request's decoding
   reads it (tens of microseconds for the 32 KiB a call answered on the loop may have) and
-  its flag looked at; a larger one, which runs on a worker thread anyway, is heavy.
+  its flag looked at, and the request's decoding starts from what was read (``weigh``
+  returns it; the ``Call`` carries it); a larger one, which runs on a worker thread
+  anyway, is heavy.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from google.protobuf.message import Message
+
 from samba_adjudicator.engine.problems import InvalidInput
 
+from ..base import pb
 from ..codec import json_text, wire
 from . import computer
-from .api import METHODS
+from .decoding import request_type
 
 #: Methods whose every call lists legal actions (or replays up to 2,000 actions).
 OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
@@ -31,9 +38,11 @@ LISTING_FIELD = "include_legal_actions"
 #: Method -> the field number of ``include_legal_actions`` in its request, for every
 #: method whose request has it.
 ASKS_LISTING = {
-    method: request_type.DESCRIPTOR.fields_by_name[LISTING_FIELD].number
-    for method, (request_type, _) in METHODS.items()
-    if LISTING_FIELD in request_type.DESCRIPTOR.fields_by_name
+    method: fields[LISTING_FIELD].number
+    for method, fields in (
+        (m.name, request_type(m.name).DESCRIPTOR.fields_by_name) for m in pb.SERVICE.methods
+    )
+    if LISTING_FIELD in fields
 }
 #: Requests larger than this run on a worker thread whatever their method (runtime: reading
 #: a snapshot of a hundred thousand cards takes a third of a second); so JSON bodies up to
@@ -42,28 +51,29 @@ OFFLOAD_BYTES = 32 * 1024
 _JSON_MARKS = (b"includeLegalActions", b"include_legal_actions", b"\\u")
 
 
-def is_heavy(method: str, body: bytes, json: bool) -> bool:
-    """Whether a call of ``method`` with request ``body`` (JSON or protobuf bytes) lists, or
-    asks for a computer move (``computer.is_heavy``)."""
+def weigh(method: str, body: bytes | str | Message, json: bool) -> tuple[bool, Any]:
+    """Whether a call of ``method`` with request ``body`` (JSON or protobuf bytes, or a
+    message built in process) lists, or asks for a computer move (``computer.is_heavy``);
+    and the JSON body as read to find the flag (None: not read), which the request's
+    decoding starts from (``service.pipeline.call``: a body is parsed once)."""
+    if not isinstance(body, bytes):
+        return method in OFFLOAD, None
     if method in OFFLOAD or computer.is_heavy(method, body, json):
-        return True
+        return True, None
     number = ASKS_LISTING.get(method)
     if number is None:
-        return False
-    if json:
-        if not any(mark in body for mark in _JSON_MARKS):
-            return False
-        return len(body) > OFFLOAD_BYTES or json_flag(body)
-    return wire.flag_set(body, number)
-
-
-def json_flag(body: bytes) -> bool:
-    """Whether the JSON object ``body`` sets ``includeLegalActions`` (either spelling) to
-    true. Malformed: False (its decoding fails fast)."""
+        return False, None
+    if not json:
+        return wire.flag_set(body, number), None
+    if not any(mark in body for mark in _JSON_MARKS):
+        return False, None
+    if len(body) > OFFLOAD_BYTES:
+        return True, None
     try:
         value = json_text.loads(body)  # the reader of the request itself
     except InvalidInput:
-        return False
+        return False, None  # malformed: its decoding fails fast
     if not isinstance(value, dict):
-        return False
-    return value.get("includeLegalActions") is True or value.get(LISTING_FIELD) is True
+        return False, value
+    flag = value.get("includeLegalActions") is True or value.get(LISTING_FIELD) is True
+    return flag, value

@@ -34,6 +34,13 @@ class State:
     def serving(self) -> bool:
         return self.ready and not self.draining and not self.stalled
 
+    def probe(self, readiness: bool) -> tuple[dict, int]:
+        """The JSON body and HTTP status of ``/readyz`` (``readiness``: 503 NOT_SERVING
+        unless ``serving``) or ``/healthz`` (the process answers: SERVING), on the API
+        port and the admin port alike."""
+        serving = self.serving or not readiness
+        return {"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503
+
     def set_stalled(self, loops: tuple[str, ...]) -> None:
         """The API loops that do not answer now (empty: all do); listeners hear a change."""
         with self._lock:

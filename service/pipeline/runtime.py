@@ -1,13 +1,14 @@
 """What the servers and the CLI share around ``service.pipeline.api``: one call = decode, answer,
 error boundary; for the servers also metrics, a log line, a span and a deadline.
 
-``Runtime.answer(method, data, deadline)`` reads a request once (``service.pipeline.decoding``:
-protobuf bytes, proto3 JSON with ``json=True``, or a message), answers it
-(``Adjudicator.answer``) and returns the response message or raises ``ApiError``, never
-anything else (``service.pipeline.boundary``): it is the one error boundary of every
-transport and of the CLI. ``Runtime.invoke(method, data, transport=..., request_id=...)``
+``Runtime.answer(call)`` reads a call's request once (``service.pipeline.decoding``: protobuf
+bytes, proto3 JSON, or a message), answers it (``Adjudicator.answer``) and returns the
+response message or raises ``ApiError``, never anything else (``service.pipeline.boundary``):
+it is the one error boundary of every transport and of the CLI. ``Runtime.invoke(call)``
 is ``answer`` counted in ``service.ops.metrics``, logged (one JSON line per call) and, with
-an OTLP endpoint, traced (``service.ops.tracing``).
+an OTLP endpoint, traced (``service.ops.tracing``), all three read from the call's one
+``Record`` (``service.pipeline.call``: the ``Call`` a transport made once, carried to the
+end).
 
 ``State`` (service.pipeline.lifecycle) is the process's lifecycle (starting -> serving ->
 draining) read by ``/readyz`` and the gRPC health service.
@@ -20,14 +21,13 @@ import os
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
-from samba_adjudicator.engine.deadline import Interrupted, Stop, checkpoint, within
+from samba_adjudicator.engine.deadline import Interrupted, checkpoint, within
 from samba_adjudicator.engine.problems import Problem
 from samba_adjudicator.engine.ruleset import DEFAULT_PROFILE, ENGINE_RULES_REVISION, PROFILES
 
@@ -40,8 +40,9 @@ from .api import Adjudicator
 from .boundary import as_api_error
 from .budget import ADMIT_FROM as ADMIT_FROM
 from .budget import ByteBudget
+from .call import Call, Record, size
 from .decoding import Request, read
-from .heavy import OFFLOAD, OFFLOAD_BYTES
+from .heavy import OFFLOAD_BYTES
 from .lifecycle import State
 from .slots import Slots, Ticket
 from .stops import check_deadline, earlier, interrupted
@@ -75,14 +76,6 @@ VERSION_HEADER = f"{VERSION} rules/{RULES_REVISION}"
 
 _KNOWN_PROFILES = frozenset(PROFILES)
 _REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
-_JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
-#: Heavy calls (``service.pipeline.heavy``: whatever lists legal actions, the methods of
-#: OFFLOAD and any call asking ``include_legal_actions``): both transports run them on a
-#: worker thread, at most HEAVY_CALLS at once, so that their event loop keeps answering
-#: health checks, ``/metrics`` and cheap calls meanwhile. Every other call is answered
-#: inline on the loop: a thread hand-off costs more than the call itself. Requests larger
-#: than heavy.OFFLOAD_BYTES run on a worker thread whatever their method.
-
 #: Heavy calls computing at once; the others wait their turn (``service.pipeline.slots``:
 #: first come first served, holding no thread while they wait). Eight 149-card listings
 #: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
@@ -181,55 +174,43 @@ class Runtime:
                 version=VERSION, ruleset_revision=RULES_REVISION, build=BUILD.name
             ).set(1)
 
-    def offloaded(self, method: str, size: int = 0, heavy: bool | None = None) -> bool:
-        """Whether a call of ``method`` with a request of ``size`` bytes runs on a worker
-        thread: a heavy call (``heavy``, by default its method in OFFLOAD), a request over
-        OFFLOAD_BYTES, and every call under the test delay, which must not block the loop."""
-        if heavy is None:
-            heavy = method in OFFLOAD
-        return heavy or size > OFFLOAD_BYTES or (CALL_DELAY_SECONDS > 0 and not CALL_DELAY_ON_LOOP)
+    def offloaded(self, call: Call) -> bool:
+        """Whether ``call`` runs on a worker thread: a heavy call (``service.pipeline.heavy``),
+        a request over OFFLOAD_BYTES, and every call under the test delay, which must not
+        block the loop. Every other call is answered inline on its transport's event loop:
+        a thread hand-off costs more than the call itself."""
+        return (
+            call.heavy
+            or size(call) > OFFLOAD_BYTES
+            or (CALL_DELAY_SECONDS > 0 and not CALL_DELAY_ON_LOOP)
+        )
 
     # -- answering -------------------------------------------------------------------------
     def answer(
-        self,
-        method: str,
-        data: bytes | str | Message,
-        deadline: float | None = None,
-        call: CallRecord | None = None,
-        stop: Stop | None = None,
-        lang: str = DEFAULT_LANGUAGE,
-        json: bool = False,
-        problems: Iterable[Problem] = (),
+        self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
     ) -> Message:
-        """The error boundary: read the request (``data``: protobuf bytes, or proto3 JSON
-        with ``json``, or a message built in process), adjudicate it and return the
-        response, or raise ApiError (``service.pipeline.boundary``), never anything else.
-        ``deadline`` (``time.monotonic()`` value): passed before or after the engine ran,
-        the answer is DEADLINE_EXCEEDED. The engine's work also stops at the server's
-        ceiling (``ceiling`` seconds from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE) and
-        when ``stop`` is set (the caller went away: CANCELLED). ``call``: filled in for the
-        accounting. ``lang``: the language of the answer's texts (docs/i18n.md). ``problems``:
-        those found building a message in process."""
+        """The error boundary: read the call's request (``service.pipeline.decoding``),
+        adjudicate it and return the response, or raise ApiError
+        (``service.pipeline.boundary``), never anything else. Past the call's ``deadline``
+        (before or after the engine ran) the answer is DEADLINE_EXCEEDED. The engine's work
+        also stops at the server's ceiling (``ceiling`` seconds from now: RESOURCE_EXHAUSTED
+        CALL_TOO_EXPENSIVE) and when the call's ``stop`` is set (the caller went away:
+        CANCELLED). ``record``: filled in for the accounting. ``problems``: those found
+        building a message in process."""
+        method, deadline = call.method, call.deadline
         limit = deadline
         if self.ceiling is not None:
             limit = earlier(deadline, time.monotonic() + self.ceiling)
         try:
             # the engine stops long loops at the limit or the stop (engine.deadline)
-            with within(limit, stop):
+            with within(limit, call.stop):
                 # the caller left, its deadline passed or the drain ended while the call
                 # waited its turn (a thread, a heavy-call slot): nothing is read
                 checkpoint()
-                request = read(
-                    method,
-                    data,
-                    self.adjudicator.snapshots,
-                    json=json,
-                    problems=problems,
-                    lang=lang,
-                )
-                if call is not None:
-                    call.profile = _profile_of(request)
-                    call.cache = _cache_outcome(request)
+                request = read(call, self.adjudicator.snapshots, problems)
+                if record is not None:
+                    record.profile = _profile_of(request)
+                    record.cache = _cache_outcome(request)
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
@@ -237,9 +218,12 @@ class Runtime:
             check_deadline(method, deadline)
             return response
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
-            raise interrupted(method, deadline, stop, self.state.draining, self.ceiling) from None
+            raise self._interrupted(call) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
+
+    def _interrupted(self, call: Call) -> ApiError:
+        return interrupted(call.method, call.deadline, call.stop, self.state.draining, self.ceiling)
 
     def call(
         self,
@@ -249,82 +233,64 @@ class Runtime:
         lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
-        return self.answer(method, request, lang=lang, problems=problems or ())
+        return self.answer(Call(method, request, lang=lang), problems=problems or ())
 
-    def invoke(
-        self,
-        method: str,
-        data: bytes | str | Message,
-        *,
-        transport: str,
-        request_id: str,
-        deadline: float | None = None,
-        json: bool = False,
-        heavy: bool | None = None,
-        stop: Stop | None = None,
-        trace: tracing.Carried | None = None,
-        lang: str = DEFAULT_LANGUAGE,
-        ticket: Ticket | None = None,
-        arrived: float | None = None,
-    ) -> Message:
+    def invoke(self, call: Call, ticket: Ticket | None = None) -> Message:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
-        parented on the caller's ``trace`` context (``service.ops.tracing``). Reading the
-        request happens inside the accounting, so parse failures are counted and timed as
-        well. A request over ADMIT_FROM bytes is admitted against the decoding budget
-        first (``ByteBudget``: it waits, then is refused RESOURCE_EXHAUSTED MEMORY_BUDGET).
-        A ``heavy`` call (``service.pipeline.heavy``; by default its method in OFFLOAD)
-        runs in one of the HEAVY_CALLS slots: its ``ticket``, which the transport waited
-        for on its event loop (``service.transport.slot_wait``), or else one this thread
-        waits for. A ticket that holds no slot (the wait ended at the call's deadline, when
-        its caller left, or at the drain's end) is answered at once with the reason,
-        nothing read. ``stop``: set by the transport when the caller goes away
-        (``answer``). ``arrived``: the call's ``time.perf_counter()`` on arrival (its
-        duration counts the wait for a slot); None: now."""
+        parented on the caller's trace context (``service.ops.tracing``), all three from
+        one ``Record``. Reading the request happens inside the accounting, so parse failures
+        are counted and timed as well. A request over ADMIT_FROM bytes is admitted against
+        the decoding budget first (``ByteBudget``: it waits, then is refused
+        RESOURCE_EXHAUSTED MEMORY_BUDGET). A heavy call runs in one of the HEAVY_CALLS
+        slots: its ``ticket``, which the transport waited for on its event loop
+        (``service.transport.slot_wait``), or else one this thread waits for. A ticket that
+        holds no slot (the wait ended at the call's deadline, when its caller left, or at
+        the drain's end) is answered at once with the reason, nothing read. The call's
+        duration runs from its ``arrived`` (so it counts the wait for a slot; 0: now)."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
-        start = time.perf_counter() if arrived is None else arrived
-        in_flight = self._child(m.in_flight, transport)
+        start = call.arrived or time.perf_counter()
+        in_flight = self._child(m.in_flight, call.transport)
         in_flight.inc()
-        call = CallRecord()
+        record = Record(call)
         counted = 0
-        if heavy is None:
-            heavy = method in OFFLOAD
-        if heavy and ticket is None:
-            ticket = self.heavy.wait(stop, deadline)
+        if call.heavy and ticket is None:
+            ticket = self.heavy.wait(call.stop, call.deadline)
         try:
             if ticket is not None and not self.heavy.claim(ticket):
-                raise interrupted(method, deadline, stop, self.state.draining, self.ceiling)
-            counted = self.decoding.admit(len(data) if isinstance(data, (bytes, str)) else 0)
-            response = self.answer(method, data, deadline, call, stop, lang, json)
-            call.outcome, call.codes = _outcome(method, response)
+                raise self._interrupted(call)
+            counted = self.decoding.admit(size(call))
+            response = self.answer(call, record)
+            record.outcome, record.codes = _outcome(call.method, response)
             return response
         except ApiError as e:
-            call.error = e
-            call.outcome = "invalid_argument" if e.is_invalid_argument else "error"
+            record.failed(e)
             raise
         finally:
             if ticket is not None:
                 self.heavy.leave(ticket)
             self.decoding.release(counted)
-            elapsed = time.perf_counter() - start
+            record.elapsed = time.perf_counter() - start
             in_flight.dec()
-            self._count(m, method, transport, call, elapsed)
-            self._finish(method, transport, call.outcome, elapsed, request_id, call.error, trace)
-            # the error's traceback holds this frame, which holds ``call``: without this the
-            # cycle keeps the request (a megabyte, parsed) alive until a full collection
-            call.error = None
+            self._count(m, record)
+            self._finish(record)
+            # the error's traceback holds this frame, which holds ``record``: without this
+            # the cycle keeps the request (a megabyte, parsed) alive until a full collection
+            record.error = None
 
-    def _count(
-        self, m: _metrics.Metrics, method: str, transport: str, call: CallRecord, elapsed: float
-    ) -> None:
-        if call.error is not None:
-            self._child(m.errors, method, transport, call.error.code).inc()
-        self._child(m.requests, method, transport, call.outcome, call.profile).inc()
-        self._child(m.duration, method, transport).observe(elapsed)
-        if call.cache:
-            self._child(m.snapshot_cache, method, call.cache).inc()
-        for code in call.codes:
+    def _count(self, m: _metrics.Metrics, record: Record, timed: bool = True) -> None:
+        """The call's metrics (``timed``: its duration too; a call refused before it was
+        answered has none)."""
+        method, transport = record.call.method, record.call.transport
+        if record.error is not None:
+            self._child(m.errors, method, transport, record.error.code).inc()
+        self._child(m.requests, method, transport, record.outcome, record.profile).inc()
+        if timed:
+            self._child(m.duration, method, transport).observe(record.elapsed)
+        if record.cache:
+            self._child(m.snapshot_cache, method, record.cache).inc()
+        for code in record.codes:
             self._child(m.violations, code).inc()
 
     def _child(self, metric, *values):
@@ -334,21 +300,14 @@ class Runtime:
             child = self._children[key] = metric.labels(*values)
         return child
 
-    def reject(
-        self,
-        method: str,
-        transport: str,
-        request_id: str,
-        err: ApiError,
-        trace: tracing.Carried | None = None,
-    ) -> None:
-        """Count and log a call refused by the transport before ``invoke`` (413)."""
+    def reject(self, call: Call, err: ApiError) -> None:
+        """Count and log a call refused by the transport before ``invoke`` (413, a drain)."""
         m = self.metrics
         assert m is not None, "only servers reject calls"
-        outcome = "invalid_argument" if err.is_invalid_argument else "error"
-        m.errors.labels(method=method, transport=transport, code=err.code).inc()
-        m.requests.labels(method=method, transport=transport, outcome=outcome, profile="none").inc()
-        self._finish(method, transport, outcome, 0.0, request_id, err, trace)
+        record = Record(call)
+        record.failed(err)
+        self._count(m, record, timed=False)
+        self._finish(record)
 
     def _sleep(self) -> None:
         """``CALL_DELAY_SECONDS``: a deterministic slow call (tests/slow_server.py)."""
@@ -357,21 +316,10 @@ class Runtime:
             checkpoint()  # the call's deadline or the drain stops it like engine work
             time.sleep(min(left, 0.02))
 
-    def _finish(
-        self,
-        method: str,
-        transport: str,
-        outcome: str,
-        elapsed: float,
-        request_id: str,
-        err: ApiError | None,
-        trace: tracing.Carried | None,
-    ) -> None:
+    def _finish(self, record: Record) -> None:
         """The call's span (tracing on) and its log line, which names the span."""
-        ids = None
-        if self.tracer is not None:
-            ids = self.tracer.finish(method, transport, outcome, elapsed, request_id, err, trace)
-        log_call(method, transport, outcome, elapsed, request_id, err, trace, ids)
+        ids = None if self.tracer is None else self.tracer.finish(record)
+        log_call(record, ids)
 
     def close(self, by: float | None = None) -> dict[str, int]:
         """At the end of the drain (tracing on): export the spans still queued until ``by``
@@ -385,14 +333,3 @@ class Runtime:
             seconds = min(seconds, by - time.monotonic())
         sent, dropped = self.tracer.close(seconds)
         return {"spansSent": sent, "spansDropped": dropped}
-
-
-@dataclass(slots=True)
-class CallRecord:
-    """What the accounting of one call reports: labels, violation codes, the error."""
-
-    profile: str = "none"
-    outcome: str = "error"
-    cache: str = ""  # "hit" / "miss": the call carried a snapshot
-    codes: list[str] = field(default_factory=list)
-    error: ApiError | None = None

@@ -44,10 +44,6 @@ def _answer(status: int, body: bytes, content_type: bytes = b"application/json")
     return head + body
 
 
-def _status(serving: bool) -> bytes:
-    return jsonio.dumps_bytes({"status": "SERVING" if serving else "NOT_SERVING"})
-
-
 class AdminServer:
     """``/healthz`` (the process answers), ``/readyz`` (``State.serving``), ``/metrics``."""
 
@@ -100,11 +96,9 @@ class AdminServer:
         path = rest.split(b" ", 1)[0].split(b"?", 1)[0]
         if method not in (b"GET", b"HEAD"):
             return _answer(405, jsonio.dumps_bytes({"status": "METHOD_NOT_ALLOWED"}))
-        if path == b"/healthz":
-            return _answer(200, _status(True))
-        if path == b"/readyz":
-            serving = self.state.serving
-            return _answer(200 if serving else 503, _status(serving))
+        if path in (b"/healthz", b"/readyz"):
+            body, status = self.state.probe(readiness=path == b"/readyz")
+            return _answer(status, jsonio.dumps_bytes(body))
         if path == b"/metrics":
             body, ctype = metrics.exposition()
             return _answer(200, body, ctype.encode("latin-1"))

@@ -72,6 +72,7 @@ def run(
     from ..codec.jsonio import to_dict
     from ..i18n.localize import localize_error
     from ..i18n.negotiation import choose
+    from ..pipeline.call import Call
     from ..pipeline.runtime import Runtime
 
     request_id = request_id or new_request_id()
@@ -86,7 +87,9 @@ def run(
             settings = page_tokens.with_cli_key(config.load([], os.environ), os.environ)
             adjudicator = Adjudicator.from_settings(settings)
         runtime = Runtime(None, adjudicator, count_calls=False)
-        response = runtime.answer(method, data, lang=language, json=True)
+        response = runtime.answer(
+            Call(method, data, request_id=request_id, json=True, lang=language)
+        )
     except ApiError as e:
         body = rest_body(localize_error(e, language), request_id)
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), body

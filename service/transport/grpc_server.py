@@ -43,20 +43,18 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from samba_adjudicator.engine.deadline import Stop
-
 from ..base import errors, pb
 from ..base.errors import ApiError
 from ..i18n.localize import localize_error
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
-from ..pipeline.heavy import is_heavy
+from ..pipeline.call import Call, received, stoppable
 from ..pipeline.runtime import Runtime, request_id_from, shutting_down
 from ..pipeline.slots import Ticket
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
 from .loop_watch import after_pending_io
-from .slot_wait import SlotWait, resolve
+from .slot_wait import offload, resolve
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
 BENCH_SERVICE = "samba.v1.Bench"
@@ -116,36 +114,14 @@ def _status(err: ApiError, request_id: str, lang: str = DEFAULT_LANGUAGE) -> grp
 
 
 def _call(
-    runtime: Runtime,
-    method: str,
-    data: bytes,
-    request_id: str,
-    deadline: float | None,
-    lang: str = DEFAULT_LANGUAGE,
-    heavy: bool = False,
-    stop: Stop | None = None,
-    trace: tracing.Carried | None = None,
-    ticket: Ticket | None = None,
-    arrived: float | None = None,
+    runtime: Runtime, call: Call, ticket: Ticket | None = None
 ) -> tuple[bytes | None, grpc.Status | None]:
-    """(serialized answer, None) or (None, rich status), their texts in ``lang``; a
-    ``heavy`` call runs in its ``ticket``'s heavy-call slot (``Runtime.invoke``)."""
+    """(serialized answer, None) or (None, rich status), their texts in the call's
+    language; a heavy call runs in its ``ticket``'s heavy-call slot (``Runtime.invoke``)."""
     try:
-        response = runtime.invoke(
-            method,
-            data,
-            transport="grpc",
-            request_id=request_id,
-            deadline=deadline,
-            heavy=heavy,
-            stop=stop,
-            trace=trace,
-            lang=lang,
-            ticket=ticket,
-            arrived=arrived,
-        )
+        response = runtime.invoke(call, ticket)
     except ApiError as e:
-        return None, _status(e, request_id, lang)
+        return None, _status(e, call.request_id, call.lang)
     # deterministic: map entries (violation details) sorted, the same bytes on every replica
     return response.SerializeToString(deterministic=True), None
 
@@ -208,20 +184,15 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
         context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
         if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
-            runtime.reject(method, "grpc", request_id, err, trace)
+            runtime.reject(Call(method, data, "grpc", request_id, trace=trace), err)
             await context.abort_with_status(_status(err, request_id, lang))
-        deadline = _deadline(context)
+        call = received(method, data, "grpc", request_id, _deadline(context), lang, trace)
         in_flight.count += 1
         try:
-            heavy = is_heavy(method, data, json=False)
-            if runtime.offloaded(method, len(data), heavy):
-                out, status = await _offloaded(
-                    runtime, method, data, request_id, deadline, lang, heavy, context, pool, trace
-                )
+            if runtime.offloaded(call):
+                out, status = await _offloaded(runtime, stoppable(call), context, pool)
             else:
-                out, status = _call(
-                    runtime, method, data, request_id, deadline, lang, heavy, trace=trace
-                )
+                out, status = _call(runtime, call)
         finally:
             in_flight.count -= 1
         if status is not None:
@@ -233,48 +204,25 @@ def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
 
 
 async def _offloaded(
-    runtime: Runtime,
-    method: str,
-    data: bytes,
-    request_id: str,
-    deadline: float | None,
-    lang: str,
-    heavy: bool,
-    context,
-    pool,
-    trace: tracing.Carried | None,
+    runtime: Runtime, call: Call, context, pool
 ) -> tuple[bytes | None, grpc.Status | None]:
-    """``_call`` on the thread pool; a heavy call waits for its slot first on this loop
-    (``slot_wait``: no thread held meanwhile), and one that gets none (its deadline, its
-    caller gone, the drain's end) is answered here at once, why. A cancelled call (or one
-    whose caller's deadline passed) ends here, its handler cancelled: the stop ends its
+    """``_call`` on the thread pool (``slot_wait.offload``). A cancelled call (or one whose
+    caller's deadline passed) ends here, its handler cancelled: the call's stop ends its
     work on the thread (engine.deadline)."""
     loop = asyncio.get_running_loop()
-    stop, gone = Stop(), loop.create_future()
+    stop, gone = call.stop, loop.create_future()
+    assert stop is not None
 
     def done(_) -> None:
         stop.set()
         loop.call_soon_threadsafe(resolve, gone)
 
     context.add_done_callback(done)
-    arrived = time.perf_counter()
-    call = (runtime, method, data, request_id, deadline, lang, heavy, stop, trace)
-    ticket = None
-    if heavy:
-        waiting = SlotWait(runtime.heavy)
-        try:
-            ticket = await waiting.until(deadline, stop, gone)
-        except asyncio.CancelledError:  # the caller left: counted and logged, CANCELLED
-            stop.set()
-            _call(*call, waiting.ticket, arrived)
-            raise
-        if not ticket.granted:
-            return _call(*call, ticket, arrived)  # at once: nothing is read
-    try:
-        return await loop.run_in_executor(pool, _call, *call, ticket, arrived)
-    finally:
-        if ticket is not None:  # the work never began (cancelled): the slot goes on
-            runtime.heavy.abandon(ticket)
+
+    def run(fn, *args):
+        return loop.run_in_executor(pool, fn, *args)
+
+    return await offload(runtime.heavy, call, gone, functools.partial(_call, runtime), run)
 
 
 async def _echo(data: bytes, context) -> bytes:

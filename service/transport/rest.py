@@ -33,7 +33,6 @@ import functools
 import math
 import time
 from collections.abc import Callable
-from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from google.protobuf.message import Message
@@ -49,11 +48,10 @@ from ..base.descriptors import http_route
 from ..base.errors import ApiError, invalid_argument
 from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
-from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..pipeline.api import REMEMBERS
 from ..pipeline.boundary import as_api_error
-from ..pipeline.heavy import is_heavy
+from ..pipeline.call import Call, received, stoppable
 from ..pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
@@ -62,6 +60,7 @@ from ..pipeline.runtime import (
 )
 from ..pipeline.slots import Ticket
 from ..web import pages, proto_docs
+from ..web.openapi import route_tags
 from . import rest_errors, rest_operations
 from .compression import NegotiatedGZip
 from .rest_common import (
@@ -75,7 +74,7 @@ from .rest_common import (
     too_large,
 )
 from .rest_errors import JsonCORSMiddleware
-from .slot_wait import SlotWait
+from .slot_wait import offload
 
 
 def _routes() -> tuple[tuple[str, str, str, str, str], ...]:
@@ -211,139 +210,66 @@ class _Calls:
         self.runtime = runtime
         self.limit = limit
 
-    def answer(
-        self,
-        method: str,
-        data: bytes | Message,
-        rid: str,
-        deadline: float | None,
-        lang: str = DEFAULT_LANGUAGE,
-        heavy: bool = False,
-        stop: Stop | None = None,
-        trace=None,
-        ticket: Ticket | None = None,
-        arrived: float | None = None,
-    ) -> Response:
+    def answer(self, call: Call, ticket: Ticket | None = None) -> Response:
         try:
-            response = self.runtime.invoke(
-                method,
-                data,
-                transport="rest",
-                request_id=rid,
-                deadline=deadline,
-                json=isinstance(data, bytes),
-                heavy=heavy,
-                stop=stop,
-                trace=trace,
-                lang=lang,
-                ticket=ticket,
-                arrived=arrived,
-            )
+            response = self.runtime.invoke(call, ticket)
         except ApiError as e:
-            return error_response(e, rid, None, lang)
+            return error_response(e, call.request_id, None, call.lang)
         body = jsonio.to_dict(response)
-        if method in REMEMBERS and "snapshot" in body:
+        if call.method in REMEMBERS and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
 
-    async def run(
-        self,
-        request: Request,
-        method: str,
-        data: bytes | Message,
-        rid: str,
-        deadline: float | None,
-        lang: str = DEFAULT_LANGUAGE,
-        heavy: bool = False,
-    ) -> Response:
-        trace = call_trace(request)
+    async def run(self, request: Request, call: Call) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
-            self.runtime.reject(method, "rest", rid, err, trace)
-            return error_response(err, rid, {"connection": "close"}, lang)
-        if self.runtime.offloaded(method, len(data) if isinstance(data, bytes) else 0, heavy):
-            # a client that closes the connection stops the call's work (engine.deadline)
-            stop = Stop()
-            watch = asyncio.ensure_future(_watch_disconnect(request, stop))
-            try:
-                return await self._offloaded(
-                    method, data, rid, deadline, lang, heavy, stop, watch, trace
-                )
-            finally:
-                watch.cancel()
-        return self.answer(method, data, rid, deadline, lang, heavy, trace=trace)
-
-    async def _offloaded(
-        self,
-        method: str,
-        data: bytes | Message,
-        rid: str,
-        deadline: float | None,
-        lang: str,
-        heavy: bool,
-        stop: Stop,
-        watch: asyncio.Future,
-        trace=None,
-    ) -> Response:
-        """A call answered on the thread pool; a heavy one waits for its slot first on this
-        loop (``slot_wait``: no thread held meanwhile), and one that gets none (its
-        deadline, its caller gone, the drain's end) is answered here at once, why."""
-        arrived = time.perf_counter()
-        ticket = None
-        if heavy:
-            ticket = await SlotWait(self.runtime.heavy).until(deadline, stop, watch)
-        args = (method, data, rid, deadline, lang, heavy, stop, trace, ticket, arrived)
-        if ticket is not None and not ticket.granted:
-            return self.answer(*args)  # here, at once: nothing is read
+            self.runtime.reject(call, err)
+            return error_response(err, call.request_id, {"connection": "close"}, call.lang)
+        if not self.runtime.offloaded(call):
+            return self.answer(call)
+        # a client that closes the connection stops the call's work (engine.deadline)
+        call = stoppable(call)
+        assert call.stop is not None
+        watch = asyncio.ensure_future(_watch_disconnect(request, call.stop))
         try:
-            return await run_in_threadpool(self.answer, *args)
+            return await offload(self.runtime.heavy, call, watch, self.answer, run_in_threadpool)
         finally:
-            if ticket is not None:  # the work never began (cancelled): the slot goes on
-                self.runtime.heavy.abandon(ticket)
+            watch.cancel()
 
-    def post_endpoint(self, method: str):
+    def endpoint(self, method: str, message: Callable[..., Message] | None = None):
+        """The route of RPC ``method``: its body read (``message``: a GET's request, made
+        from the path's parameters), its ``Call`` made, answered through ``run``."""
+
         async def endpoint(request: Request) -> Response:
-            rid = call_request_id(request)
+            rid, lang = call_request_id(request), call_language(request)
+            trace = call_trace(request)
             try:
                 deadline = _deadline(request)
-                body = await read_body(request, self.limit)
+                if message is None:
+                    body: bytes | Message = await read_body(request, self.limit)
+                else:
+                    body = message(**request.path_params)
             except ApiError as e:
-                self.runtime.reject(method, "rest", rid, e, call_trace(request))
+                self.runtime.reject(Call(method, b"", "rest", rid, trace=trace), e)
                 close = {"connection": "close"} if e.code == "RESOURCE_EXHAUSTED" else None
-                return error_response(e, rid, close, call_language(request))
-            heavy = is_heavy(method, body, json=True)
-            return await self.run(
-                request, method, body, rid, deadline, call_language(request), heavy
-            )
+                return error_response(e, rid, close, lang)
+            call = received(method, body, "rest", rid, deadline, lang, trace)
+            return await self.run(request, call)
 
         endpoint.__name__ = method
         return endpoint
 
-    async def list_rulesets(self, request: Request) -> Response:
-        return await self._get("ListRulesets", pb.ListRulesetsRequest(), request)
-
-    async def get_ruleset(self, profile: str, request: Request) -> Response:
-        return await self._get("GetRuleset", pb.GetRulesetRequest(profile=profile), request)
-
-    async def _get(self, method: str, message, request: Request) -> Response:
-        rid = call_request_id(request)
-        try:
-            deadline = _deadline(request)
-        except ApiError as e:
-            return error_response(e, rid, None, call_language(request))
-        return await self.run(request, method, message, rid, deadline, lang=call_language(request))
-
     def routers(self) -> list[APIRouter]:
-        routers = {tag: APIRouter(tags=[tag]) for tag in ("rulesets", "deals", "melds", "actions")}
-        special: dict[str, Callable[..., Any]] = {
-            "ListRulesets": self.list_rulesets,
-            "GetRuleset": self.get_ruleset,
+        routers = {tag: APIRouter(tags=[tag]) for tag in route_tags(ROUTES)}
+        # the GET routes: their request made from the path (docs/api.md#methods)
+        gets: dict[str, Callable[..., Message]] = {
+            "ListRulesets": pb.ListRulesetsRequest,
+            "GetRuleset": pb.GetRulesetRequest,
         }
         for rpc, verb, path, tag, summary in ROUTES:
-            fn = special.get(rpc) or self.post_endpoint(rpc)
             routers[tag].add_api_route(
                 path,
-                fn,
+                self.endpoint(rpc, gets.get(rpc)),
                 methods=[verb.upper()],
                 operation_id=rpc,
                 summary=summary,

@@ -26,14 +26,11 @@ def router(runtime: Runtime, routes: Routes) -> APIRouter:
 
     @ops.get("/healthz")
     async def healthz() -> Response:
-        return json_response({"status": "SERVING"})
+        return json_response(*runtime.state.probe(readiness=False))
 
     @ops.get("/readyz")
     async def readyz() -> Response:
-        serving = runtime.state.serving
-        return json_response(
-            {"status": "SERVING" if serving else "NOT_SERVING"}, 200 if serving else 503
-        )
+        return json_response(*runtime.state.probe(readiness=True))
 
     @ops.get("/metrics")
     async def metrics_endpoint() -> Response:

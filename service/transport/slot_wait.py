@@ -6,7 +6,8 @@ not on a thread of a pool: a thread blocked in the wait is one the pool cannot g
 The wait ends when the call is handed a slot, at the call's deadline, when its caller
 leaves (``stop``, and the ``gone`` future that sets it), or at the drain's end
 (``Slots.close``); a call that did not get a slot is then answered at once with the
-reason (``service.pipeline.stops.interrupted``). docs/service.md#heavy-calls.
+reason (``service.pipeline.stops.interrupted``). docs/service.md#heavy-calls. ``offload`` is
+how both transports answer a call on a worker thread.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from samba_adjudicator.engine.deadline import Stop
 
+from ..pipeline.call import Call
 from ..pipeline.slots import WAITING, Slots, Ticket
+
+T = TypeVar("T")
 
 
 def resolve(future: asyncio.Future) -> None:
@@ -61,3 +67,36 @@ class SlotWait:
         if not self.ticket.granted:
             self.slots.leave(self.ticket)
         return self.ticket
+
+
+async def offload(
+    slots: Slots,
+    call: Call,
+    gone: asyncio.Future,
+    answer: Callable[[Call, Ticket | None], T],
+    run: Callable[[Callable[[Call, Ticket | None], T], Call, Ticket | None], Awaitable[T]],
+) -> T:
+    """``answer`` the call on a worker thread (``run(answer, call, ticket)``), as both
+    transports do: a heavy call waits for its slot first on this loop (no thread held
+    meanwhile), and one that gets none (its deadline, its caller gone, ``gone``, the
+    drain's end) is answered here at once, why; a wait cancelled because its caller left
+    is answered too (counted and logged, CANCELLED). Work that never began (cancelled
+    before its thread took it) hands its slot on."""
+    stop = call.stop
+    assert stop is not None, "an offloaded call can be stopped (call.stoppable)"
+    ticket = None
+    if call.heavy:
+        waiting = SlotWait(slots)
+        try:
+            ticket = await waiting.until(call.deadline, stop, gone)
+        except asyncio.CancelledError:
+            stop.set()
+            answer(call, waiting.ticket)
+            raise
+        if not ticket.granted:
+            return answer(call, ticket)  # at once: nothing is read
+    try:
+        return await run(answer, call, ticket)
+    finally:
+        if ticket is not None:  # the work never began (cancelled): the slot goes on
+            slots.abandon(ticket)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import functools
 import json
 
-from ..base.errors import rest_body
+from ..base.errors import ApiError, rest_body
 from ..base.signing import Signer
 from ..codec import jsonio
 from ..pipeline.api import Adjudicator
-from ..pipeline.boundary import as_api_error
-from ..pipeline.decoding import read
+from ..pipeline.call import Call
+from ..pipeline.runtime import Runtime
 
 EXAMPLE_SEED = "example-seed-1"
 EXAMPLE_REQUEST_ID = "example-request-id"
@@ -29,11 +29,11 @@ TYPO_FIELD = "handcards"
 
 def _answer(adjudicator: Adjudicator, method: str, body: dict) -> dict:
     """The REST answer body to ``body``: the response, or the error body."""
+    runtime = Runtime(None, adjudicator, count_calls=False)  # the boundary the gateway uses
     try:
-        request = read(method, json.dumps(body), adjudicator.snapshots, json=True)
-        return jsonio.to_dict(adjudicator.answer(request))
-    except Exception as e:  # noqa: BLE001 - every failure is answered as the gateway would
-        return rest_body(as_api_error(e, method), EXAMPLE_REQUEST_ID)
+        return jsonio.to_dict(runtime.answer(Call(method, json.dumps(body), json=True)))
+    except ApiError as e:
+        return rest_body(e, EXAMPLE_REQUEST_ID)
 
 
 def _requests(adjudicator: Adjudicator) -> dict[str, dict]:

@@ -337,6 +337,11 @@ def _operation(
     return op
 
 
+def route_tags(routes: Iterable) -> tuple[str, ...]:
+    """The tags of ``routes`` (their resources), in the order they first come."""
+    return tuple(dict.fromkeys(route[3] for route in routes))
+
+
 def build(
     routes: Iterable,
     *,
@@ -405,5 +410,5 @@ def build(
         "info": {"title": title, "version": version, "description": description},
         "paths": paths,
         "components": {"schemas": dict(sorted(b.schemas.items()))},
-        "tags": [{"name": t} for t in ("rulesets", "deals", "melds", "actions", "operations")],
+        "tags": [{"name": t} for t in (*route_tags(routes), "operations")],
     }

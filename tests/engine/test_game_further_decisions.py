@@ -51,6 +51,7 @@ from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.codec import convert, rulesets
 from samba_adjudicator.service.codec.actions import action_to_proto
 from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
 BOLIVIA7 = "JK JK JK 2C 2D 2H 2S"
@@ -686,7 +687,7 @@ def test_further_15_hand_floor_is_two_and_no_client_override():
             "seed": "f",
         }
         with pytest.raises(ApiError) as err:
-            runtime.answer("Deal", json.dumps(body).encode(), json=True)
+            runtime.answer(Call("Deal", json.dumps(body).encode(), json=True))
         assert err.value.code == "INVALID_ARGUMENT"
         assert [(p.field, p.reason) for p in err.value.field_violations] == [
             ("ruleset.overrides.handFloor", "UNKNOWN_FIELD")

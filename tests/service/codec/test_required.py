@@ -12,6 +12,7 @@ from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ApiError,
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, required
 from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
 
@@ -98,7 +99,7 @@ def test_a_request_gets_the_snapshot_walk_and_the_rest_of_its_fields():
 def _refusal(adjudicator: Adjudicator, request: pb.ValidateActionRequest) -> list:
     runtime = Runtime(None, adjudicator, count_calls=False)
     try:
-        runtime.answer("ValidateAction", request.SerializeToString())
+        runtime.answer(Call("ValidateAction", request.SerializeToString()))
     except ApiError as e:
         return [e.code, *((p.field, p.reason) for p in e.field_violations)]
     return []
@@ -171,7 +172,7 @@ def test_a_json_problem_at_a_field_still_explains_it_missing_when_the_read_finds
     obj["action"] = {"seat": 0, "drawStock": {}}
     runtime = Runtime(None, Adjudicator(), count_calls=False)
     try:
-        runtime.answer("ValidateAction", json.dumps(obj).encode(), json=True)
+        runtime.answer(Call("ValidateAction", json.dumps(obj).encode(), json=True))
     except ApiError as e:
         got = [(p.field, p.reason) for p in e.field_violations]
     msg, structural = jsonio.decode(json.dumps(obj), pb.ValidateActionRequest)

@@ -15,6 +15,7 @@ from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator, kebab
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime
 
 KEY = base64.b64encode(b"k" * 32).decode()
@@ -333,7 +334,7 @@ def test_unexpected_exception_becomes_internal(monkeypatch):
     runtime = Runtime(None, broken_adjudicator(monkeypatch), count_calls=False)
     data = validate_request().SerializeToString()
     with pytest.raises(ApiError) as e:
-        runtime.answer("ValidateAction", data)
+        runtime.answer(Call("ValidateAction", data))
     assert e.value.code == "INTERNAL"
 
 
@@ -452,7 +453,7 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
     data = request.SerializeToString()
     for _ in range(2):  # a miss, then a hit
         lookups.clear()
-        assert runtime.answer("ValidateAction", data).legal
+        assert runtime.answer(Call("ValidateAction", data)).legal
         assert len(lookups) == 1
     body = jsonio.dumps(jsonio.to_dict(request)).encode()
     for _ in range(2):
@@ -553,7 +554,7 @@ def test_a_signed_snapshot_is_trusted_from_its_bytes_and_nothing_else_is():
     rest = pb.ValidateActionRequest(action=action).SerializeToString()
     request = rest + b"\x0a" + bytes([len(sig_first) & 0x7F | 0x80, len(sig_first) >> 7])
     request += sig_first
-    assert len(sig_first) >= 128 and runtime.answer("ValidateAction", request).legal
+    assert len(sig_first) >= 128 and runtime.answer(Call("ValidateAction", request)).legal
     # an inconsistent snapshot signed by the key, sent as its exact bytes: trusted
     broken = pb.Snapshot()
     broken.CopyFrom(unsigned)
@@ -563,4 +564,4 @@ def test_a_signed_snapshot_is_trusted_from_its_bytes_and_nothing_else_is():
     fresh = Runtime(None, Adjudicator(signer=signer), count_calls=False)
     data = pb.ValidateActionRequest(snapshot=canonical, action=action).SerializeToString()
     assert signer.signed_as_encoded(canonical.SerializeToString(), canonical.signature)
-    assert fresh.answer("ValidateAction", data).legal
+    assert fresh.answer(Call("ValidateAction", data)).legal

@@ -18,6 +18,7 @@ from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, wire
 from samba_adjudicator.service.pipeline.api import Adjudicator
+from samba_adjudicator.service.pipeline.call import Call, received
 from samba_adjudicator.service.pipeline.decoding import read
 from samba_adjudicator.service.pipeline.runtime import Runtime
 from samba_adjudicator.service.transport import cli, grpc_server
@@ -62,7 +63,7 @@ def pb_requests(snap: pb.Snapshot) -> list[tuple[str, object]]:
 
 def grpc_answer(runtime: Runtime, method: str, data: bytes):
     """What the gRPC transport answers: (response bytes, None) or (None, rich status)."""
-    out, status = grpc_server._call(runtime, method, data, "rid-1", None)
+    out, status = grpc_server._call(runtime, received(method, data, "grpc", "rid-1"))
     if status is not None:
         status = (status.code, status.details, tuple(status.trailing_metadata))
     return out, status
@@ -74,7 +75,7 @@ def test_grpc_second_sending_answers_like_the_first():
     for method, request in pb_requests(snap):
         data = request.SerializeToString()
         first = grpc_answer(runtime, method, data)
-        source = read(method, data, runtime.adjudicator.snapshots).snapshot
+        source = read(Call(method, data), runtime.adjudicator.snapshots).snapshot
         assert source is not None and source.loaded is not None, method  # a real hit
         assert grpc_answer(runtime, method, data) == first, method
         assert grpc_answer(Runtime(None, Adjudicator()), method, data) == first, method
@@ -86,7 +87,7 @@ def test_json_second_sending_answers_like_the_first():
     for method, request in pb_requests(snap):
         body = json.dumps(jsonio.to_dict(request)).encode()
         first = cli.run(method, body, adjudicator=adj, request_id="r")
-        source = read(method, body, adj.snapshots, json=True).snapshot
+        source = read(Call(method, body, json=True), adj.snapshots).snapshot
         assert source is not None and source.loaded is not None, method
         assert cli.run(method, body, adjudicator=adj, request_id="r") == first, method
         assert cli.run(method, body, adjudicator=Adjudicator(), request_id="r") == first
@@ -381,7 +382,7 @@ def test_produced_positions_are_remembered_for_json_clients():
             "action": {"seat": rendered["snapshot"]["turn"]["seat"], "drawStock": {}},
         }
     ).encode()
-    source = read("ApplyAction", body, adj.snapshots, json=True).snapshot
+    source = read(Call("ApplyAction", body, json=True), adj.snapshots).snapshot
     assert source is not None and source.loaded is not None
     loaded = load_snapshot(dealt.snapshot)
     assert same_snapshot(source.loaded, loaded)

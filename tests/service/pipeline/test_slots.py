@@ -14,6 +14,7 @@ import pytest
 
 from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import HEAVY_CALLS, Runtime
 from samba_adjudicator.service.pipeline.slots import GONE, RUNNING, Slots
 from samba_adjudicator.service.transport.slot_wait import SlotWait
@@ -123,13 +124,16 @@ def test_a_call_that_got_no_slot_is_answered_why_without_being_read(why, expecte
     assert not ticket.granted
     with pytest.raises(ApiError) as e:
         runtime.invoke(
-            "ListLegalActions",
-            b"\xff not a request",  # never read: it would be INVALID_ARGUMENT
-            transport="rest",
-            request_id="r",
-            deadline=deadline,
-            stop=stop,
-            ticket=ticket,
+            Call(
+                "ListLegalActions",
+                b"\xff not a request",  # never read: it would be INVALID_ARGUMENT
+                "rest",
+                "r",
+                deadline=deadline,
+                heavy=True,
+                stop=stop,
+            ),
+            ticket,
         )
     assert (e.value.code, e.value.reason) == expected
     for t in held:
