@@ -33,7 +33,6 @@ from ..base import pb
 from ..base.errors import Problems
 from . import snapshot_bytes
 from .paths import CARD_CODES, cards
-from .required import missing_field
 from .rulesets import ruleset_ref_from_proto
 
 # -- snapshots: proto -> engine -----------------------------------------------------------
@@ -83,13 +82,9 @@ def _turn_from_proto(t: pb.Turn) -> m.Turn:
     )
 
 
-def _side_from_proto(
-    sd: pb.Side, kp: str, k: int, problems: Problems, missing: list[m.Problem] | None
-) -> m.Side:
+def _side_from_proto(sd: pb.Side, kp: str, k: int, problems: Problems) -> m.Side:
     melds = []
     for j, md in enumerate(sd.melds):
-        if missing is not None and not md.id:
-            missing.append(missing_field(f"{kp}.melds[{j}].id"))
         before = len(problems)
         mcards = tuple(md.cards)
         if not CARD_CODES.issuperset(mcards):
@@ -121,21 +116,13 @@ def _side_from_proto(
     )
 
 
-def snapshot_from_proto(
-    msg: pb.Snapshot, path: str, problems: Problems, missing: list[m.Problem] | None = None
-) -> m.Snapshot | None:
+def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Snapshot | None:
     """Build the engine Snapshot; unparseable values are appended to ``problems``.
 
     Never raises and never judges consistency (``service.pipeline.loading`` does that). Fields
     the required-field check reports (``turn.phase``, …) get a neutral stand-in here.
     Returns None when the ruleset cannot be resolved.
-
-    ``missing``: when given, the REQUIRED fields left unset are appended to it as the read
-    meets them, in the order of ``required``'s walk (the request's walk then leaves the
-    snapshot out: ``required.with_required_held``).
     """
-    if missing is not None:
-        _top_missing(msg, path, missing)
     rules, ref = ruleset_ref_from_proto(msg.ruleset, f"{path}.ruleset", problems)
     seats = []
     for i, s in enumerate(msg.seats):
@@ -159,22 +146,14 @@ def snapshot_from_proto(
             )
         )
     sides = [
-        _side_from_proto(sd, f"{path}.sides[{k}]", k, problems, missing)
-        for k, sd in enumerate(msg.sides)
+        _side_from_proto(sd, f"{path}.sides[{k}]", k, problems) for k, sd in enumerate(msg.sides)
     ]
     stock = cards(msg.stock, f"{path}.stock", problems)
     discard = cards(msg.discard_pile, f"{path}.discardPile", problems)
     turn = _turn_from_proto(msg.turn)
-    if missing is not None and msg.HasField("turn"):
-        if not msg.turn.HasField("seat"):
-            missing.append(missing_field(f"{path}.turn.seat"))
-        if not msg.turn.phase:
-            missing.append(missing_field(f"{path}.turn.phase"))
     result = None
     if msg.HasField("result"):
         r = msg.result
-        if missing is not None and not r.reason:
-            missing.append(missing_field(f"{path}.result.reason"))
         premium = m.Premium(r.premium.kind, r.premium.points) if r.HasField("premium") else None
         result = m.Result(
             reason=m.EndReason[pb.Result.Reason.Name(r.reason)]
@@ -203,17 +182,6 @@ def snapshot_from_proto(
         signature=msg.signature,
         deal_commitment=msg.deal_commitment,
     )
-
-
-def _top_missing(msg: pb.Snapshot, path: str, missing: list[m.Problem]) -> None:
-    for name, unset in (
-        ("ruleset", not msg.HasField("ruleset")),
-        ("seats", not len(msg.seats)),
-        ("sides", not len(msg.sides)),
-        ("turn", not msg.HasField("turn")),
-    ):
-        if unset:
-            missing.append(missing_field(f"{path}.{name}"))
 
 
 # -- snapshots: engine -> proto -----------------------------------------------------------
