@@ -35,9 +35,10 @@ ASKS_LISTING = {
     for method, (request_type, _) in METHODS.items()
     if LISTING_FIELD in request_type.DESCRIPTOR.fields_by_name
 }
-#: JSON bodies up to this size are read to find the flag (larger ones, which mention it,
-#: are heavy): runtime.OFFLOAD_BYTES, past which a call runs on a worker thread anyway.
-READ_UP_TO = 32 * 1024
+#: Requests larger than this run on a worker thread whatever their method (runtime: reading
+#: a snapshot of a hundred thousand cards takes a third of a second); so JSON bodies up to
+#: it are read to find the flag, and larger ones, which mention it, are heavy.
+OFFLOAD_BYTES = 32 * 1024
 _JSON_MARKS = (b"includeLegalActions", b"include_legal_actions", b"\\u")
 
 
@@ -52,7 +53,7 @@ def is_heavy(method: str, body: bytes, json: bool) -> bool:
     if json:
         if not any(mark in body for mark in _JSON_MARKS):
             return False
-        return len(body) > READ_UP_TO or json_flag(body)
+        return len(body) > OFFLOAD_BYTES or json_flag(body)
     return wire.flag_set(body, number)
 
 

@@ -52,12 +52,13 @@ from ..codec import (
     snapshot_bytes,
 )
 from ..codec.actions import action_from_proto, meld_ids
+from ..ops.config import Settings
 
 if TYPE_CHECKING:
     from .decoding import Request
 
-#: Loaded snapshots kept (``--snapshot-cache-size``): about 5-10 KB each.
-SNAPSHOT_CACHE_SIZE = 1024
+#: Loaded snapshots kept: the default of ``--snapshot-cache-size`` (about 5-10 KB each).
+SNAPSHOT_CACHE_SIZE: int = Settings.snapshot_cache_size
 SNAPSHOT = "snapshot"  # the field (and path) of every request that carries one
 
 SnapshotKey = tuple[str, bytes]

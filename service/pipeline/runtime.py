@@ -42,7 +42,7 @@ from .boundary import as_api_error
 from .budget import ADMIT_FROM as ADMIT_FROM
 from .budget import ByteBudget
 from .decoding import Request, read
-from .heavy import OFFLOAD
+from .heavy import OFFLOAD, OFFLOAD_BYTES
 from .lifecycle import State
 from .stops import check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
@@ -80,11 +80,8 @@ _JUDGING = {"ValidateAction", "ApplyAction", "ReplayDeal", "CheckMeld"}
 #: OFFLOAD and any call asking ``include_legal_actions``): both transports run them on a
 #: worker thread, at most HEAVY_CALLS at once, so that their event loop keeps answering
 #: health checks, ``/metrics`` and cheap calls meanwhile. Every other call is answered
-#: inline on the loop: a thread hand-off costs more than the call itself.
-#: Requests larger than this run on a worker thread whatever their method: reading a
-#: snapshot of a hundred thousand cards takes a third of a second.
-OFFLOAD_BYTES = 32 * 1024
-
+#: inline on the loop: a thread hand-off costs more than the call itself. Requests larger
+#: than heavy.OFFLOAD_BYTES run on a worker thread whatever their method.
 
 #: OFFLOAD calls computing at once; the others wait their turn. Eight 149-card listings
 #: computing together kept the admin port's probe waiting 1.7 s for the interpreter lock
