@@ -94,3 +94,21 @@ def test_an_enum_s_numbers_know_every_engine_member_that_can_fill_it():
                 seen += 1
     assert seen == 5
     assert fields.value(fields.SNAPSHOT.fields[0], snap, snap)  # the ruleset, encoded
+
+
+def test_the_reader_sets_every_engine_field_from_the_schema():
+    """Every attribute of a snapshot's engine values is read from the field of its name
+    (the ruleset's field gives the ruleset and its reference); a field the reader reads
+    not as its kind says is one entry of READ, and every entry names a field."""
+    for t in _tables():
+        cls = fields.ENGINE_CLASSES[t.name]
+        if not dataclasses.is_dataclass(cls):
+            continue  # the pile: output-only, never read
+        read = {f.name for f in t.reads} | ({"ruleset_ref"} if t.name == "Snapshot" else set())
+        assert read == _engine_names(cls), t.name
+        assert t.engine is cls
+        for f in t.reads:
+            assert (f.reader is not None) == (f"{t.name}.{f.name}" in fields.READ)
+    for key in fields.READ:
+        message, name = key.split(".")
+        assert name in pb.DESCRIPTOR.message_types_by_name[message].fields_by_name, key

@@ -14,6 +14,7 @@ an entry of ``DERIVED``, and every engine field to the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,10 +25,14 @@ from google.protobuf import descriptor as _d
 from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import ORDER, parse_card
+from samba_adjudicator.engine.deal_seed import commitment_problems
+from samba_adjudicator.engine.melds import infer_kind
+from samba_adjudicator.engine.messages import problem
 
 from ..base import pb
 from ..base.descriptors import F, is_map, is_output_only, is_required, real_oneofs
-from .rulesets import ruleset_ref_to_proto
+from ..base.errors import Problems
+from .rulesets import ruleset_ref_from_proto, ruleset_ref_to_proto
 
 # The kinds of field, as the codecs tell them apart.
 INT, ENUM, TEXT, CARDS, INTS, MESSAGE, MESSAGES, EMBEDDED, OTHER = range(9)
@@ -62,6 +67,55 @@ DERIVED: dict[str, Derived] = {
     "Pile.top": Derived(lambda state, _: state.top or "", lambda given: parse_card(given) or given),
     "Pile.count": Derived(lambda state, _: state.size),
     "Turn.awaiting_seats": Derived(lambda _, snap: derived.awaiting_seats(snap)),
+}
+
+#: What a read adapter answers for a message that is left out (a meld of no known kind).
+DROP = object()
+#: An unset message field whose engine attribute has no default: the empty message is read
+#: (a snapshot's turn; the required-field check reports it missing).
+READ_EMPTY = object()
+
+#: ``read(message, values read so far, its index in its list, its path, problems, how many
+#: problems there were when its read began)`` -> the engine attribute's value, or DROP.
+Reader = Callable[[Any, dict[str, Any], int, str, Problems, int], Any]
+
+
+def _meld_kind(
+    md: Any, values: dict[str, Any], _: int, path: str, problems: Problems, start: int
+) -> Any:
+    """A given kind (output-only, but taken when given), else the one its cards can only be;
+    a number the schema or the engine does not know is a problem, and the meld is left out."""
+    if not md.kind:
+        return infer_kind(values["cards"]) if len(problems) == start else DROP
+    kind = _MELD_KINDS.get(md.kind)
+    if kind is None:
+        problems.append(
+            problem(f"{path}.kind", "OUT_OF_RANGE", "{kind} is not a meld kind", kind=md.kind)
+        )
+        return DROP
+    return kind
+
+
+def _commitment(
+    msg: Any, _: dict[str, Any], __: int, path: str, problems: Problems, ___: int
+) -> str:
+    problems.extend(commitment_problems(msg.deal_commitment, f"{path}.dealCommitment"))
+    return str(msg.deal_commitment)
+
+
+#: "Message.field" -> how the engine attribute of that name is read, for the fields that a
+#: snapshot's reader does not read as their kind says (the rest: ``convert``'s reader). A
+#: seat's or side's number defaults to its index; a count given as 0 is the list's length.
+READ: dict[str, Reader] = {
+    "Snapshot.ruleset": lambda msg, _, __, path, problems, ___: ruleset_ref_from_proto(
+        msg.ruleset, f"{path}.ruleset", problems
+    ),
+    "Snapshot.stock_count": lambda msg, *_: msg.stock_count or len(msg.stock),
+    "Snapshot.deal_commitment": _commitment,
+    "Seat.seat": lambda s, _, i, *__: s.seat or i,
+    "Seat.hand_count": lambda s, *_: s.hand_count or len(s.hand),
+    "Side.side": lambda sd, _, k, *__: sd.side or k,
+    "Meld.kind": _meld_kind,
 }
 
 #: Message name -> the engine class its fields are read from (``Pile``: what
@@ -106,10 +160,20 @@ class Field:
     tag: bytes
     #: How the value is computed (``DERIVED``), or None: the engine attribute ``name``.
     derive: Derived | None
+    #: Whether the reader sets the engine attribute ``name`` from it: every field but the
+    #: output-only and the derived ones, and the fields of ``READ``.
+    read: bool
+    #: How it is read (``READ``), or None: as its kind says.
+    reader: Reader | None
+    #: The engine attribute's value when the field is unset: its default, else a neutral
+    #: stand-in (an enum's first member; the required-field check reports the field).
+    unset: Any
     #: Its message's table (MESSAGE, MESSAGES).
     table: Table | None
     #: An enum's numbers: engine member (or proto name) -> number (else empty).
     numbers: dict[Any, int]
+    #: An enum's engine members by number (else empty).
+    members: dict[int, Any]
     #: CARDS: card code -> the whole encoded element (tag, length, text) (else empty).
     elements: dict[str, bytes]
     descriptor: _d.FieldDescriptor
@@ -122,6 +186,10 @@ class Table:
     name: str
     descriptor: _d.Descriptor
     fields: tuple[Field, ...] = ()
+    #: The fields the reader reads, in number order.
+    reads: tuple[Field, ...] = ()
+    #: The engine class its fields are read into (None: not a snapshot's message).
+    engine: type | None = None
     #: Real oneofs, as (name, their members' JSON names joined).
     oneofs: tuple[tuple[str, str], ...] = ()
     #: A REQUIRED field or a oneof here or in a message below (a walk can find one missing).
@@ -139,6 +207,8 @@ def table(desc: _d.Descriptor) -> Table:
     if found is None:
         found = _TABLES[desc.full_name] = Table(desc.name, desc)
         found.fields = tuple(_field(desc, f) for f in sorted(desc.fields, key=lambda f: f.number))
+        found.reads = tuple(f for f in found.fields if f.read)
+        found.engine = ENGINE_CLASSES.get(desc.name)
         found.oneofs = tuple(
             (o.name, ", ".join(f.json_name for f in o.fields)) for o in real_oneofs(desc)
         )
@@ -168,6 +238,9 @@ def _field(desc: _d.Descriptor, f: _d.FieldDescriptor) -> Field:
         if kind == CARDS
         else {}
     )
+    numbers = _enum_numbers(f) if f.type == F.TYPE_ENUM else {}
+    members = {n: member for member, n in numbers.items() if not isinstance(member, str)}
+    reader = READ.get(key)
     return Field(
         number=f.number,
         name=f.name,
@@ -179,11 +252,25 @@ def _field(desc: _d.Descriptor, f: _d.FieldDescriptor) -> Field:
         repeated=f.is_repeated,
         tag=tag,
         derive=derive,
+        read=reader is not None or (derive is None and not is_output_only(f)),
+        reader=reader,
+        unset=_unset(desc.name, f.name, kind, members),
         table=table(sub) if sub is not None else None,
-        numbers=_enum_numbers(f) if f.type == F.TYPE_ENUM else {},
+        numbers=numbers,
+        members=members,
         elements=elements,
         descriptor=f,
     )
+
+
+def _unset(message: str, name: str, kind: int, members: dict[int, Any]) -> Any:
+    cls = ENGINE_CLASSES.get(message)
+    found = {e.name: e for e in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    if name in found and found[name].default is not dataclasses.MISSING:
+        return found[name].default
+    if kind == ENUM:
+        return next(iter(members.values()), None)
+    return {INT: 0, TEXT: "", MESSAGE: READ_EMPTY}.get(kind)
 
 
 def _kind(f: _d.FieldDescriptor, derive: Derived | None) -> int:
@@ -223,4 +310,9 @@ def value(f: Field, obj: Any, snap: m.Snapshot) -> Any:
     return getattr(obj, f.name) if derive is None else derive.value(obj, snap)
 
 
+_MELD_KINDS: dict[int, m.MeldKind] = {
+    v.number: m.MeldKind[v.name]
+    for v in pb.Meld.Kind.DESCRIPTOR.values
+    if v.name in m.MeldKind.__members__
+}
 SNAPSHOT = table(pb.Snapshot.DESCRIPTOR)
