@@ -8,7 +8,8 @@ The compiled build's staging (setup.py) writes it over ``snapshot_code.py`` befo
 compiles it, as dataclass_inits.py writes the model's ``__init__``s; the Python source
 runs the same text, made at import (``snapshot_code``), so the two builds never differ
 and nothing generated is kept in the repository to go stale. Reading it:
-``python -m samba_adjudicator.service.codec.codegen``.
+``SAMBA_BUILD=pure python -m samba_adjudicator.service.codec.codegen`` (a compiled module
+cannot be run with ``-m``).
 """
 
 from __future__ import annotations
@@ -70,10 +71,6 @@ def _cards(elements: dict[str, bytes], tag: bytes, cards: tuple[str, ...]) -> by
         return b"".join([elements[c] for c in cards])
     except KeyError:  # not a canonical code: written the long way
         return b"".join([_len_field(tag, c.encode()) for c in cards])
-
-
-def _read_cards(raw: tuple[str, ...], path: str, problems: Problems) -> tuple[str, ...]:
-    return raw if _CARD_CODES.issuperset(raw) else _cards_at(raw, path, problems)
 '''
 
 
@@ -89,7 +86,7 @@ class _Out:
         return name
 
     def function(self, head: str, body: list[str]) -> None:
-        self.lines += ["", "", head, *(f"    {line}" for line in body)]
+        self.lines += ["", "", head, *[f"    {line}" for line in body]]
 
 
 def _key(t: Table, f: Field) -> str:
@@ -112,8 +109,6 @@ def _read_value(out: _Out, t: Table, f: Field) -> str:
         return f.reader
     at = f'f"{{path}}.{f.json_name}"'
     kind, sub = f.kind, f.table
-    if kind == CARDS:
-        return f"_read_cards(tuple(msg.{f.name}), {at}, problems)"
     if kind == INTS:
         return f"tuple(msg.{f.name})"
     if kind == MESSAGES and sub is not None:
@@ -135,6 +130,15 @@ def _reader(out: _Out, t: Table, top: bool) -> None:
     body = ["start = len(problems)"] if any("start" in (f.reader or "") for f in t.reads) else []
     names: list[str] = []
     for f in t.reads:
+        if f.kind == CARDS and f.reader is None:
+            at = f'f"{{path}}.{f.json_name}"'
+            body += [
+                f"{f.attribute} = tuple(msg.{f.name})",
+                f"if not _CARD_CODES.issuperset({f.attribute}):",
+                f"    {f.attribute} = _cards_at({f.attribute}, {at}, problems)",
+            ]
+            names.append(f.attribute)
+            continue
         body.append(f"{f.attribute} = {_read_value(out, t, f)}")
         names += f.attribute.split(", ")
         if _key(t, f) in DROPS:
@@ -225,20 +229,30 @@ def _engine_type(t: Table) -> str:
 # -- the required-field walk --------------------------------------------------------------
 
 
-def _required(t: Table) -> list[str]:
+def _required(t: Table, msg: str = "msg", here: str = "") -> list[str]:
+    """The REQUIRED tests of ``t`` on ``msg``; ``here``: the f-string text of its path, when
+    it is made only for a problem (a list's item), else ``path`` is joined."""
     body = []
     for f in t.fields:
         if f.required:
             d = f.descriptor
             unset = (
-                f"not len(msg.{f.name})"
+                f"not len({msg}.{f.name})"
                 if f.repeated
-                else f"not msg.HasField({f.name!r})"
+                else f"not {msg}.HasField({f.name!r})"
                 if d.has_presence
-                else f"msg.{f.name} == {d.default_value!r}"
+                else f"{msg}.{f.name} == {d.default_value!r}"
             )
-            body += [f"if {unset}:", f"    out.append(missing_field(join(path, {f.json_name!r})))"]
+            at = f'f"{here}.{f.json_name}"' if here else f"join(path, {f.json_name!r})"
+            body += [f"if {unset}:", f"    out.append(missing_field({at}))"]
     return body
+
+
+def _leaf(t: Table) -> bool:
+    """Only REQUIRED tests to walk in ``t``: written inline where its list is walked."""
+    return not t.oneofs and not any(
+        f.table is not None and f.table.needs_required_walk and f.kind != EMBEDDED for f in t.fields
+    )
 
 
 def _walker(out: _Out, t: Table) -> None:
@@ -249,9 +263,14 @@ def _walker(out: _Out, t: Table) -> None:
             continue
         where = f"join(path, {f.json_name!r})"
         if f.repeated:
+            n = f.number
+            inline = _required(sub, f"item{n}", f"{{where{n}}}[{{i}}]") if _leaf(sub) else []
+            each = inline or [f'_missing_{sub.name}(item{n}, f"{{where{n}}}[{{i}}]", out)']
             body += [
-                f"for i, item in enumerate(msg.{f.name}):",
-                f'    _missing_{sub.name}(item, f"{{{where}}}[{{i}}]", out)',
+                f"if msg.{f.name}:",
+                f"    where{n} = {where}",
+                f"    for i, item{n} in enumerate(msg.{f.name}):",
+                *[f"        {line}" for line in each],
             ]
         else:
             body += [
@@ -375,11 +394,11 @@ def source() -> str:
         "",
         "",
         "WALKS: dict[str, Any] = {",
-        *(
+        *[
             f"    {t.descriptor.full_name!r}: _missing_{t.name},"
             for t in tables
             if t.needs_required_walk
-        ),
+        ],
         "}",
     ]
     constants = [f"{name}: Any = {value}" for name, value in out.constants.items()]
