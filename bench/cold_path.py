@@ -123,9 +123,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
     loader = SnapshotLoader()
 
     def to_engine(c: dict[str, Any]) -> None:
-        missing: list[Problem] = []
-        c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"], missing)
-        assert not missing
+        c["snap"] = convert.snapshot_from_proto(c["msg"].snapshot, SNAPSHOT, c["problems"])
 
     def action(c: dict[str, Any]) -> None:
         c["action"] = loader._actions(
@@ -153,7 +151,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
         )
 
     return {
-        "to_engine": ("protobuf -> engine (+ missing fields)", to_engine),
+        "to_engine": ("protobuf -> engine (the table's read)", to_engine),
         "action": ("action read (seat, meld ids)", action),
         "consistency": ("check_snapshot", consistency),
         "derived": ("derived fields", derived),
@@ -180,7 +178,7 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
 
     def required_fields(c: dict[str, Any]) -> None:
-        c["problems"], _ = required.with_required_held(c["msg"], c["problems"], SNAPSHOT)
+        c["problems"] = required.with_required(c["msg"], c["problems"])
 
     def render(c: dict[str, Any]) -> None:
         jsonio.dumps_bytes(jsonio.to_dict(c["response"]))
@@ -189,7 +187,7 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         ("bytes -> JSON object (loads)", loads),
         ("cache key (orjson text), lookup", key),
         ("JSON -> protobuf (the whole request)", to_protobuf),
-        ("required fields (snapshot: in its read)", required_fields),
+        ("required fields (the table's walk)", required_fields),
         *(shared[name] for name in ("to_engine", "action", "consistency", "derived")),
         *(shared[name] for name in ("bookkeeping", "validate", "answer")),
         ("render answer (JSON bytes)", render),
@@ -211,7 +209,7 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
         c["msg"] = Request.FromString(data)
 
     def required_fields(c: dict[str, Any]) -> None:
-        c["problems"], _ = required.with_required_held(c["msg"], (), SNAPSHOT)
+        c["problems"] = required.with_required(c["msg"], ())
 
     def render(c: dict[str, Any]) -> None:
         c["response"].SerializeToString(deterministic=True)
@@ -219,7 +217,7 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     return [
         ("find snapshot bytes, lookup", split),
         ("protobuf parse", parse),
-        ("required fields (snapshot: in its read)", required_fields),
+        ("required fields (the table's walk)", required_fields),
         *(shared[name] for name in ("to_engine", "action", "consistency", "derived")),
         *(shared[name] for name in ("bookkeeping", "validate", "answer")),
         ("render answer (protobuf bytes)", render),
@@ -286,9 +284,7 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
             signed.SerializeToString(deterministic=True), signed.signature
         ),
         "JSON, any other form: JSON -> protobuf": lambda: jsonio.decode_dict(obj, pb.Snapshot),
-        "JSON, any other form: the walk written out": lambda: required.snapshot_missing(
-            msg, SNAPSHOT, []
-        ),
+        "JSON, any other form: the required walk": lambda: required.missing_required(msg, SNAPSHOT),
         "fallback: service's rendering": lambda: convert.snapshot_to_proto(snap),
         "fallback: signature verify over it": lambda: SIGNER.verify(canonical, signed.signature),
         "new Adjudicator() (engine_bench's cold rows)": Adjudicator,

@@ -25,6 +25,8 @@ HOT_MODULES = (
     "samba_adjudicator.engine.model",
     "samba_adjudicator.service.codec.convert",
     "samba_adjudicator.service.codec.jsonio",
+    # generated from the field table at build time (service/codec/codegen.py)
+    "samba_adjudicator.service.codec.snapshot_code",
     "samba_adjudicator.service.pipeline.loading",
 )
 

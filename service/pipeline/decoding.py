@@ -172,10 +172,7 @@ def _from_json(
 def _with_required(
     message: Message, problems: errors.Problems, source: SnapshotSource | None
 ) -> tuple[errors.Problems, SnapshotSource | None]:
-    """The problems plus the missing REQUIRED fields, and where a new snapshot's go."""
+    """The problems plus the missing REQUIRED fields (a snapshot loaded before: not walked)."""
     if source is not None and source.loaded is not None:
         return required.with_required(message, problems, skip=(SNAPSHOT,)), source
-    if source is None or not message.HasField(SNAPSHOT):
-        return required.with_required(message, problems), source
-    found, held = required.with_required_held(message, problems, SNAPSHOT)
-    return found, SnapshotSource(source.key, None, held)
+    return required.with_required(message, problems), source

@@ -4,9 +4,8 @@ Snapshot the service trusts, or every problem is reported together.
 Steps, in order (``SnapshotLoader.load``):
 
 1. the signature is present and names a configured key (cheap, before any parsing);
-2. convert: protobuf -> engine values, every unparseable value a problem at its path, and
-   (``SnapshotSource.held``) every REQUIRED field left unset, put where the request's
-   required-field check would have listed it;
+2. convert: protobuf -> engine values, every unparseable value a problem at its path (the
+   REQUIRED fields left unset are the request's problems already: decoding found them);
 3. the request's actions are converted against it (seat range, meld ids);
 4. consistency (``engine.check_snapshot``) and the client-given derived (output-only) fields;
 5. the signature is verified over the service's own rendering;
@@ -34,7 +33,7 @@ import orjson
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
-from samba_adjudicator.engine.model import Action, InvalidInput, Problem, Snapshot
+from samba_adjudicator.engine.model import Action, InvalidInput, Snapshot
 
 from ..base import pb
 from ..base.errors import (
@@ -50,7 +49,6 @@ from ..codec import (
     convert,
     derived_fields,
     paths,
-    required,
     snapshot_bytes,
 )
 from ..codec.actions import action_from_proto, meld_ids
@@ -108,8 +106,6 @@ class SnapshotSource:
 
     key: SnapshotKey
     loaded: Snapshot | None = None
-    #: Set by the required-field check when it left this (new) snapshot's walk to the read
-    held: required.Held | None = None
 
 
 class SnapshotLoader:
@@ -148,13 +144,9 @@ class SnapshotLoader:
         source = request.snapshot if field == SNAPSHOT else None
         snap = source.loaded if source is not None else None
         fresh = snap is None
-        held = source.held if source is not None else None
         if fresh:
-            self._check_signature_present(msg, problems, field, held)
-            missing: list[Problem] | None = [] if held is not None else None
-            snap = convert.snapshot_from_proto(msg, field, problems, missing)
-            if held is not None and missing:
-                required.insert_held(problems, held, missing)
+            self._check_signature_present(msg, problems, field)
+            snap = convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
             raise InvalidInput(
@@ -169,24 +161,13 @@ class SnapshotLoader:
             raise _view_refused(snap, field)
         return snap, converted
 
-    def _check_signature_present(
-        self, msg: pb.Snapshot, problems: Problems, field: str, held: required.Held | None
-    ) -> None:
-        """Signing on, nothing wrong with the request so far: the signature must be there and
-        name a key, checked before the snapshot is read. A snapshot missing a REQUIRED field
-        is refused for that instead, as the required-field check found it before this check
-        when it walked the snapshot itself (now the read finds it: ``held``)."""
+    def _check_signature_present(self, msg: pb.Snapshot, problems: Problems, field: str) -> None:
+        """Signing on, nothing wrong with the request so far (a snapshot missing a REQUIRED
+        field is refused for that instead): the signature must be there and name a key,
+        checked before the snapshot is read."""
         if problems or self.signer is None:
             return
-        try:
-            self.signer.check_present(msg.signature, f"{field}.signature")
-        except ApiError:
-            if held is None:
-                raise
-            found: list[Problem] = []
-            required.snapshot_missing(msg, field, found)
-            if not found:
-                raise
+        self.signer.check_present(msg.signature, f"{field}.signature")
 
     @staticmethod
     def _actions(

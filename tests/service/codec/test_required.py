@@ -1,5 +1,6 @@
-"""The required-field walk of a Snapshot, written out for speed (service.codec.required),
-against the walk the descriptors' plan drives: same problems, same order, same fields."""
+"""The required-field walk (service.codec.required), driven by the field tables: every
+REQUIRED field below a Snapshot found at its path, in field order, one walk for every
+request (docs/api.md#field-violation-reasons)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F, is_required, real_oneofs
-from samba_adjudicator.service.base.errors import MAX_LISTED_PROBLEMS, ApiError, ProblemList
+from samba_adjudicator.service.base.errors import ApiError
 from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, required
 from samba_adjudicator.service.pipeline.api import Adjudicator
@@ -28,9 +29,9 @@ def _required_below(desc, seen=()) -> tuple[set, int]:
     return found, oneofs
 
 
-def test_the_written_out_walk_knows_every_required_field_below_snapshot():
+def test_the_removals_below_cover_every_required_field_below_snapshot():
     found, oneofs = _required_below(pb.Snapshot.DESCRIPTOR)
-    assert found == required.SNAPSHOT_REQUIRED
+    assert found == {where for where, _ in REMOVALS.values()}
     assert oneofs == 0
 
 
@@ -49,35 +50,71 @@ def _with_melds(snap: pb.Snapshot) -> pb.Snapshot:
     return out
 
 
+#: name -> ((message type, REQUIRED field) it leaves unset, how); "another meld id" is a
+#: second case of the same field.
 REMOVALS = {
-    "ruleset": lambda s: s.ClearField("ruleset"),
-    "seats": lambda s: s.ClearField("seats"),
-    "sides": lambda s: s.ClearField("sides"),
-    "turn": lambda s: s.ClearField("turn"),
-    "meld id": lambda s: len(s.sides) and setattr(s.sides[1].melds[0], "id", ""),
-    "another meld id": lambda s: len(s.sides) and setattr(s.sides[0].melds[1], "id", ""),
-    "turn seat": lambda s: s.turn.ClearField("seat"),
-    "turn phase": lambda s: setattr(s.turn, "phase", 0),
-    "result reason": lambda s: setattr(s.result, "reason", 0),
+    "ruleset": (("samba.v1.Snapshot", "ruleset"), lambda s: s.ClearField("ruleset")),
+    "seats": (("samba.v1.Snapshot", "seats"), lambda s: s.ClearField("seats")),
+    "sides": (("samba.v1.Snapshot", "sides"), lambda s: s.ClearField("sides")),
+    "turn": (("samba.v1.Snapshot", "turn"), lambda s: s.ClearField("turn")),
+    "meld id": (
+        ("samba.v1.Meld", "id"),
+        lambda s: len(s.sides) and setattr(s.sides[1].melds[0], "id", ""),
+    ),
+    "another meld id": (
+        ("samba.v1.Meld", "id"),
+        lambda s: len(s.sides) and setattr(s.sides[0].melds[1], "id", ""),
+    ),
+    "turn seat": (("samba.v1.Turn", "seat"), lambda s: s.turn.ClearField("seat")),
+    "turn phase": (("samba.v1.Turn", "phase"), lambda s: setattr(s.turn, "phase", 0)),
+    "result reason": (("samba.v1.Result", "reason"), lambda s: setattr(s.result, "reason", 0)),
 }
+#: name -> the path its removal is reported at (below the snapshot), in the walk's order.
+PATHS = {
+    "ruleset": "ruleset",
+    "seats": "seats",
+    "sides": "sides",
+    "another meld id": "sides[0].melds[1].id",
+    "meld id": "sides[1].melds[0].id",
+    "turn seat": "turn.seat",
+    "turn phase": "turn.phase",
+    "result reason": "result.reason",
+    "turn": "turn",
+}
+#: The walk's order: a message's REQUIRED fields first, then the messages below.
+ORDER = [
+    "ruleset",
+    "seats",
+    "sides",
+    "turn",
+    "another meld id",
+    "meld id",
+    "turn seat",
+    "turn phase",
+    "result reason",
+]
 
 
-def test_the_written_out_walk_finds_what_the_plan_finds_in_the_same_order():
+def test_the_walk_finds_each_removal_at_its_path_in_field_order():
     base = _with_melds(_dealt())
     cases = 0
     for size in (0, 1, 2, 3):
         for names in itertools.combinations(REMOVALS, size):
             snap = pb.Snapshot()
             snap.CopyFrom(base)
-            for name in names:
-                REMOVALS[name](snap)
+            for name in sorted(names, key=ORDER.index, reverse=True):  # a message after
+                REMOVALS[name][1](snap)  # what is below it: setting below re-creates it
+            hidden = set()  # a removed message hides the removals below it
+            if "sides" in names:
+                hidden |= {"meld id", "another meld id"}
+            if "turn" in names:
+                hidden |= {"turn seat", "turn phase"}
+            expected = [n for n in ORDER if n in names and n not in hidden]
             for path in ("snapshot", ""):
-                fast: list = []
-                planned: list = []
-                required.snapshot_missing(snap, path, fast)
-                required.collect_planned(snap, path, (), planned)
-                assert fast == planned, names
-                assert bool(fast) == bool(names), names  # each removal alone is found
+                got = [p.field for p in required.missing_required(snap, path)]
+                prefix = f"{path}." if path else ""
+                assert got == [prefix + PATHS[n] for n in expected], names
+                assert all(p.reason == "REQUIRED" for p in required.missing_required(snap))
             cases += 1
     assert cases == 1 + 9 + 36 + 84
 
@@ -105,10 +142,10 @@ def _refusal(adjudicator: Adjudicator, request: pb.ValidateActionRequest) -> lis
     return []
 
 
-def test_a_new_snapshots_missing_fields_found_by_its_read_come_where_the_walk_put_them():
-    """docs/api.md#field-violation-reasons (REQUIRED, every problem listed together). The
-    request's walk leaves a new snapshot to its read (with_required_held): the
-    refusal lists what the whole walk and then the read list, in that order."""
+def test_a_new_snapshots_missing_fields_come_before_what_its_read_finds():
+    """docs/api.md#field-violation-reasons (REQUIRED, every problem listed together): the
+    refusal lists what the request's walk and then the snapshot's read list, in that
+    order."""
     base = _with_melds(_dealt())
     cases = 0
     for size in (1, 2, 3):
@@ -116,7 +153,7 @@ def test_a_new_snapshots_missing_fields_found_by_its_read_come_where_the_walk_pu
             snap = pb.Snapshot()
             snap.CopyFrom(base)
             for name in names:
-                REMOVALS[name](snap)
+                REMOVALS[name][1](snap)
             snap.stock.append("XX")  # and a problem the read reports
             # (no seats: the action's seat would be out of range too, a problem of its own)
             for with_action in (False, True) if "seats" not in names else (False,):
@@ -151,20 +188,9 @@ def test_signing_on_a_missing_field_is_refused_before_a_missing_signature():
     assert _refusal(Adjudicator(signer=signer), req)[0] == "PERMISSION_DENIED"
 
 
-def test_the_problems_bound_holds_with_the_read_s_findings_inserted():
-    held = required.Held(at=1, given=0)
-    problems = ProblemList([required.missing_field(f"a{i}") for i in range(MAX_LISTED_PROBLEMS)])
-    required.insert_held(
-        problems, held, [required.missing_field("b0"), required.missing_field("b1")]
-    )
-    assert len(problems) == MAX_LISTED_PROBLEMS and problems.omitted == 2
-    assert [p.field for p in problems[:4]] == ["a0", "b0", "b1", "a1"]
-
-
-def test_a_json_problem_at_a_field_still_explains_it_missing_when_the_read_finds_it():
+def test_a_json_problem_at_a_field_still_explains_it_missing():
     """docs/api.md#field-violation-reasons: a field refused as written is not also reported
-    REQUIRED. Over REST a snapshot in another form is read the ordinary way, its missing
-    fields found by the read and filtered by the request's JSON problems as the walk was."""
+    REQUIRED (over REST the request's JSON problems filter the walk's findings)."""
     snap = _with_melds(_dealt())
     snap.turn.ClearField("seat")
     obj = jsonio.to_dict(pb.ValidateActionRequest(snapshot=snap))

@@ -1,21 +1,25 @@
-"""A snapshot's protobuf bytes written straight from engine values (service.codec.snapshot_bytes)
-against the protobuf runtime's serialization of the same rendering, built field by field
-(snapshot_reference.rendering): byte for byte, on played deals of every profile and player
-count, players' views, ended deals with premiums and penalties, rulesets with overrides and
-negative scores. The rule: docs/api.md#trust-model (the signature is an HMAC over the
-deterministic protobuf encoding of the canonicalised snapshot, signature cleared)."""
+"""A snapshot's protobuf bytes written straight from engine values by the field table
+(service.codec.snapshot_bytes, service.codec.fields) against the protobuf runtime's own
+serializer: the bytes parse, and the runtime serializes the parsed message to the same bytes
+(field order, packing, defaults left out, presence kept); read back they are the position
+they were written from, and their output-only fields are what the engine derives. On played
+deals of every profile and player count, players' views, ended deals with premiums and
+penalties, rulesets with overrides and negative scores. The rule: docs/api.md#trust-model
+(the signature is an HMAC over the deterministic protobuf encoding of the canonicalised
+snapshot, signature cleared)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from played_endings import asked_and_passed, played, went_out
-from snapshot_reference import rendering
 
 from samba_adjudicator import engine
+from samba_adjudicator.engine import derived
 from samba_adjudicator.engine.model import Penalty, RulesetRef
 from samba_adjudicator.engine.ruleset import PROFILES, resolve
-from samba_adjudicator.service.codec import convert, snapshot_bytes
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.codec import convert, derived_fields, snapshot_bytes
 
 
 def _positions() -> list:
@@ -57,22 +61,72 @@ def _variants(snap) -> list:
     return out
 
 
+def _parsed(snap) -> tuple[bytes, pb.Snapshot]:
+    data = snapshot_bytes.encode(snap)
+    return data, pb.Snapshot.FromString(data)
+
+
 def test_the_bytes_are_the_protobuf_runtimes_for_every_position():
     checked = 0
     for snap in POSITIONS:
         for variant in _variants(snap):
-            expected = rendering(variant).SerializeToString(deterministic=True)
-            assert snapshot_bytes.encode(variant) == expected
+            data, msg = _parsed(variant)
+            assert msg.SerializeToString(deterministic=True) == data
+            assert msg.SerializeToString() == data
             checked += 1
     assert checked > 400
     assert any(s.result is not None and s.result.premium is not None for s in POSITIONS)
+    assert any(s.result is not None and s.result.seat is not None for s in POSITIONS)
     assert any(any(sd.penalties for sd in s.sides) for s in POSITIONS)
     assert any(any(seat.known for seat in s.seats) for s in POSITIONS)
 
 
+def test_read_back_the_bytes_are_the_position_they_were_written_from():
+    """The reader (convert.snapshot_from_proto) gives back every fact of play the writer
+    wrote, and the derived-field check finds every output-only field as the engine derives
+    it; a turn's seat 0 and a result's seat are present (proto3 ``optional``)."""
+    for snap in POSITIONS:
+        for variant in _variants(snap):
+            _, msg = _parsed(variant)
+            problems: list = []
+            read = convert.snapshot_from_proto(msg, "snapshot", problems)
+            assert problems == [] and read is not None
+            # (the variant with overrides keeps its ruleset: its reference is what is written)
+            assert replace(read, ruleset=variant.ruleset) == variant
+            assert read.ruleset_ref == variant.ruleset_ref
+            assert derived_fields.disagreements(msg, variant, "snapshot") == []
+            assert msg.turn.HasField("seat")
+            assert msg.HasField("result") == (variant.result is not None)
+            if variant.result is not None:
+                assert msg.result.HasField("seat") == (variant.result.seat is not None)
+
+
+def test_the_output_only_fields_are_the_engine_s_derivations():
+    for snap in POSITIONS[::5]:
+        _, msg = _parsed(snap)
+        top, count, blocked, frozen = derived.pile_state(snap)
+        assert (msg.pile.top, msg.pile.count, msg.pile.blocked) == (top or "", count, blocked)
+        assert list(msg.pile.frozen_for_sides) == list(frozen)
+        assert list(msg.turn.awaiting_seats) == list(derived.awaiting_seats(snap))
+        assert msg.stock_count == len(snap.stock) and msg.stock_hidden == snap.stock_hidden
+        for seat, engine_seat in zip(msg.seats, snap.seats, strict=True):
+            assert seat.hand_count == len(engine_seat.hand) and not seat.hand_hidden
+        for side, engine_side in zip(msg.sides, snap.sides, strict=True):
+            need = derived.initial_meld_requirement(snap.ruleset, engine_side)
+            assert side.initial_meld_requirement == need
+            assert [m.status for m in side.melds] == [
+                pb.Meld.Status.Value(engine.vocabulary.meld_status(m).name)
+                for m in engine_side.melds
+            ]
+        view = engine.player_view(snap, 0)
+        _, seen = _parsed(view)
+        assert [s.hand_hidden for s in seen.seats] == [s.hand_hidden for s in view.seats]
+        assert [s.hand_count for s in seen.seats] == [s.hand_count for s in view.seats]
+
+
 def test_the_rendering_is_the_message_of_those_bytes():
     for snap in POSITIONS[::7]:
-        assert convert.snapshot_to_proto(snap) == rendering(snap)
+        assert convert.snapshot_to_proto(snap) == _parsed(snap)[1]
 
 
 def test_the_signed_bytes_are_the_signed_messages():
@@ -83,7 +137,7 @@ def test_the_signed_bytes_are_the_signed_messages():
     for snap in POSITIONS[::3]:
         unsigned, answered = snapshot_bytes.rendering(snap, lambda b: f"v1.k.{len(b)}")
         assert unsigned == snapshot_bytes.encode(snap)
-        msg = rendering(snap)
+        msg = pb.Snapshot.FromString(unsigned)
         msg.signature = f"v1.k.{len(unsigned)}"
         assert answered == msg.SerializeToString(deterministic=True) == msg.SerializeToString()
         assert snapshot_bytes.rendering(snap, None) == (unsigned, unsigned)
