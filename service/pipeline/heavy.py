@@ -40,7 +40,7 @@ LISTING_FIELD = "include_legal_actions"
 ASKS_LISTING = {
     method: fields[LISTING_FIELD].number
     for method, fields in (
-        (m.name, request_type(m.name).DESCRIPTOR.fields_by_name) for m in pb.SERVICE.methods
+        [(m.name, request_type(m.name).DESCRIPTOR.fields_by_name) for m in pb.SERVICE.methods]
     )
     if LISTING_FIELD in fields
 }
