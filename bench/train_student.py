@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bots_oracle import pearson  # noqa: E402
 from teacher import replay  # noqa: E402
 
 from samba_adjudicator.engine import player_view  # noqa: E402
@@ -159,14 +160,7 @@ def correlation(net, data) -> float:  # type: ignore[no-untyped-def]
         for i in range(1, len(xs)):
             est.append(p[i] - p[0])
             tru.append(ys[i] - ys[0])
-    n = len(est)
-    if n < 2:
-        return 0.0
-    me, mt = sum(est) / n, sum(tru) / n
-    sxy = sum((a - me) * (b - mt) for a, b in zip(est, tru, strict=True))
-    sxx = sum((a - me) ** 2 for a in est)
-    syy = sum((b - mt) ** 2 for b in tru)
-    return sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0
+    return pearson(est, tru)
 
 
 def render(net, header: dict, decisions: int, held: int, r_held: float, labels: str) -> str:  # type: ignore[no-untyped-def]
