@@ -46,6 +46,7 @@ from samba_adjudicator.service.base.lru import Lru  # noqa: E402
 from samba_adjudicator.service.base.signing import Signer  # noqa: E402
 from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
+from samba_adjudicator.service.pipeline.call import received  # noqa: E402
 from samba_adjudicator.service.pipeline.decoding import request_type  # noqa: E402
 from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
 
@@ -59,7 +60,7 @@ def _runtime() -> Runtime:
 
 def _answer(rt: Runtime, method: str, data: bytes, rest: bool) -> dict | None:
     """One call as its transport makes it (REST also remembers the JSON rendering)."""
-    response = rt.answer(method, data, json=rest)
+    response = rt.answer(received(method, data, "rest" if rest else "grpc", "warm"))
     if not rest:
         response.SerializeToString()
         return None
