@@ -138,13 +138,13 @@ def _dumps(obj: object) -> bytes:
 def part_costs(calls: list[tuple[str, bytes]], rounds: int) -> list[dict]:
     messages = [jsonio.decode(d, request_type(m))[0].snapshot for m, d in calls if m != "Deal"]
     raw = [m.SerializeToString() for m in messages]
-    snaps = [convert.snapshot_from_proto(m, "snapshot", [], None) for m in messages]
+    snaps = [convert.snapshot_from_proto(m, "snapshot", []) for m in messages]
     rulesets = {s.ruleset.profile: s.ruleset for s in snaps}
     shared = [_dumps(s) for s in snaps]
     assert _reader(shared[-1], rulesets) == snaps[-1]
     parts = {
         "parse": lambda i: pb.Snapshot.FromString(raw[i]),
-        "convert": lambda i: convert.snapshot_from_proto(messages[i], "snapshot", [], None),
+        "convert": lambda i: convert.snapshot_from_proto(messages[i], "snapshot", []),
         "hmac": lambda i: SIGNER.signed_as_encoded(raw[i], messages[i].signature),
         "shared write": lambda i: _dumps(snaps[i]),
         "shared read": lambda i: _reader(shared[i], rulesets),
