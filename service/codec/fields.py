@@ -9,8 +9,8 @@ A snapshot message's field is read from the engine value of the same class name
 (``Seat`` → ``engine.model.Seat``) under its proto name, a property included
 (``Seat.hand_hidden``). The few fields whose value is computed instead are listed once in
 ``DERIVED``, those read otherwise than their kind says in ``READ``;
-tests/service/codec/test_fields.py holds every field of the schema to an engine attribute or an entry of ``DERIVED``, and
-every engine field to the schema.
+tests/service/codec/test_fields.py holds every field of the schema to an engine attribute or
+an entry of ``DERIVED``, and every engine field to the schema.
 """
 
 from __future__ import annotations
