@@ -53,7 +53,7 @@ from ..pipeline.call import Call, received, stoppable
 from ..pipeline.runtime import Runtime, request_id_from, shutting_down
 from ..pipeline.slots import Ticket
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
-from .loop_watch import after_pending_io
+from .loop_watch import after_pending_io, wait_kernel_read
 from .slot_wait import offload, resolve
 
 SERVICE_NAME = pb.SERVICE.full_name  # samba.v1.Adjudicator
@@ -165,6 +165,11 @@ def _options(settings) -> list[tuple[str, int]]:
 SET_SERVING_WAIT = 1.0
 #: Calls one gRPC connection may have in flight at once.
 MAX_CONCURRENT_STREAMS = 100
+
+
+#: Loop iterations before gRPC refuses new calls at SIGTERM: a call the core has read
+#: reaches its handler over several (the call, then its message), each a loop iteration.
+GRPC_ROUNDS = 10
 
 
 class InFlight:
@@ -311,9 +316,13 @@ class GrpcServer:
             done.result(SET_SERVING_WAIT)
 
     def drain(self) -> None:
-        """Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT for it
-        (a held loop applies it when it answers again)."""
-        after_pending_io(self.loop, functools.partial(setattr, self.in_flight, "refusing", True))
+        """Calls that had arrived are answered, later ones refused: once the core has read
+        what the kernel held (``wait_kernel_read``) and the loop has gone GRPC_ROUNDS times
+        round. Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT
+        for it (a held loop applies it when it answers again)."""
+        wait_kernel_read({p for p in (self.port, self.own_port) if p})
+        refuse = functools.partial(setattr, self.in_flight, "refusing", True)
+        after_pending_io(self.loop, refuse, GRPC_ROUNDS)
         done = asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop)
         with contextlib.suppress(futures.TimeoutError):
             done.result(SET_SERVING_WAIT)

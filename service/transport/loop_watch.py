@@ -26,6 +26,8 @@ STALL_SECONDS = 2.0
 PROBE_SECONDS = 0.25
 #: Loop iterations ``after_pending_io`` lets pass: each polls the loop's sockets.
 POLL_ROUNDS = 3
+#: Seconds ``wait_kernel_read`` waits at most for a server to read what had arrived.
+KERNEL_READ_WAIT = 1.0
 
 
 def after_pending_io(loop, fn, rounds: int = POLL_ROUNDS) -> None:
@@ -42,6 +44,33 @@ def after_pending_io(loop, fn, rounds: int = POLL_ROUNDS) -> None:
             loop.call_soon(step, left - 1)
 
     loop.call_soon_threadsafe(step, rounds)
+
+
+def unread_bytes(ports: set[int]) -> int:
+    """Bytes the kernel holds that no server has read yet, on this host's established TCP
+    connections to ``ports`` (Linux's /proc/net/tcp and tcp6; 0 where they are absent)."""
+    total = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()  # sl local remote st tx_queue:rx_queue ...
+                    if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) in ports:
+                        total += int(fields[4].split(":")[1], 16)
+        except OSError:
+            continue
+    return total
+
+
+def wait_kernel_read(ports: set[int], wait: float = KERNEL_READ_WAIT) -> None:
+    """Wait (at most ``wait`` seconds) until the server has read every byte that had
+    arrived on ``ports``. gRPC's core reads its sockets on threads of its own, not on the
+    loop, so polling the loop (``after_pending_io``) alone does not tell that a call whose
+    bytes were in the socket at SIGTERM has been read."""
+    until = time.monotonic() + wait
+    while unread_bytes(ports) and time.monotonic() < until:
+        time.sleep(0.005)
 
 
 class LoopWatch:
