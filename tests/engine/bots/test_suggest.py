@@ -17,7 +17,7 @@ import pytest
 from builders import make_snapshot
 from test_playouts import SPECS
 
-from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
+from samba_adjudicator.engine import apply, deal, legal_actions, player_view, resolve, validate
 from samba_adjudicator.engine.bots import MAX_BUDGET_MS, Level, suggest
 from samba_adjudicator.engine.bots import strong as strong_bot
 from samba_adjudicator.engine.deadline import Interrupted, within
@@ -153,6 +153,38 @@ def test_a_view_gives_the_same_answer_as_the_full_snapshot():
             assert suggest(player_view(s, seat), seat, level, "v", TINY) == suggest(
                 s, seat, level, "v", TINY
             )
+
+
+def _answer(s: Snapshot, seat: int, level: Level):
+    """suggest's answer, or the problems it refuses with."""
+    try:
+        return suggest(s, seat, level, "every", TINY)
+    except InvalidInput as bad:
+        return sorted((p.field, p.reason) for p in bad.problems)
+
+
+@pytest.mark.parametrize("spec,players", SPECS)
+def test_every_seats_view_at_every_ply_gets_the_full_snapshots_answer(spec, players):
+    """As a table asks: at every ply of a whole deal, each seat asks with the view it holds
+    (``player_view``), whether or not it is the one to act: the mover's view gets the
+    full snapshot's suggestion (BASIC and RANDOM at every ply, STRONG every 29th), and any
+    other seat the full snapshot's refusal."""
+    s = deal(resolve(spec), players, f"views-{spec}-{players}")
+    asked = refused = 0
+    while s.turn.phase is not Phase.OVER and s.ply < MAX_PLIES:
+        acting = mover(s)
+        for seat in range(players):
+            view = player_view(s, seat)
+            levels = [Level.BASIC, Level.RANDOM] if seat == acting else [Level.BASIC]
+            if seat == acting and s.ply % 29 == 0:
+                levels.append(Level.STRONG)
+            for level in levels:
+                got = _answer(view, seat, level)
+                assert got == _answer(s, seat, level), (spec, players, s.ply, seat, level)
+                asked += seat == acting
+                refused += seat != acting
+        s = apply(s, suggest(s, acting, Level.BASIC, "every").action).snapshot
+    assert asked > 50 and refused > 50, (asked, refused)
 
 
 @pytest.mark.parametrize("level", list(Level))
