@@ -10,10 +10,11 @@ and ``pile[-k - 1]`` was the top card it declined when it drew from the stock in
 pile's bottom card: it may be the upcard). ``likelihood`` scores a world by them: for each
 clue, the position before the choice is rebuilt from the world (the seat's hand plus its
 discard, the pile as it was; the table as it is now, an approximation) and the student
-(engine.bots.student) values the seat's ``INFER_CANDIDATES`` best choices by BASIC's
-rating plus the one it made; a softmax at ``INFER_TEMPERATURE`` points gives the chance of
-that choice. The world's likelihood is their product. Everything here reads the view and
-the world STRONG samples from it: no hidden card of the true position.
+(engine.bots.student) values the seat's ``Inference.candidates`` best choices by BASIC's
+rating plus the one it made; a softmax at ``Inference.temperature`` points gives the chance
+of that choice (engine.bots.strong sets them: ``INFER_*``). The world's likelihood is
+their product. Everything here reads the view and the world STRONG samples from it: no
+hidden card of the true position.
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ from ..model import Action, Discard, DrawStock, GoOut, Phase, Snapshot, Turn
 from . import basic, student
 from .draws import draw_choices
 
-#: The choices the student weighs at each clue: BASIC's best rated, plus the one made.
-INFER_CANDIDATES = 4
-#: The softmax's temperature, in the student's points: lower trusts it more.
-INFER_TEMPERATURE = 100.0
-#: Whether the draws declined count (the pile's top card when a seat drew from the stock).
-INFER_DECLINED = True
+
+@dataclass(frozen=True)
+class Inference:
+    """How the likelihood is taken: the choices the student weighs at each clue (BASIC's
+    best rated, plus the one made), the softmax's temperature in the student's points
+    (lower trusts it more), and whether the draws declined count."""
+
+    candidates: int = 4
+    temperature: float = 100.0
+    declined: bool = True
 
 
 @dataclass(frozen=True)
@@ -64,21 +69,23 @@ def clues(view: Snapshot, seat: int) -> list[Clue]:
     return out
 
 
-def likelihood(world: Snapshot, found: Sequence[Clue]) -> tuple[float, int]:
+def likelihood(
+    world: Snapshot, found: Sequence[Clue], how: Inference = Inference()
+) -> tuple[float, int]:
     """(the world's likelihood under the student, the candidates it valued)."""
     total = 1.0
     valued = 0
     for clue in found:
         checkpoint()
         before = _before_discard(world, clue)
-        p, n = _chance(before, clue.seat, Discard(clue.seat, clue.card), _discards(before, clue))
+        made = Discard(clue.seat, clue.card)
+        p, n = _chance(before, clue.seat, made, _discards(before, clue), how)
         total *= p
         valued += n
-        if INFER_DECLINED and clue.back + 1 <= len(world.discard_pile):
+        if how.declined and clue.back + 1 <= len(world.discard_pile):
             drawing = replace(before, turn=Turn(seat=clue.seat, phase=Phase.DRAW))
-            p, n = _chance(
-                drawing, clue.seat, DrawStock(clue.seat), draw_choices(drawing, clue.seat)
-            )
+            legal = draw_choices(drawing, clue.seat)
+            p, n = _chance(drawing, clue.seat, DrawStock(clue.seat), legal, how)
             total *= p
             valued += n
     return total, valued
@@ -105,19 +112,21 @@ def _discards(before: Snapshot, clue: Clue) -> list[Action]:
     return [a for a in [Discard(clue.seat, c) for c in cards] if quick.legal(a)]
 
 
-def _chance(s: Snapshot, seat: int, made: Action, legal: Sequence[Action]) -> tuple[float, int]:
+def _chance(
+    s: Snapshot, seat: int, made: Action, legal: Sequence[Action], how: Inference
+) -> tuple[float, int]:
     """(the softmax chance of ``made`` among ``legal`` by the student's values, the
     candidates valued): 1 when it is the only choice or not among them (no evidence)."""
     if len(legal) < 2 or made not in legal:
         return 1.0, 0
     rated = basic.rate_all(s, seat, legal)
     order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)
-    ranks = [r for r in range(len(order)) if r < INFER_CANDIDATES or rated[order[r]].action == made]
+    ranks = [r for r in range(len(order)) if r < how.candidates or rated[order[r]].action == made]
     picks = [rated[order[r]].action for r in ranks]
     values = [
         student.evaluate(student.features(s, s, seat, a, r))
         for a, r in zip(picks, ranks, strict=True)
     ]
     top = max(values)
-    weights = [math.exp((v - top) / INFER_TEMPERATURE) for v in values]
+    weights = [math.exp((v - top) / how.temperature) for v in values]
     return weights[picks.index(made)] / sum(weights), len(picks)

@@ -17,6 +17,13 @@ wins. With ``STUDENT`` off, issue 37's STRONG: the best searched mean wins, but 
 choice stays unless a rival beats it by ``MARGIN`` points on average
 (docs/bots.md#strong-tried).
 
+Options, each off by default (measured: docs/bots.md#strong-options): ``SEARCH_MELD``,
+``SEARCH_GO_OUT`` and ``SEARCH_SWAP`` search those decisions too; ``INFER_PROPOSALS``
+draws each world searched, by its likelihood under the student, among that many sampled
+ones (engine.bots.inference: the other seats' last discards and declined draws);
+``PLAYOUT`` "student" plays the playouts by the student. Each candidate the student values
+in them is charged ``STUDENT_PLY_COST`` plies of the budget.
+
 The budget is counted in simulated plies, so that the answer depends on the request (and
 the build) alone: ``plies_per_ms()`` plies per millisecond of budget, about the running
 build's speed on one core of the development machine (``PLIES_PER_MS`` for the pure build,
@@ -106,6 +113,11 @@ MIN_WORLDS = 2
 #: Inference (engine.bots.inference): each world searched is drawn, by its likelihood
 #: under the student, from INFER_PROPOSALS sampled ones (1: no inference).
 INFER_PROPOSALS = 1
+#: The likelihood's choices at each clue (BASIC's best, and the one made), its softmax's
+#: temperature (the student's points), whether the draws declined count.
+INFER_CANDIDATES = 4
+INFER_TEMPERATURE = 100.0
+INFER_DECLINED = True
 #: The playouts' policy: "basic" (BASIC's pick) or "student" (the student's best of
 #: BASIC's ``CANDIDATES`` best).
 PLAYOUT = "basic"
@@ -255,10 +267,11 @@ def _draw_world(
     if not found:
         return world, 0
     proposals = [world] + [sample_world(view, pool, rng) for _ in range(INFER_PROPOSALS - 1)]
+    how = inference.Inference(INFER_CANDIDATES, INFER_TEMPERATURE, INFER_DECLINED)
     weights = []
     valued = 0
     for w in proposals:
-        p, n = inference.likelihood(w, found)
+        p, n = inference.likelihood(w, found, how)
         weights.append(p)
         valued += n
     total = sum(weights)

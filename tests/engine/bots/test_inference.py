@@ -71,8 +71,7 @@ def test_a_world_s_likelihood_is_the_student_s_chance_of_each_discard(monkeypatc
     """Without the declined draws, a world's likelihood is the product, over its clues, of
     the softmax of the student's values (engine.bots.student.values, on the position
     before the discard) at the discard made, among BASIC's best discards."""
-    monkeypatch.setattr(inference, "INFER_DECLINED", False)
-    monkeypatch.setattr(inference, "INFER_CANDIDATES", 64)  # every discard: plain ranks
+    how = inference.Inference(candidates=64, declined=False)  # every discard: plain ranks
     checked = 0
     for world, found in clue_worlds():
         expected = 1.0
@@ -89,36 +88,33 @@ def test_a_world_s_likelihood_is_the_student_s_chance_of_each_discard(monkeypatc
             if len(picks) < 2:
                 continue
             values = student.values(before, clue.seat, picks)
-            weights = [math.exp(v / inference.INFER_TEMPERATURE) for v in values]
+            weights = [math.exp(v / how.temperature) for v in values]
             expected *= weights[picks.index(Discard(clue.seat, clue.card))] / sum(weights)
             checked += 1
-        got, _ = inference.likelihood(world, found)
+        got, _ = inference.likelihood(world, found, how)
         assert got == pytest.approx(expected, rel=1e-6)
     assert checked >= 4
 
 
-def test_an_indifferent_student_makes_every_choice_alike(monkeypatch):
+def test_an_indifferent_student_makes_every_choice_alike():
     """At a very high temperature each choice is as likely as another: a clue's chance is
     one over the candidates valued (``INFER_CANDIDATES`` of BASIC's best, and the one made
     when it is not among them)."""
-    monkeypatch.setattr(inference, "INFER_TEMPERATURE", 1e12)
-    monkeypatch.setattr(inference, "INFER_DECLINED", False)
+    how = inference.Inference(temperature=1e12, declined=False)
     for world, found in clue_worlds():
         for clue in found:
-            got, n = inference.likelihood(world, [clue])
-            assert n <= inference.INFER_CANDIDATES + 1
+            got, n = inference.likelihood(world, [clue], how)
+            assert n <= how.candidates + 1
             assert got == pytest.approx(1.0 / n if n else 1.0, rel=1e-6)
 
 
-def test_the_declined_draw_counts(monkeypatch):
+def test_the_declined_draw_counts():
     """With the declined draws, a clue whose seat could have taken the pile weighs the
     world by one more chance: the likelihood changes where a take was open."""
     changed = 0
     for world, found in clue_worlds("classic", 4, 2) + clue_worlds("canasta", 4, 2):
-        monkeypatch.setattr(inference, "INFER_DECLINED", True)
-        with_draws, n_with = inference.likelihood(world, found)
-        monkeypatch.setattr(inference, "INFER_DECLINED", False)
-        without, n_without = inference.likelihood(world, found)
+        with_draws, n_with = inference.likelihood(world, found, inference.Inference())
+        without, n_without = inference.likelihood(world, found, inference.Inference(declined=False))
         assert 0.0 < with_draws <= 1.0 and 0.0 < without <= 1.0
         assert n_with >= n_without
         changed += n_with > n_without

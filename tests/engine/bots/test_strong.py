@@ -101,7 +101,7 @@ def test_the_world_searched_is_drawn_by_its_likelihood(monkeypatch):
     for k in range(12):
         mine, twin = random.Random(k), random.Random(k)
         proposals = [sample_world(view, pool, twin) for _ in range(4)]
-        weights = [inference.likelihood(w, found)[0] for w in proposals]
+        weights = [inference.likelihood(w, found, inference.Inference())[0] for w in proposals]
         x = twin.random() * sum(weights)
         expected = next(
             (w for w, p in zip(proposals, weights, strict=True) if (x := x - p) < 0),
