@@ -90,3 +90,26 @@ def test_the_command_prints_every_table_every_kind_and_the_target(tmp_path):
     assert len(data["decisions"]) == len(bots_oracle.TABLES) == len(data["by_table"])
     assert set(data["pooled"]) >= {"correlation", "true_best_share", "gain_over_basic"}
     assert "target: oracle correlation >= 0.35" in done.stdout and "pooled" in done.stdout
+
+
+def test_strong_costs_sets_each_step_beside_a_basic_ply(tmp_path):
+    """bench/strong_costs.py (docs/bots.md#strong-options): each step of STRONG's options
+    timed on the oracle's positions, one a table, as a ratio to a BASIC ply of the same
+    run; nothing here checks a time."""
+    out = tmp_path / "costs.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "strong_costs.py"), "--per-table", "1"]
+        + ["--repeat", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(out.read_text())
+    steps = {"basic ply", "student ply", "student candidate", "world's likelihood"}
+    assert data["positions"] == len(bots_oracle.TABLES)
+    assert set(data["ms"]) == set(data["ratio"]) == steps
+    assert data["ratio"]["basic ply"] == 1.0
+    assert all(ms > 0 for ms in data["ms"].values())
+    assert "| student candidate |" in done.stdout

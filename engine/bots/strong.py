@@ -17,6 +17,13 @@ wins. With ``STUDENT`` off, issue 37's STRONG: the best searched mean wins, but 
 choice stays unless a rival beats it by ``MARGIN`` points on average
 (docs/bots.md#strong-tried).
 
+Options, each off by default (measured: docs/bots.md#strong-options): ``SEARCH_MELD``,
+``SEARCH_GO_OUT`` and ``SEARCH_SWAP`` search those decisions too; ``INFER_PROPOSALS``
+draws each world searched, by its likelihood under the student, among that many sampled
+ones (engine.bots.inference: the other seats' last discards and declined draws);
+``PLAYOUT`` "student" plays the playouts by the student. Each candidate the student values
+in them is charged ``STUDENT_PLY_COST`` plies of the budget.
+
 The budget is counted in simulated plies, so that the answer depends on the request (and
 the build) alone: ``plies_per_ms()`` plies per millisecond of budget, about the running
 build's speed on one core of the development machine (``PLIES_PER_MS`` for the pure build,
@@ -39,10 +46,19 @@ from collections.abc import Sequence
 from ..build import CURRENT
 from ..deadline import Interrupted, checkpoint, spending
 from ..game import apply
-from ..model import Action, AnswerGoOut, Discard, GoOut, MeldCards, Phase, Snapshot
+from ..model import (
+    Action,
+    AnswerGoOut,
+    Discard,
+    GoOut,
+    MeldCards,
+    Phase,
+    Snapshot,
+    SwapWild,
+)
 from ..scoring import score
 from ..vocabulary import SEVEN
-from . import basic, student
+from . import basic, inference, student
 from .choice import Rated, reason
 from .draws import choices
 from .evaluation import fitted_margin
@@ -77,6 +93,8 @@ SEARCH_ANSWER = True
 #: every kind (a meld against another, or against discarding at once).
 SEARCH_MELD = False
 SEARCH_GO_OUT = False
+#: Wild swaps (a natural for a meld's wild): searched like melds.
+SEARCH_SWAP = False
 #: How a playout's last position is judged: "fitted" (engine.bots.evaluation, fitted on
 #: BASIC's self-play) or "hand" (the hand-written provisional score: ``hand_judge``).
 EVALUATION = "fitted"
@@ -92,6 +110,20 @@ SEARCH_TOP = 4
 SEARCH_WEIGHT = 1.0
 #: At least this many worlds, whatever the budget.
 MIN_WORLDS = 2
+#: Inference (engine.bots.inference): each world searched is drawn, by its likelihood
+#: under the student, from INFER_PROPOSALS sampled ones (1: no inference).
+INFER_PROPOSALS = 1
+#: The likelihood's choices at each clue (BASIC's best, and the one made), its softmax's
+#: temperature (the student's points), whether the draws declined count.
+INFER_CANDIDATES = 4
+INFER_TEMPERATURE = 100.0
+INFER_DECLINED = True
+#: The playouts' policy: "basic" (BASIC's pick) or "student" (the student's best of
+#: BASIC's ``CANDIDATES`` best).
+PLAYOUT = "basic"
+#: Plies the budget is charged for each candidate the student values (in the inference or
+#: the playouts): its cost against a BASIC ply's (bench/bots_oracle.py --costs).
+STUDENT_PLY_COST = 1.0
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
 HAND_WEIGHT = 0.0
 #: Points per card a growing meld is worth beyond its cards, towards its bonus.
@@ -206,12 +238,14 @@ def search(
     pool = unseen(view)
     totals = [0.0] * len(picks)
     allowance = int(budget_ms * plies_per_ms())
-    spent = 0
+    spent = 0.0
     worlds = 0
+    found = inference.clues(view, seat) if INFER_PROPOSALS > 1 else []
     try:
         with spending(CLOCK_SLACK * budget_ms / 1000 + CLOCK_FLOOR):
             while worlds < MIN_WORLDS or spent < allowance:
-                world = sample_world(view, pool, rng)
+                world, valued = _draw_world(view, pool, rng, found)
+                spent += STUDENT_PLY_COST * valued
                 values = []
                 for candidate in picks:
                     value, plies = _play_out(world, candidate, seat, side)
@@ -222,6 +256,33 @@ def search(
     except Interrupted:
         checkpoint()  # the call's own deadline or stop: not the search's clock
     return totals, worlds
+
+
+def _draw_world(
+    view: Snapshot, pool: list[str], rng: random.Random, found: Sequence[inference.Clue]
+) -> tuple[Snapshot, int]:
+    """(a world to search, the candidates the student valued to draw it): without clues,
+    one sampled world; with them, one of ``INFER_PROPOSALS`` drawn by their likelihood."""
+    world = sample_world(view, pool, rng)
+    if not found:
+        return world, 0
+    proposals = [world] + [sample_world(view, pool, rng) for _ in range(INFER_PROPOSALS - 1)]
+    how = inference.Inference(INFER_CANDIDATES, INFER_TEMPERATURE, INFER_DECLINED)
+    weights = []
+    valued = 0
+    for w in proposals:
+        p, n = inference.likelihood(w, found, how)
+        weights.append(p)
+        valued += n
+    total = sum(weights)
+    if total <= 0.0:
+        return world, valued
+    x = rng.random() * total
+    for w, p in zip(proposals, weights, strict=True):
+        x -= p
+        if x < 0.0:
+            return w, valued
+    return proposals[-1], valued
 
 
 def plies_per_ms() -> float:
@@ -241,14 +302,17 @@ def _searched(view: Snapshot, seat: int, action: Action) -> bool:
         return SEARCH_GO_OUT
     if isinstance(action, Discard):
         return SEARCH_DISCARD
+    if isinstance(action, SwapWild):
+        return SEARCH_SWAP
     return SEARCH_MELD and isinstance(action, MeldCards)
 
 
-def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, int]:
-    """(the judged value for ``side``, plies played) after ``action`` in ``world``."""
+def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[float, float]:
+    """(the judged value for ``side``, plies charged) after ``action`` in ``world``."""
     outcome = apply(world, action)
     s = outcome.snapshot
     plies = 1
+    charged = 0.0
     left_turn = False
     turns = 0
     while s.turn.phase is not Phase.OVER and plies < HORIZON:
@@ -261,9 +325,30 @@ def _play_out(world: Snapshot, action: Action, seat: int, side: int) -> tuple[fl
         if mover != seat:
             left_turn = True
         checkpoint()
-        s = apply(s, basic.choose(s, mover, choices(s, mover)).action).snapshot
+        move, valued = _policy(s, mover)
+        s = apply(s, move).snapshot
         plies += 1
-    return judge(s, side), plies
+        charged += STUDENT_PLY_COST * valued
+    return judge(s, side), plies + charged
+
+
+def _policy(s: Snapshot, mover: int) -> tuple[Action, int]:
+    """(the playout's move, the candidates the student valued): BASIC's pick, or with
+    ``PLAYOUT`` "student" ``student_move``."""
+    if PLAYOUT == "student":
+        return student_move(s, mover)
+    return basic.choose(s, mover, choices(s, mover)).action, 0
+
+
+def student_move(s: Snapshot, mover: int) -> tuple[Action, int]:
+    """(the student's best of BASIC's ``CANDIDATES`` best, the candidates it valued)."""
+    rated = basic.rate_all(s, mover, choices(s, mover))
+    order = sorted(range(len(rated)), key=lambda i: -rated[i].rating)[:CANDIDATES]
+    picks = [rated[i].action for i in order]
+    if len(picks) == 1:
+        return picks[0], 0
+    values = student.values(s, mover, picks)
+    return picks[best_of(values)], len(picks)
 
 
 def _mover(s: Snapshot) -> int:
