@@ -37,8 +37,8 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Sn
     Never raises and never judges consistency (``service.pipeline.loading`` does that). Fields
     the required-field check reports (``turn.phase``, …) get a neutral stand-in here.
     Returns None when the ruleset cannot be resolved. Written out from the field table
-    (``service.codec.fields``, ``codegen``): every field the engine takes, in number order,
-    read as its kind says or by its entry of ``fields.READ``.
+    (codegen/fields.py, by codegen/snapshot_code.py): every field the engine takes, in
+    number order, read as its kind says or by its entry of ``READ``.
     """
     return snapshot_code.read(msg, path, problems)
 

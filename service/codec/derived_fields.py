@@ -4,7 +4,7 @@ Output-only fields may be omitted; when given (non-default: proto3 cannot tell a
 ``false``/``0`` from a given one) they must agree with what the engine derives, or the
 snapshot is refused with DERIVED_FIELD_DISAGREES at the field's path. Checked only once the
 snapshot is consistent (the derivations assume it). Which fields, and how each is derived,
-is the field table's (``service.codec.fields``, written out by ``codegen``): every
+is the field table's (codegen/fields.py, written out by codegen/snapshot_code.py): every
 OUTPUT_ONLY field (and ``fields.AGREES``), and every field of an output-only message
 (``pile``).
 """
