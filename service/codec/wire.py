@@ -42,15 +42,21 @@ def _skip(data: bytes, pos: int, kind: int) -> int:
     raise ValueError(f"wire type {kind}")
 
 
-def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
+def split_field(data: bytes, number: int, ordered: bool = False) -> tuple[bytes, bytes] | None:
     """``(payload of field `number`, the message without it)`` when the field occurs exactly
-    once as a length-delimited field at the top level of ``data``; otherwise ``None``."""
+    once as a length-delimited field at the top level of ``data``; otherwise ``None``.
+    ``ordered``: ``None`` too unless the top-level fields stand in number order, as a
+    deterministic encoding writes them (the field where that order puts it)."""
     found: tuple[int, int, int] | None = None  # (tag start, payload start, payload end)
-    pos, end = 0, len(data)
+    pos, end, last = 0, len(data), 0
     try:
         while pos < end:
             start = pos
             tag, pos = _varint(data, pos)
+            if ordered:
+                if tag >> 3 < last:
+                    return None
+                last = tag >> 3
             kind = tag & 7
             if kind != _LENGTH:
                 if tag >> 3 == number:
