@@ -28,6 +28,7 @@ source_tree()
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.base.descriptors import F  # noqa: E402
 
+from . import enum_check  # noqa: E402
 from .fields import (  # noqa: E402
     CARDS,
     DROPS,
@@ -66,9 +67,12 @@ from samba_adjudicator.service.codec.snapshot_parts import (
     DROP,
     commitment,
     disagrees,
+    enum_descriptor as _enum,
     meld_kind,
     missing_field,
     needs_one_of,
+    refuse,
+    refuse_items,
 )
 from samba_adjudicator.service.codec.snapshot_parts import varint as _varint
 
@@ -396,7 +400,9 @@ def source() -> str:
     ``write_tail(snap)`` (the fields before and after the signature's) and ``SIGNATURE``
     (its number), ``missing(msg, path, out)``, ``compare(msg, snap, path, out)``, and
     ``WALKS``: message full name -> its required walk, for every message of the API with a
-    REQUIRED field or a oneof in it or below it."""
+    REQUIRED field or a oneof in it or below it; ``ENUM_CHECKS``: message full name -> its
+    check of enum values the schema does not define (``codegen.enum_check``), for every
+    message with an enum field in it or below it."""
     out = _Out()
     tables = snapshot_tables()
     below = [f for t in tables for f in t.fields if f.table is not None and f.kind != EMBEDDED]
@@ -416,6 +422,11 @@ def source() -> str:
         if t.needs_required_walk and t not in tables:
             _walker(out, t, t.descriptor in requests)
             walked.append(t)
+    checks = {
+        t.descriptor.full_name: enum_check.write(out, t.descriptor)
+        for t in api_tables()
+        if enum_check.holds_enums(t.descriptor)
+    }
     signature = SNAPSHOT.descriptor.fields_by_name["signature"].number
     head = tuple(f for f in SNAPSHOT.fields if f.number < signature)
     tail = tuple(f for f in SNAPSHOT.fields if f.number > signature)
@@ -448,6 +459,9 @@ def source() -> str:
         f"SIGNATURE = {signature}",
         "WALKS: dict[str, Any] = {",
         *[f"    {t.descriptor.full_name!r}: {_walk_name(t)}," for t in walked],
+        "}",
+        "ENUM_CHECKS: dict[str, Any] = {",
+        *[f"    {name!r}: {check}," for name, check in checks.items()],
         "}",
     ]
     constants = [f"{name}: Any = {value}" for name, value in out.constants.items()]

@@ -1,14 +1,15 @@
-"""The snapshot's codec and the required walks, written out of the field tables at build
-time by codegen/snapshot_code.py: ``read``, ``write_head`` / ``write_tail`` (and
-``SIGNATURE``, the field between them), ``missing``, ``compare`` and ``WALKS`` (their
-contracts: that generator's ``source``). The set-up (proto/generate.sh) writes the module
-beside the generated protobuf code; the compiled build's staging (setup.py) compiles that
-same text in this module's place.
+"""The snapshot's codec, the required walks and the enum checks, written out of the field
+tables at build time by codegen/snapshot_code.py: ``read``, ``write_head`` /
+``write_tail`` (and ``SIGNATURE``, the field between them), ``missing``, ``compare``,
+``WALKS`` and ``ENUM_CHECKS`` (their contracts: that generator's ``source``). The set-up
+(proto/generate.sh) writes the module beside the generated protobuf code; the compiled
+build's staging (setup.py) compiles that same text in this module's place.
 """
 
 from __future__ import annotations
 
 from samba_adjudicator.schema.v1.snapshot_code import (
+    ENUM_CHECKS,
     SIGNATURE,
     WALKS,
     compare,
@@ -18,4 +19,13 @@ from samba_adjudicator.schema.v1.snapshot_code import (
     write_tail,
 )
 
-__all__ = ["SIGNATURE", "WALKS", "compare", "missing", "read", "write_head", "write_tail"]
+__all__ = [
+    "ENUM_CHECKS",
+    "SIGNATURE",
+    "WALKS",
+    "compare",
+    "missing",
+    "read",
+    "write_head",
+    "write_tail",
+]

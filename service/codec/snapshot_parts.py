@@ -1,10 +1,14 @@
-"""What the generated snapshot codec (``snapshot_code``, written at build time by
-codegen/snapshot_code.py from the field table) calls at run time: the problems it reports,
-the reads it does not write out field by field, and the writer's varint."""
+"""What the generated codec (``snapshot_code``, written at build time by
+codegen/snapshot_code.py from the field tables) calls at run time: the problems it reports,
+the reads it does not write out field by field, the writer's varint, and the refusal of an
+enum value the schema does not define (service/codec/enums.py)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from google.protobuf import descriptor as _d
+from google.protobuf import descriptor_pool
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.deal_seed import commitment_problems
@@ -13,6 +17,7 @@ from samba_adjudicator.engine.messages import problem
 
 from ..base import pb
 from ..base.errors import Problems
+from .json_scalars import not_a_value
 
 #: What a read answers for a message that is left out (a meld of no known kind).
 DROP: Any = object()
@@ -72,6 +77,39 @@ def varint(n: int) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+def enum_descriptor(full_name: str) -> _d.EnumDescriptor:
+    return descriptor_pool.Default().FindEnumTypeByName(full_name)
+
+
+def refuse(value: int, enum: _d.EnumDescriptor, path: str, problems: Problems) -> None:
+    """A value that ``enum`` does not define, at ``path`` (as the JSON walk words it)."""
+    refused = not_a_value(value, enum)
+    problems.append(problem(path, "OUT_OF_RANGE", refused.template, **refused.params))
+
+
+def refuse_items(
+    msg: Any,
+    name: str,
+    path: str,
+    known: frozenset[int],
+    enum: _d.EnumDescriptor,
+    problems: Problems,
+    clear: bool,
+) -> None:
+    """Each value of the repeated enum field ``name`` that ``enum`` does not define, at
+    its index; ``clear``: the field keeps the others."""
+    values = getattr(msg, name)
+    kept = []
+    for i, value in enumerate(values):
+        if value in known:
+            kept.append(value)
+        else:
+            refuse(value, enum, f"{path}[{i}]", problems)
+    if clear:
+        del values[:]
+        values.extend(kept)
 
 
 _MELD_KINDS: dict[int, m.MeldKind] = {

@@ -22,7 +22,7 @@ from samba_adjudicator.service.codec import snapshot_bytes, snapshot_code
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from codegen import fields  # noqa: E402
+from codegen import enum_check, fields  # noqa: E402
 from codegen import snapshot_code as codegen  # noqa: E402
 
 #: Engine fields the schema carries under another field, and where.
@@ -201,6 +201,16 @@ def test_every_message_with_something_required_has_its_walk():
     walked = {t.descriptor.full_name for t in fields.api_tables() if t.needs_required_walk}
     assert set(snapshot_code.WALKS) == walked
     assert "samba.v1.ValidateActionRequest" in walked and "samba.v1.Snapshot" in walked
+
+
+def test_every_message_with_an_enum_has_its_check():
+    """The check of enum values the schema does not define (service.codec.enums) is written
+    out for every message with an enum field in it or below it, requests and snapshots."""
+    holding = {
+        t.descriptor.full_name for t in fields.api_tables() if enum_check.holds_enums(t.descriptor)
+    }
+    assert set(snapshot_code.ENUM_CHECKS) == holding
+    assert {"samba.v1.ValidateActionRequest", "samba.v1.Turn"} <= holding
 
 
 def test_every_field_of_the_tables_is_written_read_walked_and_checked():
