@@ -43,19 +43,15 @@ def with_required(
     """``problems`` plus every missing REQUIRED field not already explained by one
     (``skip``: as in ``missing_required``)."""
     out = ProblemList(problems)
-    out.extend(_unexplained(out, missing_required(msg, skip=skip)))
+    out.extend(unexplained(out, missing_required(msg, skip=skip)))
     return out
 
 
 def unexplained(reported: Iterable[Problem], missing: Iterable[Problem]) -> list[Problem]:
-    """For a field its handler requires only in some requests (ApplyAction's ``action``
-    without ``computer``, Deal's ``players`` without ``previous``): the ``missing``
-    problems no problem in ``reported`` already explains, as ``with_required`` adds them."""
-    return _unexplained(reported, missing)
-
-
-def _unexplained(reported: Iterable[Problem], missing: Iterable[Problem]) -> list[Problem]:
-    """The ``missing`` fields no problem in ``reported`` already explains (``_covers``)."""
+    """The ``missing`` fields no problem in ``reported`` already explains (``_covers``), as
+    ``with_required`` adds them; called alone for a field its handler requires only in some
+    requests (ApplyAction's ``action`` without ``computer``, Deal's ``players`` without
+    ``previous``)."""
     fields = [p.field for p in reported]
     return [p for p in missing if not any(_covers(r, p.field) for r in fields)]
 

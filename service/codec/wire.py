@@ -78,32 +78,26 @@ def split_field(data: bytes, number: int, ordered: bool = False) -> tuple[bytes,
 
 
 def has_field(data: bytes, number: int) -> bool:
-    """Whether field ``number`` occurs at the top level of ``data``, walking its fields'
-    tags and skipping their values; False for bytes that do not parse that far."""
-    pos, end = 0, len(data)
-    try:
-        while pos < end:
-            tag, pos = _varint(data, pos)
-            if tag >> 3 == number:
-                return True
-            kind = tag & 7
-            if kind == _LENGTH:
-                size, pos = _varint(data, pos)
-                pos += size
-            else:
-                pos = _skip(data, pos, kind)
-    except (IndexError, ValueError):
-        return False
-    return False
+    """Whether field ``number`` occurs at the top level of ``data``; False for bytes that do
+    not parse that far."""
+    return _occurs(data, number, False)
 
 
 def flag_set(data: bytes, number: int) -> bool:
     """Whether the top-level varint field ``number`` of ``data`` is anything but 0 in any of
     its occurrences; False for bytes that do not parse that far."""
+    return _occurs(data, number, True)
+
+
+def _occurs(data: bytes, number: int, flag: bool) -> bool:
+    """Field ``number`` at the top level of ``data`` (``flag``: a varint other than 0),
+    walking its fields' tags and skipping their values."""
     pos, end = 0, len(data)
     try:
         while pos < end:
             tag, pos = _varint(data, pos)
+            if tag >> 3 == number and not flag:
+                return True
             kind = tag & 7
             if kind == _LENGTH:
                 size, pos = _varint(data, pos)
