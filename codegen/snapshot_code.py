@@ -398,7 +398,7 @@ def _comparer(out: _Out, t: Table, every: bool, made: set[tuple[str, bool]]) -> 
 def source() -> str:
     """The generated module: ``read(msg, path, problems)``, ``write_head(snap)`` and
     ``write_tail(snap)`` (the fields before and after the signature's) and ``SIGNATURE``
-    (its number), ``missing(msg, path, out)``, ``compare(msg, snap, path, out)``, and
+    (its number), ``missing(msg, path, out)``, ``disagreements(msg, snap, path)``, and
     ``WALKS``: message full name -> its required walk, for every message of the API with a
     REQUIRED field or a oneof in it or below it; ``ENUM_CHECKS``: message full name -> its
     check of enum values the schema does not define (``codegen.enum_check``), for every
@@ -452,8 +452,13 @@ def source() -> str:
         "    _missing_Snapshot(msg, path, out)",
         "",
         "",
-        "def compare(msg: Any, snap: m.Snapshot, path: str, out: list[Any]) -> None:",
+        "def disagreements(msg: Any, snap: m.Snapshot, path: str) -> list[Any]:",
+        '    """Every given output-only field of ``msg`` (a default value stands for "not',
+        '    given": proto3 cannot tell an omitted false or 0) that disagrees with ``snap``,',
+        '    read from it and consistent (the derivations assume it), at its path."""',
+        "    out: list[Any] = []",
         f"    {compare}(msg, snap, snap, path, out)",
+        "    return out",
         "",
         "",
         f"SIGNATURE = {signature}",

@@ -147,7 +147,7 @@ def test_the_codec_runs_the_generated_text_and_consults_no_table_per_call():
         assert not attributes & {"reads", "fields", "table", "derive", "reader"}, name
     if build.CURRENT.name == "pure":
         assert snapshot_code.read is generated_module.read
-    for name in ("read", "write_head", "write_tail", "missing", "compare"):
+    for name in ("read", "write_head", "write_tail", "missing", "disagreements"):
         assert name in FUNCTIONS and hasattr(snapshot_code, name)
     assert "codegen" not in GENERATED.split('"""', 2)[2]  # no import of the build side
     service = subprocess.run(
