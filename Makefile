@@ -49,12 +49,13 @@ CATALOGS := $(PO_FILES:.po=.mo)
 BABEL_KEYWORDS := -k N_ -k problem:3 -k api_error:3 -k Problem:3 -k ApiError:3 -k say:2 \
   -k say_plural:2,3
 
-# The parts of the runtime: the packages (after the generated code), the snapshot's codec, the compiled
-# build and the catalogs. The packages are installed while the compiler runs (-j2).
+# The parts of the runtime: the packages (after the generated code), the snapshot's codec,
+# the compiled build and the catalogs. The packages are installed while the compiler runs
+# (-j2).
 GENERATED := generated/samba/v1/descriptors.binpb
-# The snapshot's codec and the required walks, written out of the field tables (codegen/)
-# beside the protobuf code: proto/generate.sh writes it with the rest, and this rule again
-# when the generator or the engine's values it reads change.
+# The snapshot's codec, the required walks and the enum checks, written out of the field
+# tables (codegen/) beside the protobuf code: proto/generate.sh writes it with the rest, and
+# this rule again when the generator or the engine's values it reads change.
 CODEC := generated/samba/v1/snapshot_code.py
 RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS) $(CODEC)
 

@@ -10,7 +10,7 @@ run by the set-up, never imported by the service at run time.
 proto``, ``make install``, the image's build stage) beside the generated protobuf code, as
 ``samba_adjudicator.schema.v1.snapshot_code``, never committed. The tools' Python that runs
 it has not installed this project: ``source_tree`` makes the checkout's packages importable
-under their installed names (pyproject.toml's package-dir).
+under their installed names (pyproject.toml's package-dir), as this package is imported.
 """
 
 from __future__ import annotations
@@ -44,3 +44,6 @@ def source_tree() -> None:
         module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         setattr(top, name, module)
+
+
+source_tree()

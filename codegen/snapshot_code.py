@@ -2,7 +2,8 @@
 straight-line Python, one function per message and task, no loop over a table at run time:
 the reader (protobuf -> engine values, every unreadable value a problem at its path), the
 writer (engine values -> the deterministic bytes that are signed), the required-field walk
-of every message of the API and the check of the client-given output-only fields.
+and the check of enum values the schema does not define (``codegen.enum_check``) of every
+message of the API, and the check of the client-given output-only fields.
 ``source()`` is the module's text; every object of the tables it needs is written into it
 as a literal, so the service never imports the tables.
 
@@ -21,15 +22,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import source_tree
+from samba_adjudicator.engine.cards import ORDER
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.descriptors import F
 
-source_tree()
-
-from samba_adjudicator.service.base import pb  # noqa: E402
-from samba_adjudicator.service.base.descriptors import F  # noqa: E402
-
-from . import enum_check  # noqa: E402
-from .fields import (  # noqa: E402
+from . import enum_check
+from .fields import (
     CARDS,
     DROPS,
     EMBEDDED,
@@ -57,6 +55,7 @@ from typing import Any
 
 from samba_adjudicator.engine import derived, vocabulary
 from samba_adjudicator.engine import model as m
+from samba_adjudicator.engine.cards import ORDER as _ORDER
 from samba_adjudicator.engine.cards import parse_card
 from samba_adjudicator.service.base.descriptors import join
 from samba_adjudicator.service.base.errors import Problems
@@ -121,6 +120,13 @@ def _literal(value: Any) -> str:
         return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
     assert value is None or isinstance(value, (bool, int, str, bytes, tuple)), value
     return repr(value)
+
+
+def _card_keyed(elements: dict[str, bytes]) -> str:
+    """A card code -> bytes table keyed by the engine's own code strings (``ORDER``'s): a
+    lookup of a card the engine made then meets the same object and compares no text."""
+    assert list(elements) == list(ORDER), "the elements follow engine.cards.ORDER"
+    return f"dict(zip(_ORDER, {_literal(tuple(elements.values()))}))"
 
 
 def _key(t: Table, f: Field) -> str:
@@ -221,7 +227,7 @@ def _write_field(out: _Out, t: Table, f: Field, v: str) -> list[str]:
         n = f"n{f.number}"
         return [f"{n}: int = {numbers}[{v}]", f"if {n}:", f"    parts.append({tag} + _uint({n}))"]
     if kind == CARDS:
-        elements = out.constant(f"_{t.name}_{f.name}_elements", _literal(f.elements))
+        elements = out.constant(f"_{t.name}_{f.name}_elements", _card_keyed(f.elements))
         return [f"if {v}:", f"    parts.append(_cards({elements}, {tag}, {v}))"]
     if kind == TEXT:
         return [f"if {v}:", f"    parts.append(_len_field({tag}, {v}.encode()))"]
