@@ -26,7 +26,7 @@ from samba_adjudicator.engine.cards import ORDER
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F
 
-from . import enum_check
+from . import enum_check, required_walk
 from .fields import (
     CARDS,
     DROPS,
@@ -266,83 +266,6 @@ def _engine_type(t: Table) -> str:
     )
 
 
-# -- the required-field walk --------------------------------------------------------------
-
-
-def _required(t: Table, msg: str = "msg", here: str = "", skipping: bool = False) -> list[str]:
-    """The REQUIRED tests of ``t`` on ``msg``; ``here``: the f-string text of its path, when
-    it is made only for a problem (a list's item), else ``path`` is joined. ``skipping``: a
-    field named in ``skip`` is not tested."""
-    body = []
-    for f in t.fields:
-        if f.required:
-            d = f.descriptor
-            unset = (
-                f"not len({msg}.{f.name})"
-                if f.repeated
-                else f"not {msg}.HasField({f.name!r})"
-                if d.has_presence
-                else f"{msg}.{f.name} == {d.default_value!r}"
-            )
-            at = f'f"{here}.{f.json_name}"' if here else f"join(path, {f.json_name!r})"
-            body += [
-                f"if {_unskipped(f, skipping)}{unset}:",
-                f"    out.append(missing_field({at}))",
-            ]
-    return body
-
-
-def _unskipped(f: Field, skipping: bool) -> str:
-    return f"{f.name!r} not in skip and " if skipping else ""
-
-
-def _leaf(t: Table) -> bool:
-    """Only REQUIRED tests to walk in ``t``: written inline where its list is walked."""
-    return not t.oneofs and not any(
-        f.table is not None and f.table.needs_required_walk and f.kind != EMBEDDED for f in t.fields
-    )
-
-
-def _walk_name(t: Table) -> str:
-    """``_missing_`` and the message's name within its package (``Ruleset_Overrides``)."""
-    package = t.descriptor.file.package
-    return "_missing_" + t.descriptor.full_name.removeprefix(package + ".").replace(".", "_")
-
-
-def _walker(out: _Out, t: Table, skipping: bool) -> None:
-    """The required walk of ``t``; ``skipping``: an RPC's request, whose fields named in
-    ``skip`` are left out (the other messages take ``skip`` and ignore it)."""
-    body = _required(t, skipping=skipping)
-    for f in t.fields:
-        sub = f.table
-        if sub is None or not sub.needs_required_walk or f.kind == EMBEDDED:
-            continue
-        where = f"join(path, {f.json_name!r})"
-        unskipped = _unskipped(f, skipping)
-        if f.repeated:
-            n = f.number
-            inline = _required(sub, f"item{n}", f"{{where{n}}}[{{i}}]") if _leaf(sub) else []
-            each = inline or [f'{_walk_name(sub)}(item{n}, f"{{where{n}}}[{{i}}]", out)']
-            body += [
-                f"if {unskipped}msg.{f.name}:",
-                f"    where{n} = {where}",
-                f"    for i, item{n} in enumerate(msg.{f.name}):",
-                *[f"        {line}" for line in each],
-            ]
-        else:
-            body += [
-                f"if {unskipped}msg.HasField({f.name!r}):",
-                f"    {_walk_name(sub)}(msg.{f.name}, {where}, out)",
-            ]
-    for name, names in t.oneofs:
-        body += [
-            f"if msg.WhichOneof({name!r}) is None:",
-            f"    out.append(needs_one_of(path, {names!r}))",
-        ]
-    params = "msg: Any, path: str, out: list[Any], skip: tuple[str, ...] = ()"
-    out.function(f"def {_walk_name(t)}({params}) -> None:", body or ["pass"])
-
-
 # -- the derived-field check --------------------------------------------------------------
 
 
@@ -420,13 +343,13 @@ def source() -> str:
         if t is not SNAPSHOT:
             _writer(out, t, f"_write_{t.name}", t.fields)
         if t.needs_required_walk:
-            _walker(out, t, False)
+            required_walk.walker(out, t, False)
     walked = [t for t in tables if t.needs_required_walk]
     services = pb.adjudicator_pb2.DESCRIPTOR.services_by_name.values()
     requests = {rpc.input_type for service in services for rpc in service.methods}
     for t in api_tables():
         if t.needs_required_walk and t not in tables:
-            _walker(out, t, t.descriptor in requests)
+            required_walk.walker(out, t, t.descriptor in requests)
             walked.append(t)
     checks = {
         t.descriptor.full_name: enum_check.write(out, t.descriptor)
@@ -469,7 +392,7 @@ def source() -> str:
         "",
         f"SIGNATURE = {signature}",
         "WALKS: dict[str, Any] = {",
-        *[f"    {t.descriptor.full_name!r}: {_walk_name(t)}," for t in walked],
+        *[f"    {t.descriptor.full_name!r}: {required_walk.walk_name(t)}," for t in walked],
         "}",
         "ENUM_CHECKS: dict[str, Any] = {",
         *[f"    {name!r}: {check}," for name, check in checks.items()],
