@@ -49,10 +49,15 @@ CATALOGS := $(PO_FILES:.po=.mo)
 BABEL_KEYWORDS := -k N_ -k problem:3 -k api_error:3 -k Problem:3 -k ApiError:3 -k say:2 \
   -k say_plural:2,3
 
-# The three parts of the runtime: the packages (after the generated code), the compiled
-# build and the catalogs. The packages are installed while the compiler runs (-j2).
-RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS)
+# The parts of the runtime: the packages (after the generated code), the snapshot's codec,
+# the compiled build and the catalogs. The packages are installed while the compiler runs
+# (-j2).
 GENERATED := generated/samba/v1/descriptors.binpb
+# The snapshot's codec, the required walks and the enum checks, written out of the field
+# tables (codegen/) beside the protobuf code: proto/generate.sh writes it with the rest, and
+# this rule again when the generator or the engine's values it reads change.
+CODEC := generated/samba/v1/snapshot_code.py
+RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS) $(CODEC)
 
 runtime:
 	@$(MAKE) -s --no-print-directory -j2 $(RUNTIME)
@@ -85,7 +90,13 @@ $(DEV_STAMP): pyproject.toml | $(STAMP)
 	@SAMBA_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]' $(LOGGED)
 	@touch $@
 
-$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml | $(GENERATED)
+$(CODEC): $(GENERATED) $(wildcard codegen/*.py) $(wildcard engine/*.py) service/codec/snapshot_parts.py | $(BUILD_STAMP)
+	@echo "make: the snapshot's codec from the field tables (log: $(LOG))"
+	@SAMBA_BUILD=pure $(BUILD_PY) -m codegen.snapshot_code $@ $(LOGGED)
+
+# The compiled build is made again when the schema changes too: the generated code it
+# stages is a prerequisite, not only something to exist first.
+$(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml $(GENERATED) $(CODEC)
 	@echo "make: compiling the engine and the per-call modules with mypyc, SAMBA_COMPILE=$(SAMBA_COMPILE) (log: $(LOG))"
 	@SAMBA_COMPILE=$(SAMBA_COMPILE) $(BUILD_PY) setup.py --quiet build_ext --inplace --parallel 2 $(LOGGED)
 	@mkdir -p $(VENV) && echo $(SAMBA_COMPILE) > $(VENV)/.samba-compile

@@ -12,6 +12,11 @@ compiles a copy of it in which ``explicit_inits`` has given each such class
   admit ``None``, so a type-checked caller never passes it) and gets the factory's value;
 - every field set with ``object.__setattr__`` (the class is frozen).
 
+A class that says ``replaced = _replaced`` (the model's ``dataclasses.replace`` as a method:
+a copy that names only what changes) gets that method written out too: every field a
+keyword-only parameter whose default, ``_KEEP``, keeps the field's value, and the
+constructor called with the fields in order, so a copy costs what the constructor does.
+
 A dataclass this cannot write exactly (a base class, an ``init=False`` or keyword-only
 field, ``__post_init__``) stops the build instead of compiling something different.
 """
@@ -28,9 +33,15 @@ class UnsupportedDataclass(ValueError):
     """A dataclass whose generated ``__init__`` this module does not reproduce."""
 
 
+REPLACED = "_replaced"
+_KEEP = "import typing as _typing\n_KEEP: _typing.Final = object()\n"
+
+
 def explicit_inits(source: str, filename: str = "<model>") -> str:
-    """``source`` with every ``@dataclass(frozen=True)`` class given its ``__init__``."""
+    """``source`` with every ``@dataclass(frozen=True)`` class given its ``__init__``, and its
+    ``replaced`` written out where it takes ``_replaced``."""
     tree = ast.parse(source, filename)
+    replacing = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             decorator = _frozen_dataclass_decorator(node)
@@ -38,7 +49,37 @@ def explicit_inits(source: str, filename: str = "<model>") -> str:
                 _check_supported(node, decorator)
                 decorator.keywords.append(ast.keyword("init", ast.Constant(False)))
                 node.body.insert(_after_fields(node), _init_for(node))
+                if any(_takes_replaced(item) for item in node.body):
+                    node.body = [
+                        _replaced_for(node) if _takes_replaced(i) else i for i in node.body
+                    ]
+                    replacing.append(node)
+    if any(isinstance(i, ast.Assign) and _takes_replaced(i) for i in ast.walk(tree)):
+        raise UnsupportedDataclass("replaced = _replaced outside a frozen dataclass")
+    if replacing:
+        at = tree.body.index(replacing[0])
+        tree.body[at:at] = ast.parse(_KEEP).body
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _takes_replaced(item: ast.stmt) -> bool:
+    return (
+        isinstance(item, ast.Assign)
+        and [ast.unparse(t) for t in item.targets] == ["replaced"]
+        and ast.unparse(item.value) == REPLACED
+    )
+
+
+def _replaced_for(node: ast.ClassDef) -> ast.FunctionDef:
+    """``replaced(self, *, <field>=_KEEP, ...)``: the class built from ``self``'s fields,
+    each one given replacing it."""
+    names = [item.target.id for item in _fields(node)]  # type: ignore[union-attr]
+    params = "".join(f", {name}: _typing.Any = _KEEP" for name in names)
+    values = ", ".join(f"self.{name} if {name} is _KEEP else {name}" for name in names)
+    text = f"def replaced(self, *{params}) -> {node.name}:\n    return {node.name}({values})\n"
+    function = ast.parse(text).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return function
 
 
 def _frozen_dataclass_decorator(node: ast.ClassDef) -> ast.Call | None:

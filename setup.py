@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -42,10 +41,10 @@ from dataclass_inits import explicit_inits  # noqa: E402
 #: (dataclass_inits.py says why); the repository's copy keeps plain dataclasses.
 WRITTEN_INITS = ("engine/model.py",)
 
-#: Modules the staged copy gets written out by a generator of the package itself, run on
-#: the staged tree: the snapshot's codec from the field table (service/codec/codegen.py
-#: says why; the Python source makes the same text at import).
-GENERATED_MODULES = {"service/codec/snapshot_code.py": "samba_adjudicator.service.codec.codegen"}
+#: Modules whose staged copy is the module the set-up generated beside the protobuf code
+#: (proto/generate.sh): the snapshot's codec, written out of the field tables by
+#: codegen/snapshot_code.py, which the Python source imports from there.
+GENERATED_MODULES = {"service/codec/snapshot_code.py": "schema/v1/snapshot_code.py"}
 
 # The compiled folders are listed once, in pyproject.toml ([tool.samba-adjudicator] compiled):
 # every module in them but the package files and the build choice itself.
@@ -99,18 +98,9 @@ def _staging_tree(build_dir: Path) -> list[str]:
     for relative in WRITTEN_INITS:
         staged = tree / relative
         staged.write_text(explicit_inits(staged.read_text(), str(ROOT / relative)))
-    for relative, generator in GENERATED_MODULES.items():
-        (tree / relative).write_text(generated(generator, tree.parent))
+    for relative, made in GENERATED_MODULES.items():
+        shutil.copyfile(tree / made, tree / relative)
     return [str(tree / path.relative_to(ROOT)) for path in hot_sources().values()]
-
-
-def generated(generator: str, src: Path) -> str:
-    """The text module ``generator`` prints, run on the Python source under ``src`` (in a
-    process of its own: the staged package is imported, not this build's)."""
-    env = {**os.environ, "PYTHONPATH": str(src), "SAMBA_BUILD": "pure"}
-    return subprocess.run(
-        [sys.executable, "-m", generator], env=env, capture_output=True, text=True, check=True
-    ).stdout
 
 
 def compiled_extensions() -> list:

@@ -16,7 +16,7 @@ protobuf (gRPC): the snapshot field found in the bytes (``wire.split_field``) an
 lookup; the request parse; the required-field check of the request with the snapshot left
 to its read; protobuf -> engine values (``convert.snapshot_from_proto``, which finds the
 snapshot's missing fields), the action read, ``engine.check_snapshot``, the client-given
-output-only fields (``derived_fields``), the cache bookkeeping (put, version pin), the
+output-only fields (``snapshot_code.disagreements``), the cache bookkeeping (put, version pin), the
 engine's validate, the answer message and its deterministic bytes. Signing is off by
 default; "either, when configured" times the trust checks of a signed snapshot (the one
 HMAC over the bytes received, and the fallback: the service's rendering and the signature
@@ -52,10 +52,10 @@ from samba_adjudicator.service.base.signing import Signer  # noqa: E402
 from samba_adjudicator.service.codec import (  # noqa: E402
     answers,
     convert,
-    derived_fields,
     jsonio,
     paths,
     required,
+    snapshot_code,
     wire,
 )
 from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
@@ -134,7 +134,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
         assert not paths.prefixed(engine.check_snapshot(c["snap"]), SNAPSHOT)
 
     def derived(c: dict[str, Any]) -> None:
-        assert not derived_fields.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)
+        assert not snapshot_code.disagreements(c["msg"].snapshot, c["snap"], SNAPSHOT)
 
     def bookkeeping(c: dict[str, Any]) -> None:
         snap = c["snap"]

@@ -9,6 +9,9 @@ in which each class writes out the ``__init__`` its dataclass would generate (my
 compiles a written ``__init__``; the generated one stays interpreted and builds a value
 many times slower: docs/performance.md#the-compiled-build); the build's staging step
 derives it from the fields below (dataclass_inits.py, tests/engine/test_model_init.py).
+A class that the engine copies with a few changes says ``replaced = _replaced``: a copy
+names only what changes (``seat.replaced(hand=...)``), and the build writes that method out
+too, every field a keyword of its own, at the constructor's cost.
 ``Problem`` and ``InvalidInput`` (engine.problems) are part of this vocabulary.
 """
 
@@ -18,6 +21,7 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 from .problems import InvalidInput, Problem
 from .ruleset import DEFAULT_PROFILE, Ruleset
@@ -98,6 +102,16 @@ class RunEnd(enum.Enum):
     HIGH = "HIGH"
 
 
+_T = TypeVar("_T")
+
+
+def _replaced(self: _T, **changes: Any) -> _T:
+    """``self`` with the fields ``changes`` names set anew (``dataclasses.replace``), as the
+    method ``replaced`` of the classes that take it; the compiled build writes it out per
+    class (dataclass_inits.py)."""
+    return cast(_T, dataclasses.replace(cast(Any, self), **changes))
+
+
 @dataclass(frozen=True)
 class Meld:
     """Cards on the table. Runs are kept low to high; groups in the order laid."""
@@ -131,6 +145,8 @@ class Seat:
     #: is 0: a count > 0 with no card listed says it already. The wire's ``handHidden``.
     redacted: bool = False
 
+    replaced = _replaced
+
     @property
     def hand_hidden(self) -> bool:
         """No card of the hand is listed because the view hides them: a hand of
@@ -147,6 +163,8 @@ class Side:
     red_threes: tuple[str, ...] = ()
     penalties: tuple[Penalty, ...] = ()
 
+    replaced = _replaced
+
     @property
     def opened(self) -> bool:
         """The side made its initial meld: it has a meld on the table
@@ -162,6 +180,8 @@ class Turn:
     melded_this_turn: bool = False
     added_to_partner_melds: bool = False
     go_out: GoOut = GoOut.NOT_ASKED
+
+    replaced = _replaced
 
 
 @dataclass(frozen=True)
@@ -207,6 +227,8 @@ class Snapshot:
     #: SHA-256 commitment to the deal's secret seed (docs/dealing.md#5-deals-players-can-verify);
     #: "" for a deal made before commitments existed. Public: every view keeps it.
     deal_commitment: str = ""
+
+    replaced = _replaced
 
     @property
     def stock_hidden(self) -> bool:

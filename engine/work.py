@@ -23,9 +23,7 @@ from .model import (
     Problem,
     Result,
     Seat,
-    Side,
     Snapshot,
-    Turn,
     Violation,
 )
 from .ruleset import RedThreeReplacement
@@ -249,15 +247,7 @@ class Work:
 
     # -- the turn ---------------------------------------------------------------------
     def mark_melded(self) -> None:
-        t = self.turn  # replace(t, melded_this_turn=True), built directly (hot path)
-        self.turn = Turn(
-            seat=t.seat,
-            phase=t.phase,
-            took_pile=t.took_pile,
-            melded_this_turn=True,
-            added_to_partner_melds=t.added_to_partner_melds,
-            go_out=t.go_out,
-        )
+        self.turn = self.turn.replaced(melded_this_turn=True)
 
     def _known(self, i: int, seat: Seat) -> tuple[str, ...]:
         """``seat.known`` after the action: only the acting seat's changes, and only when
@@ -269,40 +259,30 @@ class Work:
         return known_after(seat.known, self.laid, self.taken, self.hands[i])
 
     def freeze(self) -> Snapshot:
-        # Constructors rather than dataclasses.replace: the same values, at a fraction of
-        # the cost, as long as every field is passed (tests/engine/test_model_init.py checks it).
+        # ``replaced`` names only what an action changes; the compiled build writes it out
+        # per class (dataclass_inits.py), at the cost of the constructor.
         s = self.base
         seats = tuple(
-            Seat(
-                seat=seat.seat,
-                side=seat.side,
+            seat.replaced(
                 hand=tuple(self.hands[i]) if not seat.hand_hidden else (),
                 hand_count=(seat.hand_count + self.hidden_drawn[i])
                 if seat.hand_hidden
                 else len(self.hands[i]),
                 has_melded=self.has_melded[i],
-                dealt=seat.dealt,
                 red_three_replacements_owed=self.owed[i],
                 known=self._known(i, seat),
-                redacted=seat.redacted,
             )
             for i, seat in enumerate(s.seats)
         )
         sides = tuple(
-            Side(
-                side=side.side,
-                seats=side.seats,
-                match_score=side.match_score,
+            side.replaced(
                 melds=tuple(self.melds[i]),
                 red_threes=tuple(self.red_threes[i]),
                 penalties=tuple(self.penalties[i]),
             )
             for i, side in enumerate(s.sides)
         )
-        return Snapshot(
-            ruleset=s.ruleset,
-            deal_number=s.deal_number,
-            dealer=s.dealer,
+        return s.replaced(
             seats=seats,
             sides=sides,
             stock=tuple(self.stock) if not s.stock_hidden else (),
@@ -311,7 +291,5 @@ class Work:
             turn=self.turn,
             ply=s.ply + 1,
             result=self.result,
-            ruleset_ref=s.ruleset_ref,
             signature="",
-            deal_commitment=s.deal_commitment,
         )

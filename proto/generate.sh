@@ -21,3 +21,7 @@ mkdir -p generated
 # unique import name instead, so sibling imports become relative.
 sed -i -E 's/^from samba\.v1 import /from . import /' generated/samba/v1/*.py generated/samba/v1/*.pyi
 touch generated/samba/__init__.py generated/samba/v1/__init__.py
+# The snapshot's codec, every message's required walk and enum check, written out of the
+# field tables (codegen/snapshot_code.py) beside the protobuf modules it reads: imported as
+# samba_adjudicator.schema.v1.snapshot_code, and compiled in service/codec's build.
+SAMBA_BUILD=pure "$PY" -m codegen.snapshot_code generated/samba/v1/snapshot_code.py

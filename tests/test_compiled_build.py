@@ -25,7 +25,7 @@ HOT_MODULES = (
     "samba_adjudicator.engine.model",
     "samba_adjudicator.service.codec.convert",
     "samba_adjudicator.service.codec.jsonio",
-    # generated from the field table at build time (service/codec/codegen.py)
+    # the text generated from the field tables at set-up (codegen/snapshot_code.py)
     "samba_adjudicator.service.codec.snapshot_code",
     "samba_adjudicator.service.pipeline.loading",
 )

@@ -17,6 +17,7 @@ import hmac
 import re
 from dataclasses import dataclass
 
+from ..codec import wire
 from . import pb
 from .errors import ApiError, api_error
 
@@ -40,33 +41,8 @@ def decode_key(text: str) -> bytes:
     return raw
 
 
-def _signature_tag() -> bytes:
-    """The tag of ``Snapshot.signature`` (length-delimited). Only ``deal_commitment`` is
-    numbered above it, so a deterministic encoding of a signed snapshot ends with the
-    signature, or with the signature and then the commitment (checked here, once)."""
-    number = pb.Snapshot.DESCRIPTOR.fields_by_name["signature"].number
-    above = [f.name for f in pb.Snapshot.DESCRIPTOR.fields if f.number > number]
-    if above != ["deal_commitment"] or number >= 15:
-        raise RuntimeError("Snapshot.signature must be followed by deal_commitment alone")
-    return bytes([number << 3 | 2])
-
-
-_SIGNATURE_TAG = _signature_tag()
-#: ``deal_commitment`` as it ends an encoding: its tag, length 64, 64 lowercase hex digits
-_COMMITMENT_HEAD = bytes(
-    [pb.Snapshot.DESCRIPTOR.fields_by_name["deal_commitment"].number << 3 | 2, 64]
-)
-_COMMITMENT_FIELD = re.compile(re.escape(_COMMITMENT_HEAD) + rb"[0-9a-f]{64}\Z")
-
-
-def _length_prefix(size: int) -> bytes:
-    """``size`` as a protobuf varint."""
-    out = bytearray()
-    while size >= 0x80:
-        out.append(size & 0x7F | 0x80)
-        size >>= 7
-    out.append(size)
-    return bytes(out)
+#: ``Snapshot.signature``'s number: the one top-level field a signature does not cover.
+_SIGNATURE = pb.Snapshot.DESCRIPTOR.fields_by_name["signature"].number
 
 
 def _b64url(data: bytes) -> str:
@@ -169,17 +145,14 @@ class Signer:
         One HMAC over the received bytes, no rendering: the bytes before the signature field
         are the ones the MAC covers, so a match means the snapshot read from ``encoded`` is,
         field for field, one the service signed. Anything else (bytes in another order, an
-        output-only field left out, a forged MAC) is False, and ``verify`` decides."""
-        sig = signature.encode()
-        tail = _SIGNATURE_TAG + _length_prefix(len(sig)) + sig
-        # the commitment, when present, follows the signature: it is the last 66 bytes, and
-        # no other ending of a snapshot is 64 hex digits (the turn and result fields that
-        # end one without a commitment hold bytes below "0")
-        after = encoded[-66:] if _COMMITMENT_FIELD.match(encoded[-66:]) else b""
-        head = encoded[: len(encoded) - len(after)]
-        if not head.endswith(tail):
+        output-only field left out, a forged MAC) is False, and ``verify`` decides. The
+        signature field is found by walking the top-level fields in number order
+        (``wire.split_field``), so the bytes left are whole fields, wherever the schema
+        numbers the signature."""
+        split = wire.split_field(encoded, _SIGNATURE, ordered=True)
+        if split is None or split[0] != signature.encode():
             return False
-        return self.signs(head[: len(head) - len(tail)] + after, signature)
+        return self.signs(split[1], signature)
 
     def signs(self, payload: bytes, signature: str) -> bool:
         """Whether ``signature`` is a configured key's MAC of ``payload`` (``payload``: a

@@ -6,7 +6,7 @@ Input rules:
 - Problems are collected, never repaired, and raised together as ``InvalidInput``.
   Builders append to a ``problems`` list; ``service.pipeline.loading`` raises.
 - Paths are JSON names relative to the request; engine paths in snake_case are camelised.
-- Output-only snapshot fields are not read here (``service.codec.derived_fields`` checks them).
+- Output-only snapshot fields are not read here (``snapshot_code.disagreements`` checks them).
 
 Actions are in ``service.codec.actions``, the judgements answered in ``service.codec.answers``.
 
@@ -21,8 +21,6 @@ Output: every output-only field is filled from ``engine.derived``; cards are can
 from __future__ import annotations
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.engine import ruleset as er
-from samba_adjudicator.engine import vocabulary
 
 from ..base import pb
 from ..base.errors import Problems
@@ -37,24 +35,13 @@ def snapshot_from_proto(msg: pb.Snapshot, path: str, problems: Problems) -> m.Sn
     Never raises and never judges consistency (``service.pipeline.loading`` does that). Fields
     the required-field check reports (``turn.phase``, …) get a neutral stand-in here.
     Returns None when the ruleset cannot be resolved. Written out from the field table
-    (``service.codec.fields``, ``codegen``): every field the engine takes, in number order,
-    read as its kind says or by its entry of ``fields.READ``.
+    (codegen/fields.py, by codegen/snapshot_code.py): every field the engine takes, in
+    number order, read as its kind says or by its entry of ``READ``.
     """
     return snapshot_code.read(msg, path, problems)
 
 
 # -- snapshots: engine -> proto -----------------------------------------------------------
-
-
-def meld_to_proto(rules: er.Ruleset, meld: m.Meld) -> pb.Meld:
-    return pb.Meld(
-        id=meld.id,
-        cards=list(meld.cards),
-        laid_by=meld.laid_by,
-        kind=pb.Meld.Kind.Value(meld.kind.name),
-        status=pb.Meld.Status.Value(vocabulary.meld_status(meld).name),
-        natural=vocabulary.is_natural(meld.cards),
-    )
 
 
 def snapshot_to_proto(snap: m.Snapshot) -> pb.Snapshot:

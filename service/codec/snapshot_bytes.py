@@ -9,9 +9,9 @@ it back is how ``convert.snapshot_to_proto`` builds the message: one call into u
 whole snapshot instead of one per field and card (compiled: 0.7 times the time, encoding
 alone 0.5-0.6 times building and serializing the message).
 
-The writer is written out from the field table (``service.codec.fields``, by ``codegen``):
-every field of every message of a snapshot, its tag and where its value comes from, stated
-once. The wire
+The writer is written out from the field tables at build time (``snapshot_code``, by
+codegen/snapshot_code.py): every field of every message of a snapshot, its tag and where
+its value comes from, stated once. The wire
 format, as proto3 writes it: fields in number order; a scalar at its default (0,
 ``false``, ``""``) left out unless the field has presence (``optional``: ``Turn.seat``,
 ``Result.seat``); a negative int32 as a ten-byte varint; repeated int32 packed; every
@@ -27,11 +27,11 @@ from collections.abc import Callable
 
 from samba_adjudicator.engine import model as m
 
-from .fields import SNAPSHOT, varint
-from .snapshot_code import write_head, write_tail
+from .snapshot_code import SIGNATURE, write_head, write_tail
+from .snapshot_parts import varint
 
-#: The field the signature goes in: written by ``rendering``, between the others.
-SIGNATURE = SNAPSHOT.descriptor.fields_by_name["signature"].number
+#: The field the signature goes in (``SIGNATURE``): written by ``rendering``, between the
+#: others.
 _SIGNATURE_TAG = varint(SIGNATURE << 3 | 2)
 
 

@@ -42,15 +42,21 @@ def _skip(data: bytes, pos: int, kind: int) -> int:
     raise ValueError(f"wire type {kind}")
 
 
-def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
+def split_field(data: bytes, number: int, ordered: bool = False) -> tuple[bytes, bytes] | None:
     """``(payload of field `number`, the message without it)`` when the field occurs exactly
-    once as a length-delimited field at the top level of ``data``; otherwise ``None``."""
+    once as a length-delimited field at the top level of ``data``; otherwise ``None``.
+    ``ordered``: ``None`` too unless the top-level fields stand in number order, as a
+    deterministic encoding writes them (the field where that order puts it)."""
     found: tuple[int, int, int] | None = None  # (tag start, payload start, payload end)
-    pos, end = 0, len(data)
+    pos, end, last = 0, len(data), 0
     try:
         while pos < end:
             start = pos
             tag, pos = _varint(data, pos)
+            if ordered:
+                if tag >> 3 < last:
+                    return None
+                last = tag >> 3
             kind = tag & 7
             if kind != _LENGTH:
                 if tag >> 3 == number:
@@ -72,32 +78,26 @@ def split_field(data: bytes, number: int) -> tuple[bytes, bytes] | None:
 
 
 def has_field(data: bytes, number: int) -> bool:
-    """Whether field ``number`` occurs at the top level of ``data``, walking its fields'
-    tags and skipping their values; False for bytes that do not parse that far."""
-    pos, end = 0, len(data)
-    try:
-        while pos < end:
-            tag, pos = _varint(data, pos)
-            if tag >> 3 == number:
-                return True
-            kind = tag & 7
-            if kind == _LENGTH:
-                size, pos = _varint(data, pos)
-                pos += size
-            else:
-                pos = _skip(data, pos, kind)
-    except (IndexError, ValueError):
-        return False
-    return False
+    """Whether field ``number`` occurs at the top level of ``data``; False for bytes that do
+    not parse that far."""
+    return _occurs(data, number, False)
 
 
 def flag_set(data: bytes, number: int) -> bool:
     """Whether the top-level varint field ``number`` of ``data`` is anything but 0 in any of
     its occurrences; False for bytes that do not parse that far."""
+    return _occurs(data, number, True)
+
+
+def _occurs(data: bytes, number: int, flag: bool) -> bool:
+    """Field ``number`` at the top level of ``data`` (``flag``: a varint other than 0),
+    walking its fields' tags and skipping their values."""
     pos, end = 0, len(data)
     try:
         while pos < end:
             tag, pos = _varint(data, pos)
+            if tag >> 3 == number and not flag:
+                return True
             kind = tag & 7
             if kind == _LENGTH:
                 size, pos = _varint(data, pos)

@@ -47,9 +47,9 @@ from ..base.lru import Lru
 from ..base.signing import Signer
 from ..codec import (
     convert,
-    derived_fields,
     paths,
     snapshot_bytes,
+    snapshot_code,
 )
 from ..codec.actions import action_from_proto, meld_ids
 from ..ops.config import Settings
@@ -216,7 +216,7 @@ class SnapshotLoader:
             rendered.signature = msg.signature
             if rendered == msg:
                 return
-        paths.raise_if(derived_fields.disagreements(msg, snap, field))
+        paths.raise_if(snapshot_code.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:

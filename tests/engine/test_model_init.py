@@ -152,17 +152,47 @@ def _constructions(path: Path, names: set[str]):
             yield node
 
 
-def test_the_working_copy_rebuilds_seats_sides_turns_and_snapshots_with_every_field():
-    """engine.work builds the next Turn/Seat/Side/Snapshot with its constructor rather than
-    dataclasses.replace (several times faster); a field it did not pass would silently take
-    its default instead of the previous value."""
-    classes = {c.__name__: c for c in (model.Turn, model.Seat, model.Side, model.Snapshot)}
-    seen = set()
-    for call in _constructions(WORK, set(classes)):
-        cls = classes[call.func.id]
-        assert not call.args, f"line {call.lineno}: by keyword, so a new field shows"
-        passed = {k.arg for k in call.keywords}
-        expected = {f.name for f in dataclasses.fields(cls)}
-        assert passed == expected, f"line {call.lineno}: {cls.__name__} misses {expected - passed}"
-        seen.add(cls.__name__)
-    assert seen == set(classes)
+def test_the_working_copy_builds_seats_sides_turns_and_snapshots_by_replaced():
+    """engine.work makes the next Turn/Seat/Side/Snapshot by ``replaced``, naming only what
+    an action changes (a field added to the model is carried without an edit here), never
+    by the constructor, which would give a field it does not pass its default."""
+    classes = {c.__name__ for c in (model.Turn, model.Seat, model.Side, model.Snapshot)}
+    assert list(_constructions(WORK, classes)) == []
+    calls = [
+        node
+        for node in ast.walk(ast.parse(WORK.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "replaced"
+    ]
+    assert len(calls) >= 4 and all(not call.args for call in calls)
+
+
+REPLACING = [(p, w) for p, w in PAIRS if "replaced" in vars(p)]
+
+
+def test_the_classes_the_engine_copies_get_a_written_replaced():
+    assert {p.__name__ for p, _ in REPLACING} == {"Seat", "Side", "Turn", "Snapshot"}
+    for _plain, written in REPLACING:
+        names = [f.name for f in dataclasses.fields(written)]
+        params = list(inspect.signature(written.replaced).parameters.values())[1:]
+        assert [p.name for p in params] == names
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+
+
+@pytest.mark.parametrize("pair", REPLACING, ids=lambda p: p[0].__name__)
+def test_written_replaced_builds_what_dataclasses_replace_builds(pair):
+    """Each field changed alone, and none: the written ``replaced`` and the source's
+    (``dataclasses.replace``) keep every other field and set the one given."""
+    for cls in pair:
+        names = [f.name for f in dataclasses.fields(cls)]
+        given = {name: object() for name in names}
+        value = cls(**given)
+        kept = value.replaced()
+        assert kept is not value and all(getattr(kept, n) is given[n] for n in names)
+        for name in names:
+            other = object()
+            changed = value.replaced(**{name: other})
+            assert all(getattr(changed, n) is (other if n == name else given[n]) for n in names)
+        with pytest.raises(TypeError):
+            value.replaced(no_such_field=1)

@@ -19,7 +19,7 @@ from samba_adjudicator.engine import derived
 from samba_adjudicator.engine.model import Penalty, RulesetRef
 from samba_adjudicator.engine.ruleset import PROFILES, resolve
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec import convert, derived_fields, snapshot_bytes
+from samba_adjudicator.service.codec import convert, snapshot_bytes, snapshot_code
 
 
 def _positions() -> list:
@@ -94,7 +94,7 @@ def test_read_back_the_bytes_are_the_position_they_were_written_from():
             # (the variant with overrides keeps its ruleset: its reference is what is written)
             assert replace(read, ruleset=variant.ruleset) == variant
             assert read.ruleset_ref == variant.ruleset_ref
-            assert derived_fields.disagreements(msg, variant, "snapshot") == []
+            assert snapshot_code.disagreements(msg, variant, "snapshot") == []
             assert msg.turn.HasField("seat")
             assert msg.HasField("result") == (variant.result is not None)
             if variant.result is not None:

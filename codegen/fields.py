@@ -1,15 +1,15 @@
 """One field table per message: each field's number, proto and JSON names, kind, behaviour
 (REQUIRED, OUTPUT_ONLY, presence) and, for the messages of a snapshot, where its value
 comes from in the engine. Read once from the descriptors and the engine's dataclasses.
-``service.codec.codegen`` writes the snapshot's reader, writer, required walk and
-derived-field check from it (``service.codec.snapshot_code``); ``required`` walks any other
-request by it.
+``codegen.snapshot_code`` writes the snapshot's reader, writer and derived-field check,
+and the required walk of every message, from it, at build time: the service never reads
+the table when it runs.
 
 A snapshot message's field is read from the engine value of the same class name
 (``Seat`` → ``engine.model.Seat``) under its proto name, a property included
 (``Seat.hand_hidden``). The few fields whose value is computed instead are listed once in
 ``DERIVED``, those read otherwise than their kind says in ``READ``;
-tests/service/codec/test_fields.py holds every field of the schema to an engine attribute or
+tests/codegen/test_fields.py holds every field of the schema to an engine attribute or
 an entry of ``DERIVED``, and every engine field to the schema.
 """
 
@@ -26,13 +26,15 @@ from google.protobuf import descriptor as _d
 from samba_adjudicator.engine import derived
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.engine.cards import ORDER
-from samba_adjudicator.engine.deal_seed import commitment_problems
-from samba_adjudicator.engine.melds import infer_kind
-from samba_adjudicator.engine.messages import problem
-
-from ..base import pb
-from ..base.descriptors import F, is_map, is_output_only, is_required, real_oneofs
-from ..base.errors import Problems
+from samba_adjudicator.service.base import pb
+from samba_adjudicator.service.base.descriptors import (
+    F,
+    is_map,
+    is_output_only,
+    is_required,
+    real_oneofs,
+)
+from samba_adjudicator.service.codec.snapshot_parts import varint
 
 # The kinds of field, as the codecs tell them apart.
 INT, ENUM, TEXT, CARDS, INTS, MESSAGE, MESSAGES, EMBEDDED, OTHER = range(9)
@@ -44,7 +46,7 @@ class Derived:
     """A field whose value is computed: ``value`` is a Python expression of ``obj`` (the
     engine value of the field's message) and ``snap``; ``given``, of ``given``, normalizes
     what a client gave before it is compared (a card code's spellings). Expressions, not
-    functions: ``service.codec.codegen`` writes them into the generated code."""
+    functions: ``codegen.snapshot_code`` writes them into the generated code."""
 
     value: str
     given: str | None = None
@@ -81,10 +83,9 @@ READ: dict[str, str] = {
     "Side.side": "msg.side or index",
     "Meld.kind": "meld_kind(msg.kind, cards, path, problems, start)",
 }
-#: The fields whose read may answer ``DROP``: their message is left out of its list.
+#: The fields whose read may answer ``DROP`` (service.codec.snapshot_parts): their message
+#: is left out of its list.
 DROPS = frozenset({"Meld.kind"})
-#: What a read answers for a message that is left out (a meld of no known kind).
-DROP: Any = object()
 
 #: "Message.field" -> the engine attributes its read sets, where they are not the field's
 #: name (the writer reads the field's name: ``Seat.hand_hidden`` is a property).
@@ -104,50 +105,6 @@ AGREES = frozenset({"Seat.hand_hidden"})
 READ_EMPTY = object()
 
 
-def meld_kind(
-    number: int, cards: tuple[str, ...], path: str, problems: Problems, start: int
-) -> Any:
-    """A given kind (output-only, but taken when given), else the one its cards can only be;
-    a number the schema or the engine does not know is a problem, and the meld is left out."""
-    if not number:
-        return infer_kind(cards) if len(problems) == start else DROP
-    kind = _MELD_KINDS.get(number)
-    if kind is None:
-        problems.append(
-            problem(f"{path}.kind", "OUT_OF_RANGE", "{kind} is not a meld kind", kind=number)
-        )
-        return DROP
-    return kind
-
-
-def commitment(given: str, path: str, problems: Problems) -> str:
-    problems.extend(commitment_problems(given, f"{path}.dealCommitment"))
-    return str(given)
-
-
-def missing_field(fpath: str) -> m.Problem:
-    """The problem of a REQUIRED field left unset at ``fpath``."""
-    return problem(fpath, "REQUIRED", "{field} is required", field=fpath)
-
-
-def needs_one_of(path: str, names: str) -> m.Problem:
-    """The problem of a real oneof of the message at ``path`` with no member set."""
-    where = path or "request"
-    return problem(path, "REQUIRED", "{field} needs one of: {names}", field=where, names=names)
-
-
-def disagrees(where: str, given: Any, actual: Any) -> m.Problem:
-    """A client-given output-only field at ``where`` that is not what the engine derives."""
-    return problem(
-        where,
-        "DERIVED_FIELD_DISAGREES",
-        "{field} is {actual}, not {given}",
-        field=where,
-        actual=repr(actual),
-        given=repr(given),
-    )
-
-
 #: Message name -> the engine class its fields are read from (``Pile``: what
 #: ``engine.derived.pile_state`` answers).
 ENGINE_CLASSES: dict[str, type] = {
@@ -161,18 +118,6 @@ ENGINE_CLASSES: dict[str, type] = {
     "Result": m.Result,
     "Premium": m.Premium,
 }
-
-
-def varint(n: int) -> bytes:
-    """A non-negative integer as a varint; a negative one as its 64-bit two's complement."""
-    if n < 0:
-        n += 1 << 64
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +209,19 @@ def snapshot_tables() -> list[Table]:
     return list(out.values())
 
 
+def api_tables() -> list[Table]:
+    """The tables of every message of the API's files, nested ones included."""
+    files = (pb.action_pb2, pb.adjudicator_pb2, pb.ruleset_pb2, pb.snapshot_pb2)
+    todo = [d for module in files for d in module.DESCRIPTOR.message_types_by_name.values()]
+    out = []
+    while todo:
+        desc = todo.pop(0)
+        if not desc.GetOptions().map_entry:
+            out.append(table(desc))
+        todo += desc.nested_types
+    return out
+
+
 def _below(t: Table, own: Callable[[Table], bool], flag: str, seen: set[str]) -> bool:
     if t.name in seen:
         return False
@@ -352,11 +310,6 @@ def _enum_numbers(f: _d.FieldDescriptor) -> dict[Any, int]:
 _ENGINE_ENUMS = tuple(
     v for v in vars(m).values() if isinstance(v, type) and issubclass(v, enum.Enum)
 )
-_MELD_KINDS: dict[int, m.MeldKind] = {
-    v.number: m.MeldKind[v.name]
-    for v in pb.Meld.Kind.DESCRIPTOR.values
-    if v.name in m.MeldKind.__members__
-}
 SNAPSHOT = table(pb.Snapshot.DESCRIPTOR)
 #: "Message.field" -> its entry, for every field of a snapshot's messages.
 FIELDS: dict[str, Field] = {f"{t.name}.{f.name}": f for t in snapshot_tables() for f in t.fields}
