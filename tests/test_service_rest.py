@@ -154,6 +154,41 @@ def test_oversize_chunked_is_413(http):
     _error(r, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
 
 
+def _oversize_bodies():
+    """A request over the 1 MiB limit, with its ``Content-Length`` and chunked."""
+
+    def chunks():
+        yield b'{"players": 4, "seed": "'
+        for _ in range(20):
+            yield b"x" * 65536
+        yield b'"}'
+
+    yield "length", b'{"players": 4, "seed": "' + b"x" * (1024 * 1024 + 10) + b'"}'
+    yield "chunked", chunks()
+
+
+def test_oversize_is_counted_and_logged_however_framed(http, server):
+    """A 413 is a call refused: counted, logged (and traced) as a chunked one always was,
+    whether the size was seen in ``Content-Length`` or while reading."""
+    for framing, content in _oversize_bodies():
+        labels = {"method": "Deal", "transport": "rest"}
+        text = http.get("/metrics").text
+        errors = _metric(text, "samba_errors_total", code="RESOURCE_EXHAUSTED", **labels)
+        requests = _metric(text, "samba_requests_total", outcome="error", **labels)
+        rid = f"too-large-{framing}"
+        r = http.post("/v1/deals:deal", content=content, headers={"x-request-id": rid})
+        _error(r, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+        text = http.get("/metrics").text
+        assert _metric(text, "samba_errors_total", code="RESOURCE_EXHAUSTED", **labels) == (
+            errors + 1
+        ), framing
+        assert _metric(text, "samba_requests_total", outcome="error", **labels) == requests + 1
+        lines = [json.loads(line) for line in server.logs().splitlines() if rid in line]
+        assert [(x["method"], x["transport"], x["code"]) for x in lines] == [
+            ("Deal", "rest", "RESOURCE_EXHAUSTED")
+        ], framing
+
+
 def test_request_id_echoed_and_generated(http):
     r = http.get("/v1/rulesets", headers={"x-request-id": "abc-123"})
     assert r.headers["x-request-id"] == "abc-123"

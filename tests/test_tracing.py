@@ -285,6 +285,26 @@ def test_spans_are_exported_parented_on_the_callers_traceparent():
             a = attributes(span)
             assert (a["error.type"], a["http.response.status_code"]) == ("INVALID_ARGUMENT", 400)
 
+            # so has one refused by its Content-Length alone, before routing (413)
+            large = f"00-{'6' * 32}-{SPAN}-01"
+            big = b'{"cards": ["' + b"x" * (1024 * 1024) + b'"]}'
+            r = httpx.post(
+                server.base_url + "/v1/melds:check", content=big, headers={"traceparent": large}
+            )
+            assert r.status_code == 413, r.text
+            _, span = receiver.wait_for(lambda s: s.trace_id.hex() == "6" * 32)
+            assert (span.name, span.parent_span_id.hex()) == (
+                "samba.v1.Adjudicator/CheckMeld",
+                SPAN,
+            )
+            a = attributes(span)
+            assert (a["error.type"], a["samba.error.reason"], a["samba.outcome"]) == (
+                "RESOURCE_EXHAUSTED",
+                "REQUEST_TOO_LARGE",
+                "error",
+            )
+            assert a["http.response.status_code"] == 413
+
             with grpc.insecure_channel(server.grpc_target) as channel:
                 stub = adjudicator_pb2_grpc.AdjudicatorStub(channel)
                 other = f"00-{'1' * 32}-{SPAN}-01"

@@ -6,8 +6,11 @@ stay, balanced by the kernel as before."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from scale_cluster import Replica, cache_outcomes
+from service_fixtures import ROOT, serve_command, serve_env
 
 from samba_adjudicator.client import Client
 from samba_adjudicator.service.ops import config
@@ -52,6 +55,43 @@ def test_a_worker_s_own_port_reaches_that_worker_alone(two_workers, transport):
             assert client.call("ValidateAction", request)["legal"]
             after = cache_outcomes(srv.admin_url)
             assert after[outcome] - before[outcome] == 1, (transport, outcome, before, after)
+
+
+@pytest.mark.parametrize(
+    "flag,field,what",
+    [
+        ("--worker-grpc-port", "workerGrpcPorts", "gRPC"),
+        ("--worker-http-port", "workerHttpPorts", "HTTP"),
+        ("--http-port", "httpPort", "HTTP"),
+        ("--grpc-port", "grpcPort", "gRPC"),
+    ],
+)
+def test_a_second_server_on_the_same_ports_is_refused(two_workers, flag, field, what):
+    """The workers share their ports with SO_REUSEPORT, which would let a second ``serve
+    --workers N`` (same user) bind them too and take part of their calls: a worker's own port
+    would reach two workers, of two servers. It is refused as any taken port is."""
+    srv, _ = two_workers
+    port = srv.info[field][0] if field.startswith("worker") else srv.info[field]
+    second = subprocess.Popen(
+        [*serve_command(workers=2), flag, str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=serve_env(workers=2),
+    )
+    try:
+        out, err = second.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # it started: stopped as a server is (its workers too)
+        second.terminate()
+        out, err = second.communicate(timeout=60)
+    assert second.returncode == 1, out
+    assert out == ""
+    assert err.strip().splitlines() == [
+        f"samba-adjudicator serve: the {what} port {port} on 127.0.0.1 is not available "
+        f"(Address already in use); choose another with {flag} N "
+        f"(or SAMBA_{flag[2:].upper().replace('-', '_')})"
+    ]
 
 
 def test_worker_ports_must_not_meet_the_other_ports():

@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import functools
 import math
+import re
 import time
 from collections.abc import Callable
 
@@ -91,6 +92,24 @@ def _routes() -> tuple[tuple[str, str, str, str, str], ...]:
 
 
 ROUTES = _routes()
+
+
+def _route_matcher(routes) -> Callable[[str, str], str | None]:
+    """The RPC whose route a request's verb and path take (None: no RPC's), for a call
+    refused before routing (``SambaMiddleware``'s early 413)."""
+    table = []
+    for rpc, verb, path, _, _ in routes:
+        parts = re.split(r"(\{[^}]*\})", path)
+        pattern = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
+        table.append((verb.upper(), re.compile(pattern), rpc))
+
+    def rpc_of(verb: str, path: str) -> str | None:
+        return next((rpc for v, p, rpc in table if v == verb and p.fullmatch(path)), None)
+
+    return rpc_of
+
+
+RPC_OF_ROUTE = _route_matcher(ROUTES)
 BENCH_ECHO_PATH = "/v1/bench:echo"
 #: Answers of at least this many bytes are gzip-encoded for a caller that sends
 #: ``Accept-Encoding: gzip`` (docs/api.md#compression); smaller ones gain too little.
@@ -101,12 +120,15 @@ GZIP_LEVEL = 6
 
 
 class SambaMiddleware:
-    """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500."""
+    """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500. The
+    early 413 of an RPC's route is a call refused: counted, logged and traced
+    (``Runtime.reject``) as one refused while its body was read."""
 
-    def __init__(self, app, limit: int, state) -> None:
+    def __init__(self, app, limit: int, runtime: Runtime) -> None:
         self.app = app
         self.limit = limit
-        self.state = state
+        self.runtime = runtime
+        self.state = runtime.state
         self.version = VERSION_HEADER.encode("latin-1")
 
     async def __call__(self, scope, receive, send):
@@ -141,7 +163,11 @@ class SambaMiddleware:
             await send(message)
 
         if size is not None and size > self.limit:
-            resp = error_response(too_large(self.limit, size), rid, {"connection": "close"}, lang)
+            err = too_large(self.limit, size)
+            rpc = RPC_OF_ROUTE(scope.get("method", ""), scope.get("path", ""))
+            if rpc is not None:
+                self.runtime.reject(Call(rpc, b"", "rest", rid, trace=state["trace"]), err)
+            resp = error_response(err, rid, {"connection": "close"}, lang)
             return await resp(scope, receive, send_with_headers)
         try:
             await self.app(scope, receive, send_with_headers)
@@ -306,7 +332,7 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
     # inside SambaMiddleware: its last-resort 500 and early 413 stay plain (and small)
     app.add_middleware(NegotiatedGZip, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     # Anything else raised on a route reaches SambaMiddleware, the last resort.
-    app.add_middleware(SambaMiddleware, limit=limit, state=runtime.state)
+    app.add_middleware(SambaMiddleware, limit=limit, runtime=runtime)
     if settings.cors_origins:
         # Outermost, so that every answer (a 413 or a 500 included) carries the CORS headers
         # a page needs to read it.

@@ -16,7 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from .listeners import PortUnavailable, open_socket, own_ports, reserve_own_ports
+from .listeners import (
+    PortUnavailable,
+    check_free,
+    open_socket,
+    own_ports,
+    reserve_own_ports,
+)
 from .server import SIGNAL_POLL_SECONDS, worker_entry
 
 log = logging.getLogger("samba.server")
@@ -156,6 +162,9 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
     worker is ready."""
 
     try:
+        check_free(settings.host, settings.grpc_port, "gRPC", "--grpc-port")
+        check_free(settings.host, settings.http_port)
+        check_free(settings.host, settings.admin_port, "admin", "--admin-port")
         g = open_socket(
             settings.host, settings.grpc_port, reuseport=True, what="gRPC", flag="--grpc-port"
         )
