@@ -46,21 +46,21 @@ def open_socket(
     return sock
 
 
-def check_free(host: str, port: int, what: str = "HTTP", flag: str = "--http-port") -> None:
-    """Refuse a port another process holds, even one that shares it (``SO_REUSEPORT``: a
-    second ``serve --workers N`` on the same ports would otherwise join the first, and a
-    worker's own port would reach two workers): bound without ``SO_REUSEPORT`` and listened
-    on for an instant, which the kernel refuses while any socket is bound there (a socket
-    in TIME_WAIT aside). 0: any free port, nothing to check."""
-    if not port:
-        return
-    sock = open_socket(host, port, reuseport=False, what=what, flag=flag)
-    try:
-        sock.listen(1)
-    except OSError as e:
-        raise PortUnavailable(what, flag, host, port, e) from None
-    finally:
-        sock.close()
+def reserve(host: str, port: int, what: str = "HTTP", flag: str = "--http-port") -> socket.socket:
+    """``port`` bound with ``SO_REUSEPORT``, for the workers to share, once no other
+    process holds it: a second ``serve --workers N`` on the same ports would otherwise join
+    the first, and a worker's own port reach two workers. The probe binds without
+    ``SO_REUSEPORT`` and listens for an instant, which the kernel refuses while any socket
+    is bound there (one in TIME_WAIT aside). 0: any free port, nothing to check."""
+    if port:
+        probe = open_socket(host, port, reuseport=False, what=what, flag=flag)
+        try:
+            probe.listen(1)
+        except OSError as e:
+            raise PortUnavailable(what, flag, host, port, e) from None
+        finally:
+            probe.close()
+    return open_socket(host, port, True, what, flag)
 
 
 def check_grpc_port(settings, port: int | None = None, flag: str = "--grpc-port") -> None:
@@ -105,8 +105,7 @@ def reserve_own_ports(settings) -> list[socket.socket]:
         for i in range(settings.workers):
             for port, (_, what, flag) in zip(worker_ports(settings, i), OWN_PORTS, strict=True):
                 if port:
-                    check_free(settings.host, port, what, flag)
-                    out.append(open_socket(settings.host, port, True, what, flag))
+                    out.append(reserve(settings.host, port, what, flag))
     except OSError:
         for s in out:
             s.close()

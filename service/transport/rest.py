@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import functools
 import math
-import re
 import time
 from collections.abc import Callable
 
@@ -40,6 +39,7 @@ from google.protobuf.message import Message
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
+from starlette.routing import compile_path
 
 from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.engine.messages import problem
@@ -97,14 +97,10 @@ ROUTES = _routes()
 def _route_matcher(routes) -> Callable[[str, str], str | None]:
     """The RPC whose route a request's verb and path take (None: no RPC's), for a call
     refused before routing (``SambaMiddleware``'s early 413)."""
-    table = []
-    for rpc, verb, path, _, _ in routes:
-        parts = re.split(r"(\{[^}]*\})", path)
-        pattern = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
-        table.append((verb.upper(), re.compile(pattern), rpc))
+    table = [(verb.upper(), compile_path(path)[0], rpc) for rpc, verb, path, _, _ in routes]
 
     def rpc_of(verb: str, path: str) -> str | None:
-        return next((rpc for v, p, rpc in table if v == verb and p.fullmatch(path)), None)
+        return next((rpc for v, p, rpc in table if v == verb and p.match(path)), None)
 
     return rpc_of
 

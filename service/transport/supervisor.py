@@ -16,13 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from .listeners import (
-    PortUnavailable,
-    check_free,
-    open_socket,
-    own_ports,
-    reserve_own_ports,
-)
+from .listeners import PortUnavailable, own_ports, reserve, reserve_own_ports
 from .server import SIGNAL_POLL_SECONDS, worker_entry
 
 log = logging.getLogger("samba.server")
@@ -162,16 +156,9 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
     worker is ready."""
 
     try:
-        check_free(settings.host, settings.grpc_port, "gRPC", "--grpc-port")
-        check_free(settings.host, settings.http_port)
-        check_free(settings.host, settings.admin_port, "admin", "--admin-port")
-        g = open_socket(
-            settings.host, settings.grpc_port, reuseport=True, what="gRPC", flag="--grpc-port"
-        )
-        h = open_socket(settings.host, settings.http_port, reuseport=True)
-        a = open_socket(
-            settings.host, settings.admin_port, reuseport=True, what="admin", flag="--admin-port"
-        )
+        g = reserve(settings.host, settings.grpc_port, "gRPC", "--grpc-port")
+        h = reserve(settings.host, settings.http_port)
+        a = reserve(settings.host, settings.admin_port, "admin", "--admin-port")
         own = reserve_own_ports(settings)
     except PortUnavailable as e:
         print(f"samba-adjudicator serve: {e}", file=sys.stderr)
