@@ -57,11 +57,6 @@ def real_oneofs(desc: _d.Descriptor) -> tuple[_d.OneofDescriptor, ...]:
     return tuple(o for o in desc.oneofs if not is_synthetic_oneof(o))
 
 
-@cache
-def fields_by_json_name(desc: _d.Descriptor) -> dict[str, _d.FieldDescriptor]:
-    return {f.json_name: f for f in desc.fields}
-
-
 def http_route(method: _d.MethodDescriptor) -> tuple[str, str]:
     """(verb, path) of an RPC's ``google.api.http`` option (AIP-127): ``("post",
     "/v1/deals:deal")``. The proto is the one place a REST route is written."""

@@ -23,8 +23,3 @@ def choose(header: str | None) -> str:
         if primary in LANGUAGES and q > best_q:
             best, best_q = primary, q
     return best
-
-
-def supported(lang: str) -> str:
-    """``lang`` when it is served (any case, regional tags allowed), else English."""
-    return choose(lang)

@@ -94,18 +94,15 @@ def _routes() -> tuple[tuple[str, str, str, str, str], ...]:
 ROUTES = _routes()
 
 
-def _route_matcher(routes) -> Callable[[str, str], str | None]:
+_ROUTE_PATTERNS = [(v.upper(), compile_path(path)[0], rpc) for rpc, v, path, _, _ in ROUTES]
+
+
+def rpc_of_route(verb: str, path: str) -> str | None:
     """The RPC whose route a request's verb and path take (None: no RPC's), for a call
     refused before routing (``SambaMiddleware``'s early 413)."""
-    table = [(verb.upper(), compile_path(path)[0], rpc) for rpc, verb, path, _, _ in routes]
-
-    def rpc_of(verb: str, path: str) -> str | None:
-        return next((rpc for v, p, rpc in table if v == verb and p.match(path)), None)
-
-    return rpc_of
+    return next((rpc for v, p, rpc in _ROUTE_PATTERNS if v == verb and p.match(path)), None)
 
 
-RPC_OF_ROUTE = _route_matcher(ROUTES)
 BENCH_ECHO_PATH = "/v1/bench:echo"
 #: Answers of at least this many bytes are gzip-encoded for a caller that sends
 #: ``Accept-Encoding: gzip`` (docs/api.md#compression); smaller ones gain too little.
@@ -160,7 +157,7 @@ class SambaMiddleware:
 
         if size is not None and size > self.limit:
             err = too_large(self.limit, size)
-            rpc = RPC_OF_ROUTE(scope.get("method", ""), scope.get("path", ""))
+            rpc = rpc_of_route(scope.get("method", ""), scope.get("path", ""))
             if rpc is not None:
                 self.runtime.reject(Call(rpc, b"", "rest", rid, trace=state["trace"]), err)
             resp = error_response(err, rid, {"connection": "close"}, lang)
