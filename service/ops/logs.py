@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 #: The per-call lines' logger (``service.pipeline.runtime``).
 CALLS = logging.getLogger("samba.server")
 
-_STD_ATTRS = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
-
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, message, and any ``fields`` extra."""
