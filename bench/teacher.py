@@ -2,7 +2,7 @@
 self-play decisions of every kind with each candidate's value in the true world. Offline
 only: no module of engine/ or service/ imports it (tests/engine/bots/test_student.py).
 
-    .venv/bin/python bench/teacher.py --per-table 200   # make bots-labels: the committed labels
+    .venv/bin/python bench/teacher.py --per-table 1000  # make bots-labels: the committed labels
     .venv/bin/python bench/teacher.py --per-table 4 --out /tmp/labels.jsonl
     .venv/bin/python bench/teacher.py --reliability 150 --playouts 3   # the labels' noise
 
@@ -64,7 +64,7 @@ from samba_adjudicator.engine.model import GoOut, Phase, Snapshot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "data" / "teacher.jsonl"
-PER_TABLE = 200
+PER_TABLE = 1000
 PLAYOUTS = 3
 #: Every STRIDE-th decision of a deal with at least two choices is kept.
 STRIDE = 5
