@@ -6,6 +6,7 @@ on the full snapshot (which redacts it to the seat's view) and applied.
     .venv/bin/python bench/bots_bench.py --quick     # one mirrored shuffle per table
     .venv/bin/python bench/bots_bench.py --json      # the rows and the summary as JSON
     .venv/bin/python bench/bots_bench.py --only BASIC:RANDOM --deals 400
+    .venv/bin/python bench/bots_bench.py --only STRONG:BASIC --deals 66 --skip 68   # deals 68..133
 
 Pairs: BASIC v RANDOM, STRONG v BASIC, STRONG v RANDOM, each at every table of ``TABLES``
 (classic, pagat and canasta, 2 and 4 players). Deal ``i`` of a match uses seed ``i // 2``;
