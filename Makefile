@@ -397,9 +397,9 @@ train-bots: install
 
 # The teacher's labels that `make train-bots` reads (bench/data/teacher.jsonl): seeded
 # self-play decisions, each candidate played to the deal's end in the true position
-# (docs/bots.md#the-teacher-and-the-student; about 10 minutes of CPU compiled).
+# (docs/bots.md#the-teacher-and-the-student; 6,000 decisions, about 17 minutes of CPU compiled).
 bots-labels: install
-	$(PY) bench/teacher.py --per-table 200 --jobs 1
+	$(PY) bench/teacher.py --per-table 1000 --jobs 1
 
 # Longer fuzzing than `make test` runs: 500 cases per REST route (schemathesis, the
 # service's own OpenAPI) and 2,500 played-and-mutated positions over REST and gRPC, with

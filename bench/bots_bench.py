@@ -6,6 +6,7 @@ on the full snapshot (which redacts it to the seat's view) and applied.
     .venv/bin/python bench/bots_bench.py --quick     # one mirrored shuffle per table
     .venv/bin/python bench/bots_bench.py --json      # the rows and the summary as JSON
     .venv/bin/python bench/bots_bench.py --only BASIC:RANDOM --deals 400
+    .venv/bin/python bench/bots_bench.py --only STRONG:BASIC --deals 66 --skip 68   # deals 68..133
 
 Pairs: BASIC v RANDOM, STRONG v BASIC, STRONG v RANDOM, each at every table of ``TABLES``
 (classic, pagat and canasta, 2 and 4 players). Deal ``i`` of a match uses seed ``i // 2``;
@@ -48,7 +49,7 @@ LEVELS = ("RANDOM", "BASIC", "STRONG")
 #: (first level, second level) -> mirrored deals per table (even: both chairs per shuffle)
 PAIRS: dict[tuple[str, str], int] = {
     ("BASIC", "RANDOM"): 400,
-    ("STRONG", "BASIC"): 100,
+    ("STRONG", "BASIC"): 134,
     ("STRONG", "RANDOM"): 40,
 }
 QUICK_DEALS = 2
@@ -267,14 +268,14 @@ def targets(rows: Sequence[Row], budget: int, seconds: float) -> list[Verdict]:
     return out
 
 
-def _work(pairs: dict[tuple[str, str], int], tables, budget: int):
-    """Chunks of deals, the expensive (STRONG) pairs first so that the processes finish
-    together."""
+def _work(pairs: dict[tuple[str, str], int], tables, budget: int, skip: int = 0):
+    """Chunks of deals (``skip`` onwards), the expensive (STRONG) pairs first so that the
+    processes finish together."""
     jobs = []
     for (first, second), deals in sorted(pairs.items(), key=lambda kv: "STRONG" not in kv[0]):
         for profile, players in tables:
-            for start in range(0, deals, CHUNK):
-                stop = min(deals, start + CHUNK)
+            for start in range(skip, skip + deals, CHUNK):
+                stop = min(skip + deals, start + CHUNK)
                 jobs.append((first, second, profile, players, range(start, stop), budget))
     return jobs
 
@@ -303,13 +304,18 @@ def tune(settings: Sequence[str]) -> None:
 
 
 def run_ladder(
-    pairs: dict[tuple[str, str], int], tables, budget: int, jobs: int, settings: Sequence[str] = ()
+    pairs: dict[tuple[str, str], int],
+    tables,
+    budget: int,
+    jobs: int,
+    settings: Sequence[str] = (),
+    skip: int = 0,
 ) -> list[Row]:
     rows: dict[tuple[str, str, str, int], Row] = {}
     with ProcessPoolExecutor(
         max_workers=max(1, jobs), initializer=tune, initargs=(list(settings),)
     ) as pool:
-        futures = [pool.submit(run_chunk, *job) for job in _work(pairs, tables, budget)]
+        futures = [pool.submit(run_chunk, *job) for job in _work(pairs, tables, budget, skip)]
         for f in futures:
             got = f.result()
             key = (got.first, got.second, got.profile, got.players)
@@ -456,13 +462,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="pairs to play, comma-separated: a first level (BASIC) or a pair (STRONG:RANDOM)",
     )
     p.add_argument("--tables", default="", help="tables, e.g. canasta:2,pagat:4 (default all)")
+    p.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="start at deal N (even): a later slice of the same seeds, to split a long run",
+    )
     add_set_option(p)
     args = p.parse_args(argv)
-    if args.deals % 2:
-        raise SystemExit("--deals must be even: each shuffle is played from both chairs")
+    if args.deals % 2 or args.skip % 2:
+        raise SystemExit("--deals and --skip must be even: each shuffle is played from both chairs")
     pairs = _pairs(args)
     started = time.perf_counter()
-    rows = run_ladder(pairs, _tables(args.tables), args.budget, args.jobs, args.set)
+    rows = run_ladder(pairs, _tables(args.tables), args.budget, args.jobs, args.set, args.skip)
     data = summary(rows, args.budget, time.perf_counter() - started)
     if args.json == "-":
         print(json.dumps(data))

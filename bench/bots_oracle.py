@@ -141,8 +141,16 @@ def play_to_end(s: Snapshot, action: Action, side: int) -> float:
 def true_values(s: Snapshot, actions: Sequence[Action], playouts: int, key: str) -> list[float]:
     """Each action's mean final margin over ``playouts`` deals played to the end by BASIC
     from the true position: the true stock, then the stock reshuffled (seeded by ``key``)."""
+    return [sum(row) / playouts for row in playout_values(s, actions, playouts, key)]
+
+
+def playout_values(
+    s: Snapshot, actions: Sequence[Action], playouts: int, key: str
+) -> list[list[float]]:
+    """Each action's final margin in each of the ``playouts`` deals of true_values (the
+    same stocks for every action: the first ``k`` of them are those of ``k`` playouts)."""
     side = s.seats[_mover(s)].side
-    totals = [0.0] * len(actions)
+    values: list[list[float]] = [[] for _ in actions]
     rng = random.Random(key)
     for k in range(playouts):
         world = s
@@ -151,8 +159,8 @@ def true_values(s: Snapshot, actions: Sequence[Action], playouts: int, key: str)
             rng.shuffle(stock)
             world = replace(s, stock=tuple(stock))
         for i, action in enumerate(actions):
-            totals[i] += play_to_end(world, action, side)
-    return [t / playouts for t in totals]
+            values[i].append(play_to_end(world, action, side))
+    return values
 
 
 def measure(

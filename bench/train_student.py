@@ -40,9 +40,9 @@ from samba_adjudicator.engine.model import GoOut, Snapshot  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "bench" / "data" / "teacher.jsonl"
 OUT = ROOT / "engine" / "bots" / "student_weights.py"
-HIDDEN = 64
-ALPHA = 0.1
-MAX_ITER = 300
+HIDDEN = 32
+ALPHA = 10.0
+MAX_ITER = 100
 SEED = 48
 HELD_OUT = 0.2
 DIGITS = 6

@@ -52,6 +52,15 @@ def test_deal_i_is_shuffle_i_over_2_with_the_chairs_swapped():
     assert a.wins == 1.0 - b.wins and a.margin == -b.margin
 
 
+def test_skip_plays_a_later_slice_of_the_same_deals():
+    """--skip N: deals N.. of each match, so a long run splits into parts of other seeds."""
+    pairs = {("STRONG", "BASIC"): 24}
+    first = bots_bench._work(pairs, [("classic", 2)], 200)
+    later = bots_bench._work(pairs, [("classic", 2)], 200, skip=24)
+    assert [job[4] for job in first] == [range(0, 20), range(20, 24)]
+    assert [job[4] for job in later] == [range(24, 44), range(44, 48)]
+
+
 def test_wilson_interval():
     low, high = wilson(90, 100)
     assert low == pytest.approx(0.8256, abs=1e-3) and high == pytest.approx(0.9448, abs=1e-3)

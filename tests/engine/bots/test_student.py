@@ -174,3 +174,40 @@ def test_the_committed_student_records_how_it_was_made():
     assert "Command: make train-bots" in doc and "teacher-<profile>-<players>-<i>" in doc
     labels = (ROOT / "bench" / "data" / "teacher.jsonl").read_text().splitlines()
     assert "bench/teacher.py" in labels[0]
+
+
+def test_split_half_reliability_is_one_for_a_repeatable_label_and_minus_one_reversed():
+    import teacher
+
+    steady = [
+        {"values": [[0.0, 0.0], [10.0, 10.0], [-5.0, -5.0]]},
+        {"values": [[1.0, 1.0], [4.0, 4.0]]},
+    ]
+    assert teacher.split_half(steady, [0], [1]) == pytest.approx(1.0)
+    assert teacher.random_halves(steady, 1) == pytest.approx(1.0)
+    flipped = [{"values": [[0.0, 0.0], [10.0, -10.0], [-5.0, 5.0]]}]
+    assert teacher.split_half(flipped, [0], [1]) == pytest.approx(-1.0)
+    # "won" and the clipped margin read each playout's margin before the means
+    assert teacher._won(1.0) == 1.0 and teacher._won(0.0) == 0.5 and teacher._won(-3.0) == 0.0
+    assert teacher._clipped(10 * teacher.CLIP) == teacher.CLIP
+
+
+def test_the_label_noise_replays_the_labels_playouts_and_more(labels, tmp_path):
+    """--reliability plays the labels' own decisions twice as often: its first playouts are
+    the labels' (the same seeds), and it prints a reliability for each k."""
+    out = tmp_path / "noise.json"
+    teacher = str(ROOT / "bench" / "teacher.py")
+    args = [teacher, "--reliability", "6", "--playouts", "1", "--out", str(out)]
+    done = subprocess.run([sys.executable, *args], check=True, capture_output=True, text=True)
+    assert "label noise: 6 decisions" in done.stdout
+    import json
+
+    import train_student
+
+    data = json.loads(out.read_text())
+    _, rows = train_student.load(str(labels[0]))
+    firsts = {(r["seed"], r["step"]): r["values"] for r in rows}
+    assert len(data["decisions"]) == 6 and [f["playouts"] for f in data["reliability"]] == [1]
+    for row in data["decisions"]:
+        assert all(len(vs) == 2 for vs in row["values"])
+        assert [round(vs[0], 3) for vs in row["values"]] == firsts[(row["seed"], row["step"])]
