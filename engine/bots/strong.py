@@ -74,7 +74,7 @@ MARGIN = 40.0
 #: Plies per millisecond of budget: the pure build's speed, and the compiled build's (its
 #: p99 decision time kept within budgetMs: docs/bots.md#strength).
 PLIES_PER_MS = 1.0
-COMPILED_PLIES_PER_MS = 2.0
+COMPILED_PLIES_PER_MS = 1.8
 #: The search's clock: it ends once it has spent CLOCK_SLACK times the budget, plus
 #: CLOCK_FLOOR seconds, of CPU time: room for MIN_WORLDS, which any budget plays.
 CLOCK_SLACK = 2.0
