@@ -117,16 +117,24 @@ def position(profile: str, players: int, seed: str, step: int) -> Snapshot:
     raise ValueError(f"{seed} has no step {step}")
 
 
-def label_table(profile: str, players: int, wanted: int, playouts: int) -> list[dict]:
-    out: list[dict] = []
+def labelled(profile: str, players: int, wanted: int) -> Iterator[tuple[str, int, Snapshot, list]]:
+    """The first ``wanted`` decisions of a table with two candidates or more: (seed, step,
+    position, STRONG's candidates on the seat's view)."""
+    found = 0
     for seed, step, s in decisions(profile, players):
-        if len(out) >= wanted:
-            break
+        if found >= wanted:
+            return
         seat = _mover(s)
         picks = candidates(player_view(s, seat), seat)
-        if len(picks) < 2:
-            continue
-        truth = true_values(s, [r.action for r in picks], playouts, f"{seed}-{step}")
+        if len(picks) >= 2:
+            found += 1
+            yield seed, step, s, [r.action for r in picks]
+
+
+def label_table(profile: str, players: int, wanted: int, playouts: int) -> list[dict]:
+    out: list[dict] = []
+    for seed, step, s, actions in labelled(profile, players, wanted):
+        truth = true_values(s, actions, playouts, f"{seed}-{step}")
         out.append(
             {
                 "table": f"{profile} {players}",
@@ -142,15 +150,9 @@ def noise_table(profile: str, players: int, wanted: int, playouts: int) -> list[
     """The first ``wanted`` labelled decisions of a table, each candidate played out
     ``playouts`` times: every playout's margin, and the CPU seconds they cost."""
     out: list[dict] = []
-    for seed, step, s in decisions(profile, players):
-        if len(out) >= wanted:
-            break
-        seat = _mover(s)
-        picks = candidates(player_view(s, seat), seat)
-        if len(picks) < 2:
-            continue
+    for seed, step, s, actions in labelled(profile, players, wanted):
         started = time.process_time()
-        values = playout_values(s, [r.action for r in picks], playouts, f"{seed}-{step}")
+        values = playout_values(s, actions, playouts, f"{seed}-{step}")
         cpu = time.process_time() - started
         out.append({"table": f"{profile} {players}", "seed": seed, "step": step})
         out[-1].update(values=values, cpu=cpu)
