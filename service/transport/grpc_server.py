@@ -315,12 +315,13 @@ class GrpcServer:
         with contextlib.suppress(futures.TimeoutError):
             done.result(SET_SERVING_WAIT)
 
-    def drain(self) -> None:
+    def drain(self, until: float) -> None:
         """Calls that had arrived are answered, later ones refused: once the core has read
-        what the kernel held (``wait_kernel_read``) and the loop has gone GRPC_ROUNDS times
-        round. Health NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT
-        for it (a held loop applies it when it answers again)."""
-        wait_kernel_read({p for p in (self.port, self.own_port) if p})
+        what the kernel held (``wait_kernel_read``, not past ``until``: the grace's end, a
+        ``time.monotonic()``) and the loop has gone GRPC_ROUNDS times round. Health
+        NOT_SERVING for good; the drain does not wait past SET_SERVING_WAIT for it (a held
+        loop applies it when it answers again)."""
+        wait_kernel_read({p for p in (self.port, self.own_port) if p}, until)
         refuse = functools.partial(setattr, self.in_flight, "refusing", True)
         after_pending_io(self.loop, refuse, GRPC_ROUNDS)
         done = asyncio.run_coroutine_threadsafe(self.health.enter_graceful_shutdown(), self.loop)

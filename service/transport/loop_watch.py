@@ -63,12 +63,13 @@ def unread_bytes(ports: set[int]) -> int:
     return total
 
 
-def wait_kernel_read(ports: set[int], wait: float = KERNEL_READ_WAIT) -> None:
-    """Wait (at most ``wait`` seconds) until the server has read every byte that had
-    arrived on ``ports``. gRPC's core reads its sockets on threads of its own, not on the
-    loop, so polling the loop (``after_pending_io``) alone does not tell that a call whose
-    bytes were in the socket at SIGTERM has been read."""
-    until = time.monotonic() + wait
+def wait_kernel_read(ports: set[int], until: float, wait: float = KERNEL_READ_WAIT) -> None:
+    """Wait (at most ``wait`` seconds, and not past ``until``, a ``time.monotonic()``) until
+    the server has read every byte that had arrived on ``ports``. gRPC's core reads its
+    sockets on threads of its own, not on the loop, so polling the loop
+    (``after_pending_io``) alone does not tell that a call whose bytes were in the socket
+    at SIGTERM has been read."""
+    until = min(until, time.monotonic() + wait)
     while unread_bytes(ports) and time.monotonic() < until:
         time.sleep(0.005)
 

@@ -183,7 +183,7 @@ class Worker:
             self.uvicorn.servers[0].get_loop(),
             functools.partial(setattr, self.connections, "refusing", True),
         )
-        self.grpc.drain()
+        self.grpc.drain(cutoff)
         while time.monotonic() < cutoff and self._busy():
             time.sleep(0.02)
         stopped = self._busy()
