@@ -122,7 +122,7 @@ INFER_DECLINED = True
 #: BASIC's ``CANDIDATES`` best).
 PLAYOUT = "basic"
 #: Plies the budget is charged for each candidate the student values (in the inference or
-#: the playouts): its cost against a BASIC ply's (bench/bots_oracle.py --costs).
+#: the playouts): its cost against a BASIC ply's (bench/strong_costs.py).
 STUDENT_PLY_COST = 1.0
 #: The hand counts this share of its penalty (cards in hand are also chances to meld).
 HAND_WEIGHT = 0.0
