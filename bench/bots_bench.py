@@ -35,13 +35,14 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from samba_adjudicator.engine import apply, deal, resolve, score  # noqa: E402
 from samba_adjudicator.engine.bots import DEFAULT_BUDGET_MS, Level, suggest  # noqa: E402
+from samba_adjudicator.engine.bots.strong_options import STRONG, StrongOptions  # noqa: E402
 from samba_adjudicator.engine.build import CURRENT  # noqa: E402
 from samba_adjudicator.engine.model import GoOut, Phase, Snapshot  # noqa: E402
 
@@ -112,15 +113,22 @@ def _mover(s: Snapshot) -> int:
     return s.partners(s.turn.seat)[0] if s.turn.go_out is GoOut.ASKED else s.turn.seat
 
 
-def play(levels: Sequence[Level], profile: str, players: int, seed: str, budget: int):
-    """One deal; (deal total per side, decision times per level)."""
+def play(
+    levels: Sequence[Level],
+    profile: str,
+    players: int,
+    seed: str,
+    budget: int,
+    options: StrongOptions = STRONG,
+):
+    """One deal; (deal total per side, decision times per level); STRONG plays ``options``."""
     s = deal(resolve(profile), players, seed)
     times: dict[str, list[float]] = {}
     while s.turn.phase is not Phase.OVER and s.ply < MAX_PLIES:
         seat = _mover(s)
         level = levels[s.seats[seat].side]
         start = time.process_time()
-        got = suggest(s, seat, level, seed, budget)
+        got = suggest(s, seat, level, seed, budget, options)
         times.setdefault(level.value, []).append(time.process_time() - start)
         outcome = apply(s, got.action)
         assert outcome.legal, (profile, players, s.ply, got)
@@ -129,15 +137,25 @@ def play(levels: Sequence[Level], profile: str, players: int, seed: str, budget:
     return totals, times
 
 
-def run_chunk(first: str, second: str, profile: str, players: int, deals: range, budget: int):
-    """Deals ``deals`` of one match (deal ``i``: seed ``i // 2``, chairs swapped on odd)."""
+def run_chunk(
+    first: str,
+    second: str,
+    profile: str,
+    players: int,
+    deals: range,
+    budget: int,
+    settings: Sequence[str] = (),
+):
+    """Deals ``deals`` of one match (deal ``i``: seed ``i // 2``, chairs swapped on odd),
+    STRONG with the ``--set`` items ``settings`` (``strong_options``)."""
     start = time.perf_counter()
+    options = strong_options(settings)
     row = Row(first, second, profile, players, budget_ms=budget)
     sides = resolve(profile).sides_for(players)
     for i in deals:
         mine = i % 2  # the side the first level sits at
         levels = [Level(first) if k == mine else Level(second) for k in range(sides)]
-        totals, times = play(levels, profile, players, f"bots-bench-{i // 2}", budget)
+        totals, times = play(levels, profile, players, f"bots-bench-{i // 2}", budget, options)
         other = max(t for k, t in enumerate(totals) if k != mine)
         row.deals += 1
         row.wins += 1.0 if totals[mine] > other else 0.5 if totals[mine] == other else 0.0
@@ -268,39 +286,69 @@ def targets(rows: Sequence[Row], budget: int, seconds: float) -> list[Verdict]:
     return out
 
 
-def _work(pairs: dict[tuple[str, str], int], tables, budget: int, skip: int = 0):
+def _work(
+    pairs: dict[tuple[str, str], int],
+    tables,
+    budget: int,
+    skip: int = 0,
+    settings: Sequence[str] = (),
+):
     """Chunks of deals (``skip`` onwards), the expensive (STRONG) pairs first so that the
-    processes finish together."""
+    processes finish together; each carries the ``--set`` items (plain strings: a worker
+    makes its own StrongOptions from them)."""
     jobs = []
     for (first, second), deals in sorted(pairs.items(), key=lambda kv: "STRONG" not in kv[0]):
         for profile, players in tables:
             for start in range(skip, skip + deals, CHUNK):
                 stop = min(skip + deals, start + CHUNK)
-                jobs.append((first, second, profile, players, range(start, stop), budget))
+                chunk = range(start, stop)
+                jobs.append((first, second, profile, players, chunk, budget, tuple(settings)))
     return jobs
 
 
 def add_set_option(p: argparse.ArgumentParser) -> None:
-    """``--set NAME=VALUE``, repeatable: a constant of engine.bots.strong for a trial, read
-    by ``tune``; the ladder and the oracle measure take it alike."""
+    """``--set NAME=VALUE``, repeatable: a field of STRONG's settings for a trial, made
+    into one value by ``strong_options``; the ladder and the oracle measure take it alike."""
     p.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a constant of engine.bots.strong for a trial (e.g. SEARCH_MELD=1)",
+        help="a field of engine.bots.strong_options.StrongOptions for a trial "
+        "(e.g. search_meld=0; the name in either case)",
     )
 
 
-def tune(settings: Sequence[str]) -> None:
-    """Set STRONG's module constants (``NAME=VALUE``, read at each search) for a trial."""
-    from samba_adjudicator.engine.bots import strong
-
+def strong_options(settings: Sequence[str], base: StrongOptions = STRONG) -> StrongOptions:
+    """``base`` with the ``--set`` items ``NAME=VALUE`` (a field's name in either case; a
+    value of the field's type, a switch 1/0, true/false or yes/no), every bad item named."""
+    names = {f.name for f in fields(StrongOptions)}
+    changes: dict[str, object] = {}
+    bad: list[str] = []
     for item in settings:
-        name, _, value = item.partition("=")
-        old = getattr(strong, name)
-        new: object = value.lower() in ("1", "true", "yes") if isinstance(old, bool) else value
-        setattr(strong, name, new if isinstance(old, bool | str) else type(old)(value))
+        name, sep, value = item.partition("=")
+        key = name.strip().lower()
+        if not sep or key not in names:
+            bad.append(f"{item!r}: not NAME=VALUE with NAME a field of StrongOptions")
+            continue
+        try:
+            changes[key] = _typed(getattr(base, key), value.strip())
+        except ValueError as e:
+            bad.append(f"{item!r}: {e}")
+    if bad:
+        raise SystemExit("--set: " + "; ".join(bad) + f" (fields: {', '.join(sorted(names))})")
+    return replace(base, **changes)
+
+
+def _typed(old: object, value: str) -> object:
+    """``value`` read as the type of the field's default ``old``."""
+    if isinstance(old, bool):
+        if value.lower() not in ("1", "0", "true", "false", "yes", "no"):
+            raise ValueError(f"{value!r} is not a switch (1/0, true/false, yes/no)")
+        return value.lower() in ("1", "true", "yes")
+    if isinstance(old, int | float):
+        return type(old)(value)
+    return value
 
 
 def run_ladder(
@@ -312,10 +360,10 @@ def run_ladder(
     skip: int = 0,
 ) -> list[Row]:
     rows: dict[tuple[str, str, str, int], Row] = {}
-    with ProcessPoolExecutor(
-        max_workers=max(1, jobs), initializer=tune, initargs=(list(settings),)
-    ) as pool:
-        futures = [pool.submit(run_chunk, *job) for job in _work(pairs, tables, budget, skip)]
+    strong_options(settings)  # every bad --set item named before any deal is played
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        work = _work(pairs, tables, budget, skip, settings)
+        futures = [pool.submit(run_chunk, *job) for job in work]
         for f in futures:
             got = f.result()
             key = (got.first, got.second, got.profile, got.players)

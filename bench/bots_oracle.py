@@ -44,11 +44,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots_bench import TABLES, add_set_option, tune  # noqa: E402
+from bots_bench import TABLES, add_set_option, strong_options  # noqa: E402
 
 from samba_adjudicator.engine import apply, deal, player_view, resolve, score  # noqa: E402
 from samba_adjudicator.engine.bots import DEFAULT_BUDGET_MS, basic, strong  # noqa: E402
 from samba_adjudicator.engine.bots.draws import choices  # noqa: E402
+from samba_adjudicator.engine.bots.strong_options import STRONG, StrongOptions  # noqa: E402
 from samba_adjudicator.engine.bots.suggest import _rng_seed  # noqa: E402
 from samba_adjudicator.engine.bots.table import empties_hand  # noqa: E402
 from samba_adjudicator.engine.bots.worlds import neutral_world  # noqa: E402
@@ -65,7 +66,7 @@ from samba_adjudicator.engine.model import (  # noqa: E402
 
 PER_TABLE = 70
 PLAYOUTS = 3
-CANDIDATES = strong.CANDIDATES
+CANDIDATES = STRONG.candidates
 #: Every STRIDE-th decision of a deal with at least two choices is kept.
 STRIDE = 7
 MAX_PLIES = 1500
@@ -164,26 +165,32 @@ def playout_values(
 
 
 def measure(
-    s: Snapshot, table: str, playouts: int, budget: int, key: str, known: dict | None = None
+    s: Snapshot,
+    table: str,
+    playouts: int,
+    budget: int,
+    key: str,
+    known: dict | None = None,
+    o: StrongOptions = STRONG,
 ) -> Decision:
-    """One decision: the candidates, STRONG's estimates and pick, the true values (those
-    ``known`` holds for ``key`` are read from it, by the candidate's repr, the others
-    played out and added to it)."""
+    """One decision: the candidates, STRONG's estimates and pick (STRONG playing ``o``),
+    the true values (those ``known`` holds for ``key`` are read from it, by the
+    candidate's repr, the others played out and added to it)."""
     seat = _mover(s)
     view = player_view(s, seat)
     legal = choices(neutral_world(view), seat)
-    candidates = [r.action for r in strong.candidates(view, seat, legal)]
+    candidates = [r.action for r in strong.candidates(view, seat, legal, o)]
     rng = random.Random(_rng_seed(view, seat, key))
-    if strong.STUDENT:
-        estimates, _ = strong.estimate(view, seat, candidates, rng, budget)
+    if o.student:
+        estimates, _ = strong.estimate(view, seat, candidates, rng, budget, o)
     else:
-        totals, worlds = strong.search(view, seat, candidates, rng, budget)
+        totals, worlds = strong.search(view, seat, candidates, rng, budget, o)
         estimates = [t / worlds for t in totals] if worlds else []
-    if strong.STUDENT:  # choose's pick, from the same estimates (one search, not two)
+    if o.student:  # choose's pick, from the same estimates (one search, not two)
         pick = candidates[strong.best_of(estimates)]
     else:
         rng = random.Random(_rng_seed(view, seat, key))
-        pick = strong.choose(view, seat, legal, rng, budget).action
+        pick = strong.choose(view, seat, legal, rng, budget, o).action
     if pick not in candidates:
         candidates.append(pick)
     truth = cached_true_values(s, candidates, playouts, key, {} if known is None else known)
@@ -212,12 +219,19 @@ def cached_true_values(
 
 
 def run_table(
-    profile: str, players: int, wanted: int, playouts: int, budget: int, known: dict
+    profile: str,
+    players: int,
+    wanted: int,
+    playouts: int,
+    budget: int,
+    known: dict,
+    settings: Sequence[str] = (),
 ) -> tuple[list[Decision], dict]:
     out = []
+    o = strong_options(settings)
     for n, s in enumerate(positions(profile, players, wanted)):
         key = f"{SEED}-{profile}-{players}-{n}"
-        out.append(measure(s, f"{profile} {players}p", playouts, budget, key, known))
+        out.append(measure(s, f"{profile} {players}p", playouts, budget, key, known, o))
     return out, known
 
 
@@ -316,11 +330,11 @@ def run(
     """The decisions of every table; ``known`` (a truth cache, by decision key and
     candidate) is read and completed."""
     known = {} if known is None else known
-    with ProcessPoolExecutor(
-        max_workers=max(1, jobs), initializer=tune, initargs=(list(settings),)
-    ) as pool:
+    wanted = tuple(settings)
+    strong_options(wanted)  # every bad --set item named before any decision is measured
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [
-            pool.submit(run_table, p, n, per_table, playouts, budget, _part(known, p, n))
+            pool.submit(run_table, p, n, per_table, playouts, budget, _part(known, p, n), wanted)
             for p, n in TABLES
         ]
         out = []

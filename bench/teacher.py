@@ -10,9 +10,9 @@ The decisions: BASIC plays every seat of the deals dealt from the seeds
 ``teacher-<profile>-<players>-<i>`` at every table of bots_bench.TABLES (classic, pagat,
 canasta; 2 and 4 players); every ``STRIDE``-th decision whose choices hold at least two
 actions is kept, ``--per-table`` of them. Its candidates are those STRONG weighs
-(``candidates``: BASIC's ``engine.bots.strong.CANDIDATES`` best rated choices of every kind,
-taken on the seat's view: draws, takes, melds, additions, discards, going out, the answer
-to "may I go out?").
+(``candidates``: BASIC's ``StrongOptions.candidates`` best rated choices of every kind,
+engine.bots.strong_options, taken on the seat's view: draws, takes, melds, additions,
+discards, going out, the answer to "may I go out?").
 
 The label: the full-information search of the oracle measure (bots_oracle.true_values):
 every candidate applied to the true position (every hand as it is) and the deal played to

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,22 @@ def test_one_table_below_half_misses_the_target():
     got = {v.target: v.met for v in targets(rows, 200, 60.0)}
     assert not got["STRONG v BASIC: no table below 50 %"]
     assert got["STRONG >= 56 % v BASIC pooled over >= 800 deals"]
+
+
+def test_set_makes_one_value_of_strong_s_settings():
+    """--set NAME=VALUE sets fields of STRONG's settings (docs/bots.md#strong-options): the
+    name in either case, the value of the field's type, the level's own value untouched."""
+    from samba_adjudicator.engine.bots.strong_options import STRONG
+
+    got = bots_bench.strong_options(["SEARCH_MELD=0", "margin=25", "playout=student"])
+    assert (got.search_meld, got.margin, got.playout) == (False, 25.0, "student")
+    assert got == replace(STRONG, search_meld=False, margin=25.0, playout="student")
+    assert bots_bench.strong_options([]) == STRONG
+
+
+def test_set_names_every_bad_item():
+    with pytest.raises(SystemExit) as e:
+        bots_bench.strong_options(["bogus=1", "search_meld=maybe", "margin=x", "student"])
+    said = str(e.value)
+    for item in ("'bogus=1'", "'search_meld=maybe'", "'margin=x'", "'student'"):
+        assert item in said

@@ -262,13 +262,13 @@ def _one_line(text: str) -> str:
 def test_api_and_bots_say_one_sentence_on_sending_a_computer_move_twice():
     """docs/api.md said a computer move is idempotent ("the same request gives the same
     move") while docs/bots.md said STRONG's clock can change it (issue 47, item 12): both now
-    say the same sentence, the one engine/bots/strong.py holds (CLOCK_SLACK, CLOCK_FLOOR)."""
-    from samba_adjudicator.engine.bots import strong
+    say the same sentence, the one STRONG's settings hold (clock_slack, clock_floor)."""
+    from samba_adjudicator.engine.bots.strong_options import STRONG
 
     api = _one_line((DOCS / "api.md").read_text(encoding="utf-8"))
     bots = _one_line((DOCS / "bots.md").read_text(encoding="utf-8"))
     found = re.search(r"\*\*Sent twice, a computer move[^*]*\*\*[^.]*\.", bots)
     assert found and found.group(0) in api
-    assert (strong.CLOCK_SLACK, strong.CLOCK_FLOOR) == (2.0, 0.5)  # "twice ... half a second"
+    assert (STRONG.clock_slack, STRONG.clock_floor) == (2.0, 0.5)  # "twice ... half a second"
     assert "twice `budgetMs` plus half a second of the search's own" in found.group(0)
     assert "idempotent: the same request gives the same move" not in api

@@ -12,19 +12,27 @@ from ..view import player_view, require_hand
 from . import basic, strong
 from .choice import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, Level, Suggestion, reason
 from .draws import choices
+from .strong_options import STRONG, StrongOptions
 from .worlds import neutral_world
 
 
 def suggest(
-    snapshot: Snapshot, seat: int, level: Level, seed: str = "", budget_ms: int = 0
+    snapshot: Snapshot,
+    seat: int,
+    level: Level,
+    seed: str = "",
+    budget_ms: int = 0,
+    strong_options: StrongOptions = STRONG,
 ) -> Suggestion:
     """One legal action for ``seat`` at ``level``, decided from ``seat``'s view only.
 
     ``budget_ms`` bounds STRONG's search (0: ``DEFAULT_BUDGET_MS``; capped at
     ``MAX_BUDGET_MS``); the answer is a function of the view, the level, the seed and the
-    budget. Raises InvalidInput for a finished deal, a seat that is not awaited, or a
-    negative budget, and HIDDEN_INFORMATION_REQUIRED for a seat whose hand ``snapshot``
-    hides (``require_hand``).
+    budget. ``strong_options`` is STRONG's settings (engine.bots.strong_options: the
+    level's own unless a bench passes a trial's). Raises InvalidInput for a finished
+    deal, a seat that is not awaited, or a negative budget, and
+    HIDDEN_INFORMATION_REQUIRED for a seat whose hand ``snapshot`` hides
+    (``require_hand``).
     """
     problems = _problems(snapshot, seat, budget_ms)
     if problems:
@@ -51,7 +59,7 @@ def suggest(
     if level is Level.BASIC:
         rated = basic.choose(view, seat, legal)
     else:
-        rated = strong.choose(view, seat, legal, rng, search_budget(budget_ms))
+        rated = strong.choose(view, seat, legal, rng, search_budget(budget_ms), strong_options)
     return Suggestion(rated.action, rated.reason)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from builders import basic_positions, mover
@@ -13,20 +14,22 @@ from builders import basic_positions, mover
 from samba_adjudicator.engine import validate
 from samba_adjudicator.engine.bots import Level, basic, inference, strong, suggest
 from samba_adjudicator.engine.bots.draws import choices
+from samba_adjudicator.engine.bots.strong_options import STRONG
 from samba_adjudicator.engine.bots.table import empties_hand
 from samba_adjudicator.engine.bots.worlds import neutral_world, sample_world, unseen
 from samba_adjudicator.engine.model import Action, MeldCards, Phase, Snapshot, SwapWild
 from samba_adjudicator.engine.view import player_view
 
-#: Every option on (the module's constants, as `--set` sets them in the benches).
-EVERY_OPTION = {
-    "STUDENT": True,
-    "SEARCH_MELD": True,
-    "SEARCH_GO_OUT": True,
-    "SEARCH_SWAP": True,
-    "INFER_PROPOSALS": 3,
-    "PLAYOUT": "student",
-}
+#: Every option on (STRONG's settings, as `--set` makes them in the benches).
+EVERY_OPTION = replace(
+    STRONG,
+    student=True,
+    search_meld=True,
+    search_go_out=True,
+    search_swap=True,
+    infer_proposals=3,
+    playout="student",
+)
 
 
 def views(profiles=("classic", "canasta"), players=(2, 4), seeds=3) -> Iterator[tuple]:
@@ -65,21 +68,23 @@ def first_of_each_kind() -> dict[str, tuple]:
     return found
 
 
-def test_with_the_switches_melds_swaps_and_going_out_are_searched(monkeypatch):
-    """BASIC's pick a meld, a wild swap or going out: with its ``SEARCH_*`` switch off,
+def test_with_the_switches_melds_swaps_and_going_out_are_searched():
+    """BASIC's pick a meld, a wild swap or going out: with its ``search_*`` switch off,
     STRONG's estimate is BASIC's (no world searched); on, its candidates are searched."""
     found = first_of_each_kind()
     assert set(found) == {"meld", "swap", "go out"}
-    monkeypatch.setattr(strong, "STUDENT", True)
     for name, (view, seat, picks) in found.items():
-        switch = {"meld": "SEARCH_MELD", "swap": "SEARCH_SWAP", "go out": "SEARCH_GO_OUT"}[name]
-        monkeypatch.setattr(strong, switch, False)
-        off, worlds_off = strong.estimate(view, seat, picks, random.Random(1), 1)
-        assert (off, worlds_off) == ([0.0] * len(picks), 0), name
-        monkeypatch.setattr(strong, switch, True)
-        on, worlds_on = strong.estimate(view, seat, picks, random.Random(1), 1)
-        assert worlds_on >= strong.MIN_WORLDS and any(on), name
-        chosen = strong.choose(view, seat, choices(neutral_world(view), seat), random.Random(1), 1)
+        switch = {"meld": "search_meld", "swap": "search_swap", "go out": "search_go_out"}[name]
+        off = replace(STRONG, student=True, **{switch: False})
+        on = replace(STRONG, student=True, **{switch: True})
+        assert strong.estimate(view, seat, picks, random.Random(1), 1, off) == (
+            [0.0] * len(picks),
+            0,
+        ), name
+        values, worlds_on = strong.estimate(view, seat, picks, random.Random(1), 1, on)
+        assert worlds_on >= on.min_worlds and any(values), name
+        legal = choices(neutral_world(view), seat)
+        chosen = strong.choose(view, seat, legal, random.Random(1), 1, on)
         assert chosen.reason.code == "SEARCHED" and chosen.action in picks
 
 
@@ -91,12 +96,12 @@ def clue_view() -> tuple[Snapshot, int, list[Action], list[inference.Clue]]:
     raise AssertionError("no position with clues")
 
 
-def test_the_world_searched_is_drawn_by_its_likelihood(monkeypatch):
-    """With ``INFER_PROPOSALS`` worlds sampled, the one searched is drawn among them in
+def test_the_world_searched_is_drawn_by_its_likelihood():
+    """With ``infer_proposals`` worlds sampled, the one searched is drawn among them in
     proportion to its likelihood (engine.bots.inference); with one, it is the sample."""
     view, seat, _, found = clue_view()
     pool = unseen(view)
-    monkeypatch.setattr(strong, "INFER_PROPOSALS", 4)
+    four = replace(STRONG, infer_proposals=4)
     differs = 0
     for k in range(12):
         mine, twin = random.Random(k), random.Random(k)
@@ -107,69 +112,66 @@ def test_the_world_searched_is_drawn_by_its_likelihood(monkeypatch):
             (w for w, p in zip(proposals, weights, strict=True) if (x := x - p) < 0),
             proposals[-1],
         )
-        world, valued = strong._draw_world(view, pool, mine, found)
+        world, valued = strong._draw_world(view, pool, mine, found, four)
         assert world == expected and valued > 0
         differs += world != proposals[0]
     assert differs, "the likelihood changed some draw"
-    monkeypatch.setattr(strong, "INFER_PROPOSALS", 1)
     plain = sample_world(view, pool, random.Random(3))
-    assert strong._draw_world(view, pool, random.Random(3), [])[0] == plain
+    assert strong._draw_world(view, pool, random.Random(3), [], STRONG)[0] == plain
 
 
-def test_inference_and_student_playouts_are_charged_to_the_budget(monkeypatch):
-    """The student's valuations cost plies (``STUDENT_PLY_COST`` a candidate): at the same
+def test_inference_and_student_playouts_are_charged_to_the_budget():
+    """The student's valuations cost plies (``student_ply_cost`` a candidate): at the same
     budget, a search that pays for them weighs fewer worlds."""
     view, seat, picks, _ = clue_view()
+    dear = replace(STRONG, student_ply_cost=1000.0)
 
-    def worlds(**constants) -> int:
-        for name, value in constants.items():
-            monkeypatch.setattr(strong, name, value)
-        return strong.search(view, seat, picks, random.Random(2), 400)[1]
+    def worlds(o) -> int:
+        return strong.search(view, seat, picks, random.Random(2), 400, o)[1]
 
-    plain = worlds(INFER_PROPOSALS=1, PLAYOUT="basic", STUDENT_PLY_COST=1000.0)
-    assert plain > strong.MIN_WORLDS
-    assert worlds(INFER_PROPOSALS=4) == strong.MIN_WORLDS
-    assert worlds(INFER_PROPOSALS=1, PLAYOUT="student") == strong.MIN_WORLDS
-    assert worlds(PLAYOUT="basic", STUDENT_PLY_COST=0.0) == plain
+    plain = worlds(dear)
+    assert plain > STRONG.min_worlds
+    assert worlds(replace(dear, infer_proposals=4)) == STRONG.min_worlds
+    assert worlds(replace(dear, playout="student")) == STRONG.min_worlds
+    assert worlds(replace(dear, student_ply_cost=0.0)) == plain
 
 
-def test_the_student_playout_plays_the_student_s_best_of_basic_s_best(monkeypatch):
+def test_the_student_playout_plays_the_student_s_best_of_basic_s_best():
     seen = 0
     for view, seat, _ in views(("classic",), (2,), 1):
         world = neutral_world(view)
         move, valued = strong.student_move(world, seat)
         legal = choices(world, seat)
         rated = basic.rate_all(world, seat, legal)
-        best = sorted(range(len(rated)), key=lambda i: -rated[i].rating)[: strong.CANDIDATES]
+        best = sorted(range(len(rated)), key=lambda i: -rated[i].rating)[: STRONG.candidates]
         assert move in [rated[i].action for i in best]
         assert validate(world, move) == []
-        assert valued == min(len(legal), strong.CANDIDATES)
+        assert valued == min(len(legal), STRONG.candidates)
         seen += 1
     assert seen > 20
     view, seat, picks, _ = clue_view()
-    monkeypatch.setattr(strong, "STUDENT_PLY_COST", 0.0)
-    by_basic = strong.search(view, seat, picks, random.Random(4), 1)
-    monkeypatch.setattr(strong, "PLAYOUT", "student")
-    by_student = strong.search(view, seat, picks, random.Random(4), 1)
-    assert by_basic[1] == by_student[1] == strong.MIN_WORLDS
+    free = replace(STRONG, student_ply_cost=0.0)
+    by_basic = strong.search(view, seat, picks, random.Random(4), 1, free)
+    by_student = strong.search(
+        view, seat, picks, random.Random(4), 1, replace(free, playout="student")
+    )
+    assert by_basic[1] == by_student[1] == STRONG.min_worlds
     assert by_basic[0] != by_student[0], "the playouts follow the student"
 
 
 @pytest.mark.parametrize("spec,players", [("classic", 2), ("canasta", 4)])
-def test_every_option_on_plays_legal_and_deterministic_deals(monkeypatch, spec, players):
+def test_every_option_on_plays_legal_and_deterministic_deals(spec, players):
     """STRONG with every option on, asked at every third position of a deal BASIC plays:
     every suggestion legal, the view answered as the full snapshot (the same seed)."""
-    for name, value in EVERY_OPTION.items():
-        monkeypatch.setattr(strong, name, value)
     searched = 0
     for n, s in enumerate(basic_positions(spec, players, f"every-{spec}")):
         if s.turn.phase is Phase.OVER or n % 3:
             continue
         seat = mover(s)
-        got = suggest(s, seat, Level.STRONG, "every", 1)
+        got = suggest(s, seat, Level.STRONG, "every", 1, EVERY_OPTION)
         assert validate(s, got.action) == [], (s.ply, got)
         if n % 9 == 0:
-            again = suggest(player_view(s, seat), seat, Level.STRONG, "every", 1)
+            again = suggest(player_view(s, seat), seat, Level.STRONG, "every", 1, EVERY_OPTION)
             assert (again.action, again.reason) == (got.action, got.reason)
         searched += got.reason.code == "SEARCHED"
     assert searched > 5

@@ -16,6 +16,7 @@ import pytest
 
 from samba_adjudicator.engine import deal, player_view, resolve
 from samba_adjudicator.engine.bots import strong, student
+from samba_adjudicator.engine.bots.strong_options import STRONG
 from samba_adjudicator.engine.bots.worlds import neutral_world
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -122,7 +123,7 @@ def test_the_teacher_labels_every_candidate_and_depends_on_its_seeds_alone(label
     assert "bench/teacher.py --per-table 2 --playouts 1" in header["command"]
     assert len(rows) == 12 and header["decisions"] == 12
     for row in rows:
-        assert 2 <= len(row["values"]) <= strong.CANDIDATES
+        assert 2 <= len(row["values"]) <= STRONG.candidates
 
 
 def test_the_student_retrained_on_the_same_labels_writes_the_same_bytes(labels, tmp_path):

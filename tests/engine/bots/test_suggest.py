@@ -36,7 +36,7 @@ from samba_adjudicator.engine.model import (
 
 # every profile and variation at every table size, as the playouts play them
 MAX_PLIES = 600
-#: STRONG's smallest budget: the fewest worlds (strong.MIN_WORLDS), to keep tests short.
+#: STRONG's smallest budget: the fewest worlds (STRONG.min_worlds), to keep tests short.
 TINY = 1
 #: this folder and tests/ (the shared helpers), for the script run in another process
 HERE = Path(__file__).resolve().parent
