@@ -130,7 +130,8 @@ def estimate(
         return prior, 0
     top = sorted(range(len(picks)), key=lambda i: -prior[i])[: o.search_top]
     top.sort()  # BASIC's order: the search's worlds and answers do not depend on the prior's ties
-    totals, worlds = search(view, seat, [picks[i] for i in top], rng, budget_ms, o)
+    cap = _world_cap(view, seat, picks[0], o)
+    totals, worlds = search(view, seat, [picks[i] for i in top], rng, budget_ms, o, cap)
     out = list(prior)
     if worlds:
         means = [t / worlds for t in totals]
@@ -161,7 +162,8 @@ def _choose_searched(
     picks = picks[: o.discard_candidates if kind is Discard else o.candidates]
     if len(picks) == 1:
         return pick
-    totals, worlds = search(view, seat, [p.action for p in picks], rng, budget_ms, o)
+    cap = _world_cap(view, seat, pick.action, o)
+    totals, worlds = search(view, seat, [p.action for p in picks], rng, budget_ms, o, cap)
     if not worlds:  # the clock ended the search before one world was played whole
         return pick
     best = 0
@@ -191,10 +193,11 @@ def search(
     rng: random.Random,
     budget_ms: int,
     o: StrongOptions = STRONG,
+    cap: int = 0,
 ) -> tuple[list[float], int]:
     """(each candidate's total over the worlds played whole, how many): worlds until the
-    plies reach the budget (at least ``o.min_worlds``), or until the clock ends the
-    search."""
+    plies reach the budget or ``cap`` worlds (0: no cap; at least ``o.min_worlds`` either
+    way), or until the clock ends the search."""
     side = view.seats[seat].side
     pool = unseen(view)
     totals = [0.0] * len(picks)
@@ -204,7 +207,7 @@ def search(
     found = inference.clues(view, seat) if o.infer_proposals > 1 else []
     try:
         with spending(o.clock_slack * budget_ms / 1000 + o.clock_floor):
-            while worlds < o.min_worlds or spent < allowance:
+            while worlds < o.min_worlds or (spent < allowance and (not cap or worlds < cap)):
                 world, valued = _draw_world(view, pool, rng, found, o)
                 spent += o.student_ply_cost * valued
                 values = []
@@ -270,6 +273,17 @@ def _searched(view: Snapshot, seat: int, action: Action, o: StrongOptions) -> bo
     if isinstance(action, SwapWild):
         return o.search_swap
     return o.search_meld and isinstance(action, MeldCards)
+
+
+def _world_cap(view: Snapshot, seat: int, action: Action, o: StrongOptions) -> int:
+    """The most worlds a decision whose BASIC pick is ``action`` searches: ``o.meld_worlds``
+    at a meld, a wild swap or going out (a few worlds rank them as well as many: the
+    meld's worth shows in every world), no cap at the draw, the discard and the answer."""
+    if view.turn.phase is Phase.DRAW or isinstance(action, AnswerGoOut):
+        return 0
+    if empties_hand(view, seat, action) or not isinstance(action, Discard):
+        return o.meld_worlds
+    return 0
 
 
 def _play_out(

@@ -17,7 +17,7 @@ from samba_adjudicator.engine.bots.draws import choices
 from samba_adjudicator.engine.bots.strong_options import STRONG
 from samba_adjudicator.engine.bots.table import empties_hand
 from samba_adjudicator.engine.bots.worlds import neutral_world, sample_world, unseen
-from samba_adjudicator.engine.model import Action, MeldCards, Phase, Snapshot, SwapWild
+from samba_adjudicator.engine.model import Action, Discard, MeldCards, Phase, Snapshot, SwapWild
 from samba_adjudicator.engine.view import player_view
 
 #: Every option on (STRONG's settings, as `--set` makes them in the benches).
@@ -175,3 +175,37 @@ def test_every_option_on_plays_legal_and_deterministic_deals(spec, players):
             assert (again.action, again.reason) == (got.action, got.reason)
         searched += got.reason.code == "SEARCHED"
     assert searched > 5
+
+
+def test_the_level_searches_melds_swaps_and_going_out_without_the_student():
+    """Issue 57: STRONG's own settings search a meld, a wild swap and going out (the student
+    off), where BASIC's pick used to stand: each answered SEARCHED among BASIC's best."""
+    assert not STRONG.student
+    for name, (view, seat, picks) in first_of_each_kind().items():
+        got = suggest(view, seat, Level.STRONG, "melds", 1)
+        assert got.reason.code == "SEARCHED", name
+        assert got.action in picks, name
+
+
+def test_a_meld_searches_at_most_meld_worlds_and_a_discard_the_budget_s():
+    """At a meld, a swap or going out the worlds stop at ``meld_worlds`` (8) however large
+    the budget; uncapped (0), the same budget plays more; a discard is never capped."""
+    big = 400
+    legal_of = {}
+    for name, (view, seat, _) in first_of_each_kind().items():
+        legal_of[name] = choices(neutral_world(view), seat)
+        capped = strong.choose(view, seat, legal_of[name], random.Random(5), big)
+        free = strong.choose(
+            view, seat, legal_of[name], random.Random(5), big, replace(STRONG, meld_worlds=0)
+        )
+        assert capped.reason.params["worlds"] == str(STRONG.meld_worlds), name
+        assert int(free.reason.params["worlds"]) > STRONG.meld_worlds, name
+    for view, seat, picks in views(("classic",), (2,), 1):
+        if isinstance(picks[0], Discard) and not empties_hand(view, seat, picks[0]):
+            got = strong.choose(
+                view, seat, choices(neutral_world(view), seat), random.Random(5), big
+            )
+            if got.reason.code == "SEARCHED":
+                assert int(got.reason.params["worlds"]) > STRONG.meld_worlds
+                return
+    raise AssertionError("no searched discard")
