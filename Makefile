@@ -24,7 +24,7 @@ LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole out
 .PHONY: install runtime run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
-        bench-bots bench-oracle train-bots bots-labels fuzz image-test scale-test nginx haproxy promtool \
+        bench-bots bench-bots-full bench-oracle train-bots bots-labels fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
@@ -380,6 +380,12 @@ bench-scale: install nginx
 bench-bots: install
 	$(PY) bench/bots_bench.py $(BENCH_ARGS)
 	$(PY) bench/bots_oracle.py $(ORACLE_ARGS)
+
+# The ladder that decides STRONG v BASIC (docs/bots.md#strength): 1,608 mirrored deals, 268
+# a table, the figure docs/bots.md states; hours of CPU, so split it into parts of other
+# seeds with BENCH_ARGS (e.g. "--deals 68 --skip 200 --jobs 1") and pool their --json.
+bench-bots-full: install
+	$(PY) bench/bots_bench.py --only STRONG:BASIC --deals 268 $(BENCH_ARGS)
 
 # The oracle measure of STRONG's judgement alone (docs/bots.md#the-oracle-measure): 420
 # seeded decisions, every candidate played to the deal's end in the true position.
