@@ -20,6 +20,7 @@ from test_playouts import SPECS
 from samba_adjudicator.engine import apply, deal, legal_actions, player_view, resolve, validate
 from samba_adjudicator.engine.bots import MAX_BUDGET_MS, Level, suggest
 from samba_adjudicator.engine.bots import strong as strong_bot
+from samba_adjudicator.engine.bots.strong_options import STRONG
 from samba_adjudicator.engine.deadline import Interrupted, within
 from samba_adjudicator.engine.model import (
     AnswerGoOut,
@@ -331,7 +332,7 @@ def test_strong_searches_more_worlds_with_more_budget():
     small = suggest(s, seat, Level.STRONG, "b", TINY)
     large = suggest(s, seat, Level.STRONG, "b", 150)
     assert small.reason.code == large.reason.code == "SEARCHED"
-    assert worlds_searched(small.reason.message) == strong_bot.MIN_WORLDS
+    assert worlds_searched(small.reason.message) == STRONG.min_worlds
     assert worlds_searched(large.reason.message) > worlds_searched(small.reason.message)
     assert validate(s, large.action) == []
 
@@ -353,7 +354,7 @@ def test_a_loaded_machine_does_not_cut_strongs_search(monkeypatch):
     with within(started + 600):
         loaded = suggest(s, seat, Level.STRONG, "load", 150)
     assert quiet.reason.code == "SEARCHED"
-    assert worlds_searched(quiet.reason.message) > strong_bot.MIN_WORLDS
+    assert worlds_searched(quiet.reason.message) > STRONG.min_worlds
     assert (loaded.action, loaded.reason.message) == (quiet.action, quiet.reason.message)
 
 
@@ -363,9 +364,9 @@ def test_the_budget_buys_the_running_build_s_plies():
     from samba_adjudicator.engine.build import CURRENT
 
     compiled = CURRENT.name == "compiled"
-    expected = strong_bot.COMPILED_PLIES_PER_MS if compiled else strong_bot.PLIES_PER_MS
+    expected = STRONG.compiled_plies_per_ms if compiled else STRONG.plies_per_ms
     assert strong_bot.plies_per_ms() == expected
-    assert strong_bot.COMPILED_PLIES_PER_MS > strong_bot.PLIES_PER_MS
+    assert STRONG.compiled_plies_per_ms > STRONG.plies_per_ms
 
 
 def test_budget_default_and_cap():

@@ -16,8 +16,8 @@ from test_suggest import mover
 
 from samba_adjudicator.engine import apply, deal, legal_actions, resolve, validate
 from samba_adjudicator.engine.bots import Level, basic, suggest
-from samba_adjudicator.engine.bots import strong as strong_bot
 from samba_adjudicator.engine.bots.draws import TAKES, draw_choices
+from samba_adjudicator.engine.bots.strong_options import STRONG
 from samba_adjudicator.engine.bots.worlds import neutral_world
 from samba_adjudicator.engine.deadline import Interrupted, Stop, within
 from samba_adjudicator.engine.model import GoOut, Phase, Snapshot
@@ -99,7 +99,7 @@ def test_strong_answers_the_largest_positions_within_its_budget(draw103, hand150
     """STRONG on the 103-card draw (once thousands of seconds) and the 150-card hand: a
     legal answer within the search's clock (2 x budget + 0.5 s of CPU time) plus the
     listing, with a generous factor; counted in the thread's CPU time, as the clock is."""
-    bound = 3 * (strong_bot.CLOCK_SLACK * budget / 1000 + strong_bot.CLOCK_FLOOR) + 3
+    bound = 3 * (STRONG.clock_slack * budget / 1000 + STRONG.clock_floor) + 3
     for snap in (draw103, hand150):
         started = time.thread_time()
         got = suggest(snap, 0, Level.STRONG, "huge", budget)
