@@ -113,3 +113,31 @@ def test_strong_costs_sets_each_step_beside_a_basic_ply(tmp_path):
     assert data["ratio"]["basic ply"] == 1.0
     assert all(ms > 0 for ms in data["ms"].values())
     assert "| student candidate |" in done.stdout
+
+
+def test_the_true_hands_teacher_writes_the_same_bytes_and_labels_discards():
+    """bench/true_teacher.py (docs/bots.md#the-true-hands-teacher): run twice, in processes
+    of different hash seeds, the same bytes; every line a discard of BASIC's with two to
+    four candidates' values, each decision of the teacher's seeds."""
+    import os
+
+    outs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "true_teacher.py"), "--per-table", "1"]
+            + ["--stocks", "2", "--out", "-"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "ms a label" in done.stderr
+        outs.append(done.stdout)
+    assert outs[0] == outs[1]
+    header, *rows = [json.loads(line) for line in outs[0].splitlines()]
+    assert header["decisions"] == len(rows) == len(bots_oracle.TABLES)
+    assert header["command"] == "bench/true_teacher.py --per-table 1 --stocks 2"
+    for row in rows:
+        assert row["seed"].startswith("teacher-") and 2 <= len(row["values"]) <= 4
