@@ -4,6 +4,7 @@ engine/ or service/ imports it (tests/engine/bots/test_student.py).
 
     .venv/bin/python bench/true_teacher.py --per-table 200 --out /tmp/discards.jsonl
     .venv/bin/python bench/true_teacher.py --per-table 2 --out -      # to stdout
+    .venv/bin/python bench/true_teacher.py --per-table 50 --reliability   # the labels' noise
 
 The decisions: the teacher's (bench/teacher.py: BASIC plays every seat of the deals dealt
 from ``teacher-<profile>-<players>-<i>`` at every table of bots_bench.TABLES, every
@@ -22,6 +23,12 @@ of the output holds a decision's, in STRONG's order. The first line says the com
 the seeds; the output depends on them alone: the same command writes the same bytes
 (tests/test_bots_oracle.py runs it twice, in processes of different hash seeds). The CPU
 spent, and so the cost of a label, is printed on stderr, never in the labels.
+
+``--reliability`` measures the labels' noise instead: each decision is labelled twice from
+disjoint stocks (``--stocks`` worlds each, other seeds), and the split-half reliability is
+the correlation of the two labels' differences of each candidate from BASIC's pick (the
+oracle measure's statistic, bench/bots_oracle.py); Spearman-Brown gives a label of twice
+the stocks.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots_bench import TABLES  # noqa: E402
+from bots_oracle import pearson  # noqa: E402
 from teacher import SEED, STRIDE, _mover, decisions  # noqa: E402
 
 from samba_adjudicator.engine import player_view  # noqa: E402
@@ -104,13 +112,40 @@ def label_table(profile: str, players: int, wanted: int, stocks: int) -> tuple[l
     return out, time.process_time() - started
 
 
+def halves_table(profile: str, players: int, wanted: int, stocks: int) -> list[tuple]:
+    """(first half's, second half's difference from BASIC's pick) of every candidate."""
+    out = []
+    for seed, step, s, picks in discards(profile, players, wanted):
+        a = true_hands_values(s, picks, stocks, f"{seed}-{step}")
+        b = true_hands_values(s, picks, stocks, f"{seed}-{step}-other")
+        out += [(a[i] - a[0], b[i] - b[0]) for i in range(1, len(picks))]
+    return out
+
+
+def measure_noise(per_table: int, stocks: int, jobs: int) -> None:
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(halves_table, q, n, per_table, stocks) for q, n in TABLES]
+        pairs = [pair for f in futures for pair in f.result()]
+    r = pearson([a for a, _ in pairs], [b for _, b in pairs])
+    print(
+        f"{len(pairs)} differences: split-half reliability at {stocks} stocks {r:.3f}; "
+        f"at {2 * stocks} (Spearman-Brown) {2 * r / (1 + r):.3f}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--per-table", type=int, default=PER_TABLE, help="discards per table")
     p.add_argument("--stocks", type=int, default=STOCKS, help="worlds (stocks) per label")
     p.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
-    p.add_argument("--out", required=True, help="the labels to write (JSON lines; - for stdout)")
+    p.add_argument("--out", default="-", help="the labels to write (JSON lines; - for stdout)")
+    p.add_argument(
+        "--reliability", action="store_true", help="measure the labels' noise, write none"
+    )
     args = p.parse_args(argv)
+    if args.reliability:
+        measure_noise(args.per_table, args.stocks, args.jobs)
+        return 0
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(label_table, q, n, args.per_table, args.stocks) for q, n in TABLES]
         parts = [f.result() for f in futures]

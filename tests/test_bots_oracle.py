@@ -141,3 +141,20 @@ def test_the_true_hands_teacher_writes_the_same_bytes_and_labels_discards():
     assert header["command"] == "bench/true_teacher.py --per-table 1 --stocks 2"
     for row in rows:
         assert row["seed"].startswith("teacher-") and 2 <= len(row["values"]) <= 4
+
+
+def test_the_true_hands_teacher_measures_its_labels_noise():
+    """--reliability: each discard labelled twice from disjoint stocks, the two labels'
+    differences from BASIC's pick correlated (and nothing written)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "true_teacher.py"), "--per-table", "1"]
+        + ["--stocks", "1", "--reliability"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = done.stdout
+    assert "split-half reliability at 1 stocks" in said and "at 2 (Spearman-Brown)" in said
+    assert not said.startswith("{")
