@@ -470,9 +470,12 @@ def _line(name: str, r: dict) -> str:
     )
 
 
-def render(data: dict, jobs: int) -> str:
+def render(data: dict, jobs: int, parts: int = 0) -> str:
+    """The table; ``parts``: how many --json files --merge pooled (then no processes ran)."""
+    ran = f"{parts} parts merged" if parts else f"{jobs} processes"
     lines = [
-        f"build: {data['build']}; STRONG budgetMs {data['budget_ms']}; {jobs} processes",
+        f"build: {data['build']}; STRONG budgetMs {data['budget_ms']}; {ran}; "
+        f"--set {' '.join(data['settings']) or 'none'}",
         f"{'match':<16} {'table':<11} {'deals':>5} {'win %':>6} {'95 % CI':>11} "
         f"{'margin ± SE':>13} {'p50 ms':>7} {'p99 ms':>7} {'seconds':>8}"
         "   (margin: mean over deals, SE over mirrored pairs; ms: the first level's CPU)",
@@ -609,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.json:
         Path(args.json).write_text(json.dumps(data))
-    print(render(data, args.jobs))
+    print(render(data, args.jobs, len(args.merge)))
     return 0
 
 

@@ -174,3 +174,13 @@ def test_merge_pools_the_parts_of_a_split_ladder_as_one_run(tmp_path):
     assert bots_bench.margin_se(r.pair_margins) == pytest.approx(whole["margin_se"])
     assert len(r.decisions["BASIC"]) == whole["decisions"]["BASIC"]
     assert (budget, settings) == (200, [])
+    merged = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots_bench.py"), "--merge"]
+        + [str(tmp_path / "p0.json"), str(tmp_path / "p2.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert merged.returncode == 0, merged.stderr[-3000:]
+    assert "2 parts merged" in merged.stdout and "BASIC v RANDOM pooled" in merged.stdout
