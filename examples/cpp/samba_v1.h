@@ -1,6 +1,6 @@
 // The one header a C++ client of samba.v1 includes: every generated message, the Adjudicator
 // stub and the google.rpc error details, in a form that compiles where <windows.h> has
-// defined OPTIONAL (docs/clients.md#c).
+// defined OPTIONAL (docs/clients.md#windows-and-the-optional-macro).
 //
 // Why: every samba/v1 header includes google/api/field_behavior.pb.h, whose enum has a value
 // named OPTIONAL, and <windows.h> defines OPTIONAL as an empty macro, so the enum reads
