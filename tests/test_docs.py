@@ -285,9 +285,7 @@ def _details_by_code() -> dict[str, set[str]]:
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-            codes = [
-                a.value for a in node.args if isinstance(a, ast.Constant) and a.value in CODES
-            ]
+            codes = [a.value for a in node.args if isinstance(a, ast.Constant) and a.value in CODES]
             if name in {"violation", "penalty_violations"} and codes:
                 keys = {k.arg for k in node.keywords if k.arg and k.arg != "penalty"}
                 found.setdefault(codes[0], set()).update(keys)
