@@ -53,7 +53,10 @@ def signed_server():
 
 
 def _lines(program: Path, target: str) -> dict[str, str]:
-    done = subprocess.run([str(program), target, SEED], capture_output=True, text=True, timeout=600)
+    vectors = str(ROOT / "tests" / "deal_vectors.json")
+    done = subprocess.run(
+        [str(program), target, SEED, vectors], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
     assert done.stdout.splitlines()[-1] == "all ok", done.stdout
@@ -64,6 +67,12 @@ def _lines(program: Path, target: str) -> dict[str, str]:
 def test_the_example_plays_a_signed_deal_and_checks_it(build, signed_server, program):
     lines = _lines(build / program, signed_server.grpc_target)
     assert lines["vectors"].startswith("ok "), lines
+    # the port of the check answers tests/deal_vectors.json's requests as the service did
+    answered = re.fullmatch(
+        r"ok (\d+) requests answered as the service did, (\d+) refusals not checked",
+        lines["deal vectors"],
+    )
+    assert answered and int(answered.group(1)) >= 6, lines
     # the rich error: status, ErrorInfo, BadRequest, the trailers; in the language asked for
     assert lines["rich error"] == (
         "ok INVALID_ARGUMENT reason=INVALID_REQUEST domain=samba.v1 requestId=cpp-bad-meld "

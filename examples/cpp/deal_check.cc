@@ -2,9 +2,12 @@
 // engine/deal_seed.py the reference it was checked against (tests/test_cpp_example.py).
 #include "deal_check.h"
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 #include <openssl/evp.h>
 
 #include <cstdint>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -236,7 +239,10 @@ std::vector<Problem> Verify(const samba::v1::Snapshot& deal, const samba::v1::Ru
                                ShuffleSeed(seed, contributions));
   bool shown = false;
   for (int s = 0; s < players; ++s) {
-    if (deal.seats(s).hand_hidden()) continue;  // a view hides it: nothing to prove there
+    // A view hides the seat (handHidden, which input may leave out on a seat whose cards
+    // are counted but not listed): nothing to prove there.
+    const auto& seat = deal.seats(s);
+    if (seat.hand_hidden() || (seat.hand().empty() && seat.hand_count() > 0)) continue;
     shown = true;
     if (!Same(deal.seats(s).dealt(), dealt.hands[s])) {
       problems.push_back({"deal.seats[" + std::to_string(s) + "].dealt", "NOT_THE_SHUFFLE"});
@@ -283,6 +289,72 @@ std::string CheckGoldenDeal(samba::v1::Ruleset classic) {
   }
   const std::string want = "AH 5S 6S 2C 8C | 10H | 97 KD 3D 5C | 3D 3H 3H / 3D /";
   return got.str() == want ? "" : "golden deal: " + got.str();
+}
+
+namespace {
+
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+// One JSON value of the vectors file, read into a message through its JSON.
+template <class Message>
+bool Read(const Value& json, Message* out) {
+  std::string text;
+  google::protobuf::util::JsonParseOptions lenient;
+  lenient.ignore_unknown_fields = true;
+  return google::protobuf::util::MessageToJsonString(json, &text).ok() &&
+         google::protobuf::util::JsonStringToMessage(text, out, lenient).ok();
+}
+
+std::vector<std::string> Strings(const Value& list) {
+  std::vector<std::string> out;
+  for (const auto& v : list.list_value().values()) out.push_back(v.string_value());
+  return out;
+}
+
+}  // namespace
+
+std::string CheckVectorFile(const std::string& path, int* answered, int* refusals) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  Struct root;
+  if (!file || !google::protobuf::util::JsonStringToMessage(text.str(), &root).ok()) {
+    return "cannot read " + path;
+  }
+  // The requests are all of the classic-2 deal: its resolved ruleset keys the shuffle.
+  samba::v1::Ruleset ruleset;
+  for (const auto& deal : root.fields().at("deals").list_value().values()) {
+    if (deal.struct_value().fields().at("name").string_value() == "classic-2") {
+      Read(deal.struct_value().fields().at("ruleset"), &ruleset);
+    }
+  }
+  std::string bad;
+  for (const auto& vector : root.fields().at("requests").list_value().values()) {
+    const auto& fields = vector.struct_value().fields();
+    const std::string name = fields.at("name").string_value();
+    if (fields.count("refused")) {  // a malformed request: the service's validation, not ported
+      ++*refusals;
+      continue;
+    }
+    const auto& request = fields.at("request").struct_value().fields();
+    samba::v1::Snapshot deal;
+    if (!Read(request.at("deal"), &deal)) return "cannot read the deal of " + name;
+    const auto contributions = request.count("seedContributions")
+                                   ? Strings(request.at("seedContributions"))
+                                   : std::vector<std::string>{};
+    std::vector<std::string> got, want;
+    for (const auto& p : Verify(deal, ruleset, request.at("seed").string_value(), contributions)) {
+      got.push_back(p.field + " " + p.reason);
+    }
+    for (const auto& p : fields.at("problems").list_value().values()) {
+      const auto pair = Strings(p);
+      want.push_back(pair[0] + " " + pair[1]);
+    }
+    if (got != want || fields.at("verified").bool_value() != got.empty()) bad += name + "; ";
+    ++*answered;
+  }
+  return bad;
 }
 
 }  // namespace deal_check

@@ -46,6 +46,11 @@ std::string CheckDocumentedVectors();
 // GetRuleset answers it: an empty string when it matches.
 std::string CheckGoldenDeal(samba::v1::Ruleset classic);
 
+// Each whole VerifyDeal request of tests/deal_vectors.json (`requests`) answered by Verify
+// as the service answered it: an empty string when all are, else their names. The requests
+// the service refuses as malformed are counted in `refusals` and not checked here.
+std::string CheckVectorFile(const std::string& path, int* answered, int* refusals);
+
 }  // namespace deal_check
 
 #endif  // SAMBA_EXAMPLE_DEAL_CHECK_H_

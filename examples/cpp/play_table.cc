@@ -3,8 +3,9 @@
 // actions in the answer; a rich error decoded; the view checked for what it hides; the deal
 // verified by the commit-reveal check of docs/dealing.md, here and by VerifyDeal.
 //
-//   play_table HOST:PORT [SEED]
+//   play_table HOST:PORT [SEED [DEAL_VECTORS_JSON]]
 //
+// With tests/deal_vectors.json, the port of the check also answers its VerifyDeal requests.
 // Prints one line per check, "name: ..." ("ok" or what failed), and exits 1 if any failed.
 #include <grpcpp/grpcpp.h>
 
@@ -361,13 +362,20 @@ void CheckVectors(Adjudicator::Stub& stub) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: play_table HOST:PORT [SEED]" << std::endl;
+    std::cerr << "usage: play_table HOST:PORT [SEED [DEAL_VECTORS_JSON]]" << std::endl;
     return 2;
   }
   auto stub = Adjudicator::NewStub(Connect(argv[1]));
   // A game server draws the seed with a CSPRNG; a fixed default keeps the example repeatable.
   Table table(*stub, argc > 2 ? argv[2] : "cpp-example-seed", {"ana", "bo", "cy", "di"});
   CheckVectors(*stub);
+  if (argc > 3) {
+    int answered = 0, refusals = 0;
+    const std::string bad = deal_check::CheckVectorFile(argv[3], &answered, &refusals);
+    Report("deal vectors", answered ? bad : "none read",
+           std::to_string(answered) + " requests answered as the service did, " +
+               std::to_string(refusals) + " refusals not checked");
+  }
   DecodeRichError(*stub);
   if (Deal(table)) {
     RefuseForgery(*stub, table.snapshot);
