@@ -87,6 +87,7 @@ WHOLE_SYSTEM = {
     "test_unknown_enums.py": SERVERS,
     "test_views.py": SERVERS,
     "test_worker_ports.py": SERVERS,
+    "test_worker_replacement.py": SERVERS,
     "test_ways_in.py": SERVERS,
 }
 

@@ -41,6 +41,7 @@ from samba_adjudicator.engine.deadline import stop_all
 from ..ops.config import worker_ports
 from ..ops.logs import setup_logging
 from .listeners import (
+    LISTEN_BACKLOG,
     bind_admin,
     bind_http,
     check_grpc_port,
@@ -74,9 +75,17 @@ ANSWER_MARGIN = 0.75
 
 class Worker:
     """Both servers of one process; ``index``: the worker's number (its own ports,
-    ``--worker-grpc-port`` and ``--worker-http-port`` plus it)."""
+    ``--worker-grpc-port`` and ``--worker-http-port`` plus it); ``own_http``: the listening
+    socket of its own REST port, held by the supervisor (``listeners.listen_own_http``);
+    ``peers``: the supervisor's flags of the workers it cannot start (``LoopWatch``)."""
 
-    def __init__(self, settings, index: int = 0) -> None:
+    def __init__(
+        self,
+        settings,
+        index: int = 0,
+        own_http: socket.socket | None = None,
+        peers=None,
+    ) -> None:
         settings = fit_connections(settings)
         import uvicorn
 
@@ -87,6 +96,8 @@ class Worker:
 
         self.settings = settings
         self.own_ports = worker_ports(settings, index)
+        self.own_http = own_http
+        self.peers = peers
         self.state = State()
         self.runtime = Runtime(settings, state=self.state)
         self.grpc = make_server(self.runtime, settings, self.own_ports[0])
@@ -101,7 +112,7 @@ class Worker:
             # idle connections are left to close
             timeout_graceful_shutdown=1,
             server_header=False,
-            backlog=2048,
+            backlog=LISTEN_BACKLOG,
             timeout_keep_alive=settings.idle_timeout_seconds,
             http=protocol_class(self.connections),
         )
@@ -126,7 +137,9 @@ class Worker:
         check_grpc_port(self.settings, own_grpc, "--worker-grpc-port")
         grpc_port = self.grpc_port = self.grpc.start()
         socks = [bind_http(self.settings)]
-        if own_http:
+        if self.own_http is not None:
+            socks.append(self.own_http)
+        elif own_http:
             socks.append(bind_http(self.settings, own_http, "--worker-http-port"))
         http_port = self.http_port = socks[0].getsockname()[1]
         from .admin import AdminServer
@@ -149,7 +162,9 @@ class Worker:
         self.state.set_ready()
         # readiness follows the API loops too (service/transport/loop_watch.py)
         self.watch = LoopWatch(
-            self.state, {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()}
+            self.state,
+            {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()},
+            peers=self.peers,
         )
         self.watch.start()
         return grpc_port, http_port, admin_port
@@ -297,12 +312,13 @@ def run_single(settings, announce: Callable[[dict], None]) -> int:
     _exit_now(0)
 
 
-def worker_entry(settings, index: int, queue) -> None:
-    """A worker process (multiprocessing spawn target)."""
+def worker_entry(settings, index: int, queue, own_http=None, peers=None) -> None:
+    """A worker process (multiprocessing spawn target); ``own_http`` and ``peers``: see
+    ``Worker``."""
     setup_logging(settings.log_level)
     signals = SignalWaiter()
     try:
-        worker = Worker(settings, index)
+        worker = Worker(settings, index, own_http, peers)
         ports = worker.start()
     except BaseException as e:  # noqa: BLE001
         log.exception("worker %d failed to start", index)
