@@ -52,6 +52,7 @@ WHOLE_SYSTEM = {
     "test_docs.py": DOCS,
     "test_docs_run.py": DOCS,
     "test_drain.py": SERVERS,
+    "test_drain_end.py": SERVERS,
     "test_fairness.py": SERVERS,
     "test_fuzz.py": GAME,
     "test_heavy_calls.py": SERVERS,
