@@ -345,10 +345,10 @@ class GrpcServer:
 
         grpcio's own ``server.stop(grace)`` was the end until issue 56: a call that
         arrived while it ran, before its client had read the GOAWAY, was answered CANCELLED
-        by the core: 1 of 4 drains with
-        grace 2 s and calls sent 1.5-3 s after SIGTERM (tests/test_drain_end.py), 5 of 8
-        in the issue; retry policies retry UNAVAILABLE, not CANCELLED. Left running, the
-        server refuses every call that reaches a handler UNAVAILABLE SHUTTING_DOWN, and a
+        by the core: in 4 of 12 drains with grace 2 s and calls sent 1.5-3 s after SIGTERM
+        (tests/test_drain_end.py's calls), 5 of 8 in the issue; retry policies retry
+        UNAVAILABLE, not CANCELLED. Left running, the server refuses every call that
+        reaches a handler UNAVAILABLE SHUTTING_DOWN, and a
         call still on its way at the exit finds its connection closed, which its client
         reports UNAVAILABLE too. ``server.stop(grace)`` at the signal instead (the drain on
         grpcio's own mechanism, issue 61) sends the GOAWAY at once: a call sent after the

@@ -22,6 +22,13 @@ Shutdown (SIGTERM or SIGINT; the parent forwards it to the workers): readiness f
 (``/readyz`` answers 503, gRPC health NOT_SERVING for "" and samba.v1.Adjudicator), new
 calls are refused, in-flight calls get ``--shutdown-grace-seconds`` to finish, then the
 process exits 0.
+
+The drain's end is own code where the libraries' mechanisms failed the drain tests
+(issue 56, tests/test_drain.py, tests/test_drain_end.py): grpcio's ``server.stop(grace)``
+answered calls arriving while it ran CANCELLED, and at the signal it refused later calls
+without the SHUTTING_DOWN reason (``GrpcServer.settle``); uvicorn's shutdown (with
+``timeout_graceful_shutdown``, kept for what it does) closes its listeners with
+connections still queued, which resets them (``Worker._last_connections``).
 """
 
 from __future__ import annotations

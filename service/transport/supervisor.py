@@ -1,7 +1,12 @@
 """``serve --workers N`` (N > 1): the parent process that reserves the ports, starts the
 worker processes (``service.transport.server.worker_entry``), replaces those that die and
 forwards the shutdown to them (``service.transport.server`` describes the whole; started
-by ``service.transport.serve``)."""
+by ``service.transport.serve``).
+
+Own code, not uvicorn's process manager (``uvicorn.supervisors.Multiprocess``, which also
+replaces dead workers): it runs uvicorn's server in each worker with the same sockets for
+all, where a worker here runs gRPC beside REST and has ports of its own
+(``--worker-grpc-port``, ``--worker-http-port``) that must outlive it; not tried."""
 
 from __future__ import annotations
 
