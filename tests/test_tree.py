@@ -53,6 +53,7 @@ WHOLE_SYSTEM = {
     "test_docs.py": DOCS,
     "test_docs_run.py": DOCS,
     "test_drain.py": SERVERS,
+    "test_drain_end.py": SERVERS,
     "test_fairness.py": SERVERS,
     "test_fuzz.py": GAME,
     "test_heavy_calls.py": SERVERS,
@@ -88,6 +89,7 @@ WHOLE_SYSTEM = {
     "test_unknown_enums.py": SERVERS,
     "test_views.py": SERVERS,
     "test_worker_ports.py": SERVERS,
+    "test_worker_replacement.py": SERVERS,
     "test_ways_in.py": SERVERS,
 }
 
