@@ -38,9 +38,9 @@ from samba_adjudicator.engine.ruleset import PROFILES, resolve
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import HTTP_STATUS
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.call import received
 from samba_adjudicator.service.pipeline.runtime import Runtime
