@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from samba_adjudicator.service.base import page_tokens
-from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec.signing import Signer
+from samba_adjudicator.service.ops import page_tokens
 
 pytestmark = pytest.mark.tools
 

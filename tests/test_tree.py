@@ -61,6 +61,7 @@ WHOLE_SYSTEM = {
     "test_i18n_edge.py": ACROSS,
     "test_i18n_texts.py": SERVERS,
     "test_int_range.py": SERVERS,
+    "test_layers.py": DOCS,
     "test_memory_budget.py": SERVERS,
     "test_openapi_docs.py": SERVERS,
     "test_page_tokens.py": SERVERS,

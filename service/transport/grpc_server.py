@@ -43,8 +43,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from ..base import errors, pb
+from ..base import pb
 from ..base.errors import ApiError
+from ..codec import error_bodies
 from ..i18n.localize import localize_error
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
@@ -104,7 +105,7 @@ class _Status(
 def _status(err: ApiError, request_id: str, lang: str = DEFAULT_LANGUAGE) -> grpc.Status:
     """The rich status, its texts in ``lang``, with ``x-request-id`` and ``content-language``
     beside ``grpc-status-details-bin`` (aborting replaces the trailing metadata set earlier)."""
-    status = rpc_status.to_status(errors.grpc_status(localize_error(err, lang), request_id))
+    status = rpc_status.to_status(error_bodies.grpc_status(localize_error(err, lang), request_id))
     return _Status(
         status.code,
         status.details,
