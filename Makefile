@@ -241,6 +241,13 @@ playthroughs: install
 deal-vectors: install
 	$(PY) tests/deal_vectors.py
 
+# conformance/exchanges.json: golden exchanges of every RPC on both transports, recorded
+# from a real server (conformance/README.md); the service's and both clients' tests read them.
+# Review the diff when an answer changes on purpose.
+.PHONY: conformance
+conformance: install
+	$(PY) tests/conformance_vectors.py
+
 # The settings table of docs/service.md, made from the settings (service/ops/config.py);
 # tests/service/ops/test_config.py checks it is current.
 .PHONY: docs
