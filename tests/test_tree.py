@@ -71,6 +71,7 @@ WHOLE_SYSTEM = {
     "test_ready_line.py": SERVERS,
     "test_rebalance.py": CLUSTER,
     "test_recipes.py": SERVERS,
+    "test_release.py": TOOLS,
     "test_replica_stability.py": SERVERS,
     "test_rest_gzip.py": SERVERS,
     "test_reveal.py": SERVERS,
