@@ -317,9 +317,15 @@ DIST ?= dist
 # install it) and dist/samba_adjudicator_client-<release>.whl (`make client-wheel`, below).
 # The tarball is packed from a staged copy given the release (package.json says
 # 0.0.0-development: npm has no flag for the version of `npm pack`).
+# Built only when a source changed since the last build (`make test-typescript` builds it too),
+# so that packing under `make test` never rewrites a build other tests are running.
 TS_STAGE = $(DIST)/.typescript-client
-typescript-client: $(TS)/node_modules/.installed
+TS_BUILT := $(TS)/dist/index.js
+$(TS_BUILT): $(TS)/node_modules/.installed $(wildcard $(TS)/src/*.ts) $(PROTOS) $(TS)/buf.gen.yaml \
+             $(TS)/tsconfig.json
 	cd $(TS) && npm run build
+
+typescript-client: $(TS_BUILT)
 	rm -rf $(TS_STAGE) && mkdir -p $(TS_STAGE)
 	cp -r $(TS)/package.json $(TS)/README.md $(TS)/dist $(TS)/examples $(TS_STAGE)/
 	cd $(TS_STAGE) && npm pkg set version=$(RELEASE) && \
