@@ -14,7 +14,8 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
 - a request over ``--max-message-bytes`` is refused by gRPC itself
   (``grpc.max_receive_message_length``) with RESOURCE_EXHAUSTED, before any parsing;
 - ``x-request-id`` metadata is echoed in the trailing metadata (with the status: sending
-  initial metadata early costs a whole extra batch per call), generated when absent;
+  initial metadata early costs a whole extra batch per call), generated when absent, beside
+  ``x-samba-version`` (the release and the rules revision, as REST's header says them);
 - ``traceparent``/``tracestate`` metadata (W3C trace context) is carried into the call's
   log line and span (``service.ops.tracing``).
 
@@ -51,7 +52,7 @@ from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
 from ..pipeline.call import Call, received, stoppable
-from ..pipeline.runtime import Runtime, request_id_from, shutting_down
+from ..pipeline.runtime import VERSION_HEADER, Runtime, request_id_from, shutting_down
 from ..pipeline.slots import Ticket
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
 from .loop_watch import after_pending_io, wait_kernel_read
@@ -109,8 +110,16 @@ def _status(err: ApiError, request_id: str, lang: str = DEFAULT_LANGUAGE) -> grp
     return _Status(
         status.code,
         status.details,
-        tuple(status.trailing_metadata)
-        + (("x-request-id", request_id), ("content-language", lang)),
+        tuple(status.trailing_metadata) + _trailers(request_id, lang),
+    )
+
+
+def _trailers(request_id: str, lang: str) -> tuple[tuple[str, str], ...]:
+    """The trailing metadata of every answer, given or refused."""
+    return (
+        ("x-request-id", request_id),
+        ("content-language", lang),
+        ("x-samba-version", VERSION_HEADER),
     )
 
 
@@ -196,7 +205,7 @@ class InFlight:
 def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     async def handle(data: bytes, context) -> bytes:
         request_id, lang, trace = _request_id_and_language(context)
-        context.set_trailing_metadata((("x-request-id", request_id), ("content-language", lang)))
+        context.set_trailing_metadata(_trailers(request_id, lang))
         in_flight.track(context)
         if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
             err = shutting_down()
