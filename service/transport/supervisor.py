@@ -14,7 +14,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from .listeners import PortUnavailable, own_ports, reserve, reserve_own_ports
 from .server import SIGNAL_POLL_SECONDS, worker_entry
@@ -167,11 +166,12 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
         print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
         return 1
     reserved = [g, h, a, *own]  # bound, never listening: they only hold the port numbers
-    settings = replace(
-        settings,
-        grpc_port=g.getsockname()[1],
-        http_port=h.getsockname()[1],
-        admin_port=a.getsockname()[1],
+    settings = settings.model_copy(
+        update={
+            "grpc_port": g.getsockname()[1],
+            "http_port": h.getsockname()[1],
+            "admin_port": a.getsockname()[1],
+        }
     )
     supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"))
     signal.signal(signal.SIGTERM, supervisor.on_signal)
