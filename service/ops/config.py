@@ -214,6 +214,8 @@ class _Environ(EnvSettingsSource):
         self.environ = environ
         super().__init__(Settings)
 
+    # the one hook for another mapping than os.environ (tests and the CLI pass theirs);
+    # tests/service/ops/test_config.py reads every twin through it
     def _load_env_vars(self) -> Mapping[str, str | None]:
         return parse_env_vars(self.environ, False, True, None)
 
