@@ -35,9 +35,10 @@ def none_given_twice(text: str | bytes, data: Any) -> bool:
     except TypeError:  # orjson.JSONEncodeError: what it cannot write, the reference reads
         return False
     if isinstance(text, str):
-        colons = text.count(":") + text.count("\\u003a") + text.count("\\u003A")
-    else:
-        colons = text.count(b":") + text.count(b"\\u003a") + text.count(b"\\u003A")
+        text = text.encode("utf-8", "surrogatepass")  # the CLI's: counted as REST's bytes
+    colons = text.count(b":")
+    if b"\\u" in text:  # rare: one search in the common case instead of three
+        colons += text.count(b"\\u003a") + text.count(b"\\u003A")
     return again.count(b":") == colons
 
 
