@@ -9,7 +9,8 @@ types, unknown enum names, values the message refuses) instead of stopping at th
 the required-field check (``service.codec.required``) runs after it, in
 ``service.pipeline.api``, on every transport. Input accepts lowerCamelCase and snake_case
 names; ``null`` means "not set". ``loads`` reads the text (orjson, with the ``json`` module
-as the reference for anything orjson refuses).
+as the reference for anything orjson refuses) and refuses a key given twice in one object
+at its path (``service.codec.json_keys``).
 
 tests/json_reference.py keeps a second, plainer reading (a walk to a clean dict, then
 json_format.ParseDict) as the oracle this one is compared with.
