@@ -162,7 +162,8 @@ run: runtime
 # The browser tests (tests/test_browser.py) drive the system Chromium through Playwright;
 # no browser is downloaded. Debian's package is installed when missing and running as root.
 # axe-core (npm, in .tools/) is the accessibility checker the playground's tests run in the
-# page (tests/test_browser_play.py).
+# page (tests/test_browser_play.py); a browser test run without it (after `make install`
+# alone) installs it with this rule itself (tests/browser_tools.py).
 CHROMIUM ?= /usr/bin/chromium
 AXE_CORE := $(TOOLS)/node_modules/axe-core/axe.min.js
 $(AXE_CORE):

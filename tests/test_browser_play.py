@@ -2,7 +2,8 @@
 server (fixtures of tests/test_browser.py): a person plays a whole deal on a phone against
 three BASIC computer players by tapping cards and move buttons only, the page is
 keyboard-playable, names its cards for screen readers in every language, and axe-core
-(npm, .tools/; `make browser` installs it) finds nothing serious or critical. Screenshots
+(npm, .tools/; installed by the tests' own set-up, tests/browser_tools.py, when missing)
+finds nothing serious or critical. Screenshots
 land in test-output/browser/, the taps each move took in test-output/browser/taps.json."""
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ import json
 from collections import Counter
 
 import pytest
-from service_fixtures import ROOT, server  # noqa: F401
+from browser_tools import axe_core
+from service_fixtures import server  # noqa: F401
 from test_browser import SHOTS, _same_origin, _shot, browser  # noqa: F401
 
 pytestmark = [pytest.mark.servers, pytest.mark.tools]
 
-AXE = ROOT / ".tools" / "node_modules" / "axe-core" / "axe.min.js"
 ME = 1
 PHONE = {"width": 360, "height": 740}
 RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
@@ -51,9 +52,7 @@ def _english_name(code: str) -> str:
 
 
 def _serious_axe_violations(pg) -> list[dict]:
-    if not AXE.exists():
-        pytest.fail(f"no axe-core at {AXE}: `make browser` installs it", pytrace=False)
-    pg.add_script_tag(path=str(AXE))
+    pg.add_script_tag(path=str(axe_core()))
     found = pg.evaluate(
         """() => axe.run(document).then(r => r.violations.map(v => ({
              id: v.id, impact: v.impact, help: v.help,

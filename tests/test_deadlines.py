@@ -11,6 +11,7 @@ import time
 import grpc
 import pytest
 from google.protobuf import json_format
+from google.rpc import error_details_pb2, status_pb2
 from huge_positions import huge_hand
 from service_fixtures import channel, http, server, stub  # noqa: F401
 
@@ -89,6 +90,35 @@ def test_a_grpc_deadline_stops_the_work(server, stub):
             stub.ListLegalActions(request, timeout=0.05)
         assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert _cpu_after(server.proc.pid) < 0.5
+
+
+_DETAILS_KEY = "grpc-status-details-bin"
+
+
+def _deadline_form(error: grpc.RpcError) -> str:
+    """Which of docs/api.md#deadline-exceeded's two forms a DEADLINE_EXCEEDED takes."""
+    trailers = dict(error.trailing_metadata() or ())
+    if not trailers and error.details() == "Deadline Exceeded":
+        return "the client's"  # its own timer: nothing of the service's
+    status = status_pb2.Status.FromString(trailers[_DETAILS_KEY])
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.reason == "DEADLINE_EXCEEDED" and trailers["x-request-id"] == "mine"
+    return "the service's"
+
+
+def test_a_grpc_deadline_is_one_of_the_two_forms_the_docs_name(server, stub):
+    """docs/api.md#deadline-exceeded: the client's own timer (no ErrorInfo, no trailers) or
+    the service's answer (its ErrorInfo, the request id in the trailers); whichever comes
+    first on this machine, it is one of the two."""
+    forms = []
+    for hand in _distinct_huge_hands():
+        request = json_format.ParseDict({"snapshot": hand}, pb.ListLegalActionsRequest())
+        with pytest.raises(grpc.RpcError) as e:
+            stub.ListLegalActions(request, timeout=0.05, metadata=(("x-request-id", "mine"),))
+        assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        forms.append(_deadline_form(e.value))
+    assert set(forms) <= {"the client's", "the service's"}
 
 
 def test_rest_x_server_timeout_answers_and_stops_in_time(server, http):

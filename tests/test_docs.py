@@ -274,6 +274,90 @@ def test_api_and_bots_say_one_sentence_on_sending_a_computer_move_twice():
     assert "idempotent: the same request gives the same move" not in api
 
 
+def test_api_says_stock_hidden_is_true_only_while_cards_remain():
+    """Issue 56, item 7: api.md said a view always has ``stockHidden: true``; an exhausted
+    stock is shown (empty) in every view, so ``handHidden`` is the signal of a view."""
+    from played_endings import played
+
+    from samba_adjudicator.engine.view import player_view
+
+    snapshot = played("classic", 4, "stock-hidden", 6)[-1]
+    assert player_view(snapshot, 0).stock_hidden
+    exhausted = player_view(snapshot.replaced(stock=(), stock_count=0), 0)
+    assert exhausted.is_view and not exhausted.stock_hidden
+    api = _one_line((DOCS / "api.md").read_text(encoding="utf-8"))
+    assert "`stockHidden` is `true` only while cards remain in the stock" in api
+    assert "`stockHidden: true`)" not in api
+
+
+def test_api_names_the_two_forms_of_deadline_exceeded():
+    """Issue 56, item 7: the client's own timer carries no ErrorInfo and no trailers
+    (tests/test_deadlines.py holds the two forms against a real server)."""
+    api = _one_line((DOCS / "api.md").read_text(encoding="utf-8"))
+    assert "deadline-exceeded" in anchors(DOCS / "api.md")
+    assert "**DEADLINE_EXCEEDED comes in two forms.**" in api
+    assert "no `ErrorInfo`, no trailing metadata, no `x-request-id`" in api
+
+
+def test_the_endpoint_table_names_every_route_of_the_schema():
+    """Issue 56, item 7: service.md's table lacked actions:suggest and deals:verify; the
+    routes are the proto's google.api.http options."""
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.base.descriptors import http_route
+
+    table = (DOCS / "service.md").read_text(encoding="utf-8")
+    missing = []
+    for method in pb.SERVICE.methods:
+        verb, path = http_route(method)
+        if f"| `{verb.upper()} {path}` | {method.name}" not in table:
+            missing.append(f"{verb.upper()} {path} ({method.name})")
+    assert not missing, missing
+
+
+def test_the_docs_say_how_many_members_of_a_weighted_header_are_read():
+    """Issue 56, item 7: Accept-Encoding and Accept-Language read the first MAX_MEMBERS
+    members; a member after them is not read."""
+    from samba_adjudicator.service.base import weighted
+    from samba_adjudicator.service.transport.compression import IDENTITY, coding
+
+    assert coding(", ".join(["identity;q=0.5"] * weighted.MAX_MEMBERS + ["gzip"])) == IDENTITY
+    for doc in ("api.md", "i18n.md"):
+        text = _one_line((DOCS / doc).read_text(encoding="utf-8"))
+        assert f"Only the first {weighted.MAX_MEMBERS}" in text, doc
+
+
+def test_api_says_why_grpc_ignores_an_unknown_field_that_rest_refuses():
+    """Issue 56, item 7: the same request with a field the schema lacks is answered over
+    gRPC (an unknown field number) and refused over REST (an unknown name); api.md says
+    both, and why."""
+    import orjson
+
+    from bench import scenarios
+    from samba_adjudicator.service.base import pb
+    from samba_adjudicator.service.codec import convert, jsonio
+    from samba_adjudicator.service.codec.actions import action_to_proto
+    from samba_adjudicator.service.pipeline.call import received
+    from samba_adjudicator.service.pipeline.runtime import Runtime
+    from samba_adjudicator.service.transport import grpc_server, rest
+
+    snapshot = scenarios.midgame()
+    request = pb.ValidateActionRequest(
+        snapshot=convert.snapshot_to_proto(snapshot),
+        action=action_to_proto(scenarios.typical_action(snapshot)),
+    )
+    runtime = Runtime(None)
+    unknown = b"\xf8\x06\x01"  # field 111, varint 1: no field of the schema
+    data = request.SerializeToString() + unknown
+    _, status = grpc_server._call(runtime, received("ValidateAction", data, "grpc", "r"))
+    assert status is None
+    body = orjson.dumps({**jsonio.to_dict(request), "zzUnknown": 1})
+    answer = rest._Calls(runtime, 1 << 24).answer(received("ValidateAction", body, "rest", "r"))
+    assert answer.status_code == 400
+    api = _one_line((DOCS / "api.md").read_text(encoding="utf-8"))
+    assert "gRPC, reading protobuf, ignores a field number it does not know" in api
+    assert "which a client built from it may send to an older server" in api
+
+
 def _details_by_code() -> dict[str, set[str]]:
     """Every detail key each violation code is made with: the keywords of the engine's calls
     of ``violation`` and ``penalty_violations`` whose code is a literal."""

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
-from service_fixtures import ServerProcess, server  # noqa: F401
+from service_fixtures import ROOT, ServerProcess, server  # noqa: F401
 
 from samba_adjudicator.service.ops import config
 
@@ -93,3 +95,34 @@ def test_cors_origins_setting():
     for bad in ("game.example", f"{GAME}/path", "https://*.example", "ftp://x"):
         with pytest.raises(config.ConfigError, match="--cors-origins"):
             config.load(["--cors-origins", bad], environ={})
+
+
+def _named_in_docs(before: str, after: str) -> set[str]:
+    """The backquoted names docs/service.md's CORS paragraph lists between two phrases."""
+    text = " ".join((ROOT / "docs" / "service.md").read_text(encoding="utf-8").split())
+    start = text.index(before) + len(before)
+    return set(re.findall(r"`([^`]+)`", text[start : text.index(after, start)]))
+
+
+def test_the_headers_docs_list_are_those_a_real_server_sends(cors_server):
+    """Issue 56, item 7: service.md listed three allowed request headers and two exposed ones
+    while the service allows nine and exposes three; the doc is checked against the server's
+    own answers (the one list is rest.py's, with Starlette's safelisted headers added)."""
+    asked = "accept,accept-language,content-language,content-type,x-request-id,x-samba-table"
+    r = httpx.options(
+        cors_server.base_url + "/v1/actions:validate",
+        headers={
+            "origin": GAME,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": asked + ",x-server-timeout,traceparent,tracestate",
+        },
+        timeout=30,
+    )
+    assert r.status_code == 200, r.text
+    allowed = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
+    assert allowed == _named_in_docs("request headers", "; cached")
+    answer = httpx.get(cors_server.base_url + "/healthz", headers={"origin": GAME}, timeout=30)
+    exposed = {
+        h.strip().lower() for h in answer.headers["access-control-expose-headers"].split(",")
+    }
+    assert exposed == _named_in_docs("`Access-Control-Allow-Origin`, and", "are exposed")

@@ -34,6 +34,7 @@ WHOLE_SYSTEM = {
     "test_browser_bots.py": BROWSER,
     "test_browser_play.py": BROWSER,
     "test_browser_table.py": BROWSER,
+    "test_browser_tools.py": TOOLS,
     "test_chart_ops.py": TOOLS,
     "test_chart_settings.py": TOOLS,
     "test_cli.py": SERVERS,

@@ -5,10 +5,11 @@ A snapshot reaches the service as protobuf bytes (gRPC), as proto3 JSON written 
 service writes it (REST, lowerCamelCase, every field), or as any other proto3 JSON (REST,
 snake_case names). Each single-field edit of played positions of every profile and table
 size (each count, flag, number, enum, card and meld field changed or removed; list items
-removed, duplicated and reordered; unknown fields; object keys reordered; a JSON key given
-twice) is sent through every way in, with signing off and on, to every method that takes a
-snapshot, twice (the second call may be answered from the loaded-snapshot cache). The
-answers must be identical: status, reason, message, field paths, and answer bytes.
+removed, duplicated and reordered; unknown fields; object keys reordered) is sent through
+every way in, with signing off and on, to every method that takes a snapshot, twice (the
+second call may be answered from the loaded-snapshot cache). The answers must be identical:
+status, reason, message, field paths, and answer bytes. A JSON key given twice, which only
+JSON text can carry, is refused at its path on both of its ways in.
 
 The calls go through the transports' own answer functions (``rest._Calls.answer``,
 ``grpc_server._call``) of one real Runtime per signing mode, without the sockets;
@@ -276,12 +277,12 @@ def _error(status: str, message: str, details: list) -> tuple:
     return ("ERROR", status, message, json.dumps(details, sort_keys=True))
 
 
-def answers(ways: Ways, method: str, request: dict, raw: bytes | None = None) -> dict:
+def answers(ways: Ways, method: str, request: dict) -> dict:
     """Each way's answer to ``request``, each sent twice (the second may come from the
-    cache). ``raw``: the camelCase request's exact text (a key given twice)."""
+    cache)."""
     out: dict[str, Any] = {}
-    own = raw if raw is not None else orjson.dumps(request)
-    other = orjson.dumps(snake(request)) if raw is None else _snake_text(raw)
+    own = orjson.dumps(request)
+    other = orjson.dumps(snake(request))
     for attempt in (1, 2):
         out[f"rest-own#{attempt}"] = ways.via_rest(method, own)
         out[f"rest-snake#{attempt}"] = ways.via_rest(method, other)
@@ -305,6 +306,34 @@ def _twice(request: dict, key: str, value: Any) -> bytes:
     assert text.startswith(b'{"snapshot":{')
     extra = b'{"snapshot":{"' + key.encode() + b'":' + orjson.dumps(value) + b","
     return extra + text[len(b'{"snapshot":{') :]
+
+
+def _refused_twice(ways: Ways, base: dict, action: dict, key: str) -> list[str]:
+    """The snapshot's ``key`` given twice, another value first (a tampered copy a proxy
+    reading the first would see), in camelCase and snake_case text: refused at the key's
+    path, twice alike (the second call may meet the cache), as protobuf's reader refuses it.
+    gRPC has no such text: a protobuf field given twice is the last one by the wire format."""
+    first = base[key] + 1 if isinstance(base[key], int) else {} if key == "turn" else []
+    raw = _twice(requests_of("ValidateAction", base, action), key, first)
+    failures = []
+    # the path is the field's JSON name however the key was written, as every path is
+    for written, text in (("camelCase", raw), ("snake_case", _snake_text(raw))):
+        for attempt in (1, 2):
+            answer = ways.via_rest("ValidateAction", text)
+            fields = (
+                [
+                    (v["field"], v["reason"])
+                    for detail in json.loads(answer[-1])
+                    for v in detail.get("fieldViolations", ())
+                ]
+                if answer[0] == "ERROR"
+                else []
+            )
+            if answer[:2] != ("ERROR", "INVALID_ARGUMENT") or fields != [
+                (f"snapshot.{key}", "OUT_OF_RANGE")
+            ]:
+                failures.append(f"{key} given twice ({written}, #{attempt}): {answer!r:.300}")
+    return failures
 
 
 def _differences(found: dict) -> list[str]:
@@ -336,12 +365,9 @@ def test_every_single_field_edit_is_answered_alike_on_every_way_in(signed, index
             found = answers(ways, method, requests_of(method, edited, action))
             count += 1
             failures += [f"{method} {name}: {d}" for d in _differences(found)]
-    for key in ("stockCount", "dealNumber", "ply", "turn"):
+    for key in ("stockCount", "dealNumber", "ply", "turn", "seats"):
         if key in base:
-            value = base[key] + 1 if isinstance(base[key], int) else {}
-            request = requests_of("ValidateAction", base, action)
-            found = answers(ways, "ValidateAction", request, _twice(request, key, value))
-            failures += [f"ValidateAction {key} given twice: {d}" for d in _differences(found)]
+            failures += _refused_twice(ways, base, action, key)
     assert count > 150
     assert not failures, f"{len(failures)} differences, first:\n" + "\n".join(failures[:10])
 
@@ -448,3 +474,26 @@ def test_an_edited_known_list_is_refused_by_the_real_servers(signed_server):
             stub.ApplyAction(request, timeout=30)
         assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
         assert "SNAPSHOT_SIGNATURE_INVALID" in str(refused.value.trailing_metadata())
+
+
+@pytest.mark.servers
+def test_a_snapshot_key_given_twice_is_refused_by_the_real_server(signed_server):
+    """Issue 56: a signed snapshot with tampered ``seats`` placed first was answered (the
+    last copy read, whose signature holds) while a proxy or a log reading the first copy saw
+    other hands. It is refused at ``snapshot.seats``, as protobuf's reader refuses it."""
+    with httpx.Client(base_url=signed_server.base_url, timeout=30) as http:
+        snapshot = http.post("/v1/deals:deal", json={"players": 4, "seed": "twice-1"}).json()[
+            "snapshot"
+        ]
+        action = {"seat": snapshot["turn"]["seat"], "drawStock": {}}
+        tampered = [{**seat, "hand": list(reversed(seat["hand"]))} for seat in snapshot["seats"]]
+        sent = orjson.dumps({"snapshot": snapshot, "action": action})
+        twice = b'{"snapshot":{"seats":' + orjson.dumps(tampered) + b"," + sent[13:]
+        headers = {"content-type": "application/json"}
+        answer = http.post("/v1/actions:validate", content=twice, headers=headers)
+        assert answer.status_code == 400, answer.text
+        violations = answer.json()["error"]["details"][1]["fieldViolations"]
+        assert [(v["field"], v["reason"]) for v in violations] == [
+            ("snapshot.seats", "OUT_OF_RANGE")
+        ]
+        assert http.post("/v1/actions:validate", content=sent, headers=headers).status_code == 200

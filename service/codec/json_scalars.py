@@ -2,9 +2,15 @@
 (docs/api.md#json), shared by the request walk (``service.codec.jsonio``).
 
 ``check_scalar(value, field, path)`` returns the value to set on the message (an enum by
-name or number, an int from a number or a decimal string, a float from a number or
-``"NaN"``/``"Infinity"``/``"-Infinity"``, bytes from base64) or a ``Refused`` saying why it
-cannot be.
+name or number, an int from a number or a decimal string, a float from a number or a
+string, bytes from base64) or a ``Refused`` saying why it cannot be.
+
+What is accepted is what protobuf's own reader, ``google.protobuf.json_format``, accepts, so
+that a client, a proxy or a log reading the same text with it reads the same message
+(tests/service/codec/test_json_scalars.py compares the two over edge values). Where that
+reader's Python conversions take more than proto3 JSON allows, this one refuses, each
+named there: an enum number the enum does not define (docs/api.md#json), a fraction or a
+boolean read as an enum number (``int(1.5)`` is 1), a boolean read as a float.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +45,7 @@ _INT32_LOW, _INT32_HIGH = INT_RANGES[F.TYPE_INT32]
 FLOAT32_MAX = 3.4028234663852886e38
 _ONLY_INT = frozenset({int})
 _SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_DOUBLE_MAX = sys.float_info.max
 
 
 class Refused:
@@ -80,14 +88,33 @@ def _enum_value(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
     enum = f.enum_type
     if isinstance(value, str) and value in enum.values_by_name:
         return value
+    number = _enum_int(value)
     if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and _INT32_LOW <= value <= _INT32_HIGH  # protobuf's lookup truncates to 32 bits
-        and value in enum.values_by_number
+        number is not None
+        and _INT32_LOW <= number <= _INT32_HIGH  # protobuf's lookup truncates to 32 bits
+        and number in enum.values_by_number
     ):
-        return value
+        return number
     return not_a_value(value, enum)
+
+
+def _enum_int(value: Any) -> int | None:
+    """An enum number as json_format reads it, with ``int()``: a JSON integer, an integral
+    number (``1e1``), a string ``int`` reads (``"2"``, ``" 2"``, ``"+2"``, but not ``"2.0"``).
+    A fraction or a boolean, which ``int()`` would turn into a number (1.5 and true into 1),
+    is none."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return None
 
 
 def not_a_value(value: Any, enum: _d.EnumDescriptor) -> Refused:
@@ -125,22 +152,45 @@ def _string(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
 
 
 def _number(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    if isinstance(value, str) and value in _SPECIAL_NUMBERS:
-        return _SPECIAL_NUMBERS[value]
+    if isinstance(value, str):
+        return _number_text(value, path)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return Refused(N_("{field} must be a number"), field=path)
-    number = float(value)
-    if f.type == F.TYPE_FLOAT and math.isfinite(number) and abs(number) > FLOAT32_MAX:
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of more than 308 digits
+        number = math.inf
+    if not math.isfinite(number):  # 1e400 is read as infinity: "Infinity" says it
+        return Refused(
+            N_("{field} must be in {lo}..{hi}"), field=path, lo=-_DOUBLE_MAX, hi=_DOUBLE_MAX
+        )
+    if f.type == F.TYPE_FLOAT and abs(number) > FLOAT32_MAX:
         return Refused(N_("{field} is out of the range of a 32-bit float"), field=path)
     return number
 
 
+def _number_text(value: str, path: str) -> Any:
+    """A float written as a string, read as json_format reads it: Python's ``float`` (spaces
+    around, exponents, ``inf``), ``NaN``/``Infinity``/``-Infinity``, but not ``nan``. A
+    32-bit field takes what does not fit as infinity, as the message does."""
+    if value == "nan":
+        return Refused(N_("{field} must be a number"), field=path)
+    try:
+        return float(value)
+    except ValueError:
+        special = _SPECIAL_NUMBERS.get(value)
+        if special is None:
+            return Refused(N_("{field} must be a number"), field=path)
+        return special
+
+
 def _base64(value: Any, f: _d.FieldDescriptor, path: str) -> Any:
-    """Standard or URL-safe base64, padded or not (proto3 JSON accepts either)."""
+    """Standard or URL-safe base64, padded or not, read as json_format reads it (padding
+    added, what is not of the alphabet skipped)."""
     if isinstance(value, str):
-        text = value.replace("-", "+").replace("_", "/")
+        encoded = value.encode("utf-8", "surrogatepass")
         try:
-            return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+            return base64.urlsafe_b64decode(encoded + b"=" * (4 - len(encoded) % 4))
         except (binascii.Error, ValueError):
             pass
     return Refused(N_("{field} must be a base64 string"), field=path)
@@ -163,21 +213,22 @@ _SCALARS: dict[int, Callable[[Any, _d.FieldDescriptor, str], Any]] = {
 
 
 def as_int(value: Any) -> int | None:
-    """proto3 JSON integers: a number with no fraction, or a decimal string."""
+    """proto3 JSON integers as json_format reads them: a number with no fraction, or a
+    string ``int`` reads (``"+2"``, ``"02"``, ``"-0"``) or ``float`` reads as one
+    (``"1e1"``, ``"2.0"``), with no space in it (``" 2"`` is refused)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() else None
-    if isinstance(value, str):
-        s = value.strip()
+        return int(value) if value.is_integer() else None  # inf and NaN are not
+    if isinstance(value, str) and " " not in value:
         try:
-            return int(s)
+            return int(value)
         except ValueError:
             try:
-                x = float(s)
+                x = float(value)
             except ValueError:
                 return None
-            return int(x) if math.isfinite(x) and x.is_integer() else None
+            return int(x) if x.is_integer() else None
     return None

@@ -1,8 +1,10 @@
 """JSON text <-> Python values: what the REST gateway and the CLI read and write.
 
 ``loads`` reads a request (orjson, with the ``json`` module as the reference for anything
-orjson refuses) or refuses it as MALFORMED_JSON; ``dumps`` / ``dumps_bytes`` are the one
-compact rendering of an answer.
+orjson refuses) or refuses it: as MALFORMED_JSON, or, for a key given twice in one object,
+at that key's path (protobuf's reader refuses such text; orjson and ``json`` would keep the
+last copy, so that a proxy or a log reading the first would see other content).
+``dumps`` / ``dumps_bytes`` are the one compact rendering of an answer.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import orjson
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import InvalidInput
 
+from .json_keys import Twice, given_twice, none_given_twice, read_object
+
 MALFORMED_JSON = "MALFORMED_JSON"
 
 
@@ -24,22 +28,32 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON text -> Python values, or InvalidInput (MALFORMED_JSON).
+    """JSON text -> Python values, or InvalidInput (MALFORMED_JSON; a key given twice, at
+    its path).
 
     orjson reads well-formed input several times faster than ``json``; anything it refuses
-    (and any integer of 19 digits or more, which it would turn into a float) is read again
+    (and any integer of 19 digits or more, which it would turn into a float), and any text
+    in which it may have read a key given twice (``service.codec.json_keys``), is read again
     by ``json``, whose result and error messages are the reference."""
     if not isinstance(text, str):
         text = bytes(text)
     if not _has_long_number(text):
         try:
-            return orjson.loads(text)
+            data = orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
+        else:
+            if none_given_twice(text, data):
+                return data
+    twice: list[Twice] = []
     try:
         if not isinstance(text, str):
             text = text.decode("utf-8")
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=lambda pairs: read_object(pairs, twice),
+        )
     except (ValueError, UnicodeDecodeError) as e:
         raise InvalidInput(
             [problem("", MALFORMED_JSON, "the request is not valid JSON: {error}", error=e)]
@@ -48,6 +62,8 @@ def loads(text: str | bytes) -> Any:
         raise InvalidInput(
             [problem("", MALFORMED_JSON, "the request is nested too deeply")]
         ) from None
+    if twice:
+        raise InvalidInput(given_twice(data, twice))
     return data
 
 

@@ -8,8 +8,8 @@ message as it goes, and collects *every* problem with its field path (unknown fi
 types, unknown enum names, values the message refuses) instead of stopping at the first;
 the required-field check (``service.codec.required``) runs after it, in
 ``service.pipeline.api``, on every transport. Input accepts lowerCamelCase and snake_case
-names; ``null`` means "not set". ``loads`` reads the text (orjson, with the ``json`` module
-as the reference for anything orjson refuses).
+names; ``null`` means "not set". ``loads`` reads the text (orjson; the ``json`` module for
+what orjson refuses) and refuses a key given twice at its path (``json_keys``).
 
 tests/json_reference.py keeps a second, plainer reading (a walk to a clean dict, then
 json_format.ParseDict) as the oracle this one is compared with.

@@ -1,0 +1,67 @@
+"""``json_text.loads``: a key given twice in one object is refused at its path, as
+protobuf's own reader (json_format.Parse) refuses the text, whichever reader read it."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf import json_format
+
+from samba_adjudicator.engine.problems import InvalidInput
+from samba_adjudicator.schema.v1 import adjudicator_pb2
+from samba_adjudicator.service.codec.json_text import loads
+
+
+def _refused_at(text: str | bytes) -> list[tuple[str, str]]:
+    with pytest.raises(InvalidInput) as refused:
+        loads(text)
+    return [(p.field, p.reason) for p in refused.value.problems]
+
+
+@pytest.mark.parametrize("as_bytes", [True, False], ids=["bytes", "str"])
+def test_a_key_given_twice_is_refused_at_its_path(as_bytes):
+    text = (
+        '{"snapshot": {"seats": [], "dealNumber": 1, "seats": [{"seat": 0}],'
+        ' "turn": {"seat": 1, "phase": "DRAW", "seat": 2}},'
+        ' "action": {"seat": 0, "drawStock": {}}, "views": [{}, {"a": 1, "a": 1}]}'
+    )
+    assert _refused_at(text.encode() if as_bytes else text) == [
+        ("snapshot.seats", "OUT_OF_RANGE"),
+        ("snapshot.turn.seat", "OUT_OF_RANGE"),
+        ("views[1].a", "OUT_OF_RANGE"),
+    ]
+
+
+def test_the_problem_says_which_key():
+    with pytest.raises(InvalidInput) as refused:
+        loads(b'{"seat": 1, "seat": 2}')
+    assert refused.value.problems[0].description == "seat given twice (as 'seat' and 'seat')"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": 1, "a": 1}',  # the same value twice
+        b'{"a": "x", "a": "\\u003a"}',  # the last copy's colon written as an escape
+        b'{"a": "x:y", "b": {"c": 1, "c": 2}}',  # a colon in a string elsewhere
+        b'{"a" : 1 , "a" : 2}',  # spaces around the colon
+        b'{"n": 12345678901234567890, "n": 1}',  # read by json: a number orjson cannot hold
+        '{"\u00e9": 1, "\\u00e9": 2}'.encode(),  # the same key, escaped once
+    ],
+)
+def test_every_way_of_giving_a_key_twice_is_refused_as_protobuf_refuses_it(text):
+    with pytest.raises(json_format.ParseError, match="duplicate key"):
+        json_format.Parse(text, adjudicator_pb2.ValidateActionRequest())
+    assert len(_refused_at(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": "x:y:z", "b": {"c": "\\u003a"}}',
+        b'{"a": "\\\\u003a", "b": 1}',
+        b'{"a": [{"b": 1}, {"b": 1}], "c": {"b": 1}}',  # the same key in other objects
+        b'{"seat": 1, "SEAT": 2, "seat_": 3}',
+    ],
+)
+def test_keys_given_once_are_read(text):
+    assert isinstance(loads(text), dict)
