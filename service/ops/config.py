@@ -216,9 +216,10 @@ class Settings:
     )
     max_call_seconds: float = setting(
         10.0,
-        "the most time one call's work may take, whether or not the caller set a deadline; "
-        "past it the call stops and is answered RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE "
-        "(REST 413)",
+        "the most CPU time one call's work may take, whether or not the caller set a "
+        "deadline; past it the call stops and is answered RESOURCE_EXHAUSTED "
+        "CALL_TOO_EXPENSIVE (REST 413); past three times it of wall time (a busy machine), "
+        "SERVER_BUSY (REST 503, a retry hint)",
         low=0.1,
         high=3600,
     )
