@@ -176,7 +176,8 @@ def _options(settings) -> list[tuple[str, int]]:
         ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
         # a call's request is taken 64 KiB at a time (the stream's window) until its handler
         # reads it: with the window grown by BDP probing, grpc read 300 calls of 0.9 MB
-        # whole while the loop refused them one by one (+216 MB; +20 MB without)
+        # whole while the loop refused them one by one (a worker's peak 291 MB; 138 MB
+        # without, bench/waits_bench.py)
         ("grpc.http2.bdp_probe", 0),
         ("grpc.keepalive_time_ms", 60_000),
         ("grpc.keepalive_timeout_ms", 20_000),
