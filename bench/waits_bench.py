@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import signal
 import sys
 import threading
@@ -143,14 +144,14 @@ def _get(url: str) -> None:
 
 class _Probe:
     """Cheap calls one after another until stopped: gRPC ValidateAction, the API port's
-    ``/healthz``, the admin port's ``/readyz``; each answer's seconds."""
+    ``/healthz``, the admin port's ``/readyz``; when each was sent and its seconds."""
 
     def __init__(self, srv: ServerProcess, dealt: dict) -> None:
         self.srv = srv
         self.request = json_format.ParseDict(
             {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}, pb.ValidateActionRequest()
         )
-        self.took: dict[str, list[float]] = {"grpc": [], "healthz": [], "readyz": []}
+        self.took: dict[str, list[tuple[float, float]]] = {"grpc": [], "healthz": [], "readyz": []}
         self.failed: list[str] = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -162,7 +163,7 @@ class _Probe:
             send()
         except Exception as e:  # noqa: BLE001 - a failed probe is a figure of the bench
             self.failed.append(f"{name}: {type(e).__name__}")
-        self.took[name].append(time.monotonic() - started)
+        self.took[name].append((started, time.monotonic() - started))
 
     def _run(self) -> None:
         with grpc.insecure_channel(self.srv.grpc_target, options=OWN_CONNECTION) as ch:
@@ -173,18 +174,26 @@ class _Probe:
                 self._timed("readyz", lambda: _get(self.srv.admin_url + "/readyz"))
                 time.sleep(0.05)
 
-    def finish(self) -> str:
+    def finish(self, flood_from: float) -> str:
+        """The slowest answer of each probe before ``flood_from`` (the two moves alone, the
+        baseline) and after; how many after took over 1 s."""
         self.stop.set()
         self.thread.join(60)
-        worst = {k: max(v, default=0.0) for k, v in self.took.items()}
-        over = sum(1 for v in self.took.values() for x in v if x > 1.0)
-        count = sum(len(v) for v in self.took.values())
-        text = ", ".join(f"{k} {v:.2f} s" for k, v in worst.items())
-        return f"{text} | {over}/{count}" + (f" ({len(self.failed)} failed)" if self.failed else "")
+        parts, over, count = [], 0, 0
+        for name, samples in self.took.items():
+            alone = max((x for t, x in samples if t < flood_from), default=0.0)
+            flood = [x for t, x in samples if t >= flood_from]
+            over += sum(1 for x in flood if x > 1.0)
+            count += len(flood)
+            parts.append(f"{name} {alone:.2f} → {max(flood, default=0.0):.2f} s")
+        failed = f" ({len(self.failed)} failed)" if self.failed else ""
+        return f"{', '.join(parts)} | {over}/{count}{failed}"
 
 
 #: Seconds of deadline each call of the flood has (the issue's clients waited as long).
 LINE_TIMEOUT = 30.0
+#: Seconds the probe runs with the two moves alone before the flood (its baseline).
+PROBE_ALONE_SECONDS = 5.0
 
 
 def line_case(grpc_calls: int, rest_calls: int) -> str:
@@ -197,7 +206,7 @@ def line_case(grpc_calls: int, rest_calls: int) -> str:
         moves.send(huge_draw(), 2, 2000, "hold")
         wait_for(lambda: heavy._in_flight(srv) == 2, timeout=30)
         probe = _Probe(srv, dealt)
-        time.sleep(1.0)  # the probe's first answers: the peak before the flood
+        time.sleep(PROBE_ALONE_SECONDS)  # the baseline: the probe with the two moves alone
         before = memory_mb(srv.proc.pid)
         started = time.monotonic()
         answers = collections.Counter(
@@ -207,7 +216,7 @@ def line_case(grpc_calls: int, rest_calls: int) -> str:
             )
         )
         took = time.monotonic() - started
-        probed = probe.finish()
+        probed = probe.finish(started)
         peak = memory_mb(srv.proc.pid)
         for t in moves.threads:
             t.join(120)
@@ -216,8 +225,8 @@ def line_case(grpc_calls: int, rest_calls: int) -> str:
     got = ", ".join(f"{k}: {v}" for k, v in sorted(answers.items()))
     moved = ", ".join(str(c) for c in moves.done)
     return (
-        f"| {grpc_calls} + {rest_calls} | {before:.0f} → {peak:.0f} MB | {probed} | {got} "
-        f"| {took:.1f} s | {moved} |"
+        f"| {grpc_calls} + {rest_calls} | {os.getloadavg()[0]:.0f} | {before:.0f} → {peak:.0f} MB "
+        f"| {probed} | {got} | {took:.1f} s | {moved} |"
     )
 
 
@@ -250,11 +259,12 @@ def main(argv=None) -> int:
             print(queue_case(r), flush=True)
     if "line" in only:
         print(
-            "\n| gRPC + REST ListLegalActions (0.9 MB) | worker VmHWM: the moves, + the flood "
-            "| probe slowest "
+            "\n| gRPC + REST ListLegalActions (0.9 MB) | load "
+            "| worker VmHWM: the moves, + the flood "
+            "| probe slowest: the moves alone → with the flood "
             "| probes over 1 s | the flood got | flood answered in | the two moves got |"
         )
-        print("|---|---:|---|---:|---|---:|---|")
+        print("|---|---:|---:|---|---:|---|---:|---|")
         for _ in range(args.rounds):
             for grpc_calls, rest_calls in ((160, 60), (300, 0)):
                 print(line_case(grpc_calls, rest_calls), flush=True)
