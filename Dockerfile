@@ -34,8 +34,8 @@ ARG WHEELHOUSE=""
 COPY . .
 
 # The build tools are requirements-build.txt, the list `make runtime` installs into
-# .tools/build (googleapis-common-protos provides google/api/*.proto, imported by
-# proto/samba/v1). Generate the protobuf modules exactly as `make proto` does, then build
+# .tools/build (the google/api/*.proto that proto/samba/v1 imports are vendored in
+# proto/google/). Generate the protobuf modules exactly as `make proto` does, then build
 # the wheels: the project's own wheel, compiled (SAMBA_COMPILE=1: the build fails rather
 # than ship the slower pure-Python build; setup.py), plus a wheel for every runtime
 # dependency (pyproject.toml's dependencies: the set `make run` installs into .venv). With
@@ -48,7 +48,8 @@ RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WH
 # --------------------------------------------------------------------------- runtime
 FROM ${PYTHON_IMAGE} AS runtime
 
-ARG VERSION=0.1.0
+# The release (VERSION; `make dist` and `make image-test` pass it): the OCI version label.
+ARG VERSION=0.0.0-dev
 ARG SOURCE_URL=https://github.com/samba-adjudicator/samba-adjudicator
 ARG LICENSES=NOASSERTION
 
