@@ -30,7 +30,6 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +59,7 @@ def with_server_key(settings: Settings) -> tuple[Settings, bool]:
     signer = Signer.parse(settings.snapshot_keys)
     spec = settings.page_token_key
     key = base64.b64encode(key_from(spec, signer)).decode("ascii")
-    return replace(settings, page_token_key=key), is_per_process(spec, signer)
+    return settings.model_copy(update={"page_token_key": key}), is_per_process(spec, signer)
 
 
 def warn_per_process(host: str) -> None:
@@ -121,7 +120,7 @@ def with_cli_key(settings: Settings, environ: Mapping[str, str]) -> Settings:
     signer = Signer.parse(settings.snapshot_keys)
     spec = settings.page_token_key
     key = local_key(environ) if is_per_process(spec, signer) else key_from(spec, signer)
-    return replace(settings, page_token_key=base64.b64encode(key).decode("ascii"))
+    return settings.model_copy(update={"page_token_key": base64.b64encode(key).decode("ascii")})
 
 
 def key_from(spec: str, signer=None) -> bytes:

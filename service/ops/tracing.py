@@ -178,6 +178,23 @@ def disabled(environ: Mapping[str, str]) -> bool:
     )
 
 
+def endpoint(given: str, environ: Mapping[str, str]) -> str:
+    """The traces URL: ``--otlp-endpoint`` (a base URL, like ``OTEL_EXPORTER_OTLP_ENDPOINT``)
+    or the standard variables (``endpoint_from``); "" for none, and when
+    ``OTEL_SDK_DISABLED`` is true. Another protocol than http/protobuf is refused
+    (ValueError)."""
+    url = endpoint_from(environ) if not given.strip() else traces_url(given.strip())
+    if disabled(environ):
+        return ""
+    for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        protocol = environ.get(name, "").strip()
+        if url and protocol and protocol != "http/protobuf":
+            raise ValueError(f"{name}={protocol!r}: spans are exported as http/protobuf only")
+        if protocol:
+            break
+    return url
+
+
 def endpoint_from(environ: Mapping[str, str]) -> str:
     """The traces URL the standard OpenTelemetry variables give, or ``""``:
     ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` (as is), else ``OTEL_EXPORTER_OTLP_ENDPOINT``

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from .decoding import Request
 
 #: Loaded snapshots kept: the default of ``--snapshot-cache-size`` (about 5-10 KB each).
-SNAPSHOT_CACHE_SIZE: int = Settings.snapshot_cache_size
+SNAPSHOT_CACHE_SIZE: int = Settings.model_fields["snapshot_cache_size"].default
 SNAPSHOT = "snapshot"  # the field (and path) of every request that carries one
 
 SnapshotKey = tuple[str, bytes]

@@ -10,6 +10,18 @@ when they reach the cap, shuts down the ones that have exchanged no data for the
 seconds idle, until EVICT_TO of the cap is left. grpc core sees the peer gone and closes
 them; their clients reconnect (an idle channel does so on its next call). grpc's own cap is
 set EVICT_HEADROOM above, so that it only acts between two looks of the evictor.
+
+Kept because grpcio's own options do not pass tests/test_connection_limits.py's
+``test_idle_grpc_connections_give_way_to_new_ones`` (cap 50, ``--idle-timeout-seconds
+600``, 134 idle HTTP/2 connections). Tried on 2026-12-07, grpcio 1.85.4, without the
+evictor: the options as set (``grpc.max_allowed_incoming_connections`` cap + 64,
+``grpc.max_connection_idle_ms`` 600 s), the cap alone, and keepalive enforcement
+(``grpc.keepalive_time_ms`` 1000, ``keepalive_timeout_ms`` 500): the new client's health
+check ran out its 10 s (DEADLINE_EXCEEDED), locked out. ``grpc.max_connection_idle_ms`` or
+``grpc.max_connection_age_ms`` at 1 s let it in, but close every connection after a second,
+idle or (age) busy, cap reached or not: ``--idle-timeout-seconds`` would mean nothing and
+every client would reconnect between two calls. grpc core has no option that closes the
+idlest connection when the cap is reached.
 """
 
 from __future__ import annotations

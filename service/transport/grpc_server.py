@@ -17,7 +17,10 @@ everything that can go wrong is answered by us with a rich status (AIP-193, docs
   initial metadata early costs a whole extra batch per call), generated when absent, beside
   ``x-samba-version`` (the release and the rules revision, as REST's header says them);
 - ``traceparent``/``tracestate`` metadata (W3C trace context) is carried into the call's
-  log line and span (``service.ops.tracing``).
+  log line and span (``service.ops.tracing``);
+- the request id, ``accept-language`` and the trace context are read once per call by a
+  ``grpc.aio.ServerInterceptor`` (``CallHead``), as REST's are by its ASGI middleware
+  (``rest.SambaMiddleware``).
 
 The server is ``grpc.aio`` in its own event-loop thread: cheap calls are answered inline on
 the loop, heavy calls (``service.pipeline.heavy``) and large requests on a small thread pool
@@ -33,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import functools
 import threading
 import time
@@ -65,6 +69,7 @@ BENCH_SERVICE = "samba.v1.Bench"
 HEALTH_SERVICES = ("", SERVICE_NAME)
 #: The trailer of a retry hint, read by grpc's own retry policies (gRFC A6).
 RETRY_PUSHBACK = "grpc-retry-pushback-ms"
+_ADJUDICATOR = f"/{SERVICE_NAME}/"
 
 
 def _address(host: str, port: int) -> str:
@@ -73,15 +78,14 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]:
+def _request_id_and_language(metadata) -> tuple[str, str, tracing.Carried | None]:
     """``x-request-id`` (generated when absent), the answer's language, from
-    ``accept-language`` (docs/i18n.md), and the trace context: one pass over the metadata,
-    which grpc copies out on every look."""
+    ``accept-language`` (docs/i18n.md), and the trace context: one pass over the metadata."""
     request_id: str | None = None
     seen_id = False
     traces: list[tuple[str, str]] = []
     ranges: list[str] = []  # several values are one list, as repeated HTTP lines are
-    for key, value in context.invocation_metadata() or ():
+    for key, value in metadata or ():
         if key == "x-request-id" and not seen_id:
             seen_id = True
             request_id = value if isinstance(value, str) else None
@@ -92,6 +96,24 @@ def _request_id_and_language(context) -> tuple[str, str, tracing.Carried | None]
     lang = choose_language(", ".join(ranges)) if ranges else DEFAULT_LANGUAGE
     carried = tracing.carried(traces) if traces else None
     return request_id_from(request_id), lang, carried
+
+
+#: The call's (request id, language, trace context), set by ``CallHead`` before its
+#: handler runs, in the call's own task.
+_HEAD: contextvars.ContextVar[tuple[str, str, tracing.Carried | None]] = contextvars.ContextVar(
+    "samba_call_head"
+)
+
+
+class CallHead(grpc.aio.ServerInterceptor):
+    """Reads each Adjudicator call's request id, language and trace context once, from the
+    metadata grpc hands the interceptors, before its handler (health, reflection and the
+    bench's echo read none)."""
+
+    async def intercept_service(self, continuation, handler_call_details):
+        if handler_call_details.method.startswith(_ADJUDICATOR):
+            _HEAD.set(_request_id_and_language(handler_call_details.invocation_metadata))
+        return await continuation(handler_call_details)
 
 
 def _deadline(context) -> float | None:
@@ -226,7 +248,7 @@ class InFlight:
 
 def _handler(runtime: Runtime, method: str, pool, in_flight: InFlight):
     async def handle(data: bytes, context) -> bytes:
-        request_id, lang, trace = _request_id_and_language(context)
+        request_id, lang, trace = _HEAD.get()
         context.set_trailing_metadata(_trailers(request_id, lang))
         in_flight.track(context)
         if in_flight.refusing:  # arrived after SIGTERM: the one refusal of the drain
@@ -261,7 +283,7 @@ def _read_late(runtime: Runtime, method: str, pool, in_flight: InFlight, largest
 
     async def handle_read_late(requests, context) -> bytes:
         if runtime.heavy.turns_away(largest):
-            request_id, lang, trace = _request_id_and_language(context)
+            request_id, lang, trace = _HEAD.get()
             err = line_full(None)
             runtime.reject(Call(method, b"", "grpc", request_id, trace=trace), err)
             await context.abort_with_status(_status(err, request_id, lang))
@@ -324,7 +346,7 @@ class GrpcServer:
         self.loop.run_forever()
 
     async def _start(self) -> int:
-        self.server = grpc.aio.server(options=_options(self.settings))
+        self.server = grpc.aio.server(options=_options(self.settings), interceptors=[CallHead()])
         echo = _echo if self.settings.bench_echo else None
         largest = int(self.settings.max_message_bytes)
         self.server.add_generic_rpc_handlers(

@@ -26,6 +26,18 @@ descriptors, after which ``/healthz`` fails too. Here:
   client that pipelines without reading holds one answer, then is dropped.
 - **Malformed framing** is answered with the service's JSON error body (400) rather than
   uvicorn's plain text.
+
+Kept because uvicorn's and h11's own limits do not pass tests/test_connection_limits.py.
+Tried on 2026-12-07 (uvicorn 0.55, h11 0.16) in place of this protocol: ``http="h11"``
+with ``limit_concurrency`` = ``--max-connections``, ``timeout_keep_alive`` and
+``h11_max_incomplete_event_size=16384``, and ``http="httptools"`` with
+``limit_concurrency``: 12 of the file's 13 REST tests run failed with either (only the client
+leaving mid-upload passed). ``limit_concurrency`` answers the newcomer (the health probe)
+503 text/plain instead of closing a half-sent or idle connection (``assert 503 == 200``);
+a half-sent request is never timed out (the keep-alive timer stops at its first byte);
+malformed and oversized heads get 400 text/plain, and a 20,000-byte head read in one piece
+passes h11's incomplete-event size (200); an answer the client does not read is never
+dropped.
 """
 
 from __future__ import annotations

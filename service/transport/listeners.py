@@ -9,7 +9,6 @@ import ctypes
 import logging
 import socket
 import struct
-from dataclasses import replace
 
 from ..ops.config import worker_ports
 
@@ -233,5 +232,5 @@ def fit_connections(settings):
             "fewer connections than asked: the open-files limit is too low",
             extra={"fields": {"maxConnections": max(room, 8), "openFilesLimit": soft}},
         )
-        settings = replace(settings, max_connections=max(room, 8))
+        settings = settings.model_copy(update={"max_connections": max(room, 8)})
     return settings

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from .listeners import PortUnavailable, own_ports, reserve, reserve_own_ports
 from .server import SIGNAL_POLL_SECONDS, worker_entry
@@ -233,11 +232,12 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
         return 1
     # bound, never listening: they only hold the port numbers (the own REST ports listen)
     reserved = [g, h, a, *own.values()]
-    settings = replace(
-        settings,
-        grpc_port=g.getsockname()[1],
-        http_port=h.getsockname()[1],
-        admin_port=a.getsockname()[1],
+    settings = settings.model_copy(
+        update={
+            "grpc_port": g.getsockname()[1],
+            "http_port": h.getsockname()[1],
+            "admin_port": a.getsockname()[1],
+        }
     )
     own_http = {i: s for (i, kind), s in own.items() if kind == 1}
     supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"), own_http)
