@@ -65,22 +65,29 @@ def current_deadline() -> float | None:
 
 
 class within:  # noqa: N801 - used as a function: ``with within(deadline):``
-    """Run the body with ``deadline`` (``time.monotonic()`` value; None: no deadline) and
-    ``stop`` (None: nothing but the deadline stops it).
+    """Run the body with ``deadline`` (``time.monotonic()`` value; None: no deadline),
+    ``stop`` (None: nothing but the deadline stops it) and at most ``cpu`` seconds of its
+    thread's CPU time (``time.thread_time``; None: no such bound), as ``spending`` would.
 
     A class rather than a ``contextmanager`` generator: every server call enters one, and
     a plain context manager costs a fraction of a generator's (compiled, a native class).
     """
 
-    def __init__(self, deadline: float | None, stop: Stop | None = None) -> None:
+    def __init__(
+        self, deadline: float | None, stop: Stop | None = None, cpu: float | None = None
+    ) -> None:
         self.deadline = deadline
         self.stop = stop
+        self.cpu = cpu
         self.token: Token[float | None] | None = None
         self.stop_token: Token[Stop | None] | None = None
+        self.spend_token: Token[float | None] | None = None
 
     def __enter__(self) -> None:
         self.token = _deadline.set(self.deadline)
         self.stop_token = _stop.set(self.stop)
+        if self.cpu is not None:
+            self.spend_token = _spend_by.set(time.thread_time() + self.cpu)
 
     def __exit__(self, *exc: object) -> None:
         if self.token is not None:
@@ -89,6 +96,9 @@ class within:  # noqa: N801 - used as a function: ``with within(deadline):``
         if self.stop_token is not None:
             _stop.reset(self.stop_token)
             self.stop_token = None
+        if self.spend_token is not None:
+            _spend_by.reset(self.spend_token)
+            self.spend_token = None
 
 
 class sooner:  # noqa: N801 - used as a function: ``with sooner(deadline):``

@@ -11,7 +11,7 @@ import threading
 import grpc
 import httpx
 from google.protobuf import json_format
-from huge_positions import huge_hand
+from huge_positions import bad_codes, huge_hand
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
@@ -75,3 +75,63 @@ def hold_heads(port: int, count: int) -> list[socket.socket]:
         with contextlib.suppress(OSError):  # closed by the server mid-stream: fine
             s.sendall(big if i % 2 == 0 else held)
     return out
+
+
+#: Bad card codes in a listing's hand: about 0.9 MB of JSON (REST) and of protobuf (gRPC).
+LISTING_CODES = {"rest": 150_000, "grpc": 225_000}
+#: gRPC channels a flood of listings is spread over (100 streams each at most), each on a
+#: connection of its own (grpc shares one between channels of the same target otherwise).
+LISTING_CHANNELS = 4
+#: Channel options for a connection of its own.
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+
+
+def flood_listings(
+    base_url: str, grpc_target: str, dealt: dict, grpc_calls: int, rest_calls: int, timeout: float
+) -> list[tuple[str, str, str]]:
+    """Issue 56's flood: ``grpc_calls`` and ``rest_calls`` ListLegalActions of 0.9 MB (a
+    hand of bad card codes on ``dealt``), all sent at once, each with a ``timeout`` s
+    deadline: per call, its transport, its status (gRPC code name, REST status and code)
+    and its retry hint (``grpc-retry-pushback-ms``, ``Retry-After``; "" when none)."""
+    answers: list[tuple[str, str, str]] = []
+    request = json_format.ParseDict(
+        {"snapshot": bad_codes(dealt, LISTING_CODES["grpc"])}, pb.ListLegalActionsRequest()
+    )
+    body = json.dumps({"snapshot": bad_codes(dealt, LISTING_CODES["rest"])})
+    channels = [
+        grpc.insecure_channel(grpc_target, options=OWN_CONNECTION) for _ in range(LISTING_CHANNELS)
+    ]
+    stubs = [adjudicator_pb2_grpc.AdjudicatorStub(ch) for ch in channels]
+    calls = [
+        stubs[i % LISTING_CHANNELS].ListLegalActions.future(request, timeout=timeout)
+        for i in range(grpc_calls)
+    ]
+
+    def post() -> None:
+        headers = {"x-server-timeout": str(timeout)}
+        try:
+            r = httpx.post(
+                base_url + "/v1/actions:list", content=body, headers=headers, timeout=timeout + 60
+            )
+            status = "200"
+            if r.status_code != 200:
+                status = f"{r.status_code} {r.json()['error']['status']}"
+            answers.append(("rest", status, r.headers.get("retry-after", "")))
+        except httpx.HTTPError as e:
+            answers.append(("rest", type(e).__name__, ""))
+
+    threads = [threading.Thread(target=post, daemon=True) for _ in range(rest_calls)]
+    for t in threads:
+        t.start()
+    for call in calls:
+        try:
+            call.result()
+            answers.append(("grpc", "OK", ""))
+        except grpc.RpcError as e:
+            hint = dict(e.trailing_metadata() or ()).get("grpc-retry-pushback-ms", "")
+            answers.append(("grpc", e.code().name, hint))
+    for t in threads:
+        t.join(timeout + 120)
+    for ch in channels:
+        ch.close()
+    return answers

@@ -14,11 +14,11 @@ import time
 import grpc
 import httpx
 import pytest
-from floods import flood_heavy
+from floods import flood_heavy, flood_listings
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from huge_positions import huge_draw
-from service_fixtures import ServerProcess, wait_for
+from service_fixtures import ServerProcess, memory_mb, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
@@ -326,6 +326,46 @@ def test_metrics_and_large_cheap_calls_do_not_wait_behind_queued_heavy_calls():
         # the probes take a pool thread each, a move handed a slot meanwhile one (freed
         # threads are reused); before, the 48 waiting took 26-38 more (16 -> 42-53)
         assert most <= computing + 8, (computing, most)
+    finally:
+        srv.close()
+
+
+#: Issue 56's flood: 0.9 MB listings sent at once behind the two computer moves.
+LINE_FLOOD = {"grpc": 160, "rest": 60}
+#: Peak resident memory (VmHWM) of the worker meanwhile, MB: the chart's request per
+#: worker (348-387 MB before, each waiting call holding its request).
+LINE_PEAK_MB = 256
+
+
+@pytest.mark.servers
+def test_heavy_calls_past_the_budget_are_refused_at_once_and_memory_stays_bounded():
+    """Issue 56, item 1: with both slots held by computer moves, 160 gRPC and 60 REST
+    ListLegalActions of 0.9 MB all waited in line, each holding its request, to their
+    deadline (348-387 MB). The line's bytes count against the decoding budget now: the few
+    that fit wait, the others are refused at once, while the
+    moves still hold the slots, RESOURCE_EXHAUSTED (REST 429) with a retry hint."""
+    srv, dealt, _ = _holding("line-budget")
+    try:
+        answers = flood_listings(
+            srv.base_url, srv.grpc_target, dealt, LINE_FLOOD["grpc"], LINE_FLOOD["rest"], 20.0
+        )
+        peak = memory_mb(srv.proc.pid)
+        refused = {("grpc", "RESOURCE_EXHAUSTED", "1000"), ("rest", "429 RESOURCE_EXHAUSTED", "1")}
+        waited = {("grpc", "DEADLINE_EXCEEDED", ""), ("rest", "504 DEADLINE_EXCEEDED", "")}
+        # the moves' 4.5 s of CPU (STRONG's budget is capped at 2000 ms) may end during the
+        # flood: the calls in line then get a slot, and their bad codes are refused
+        served = {("grpc", "INVALID_ARGUMENT", ""), ("rest", "400 INVALID_ARGUMENT", "")}
+        assert len(answers) == sum(LINE_FLOOD.values())
+        assert set(answers) <= refused | waited | served, set(answers)
+        # the budget holds about four of them (4 MiB) while the moves compute (before: none
+        # refused, every one waited)
+        assert sum(1 for a in answers if a in refused) >= len(answers) // 2
+        assert {a[0] for a in answers if a in refused} == {"grpc", "rest"}
+        assert peak < LINE_PEAK_MB, peak
+        r = httpx.post(
+            srv.base_url + "/v1/deals:deal", json={"players": 4, "seed": "s"}, timeout=30
+        )
+        assert r.status_code == 200
     finally:
         srv.close()
 

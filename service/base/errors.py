@@ -114,6 +114,10 @@ class ApiError(Exception):
     omitted: int = 0  # problems found but not listed (MAX_LISTED_PROBLEMS, MAX_LISTED_BYTES)
     #: the HTTP status when it is not the code's (431 HEADERS_TOO_LARGE, 429 MEMORY_BUDGET)
     http: int = 0
+    #: seconds the caller should wait before sending the call again (0: no hint), for a
+    #: refusal the same call may be answered after: REST ``Retry-After``, gRPC
+    #: ``grpc-retry-pushback-ms`` (which grpc's retry policies honour)
+    retry_after: float = 0.0
     #: the English template ``message`` was filled from, and its parameters (``api_error``):
     #: what lets the service say it in another language (service/i18n)
     template: str = ""

@@ -55,6 +55,7 @@ def localize_error(err: ApiError, lang: str) -> ApiError:
         problems,
         err.omitted,
         http=err.http,
+        retry_after=err.retry_after,
         template=err.template,
         params=err.params,
     )

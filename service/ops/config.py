@@ -102,9 +102,10 @@ class Settings(BaseSettings):
         "replicas added since", 1, 86400)
     max_connection_age_grace_seconds: float = setting(30.0, "calls in flight on a connection "
         "closed for its age get this long to finish", 0, 3600)
-    max_call_seconds: float = setting(10.0, "the most time one call's work may take, whether or "
-        "not the caller set a deadline; past it the call stops and is answered "
-        "RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE (REST 413)", 0.1, 3600)
+    max_call_seconds: float = setting(10.0, "the most CPU time one call's work may take, "
+        "whether or not the caller set a deadline; past it the call stops and is answered "
+        "RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE (REST 413); past three times it of wall time (a "
+        "busy machine), SERVER_BUSY (REST 503, a retry hint)", 0.1, 3600)
     snapshot_keys: str = setting("", "id1:base64,id2:base64: sign and verify snapshots; each "
         "key at least 16 random bytes in padded standard base64 (openssl rand -base64 32); a "
         "malformed value stops the start-up (exit 2)", flag=False, shown="unset")

@@ -1,5 +1,7 @@
 """The decoding budget: bytes of large requests being decoded and answered at once
-(``Runtime.invoke`` admits every request against it). docs/service.md."""
+(``Runtime.invoke`` admits every request against it), and of heavy calls waiting for a
+slot (``service.pipeline.slots``: ``take``, refused at once when there is no room).
+docs/service.md#memory-budget."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ DECODE_BUDGET_BYTES = 4 * 1024 * 1024
 ADMIT_FROM = 64 * 1024
 #: Seconds a large request waits for room in the budget before RESOURCE_EXHAUSTED.
 ADMIT_WAIT_SECONDS = 2.0
+#: The retry hint of a call refused for the budget: room comes back as calls are
+#: answered (a heavy call in the hundreds of milliseconds, a refused large one sooner).
+RETRY_SECONDS = 1.0
 
 
 def over_budget(size: int) -> ApiError:
@@ -27,6 +32,32 @@ def over_budget(size: int) -> ApiError:
         seconds=f"{ADMIT_WAIT_SECONDS:g}",
     )
     err.http = 429
+    err.retry_after = RETRY_SECONDS
+    return err
+
+
+def line_full(size: int | None) -> ApiError:
+    """A heavy call refused at once: the calls already waiting for a slot hold the budget
+    (``size``: its request's bytes; None: refused before it was read)."""
+    if size is None:
+        err = api_error(
+            "RESOURCE_EXHAUSTED",
+            "MEMORY_BUDGET",
+            "the server holds as many requests waiting for a heavy-call slot as its memory "
+            "budget allows; this one was refused before it was read: retry in {seconds} s",
+            seconds=f"{RETRY_SECONDS:g}",
+        )
+    else:
+        err = api_error(
+            "RESOURCE_EXHAUSTED",
+            "MEMORY_BUDGET",
+            "the server holds as many requests waiting for a heavy-call slot as its memory "
+            "budget allows; this one ({size} bytes) was refused at once: retry in {seconds} s",
+            size=size,
+            seconds=f"{RETRY_SECONDS:g}",
+        )
+    err.http = 429
+    err.retry_after = RETRY_SECONDS
     return err
 
 
@@ -50,6 +81,15 @@ class ByteBudget:
                 raise over_budget(size)
             self.used += counted
         return counted
+
+    def take(self, counted: int) -> bool:
+        """Count ``counted`` bytes now if they fit, without waiting (a caller on an event
+        loop, which must not block): whether they were counted."""
+        with self._room:
+            if self.used + counted > self.budget:
+                return False
+            self.used += counted
+        return True
 
     def release(self, counted: int) -> None:
         if counted:

@@ -39,13 +39,13 @@ from ..ops.logs import log_call
 from .api import Adjudicator
 from .boundary import as_api_error
 from .budget import ADMIT_FROM as ADMIT_FROM
-from .budget import ByteBudget
+from .budget import ByteBudget, line_full
 from .call import Call, Record, size
 from .decoding import Request, read
 from .heavy import OFFLOAD_BYTES
 from .lifecycle import State
 from .slots import Slots, Ticket
-from .stops import check_deadline, earlier, interrupted
+from .stops import Ceiling, check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
     shutting_down as shutting_down,
 )
@@ -158,9 +158,11 @@ class Runtime:
         self.adjudicator = adjudicator
         self.state = state or State()
         self.decoding = ByteBudget()
-        #: the heavy-call slots (``service.pipeline.slots``)
-        self.heavy = Slots(HEAVY_CALLS)
-        #: seconds of work one call may take, whatever its deadline (None: no ceiling)
+        #: the heavy-call slots (``service.pipeline.slots``): their line is bounded by the
+        #: decoding budget
+        self.heavy = Slots(HEAVY_CALLS, self.decoding)
+        #: seconds of CPU time one call's work may take, whatever its deadline (None: no
+        #: ceiling; ``service.pipeline.stops.Ceiling``)
         self.ceiling: float | None = None if settings is None else settings.max_call_seconds
         # labelled children by label values: ``labels()`` checks and locks on every call
         self._children: dict[tuple, Any] = {}
@@ -193,17 +195,20 @@ class Runtime:
         adjudicate it and return the response, or raise ApiError
         (``service.pipeline.boundary``), never anything else. Past the call's ``deadline``
         (before or after the engine ran) the answer is DEADLINE_EXCEEDED. The engine's work
-        also stops at the server's ceiling (``ceiling`` seconds from now: RESOURCE_EXHAUSTED
-        CALL_TOO_EXPENSIVE) and when the call's ``stop`` is set (the caller went away:
-        CANCELLED). ``record``: filled in for the accounting. ``problems``: those found
-        building a message in process."""
+        also stops at the server's ceiling (``ceiling`` seconds of this thread's CPU time
+        from now: RESOURCE_EXHAUSTED CALL_TOO_EXPENSIVE; or WALL_FACTOR times that of wall
+        time, the machine too busy: SERVER_BUSY, retryable) and when the call's ``stop`` is
+        set (the caller went away: CANCELLED). ``record``: filled in for the accounting.
+        ``problems``: those found building a message in process."""
         method, deadline = call.method, call.deadline
-        limit = deadline
+        limit, ceiling, cpu = deadline, None, None
         if self.ceiling is not None:
-            limit = earlier(deadline, time.monotonic() + self.ceiling)
+            ceiling = Ceiling(self.ceiling)
+            limit, cpu = earlier(deadline, ceiling.wall_by), self.ceiling
         try:
-            # the engine stops long loops at the limit or the stop (engine.deadline)
-            with within(limit, call.stop):
+            # the engine stops long loops at the limit, the CPU spent or the stop
+            # (engine.deadline)
+            with within(limit, call.stop, cpu):
                 # the caller left, its deadline passed or the drain ended while the call
                 # waited its turn (a thread, a heavy-call slot): nothing is read
                 checkpoint()
@@ -218,12 +223,12 @@ class Runtime:
             check_deadline(method, deadline)
             return response
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
-            raise self._interrupted(call) from None
+            raise self._interrupted(call, ceiling) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
             raise as_api_error(e, method) from None
 
-    def _interrupted(self, call: Call) -> ApiError:
-        return interrupted(call.method, call.deadline, call.stop, self.state.draining, self.ceiling)
+    def _interrupted(self, call: Call, ceiling: Ceiling | None = None) -> ApiError:
+        return interrupted(call.method, call.deadline, call.stop, self.state.draining, ceiling)
 
     def call(
         self,
@@ -246,7 +251,9 @@ class Runtime:
         slots: its ``ticket``, which the transport waited for on its event loop
         (``service.transport.slot_wait``), or else one this thread waits for. A ticket that
         holds no slot (the wait ended at the call's deadline, when its caller left, or at
-        the drain's end) is answered at once with the reason, nothing read. The call's
+        the drain's end; or the line had no room in the budget for its bytes: MEMORY_BUDGET)
+        is answered at once with the reason, nothing read; one that waited in line brought
+        its bytes' count in the budget with it (``Ticket.counted``). The call's
         duration runs from its ``arrived`` (so it counts the wait for a slot; 0: now)."""
         m = self.metrics
         assert m is not None, "a Runtime made with count_calls=False answers, never invokes"
@@ -256,11 +263,12 @@ class Runtime:
         record = Record(call)
         counted = 0
         if call.heavy and ticket is None:
-            ticket = self.heavy.wait(call.stop, call.deadline)
+            ticket = self.heavy.wait(call.stop, call.deadline, size(call))
         try:
             if ticket is not None and not self.heavy.claim(ticket):
-                raise self._interrupted(call)
-            counted = self.decoding.admit(size(call))
+                raise line_full(size(call)) if ticket.refused else self._interrupted(call)
+            if ticket is None or not ticket.counted:  # counted already while it waited
+                counted = self.decoding.admit(size(call))
             response = self.answer(call, record)
             record.outcome, record.codes = _outcome(call.method, response)
             return response

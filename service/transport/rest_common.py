@@ -3,6 +3,8 @@ trace context, the 413 error."""
 
 from __future__ import annotations
 
+import math
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -24,7 +26,10 @@ def json_response(body, status: int = 200, headers: dict | None = None) -> Respo
 def error_response(
     err: ApiError, request_id: str, headers: dict | None = None, lang: str = DEFAULT_LANGUAGE
 ) -> Response:
-    """The error body of ``err``, its texts in ``lang`` (docs/i18n.md)."""
+    """The error body of ``err``, its texts in ``lang`` (docs/i18n.md), with ``Retry-After``
+    when it carries a retry hint (whole seconds, rounded up: the header takes no fraction)."""
+    if err.retry_after > 0:
+        headers = {**(headers or {}), "retry-after": str(math.ceil(err.retry_after))}
     return json_response(rest_body(localize_error(err, lang), request_id), err.http_status, headers)
 
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from samba_adjudicator.engine.deadline import Stop
 
-from ..pipeline.call import Call
+from ..pipeline.call import Call, size
 from ..pipeline.slots import WAITING, Slots, Ticket
 
 T = TypeVar("T")
@@ -33,13 +33,14 @@ def resolve(future: asyncio.Future) -> None:
 
 
 class SlotWait:
-    """One call's wait: its ``ticket`` is asked for at once (granted when a slot is free)."""
+    """One call's wait: its ``ticket`` is asked for at once (granted when a slot is free;
+    refused when the line holds as many bytes as the budget takes: ``size``, the call's)."""
 
-    def __init__(self, slots: Slots) -> None:
+    def __init__(self, slots: Slots, size: int = 0) -> None:
         self.slots = slots
         self.loop = asyncio.get_running_loop()
         self.handed: asyncio.Future = self.loop.create_future()
-        self.ticket = slots.ask(self._wake)
+        self.ticket = slots.ask(self._wake, size)
 
     def _wake(self) -> None:  # any thread: the one that freed the slot
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
@@ -80,13 +81,14 @@ async def offload(
     transports do: a heavy call waits for its slot first on this loop (no thread held
     meanwhile), and one that gets none (its deadline, its caller gone, ``gone``, the
     drain's end) is answered here at once, why; a wait cancelled because its caller left
-    is answered too (counted and logged, CANCELLED). Work that never began (cancelled
-    before its thread took it) hands its slot on."""
+    is answered too (counted and logged, CANCELLED), and so is one refused a place in line
+    (its bytes over the budget: RESOURCE_EXHAUSTED MEMORY_BUDGET). Work that never began
+    (cancelled before its thread took it) hands its slot on."""
     stop = call.stop
     assert stop is not None, "an offloaded call can be stopped (call.stoppable)"
     ticket = None
     if call.heavy:
-        waiting = SlotWait(slots)
+        waiting = SlotWait(slots, size(call))
         try:
             ticket = await waiting.until(call.deadline, stop, gone)
         except asyncio.CancelledError:

@@ -14,9 +14,10 @@ import pytest
 
 from samba_adjudicator.engine.deadline import Stop
 from samba_adjudicator.service.base.errors import ApiError
+from samba_adjudicator.service.pipeline.budget import ByteBudget
 from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import HEAVY_CALLS, Runtime
-from samba_adjudicator.service.pipeline.slots import GONE, RUNNING, Slots
+from samba_adjudicator.service.pipeline.slots import GONE, RUNNING, WAITING, WAITING_FLOOR, Slots
 from samba_adjudicator.service.transport.slot_wait import SlotWait
 
 
@@ -54,6 +55,58 @@ def test_the_drains_end_wakes_every_waiter_without_a_slot():
     assert slots.ask(lambda: None).state == GONE  # later ones too
     slots.leave(held)
     assert slots.free == 1
+
+
+def test_a_waiting_call_counts_its_bytes_and_past_the_budget_one_is_refused():
+    """Issue 56, item 1: the line was unbounded, each waiting call holding its whole
+    request; now a waiting call's bytes count against the budget from the moment it joins
+    the line until its work ends, and one that does not fit is refused without waiting."""
+    budget = ByteBudget(1_000_000)
+    slots = Slots(1, budget)
+    held = slots.ask(lambda: None, 900_000)  # a free slot: its work admits its bytes
+    assert held.granted and held.counted == 0 and budget.used == 0
+    first = slots.ask(lambda: None, 600_000)
+    assert (first.state, first.counted, budget.used) == (WAITING, 600_000, 600_000)
+    refused = slots.ask(lambda: None, 600_000)
+    assert refused.state == GONE and refused.refused and slots.waiting == 1
+    assert budget.used == 600_000 and not slots.claim(refused)
+    small = slots.ask(lambda: None, 10)  # a small call counts the floor
+    assert small.counted == WAITING_FLOOR and budget.used == 600_000 + WAITING_FLOOR
+    slots.leave(held)  # first is handed the slot and keeps its count while it works
+    assert first.granted and budget.used == 600_000 + WAITING_FLOOR
+    assert slots.claim(first)
+    slots.leave(first)
+    assert small.granted and budget.used == WAITING_FLOOR
+    slots.leave(small)
+    slots.leave(small)  # twice: released once
+    assert budget.used == 0
+    # a call that gives up, and the drain's end, release the bytes of the line
+    held = slots.ask(lambda: None)
+    gives_up, drained = slots.ask(lambda: None, 300_000), slots.ask(lambda: None, 400_000)
+    assert budget.used == 700_000
+    slots.leave(gives_up)
+    assert budget.used == 400_000
+    slots.close()
+    assert drained.state == GONE and budget.used == 0
+
+
+def test_a_heavy_call_past_the_budget_is_refused_at_once_with_a_retry_hint():
+    """Issue 56, item 1: with both slots held and the line's bytes filling the budget, a
+    heavy call waited in line (to its deadline: DEADLINE_EXCEEDED); it is refused
+    RESOURCE_EXHAUSTED MEMORY_BUDGET (REST 429) with a retry hint, nothing waiting."""
+    rt = Runtime(None)
+    held = [rt.heavy.ask(lambda: None) for _ in range(HEAVY_CALLS)]
+    line = rt.heavy.ask(lambda: None, rt.decoding.budget)
+    assert all(t.granted for t in held) and line.state == WAITING
+    data = b"\x0a\x00"  # ListLegalActionsRequest with an empty snapshot
+    call = Call("ListLegalActions", data, "grpc", "r", heavy=True, deadline=time.monotonic() + 3)
+    with pytest.raises(ApiError) as e:
+        rt.invoke(call._replace(stop=Stop()))
+    err = e.value
+    assert (err.code, err.reason, err.http_status) == ("RESOURCE_EXHAUSTED", "MEMORY_BUDGET", 429)
+    assert err.retry_after > 0 and rt.heavy.waiting == 1
+    rt.heavy.close()
+    assert rt.decoding.used == 0
 
 
 def _wait(slots: Slots, deadline: float | None, stop: Stop, gone=None):
