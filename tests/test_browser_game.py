@@ -5,6 +5,8 @@ in test-output/browser/."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from service_fixtures import server  # noqa: F401
 from test_browser import _same_origin, _shot, browser  # noqa: F401
@@ -13,6 +15,7 @@ from test_browser_play import MY_TURN_OR_OVER, READY, _error, _serious_axe_viola
 pytestmark = [pytest.mark.servers, pytest.mark.tools]
 
 PHONE = {"width": 360, "height": 740}
+RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 
 
 def _phone(browser, viewport=PHONE):  # noqa: F811
@@ -111,5 +114,74 @@ def test_the_turn_fits_one_screen_upright_and_sideways(browser, server, viewport
         assert _serious_axe_violations(pg) == []
         _shot(pg, f"game-{viewport['width']}x{viewport['height']}")
         _same_origin(pg, server.base_url)
+    finally:
+        context.close()
+
+
+def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa: F811
+    """Issue 59 item 8: the whole turn (the pile, your side's melds, 24 cards in hand, your
+    moves) within one 360 x 740 screen, at six players (the longest pile line), the melds
+    named by their cards and your hand fanned by rank."""
+    from builders import make_snapshot
+
+    from samba_adjudicator.service.codec import convert, jsonio
+
+    snap = make_snapshot(
+        "classic",
+        6,
+        hands={1: "3C 4H 4S 5D 6C 6H 7S 8D 9C 9H 10S 10D JC QH QS KD AC AH 2C 2D JK 5S 7H 8C"},
+        melds={
+            1: [
+                "KH KS KC KH KS KC KD",
+                "QD QC QD 2S",
+                "JH JS JD",
+                "10H 10C 10H",
+                "AS AD AS",
+                "5H 6H 7H 8H",
+            ]
+        },
+        has_melded=(1,),
+        discard="6D 9S",
+        turn_seat=1,
+    )
+    context, pg = _phone(browser)
+    try:
+        _opened(pg, server.base_url)
+        pg.locator("#settings > summary").tap()
+        pg.locator("#dev").tap()  # the snapshot panel is a developer tool
+        pg.locator("#snapshot-fold > summary").tap()
+        pg.fill("#snapshot-json", json.dumps(jsonio.to_dict(convert.snapshot_to_proto(snap))))
+        pg.locator("#inspect").tap()
+        pg.wait_for_selector("#log li[data-kind='inspect']", state="attached")
+        pg.locator("#dev").tap()
+        pg.locator("#settings > summary").tap()
+        _my_turn(pg)
+        pg.evaluate("scrollTo(0, 0)")
+        hand = pg.eval_on_selector_all("#my-hand button", "bs => bs.map(b => b.dataset.card)")
+        assert len(hand) == 24
+        wild = [c == "JK" or c[:-1] == "2" for c in hand]
+        ranks = [99 if w else RANKS.index(c[:-1]) for c, w in zip(hand, wild, strict=True)]
+        assert wild == sorted(wild) and ranks[: wild.index(True)] == sorted(
+            ranks[: wild.index(True)]
+        )
+        names = pg.eval_on_selector_all("#my-melds .meld-name", "ns => ns.map(n => n.innerText)")
+        assert names == ["Ks", "Qs", "Js", "10s", "As", "5♥-8♥"]
+        bottoms = {
+            sel: pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
+            for sel in ("#pile", "#my-melds", "#my-hand", "#moves")
+        }
+        assert all(v <= PHONE["height"] for v in bottoms.values()), bottoms
+        # "10" whole in the fans: no card over it (the hand's and the melds' on the table)
+        clipped = pg.evaluate(
+            """() => [...document.querySelectorAll('#my-hand [data-card^="10"], .fan [data-card^="10"]')]
+               .filter(c => c.nextElementSibling)
+               .filter(c => c.querySelector('.rank').getBoundingClientRect().right
+                            > c.nextElementSibling.getBoundingClientRect().left + 0.5)
+               .map(c => c.dataset.card)"""
+        )
+        assert clipped == [], clipped
+        assert _serious_axe_violations(pg) == []
+        _shot(pg, "game-24-cards")
+        assert pg.console_errors == []
     finally:
         context.close()

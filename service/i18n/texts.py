@@ -215,7 +215,7 @@ UI_TEXTS = {
     "freshCard": N_("{card}, just drawn"),
     "recent.drew": N_("drew {cards}"),
     "recent.drewCount": N_("drew {count}"),
-    "recent.tookPile": N_("took the pile: {cards}"),
+    "recent.tookPile": N_("took the pile ({count} cards)"),
     "recent.tookTop": N_("took {cards}"),
     "recent.redThree": N_("laid a red 3: {cards}"),
     "recent.melded": N_("melded {cards}"),
