@@ -173,7 +173,8 @@ def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa
         assert all(v <= PHONE["height"] for v in bottoms.values()), bottoms
         # "10" whole in the fans: no card over it (the hand's and the melds' on the table)
         clipped = pg.evaluate(
-            """() => [...document.querySelectorAll('#my-hand [data-card^="10"], .fan [data-card^="10"]')]
+            """() => [...document.querySelectorAll(
+                        '#my-hand [data-card^="10"], .fan [data-card^="10"]')]
                .filter(c => c.nextElementSibling)
                .filter(c => c.querySelector('.rank').getBoundingClientRect().right
                             > c.nextElementSibling.getBoundingClientRect().left + 0.5)
