@@ -406,6 +406,7 @@ def test_whole_deals_on_a_phone_by_tapping_cards_and_moves(browser, server, play
         assert _in_view(pg, "#outcome .result-line") and _in_view(pg, "#outcome [data-move]")
         stages.check("the end of the deal")
         _shot(pg, f"play-phone-{players}-deal-over")
+        pg.screenshot(path=str(SHOTS / f"play-phone-{players}-deal-over-screen.png"))
         final = pg.evaluate("() => state.snapshot")
         assert final["result"]["reason"] in ("WENT_OUT", "STOCK_EXHAUSTED")
         score = pg.request.post(
@@ -465,6 +466,8 @@ def test_whole_deals_on_a_phone_by_tapping_cards_and_moves(browser, server, play
         levels = [pg.input_value(f"#bot-{seat}") for seat in range(players)]
         assert levels == ["human" if seat == ME else "BASIC" for seat in range(players)]
         stages.check("the next deal")
+        # the next deal's first turn in view, not the last result
+        assert pg.evaluate("scrollY") == 0
         assert _error(pg) == ""
         _same_origin(pg, server.base_url)
     finally:

@@ -87,6 +87,7 @@ UI_TEXTS = {
     "blocked": N_("blocked"),
     "frozenFor": N_("frozen for {sides}"),
     "notFrozen": N_("not frozen"),
+    "frozenAll": N_("frozen for everyone"),
     "seatSide": N_("side {side}"),
     "handCount": N_("cards in hand: {count}"),
     "sideSeats": N_("seats {seats}"),

@@ -155,7 +155,8 @@ function renderMyHand() {
     // named by its words ("six of diamonds", "new" if just drawn); the face (6♦) is for the eyes
     for (const part of face.children) part.setAttribute("aria-hidden", "true");
     const cls = face.className + (pressed ? " selected" : "") + (fresh.has(i) ? " fresh" : "");
-    const button = el("button", { type: "button", class: cls, "data-card": code, "aria-pressed": String(pressed) },
+    const button = el("button", { type: "button", class: cls, "data-card": code, "aria-pressed": String(pressed),
+      "aria-disabled": String(!myTurn()) },
       el("span", { class: "sr-only" }, fresh.has(i) ? t("freshCard", { card: cardName(code) }) : cardName(code)),
       [...face.childNodes]);
     button.addEventListener("click", () => guarded(() => toggle(i)));

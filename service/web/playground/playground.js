@@ -99,8 +99,8 @@ function renderPile(p) {
   el("div", {}, el("b", {}, t("pile")), el("div", { class: "muted" },
     p.count ? t("pileCount", { count: p.count }) : t("empty")),
   el("div", {}, p.blocked ? el("span", { class: "badge blocked" }, t("blocked")) : "",
-    frozen.length ? el("span", { class: "badge frozen" },
-      t("frozenFor", { sides: frozen.map(sideName).join(", ") }))
+    frozen.length ? el("span", { class: "badge frozen" }, frozen.length === state.shown.sides.length
+      && mySeat() !== null ? t("frozenAll") : t("frozenFor", { sides: frozen.map(sideName).join(", ") }))
       : el("span", { class: "badge" }, t("notFrozen")))));
 }
 
@@ -307,6 +307,7 @@ async function newPosition(snapshot, first) {
   setBotOptions();
   $("viewer").disabled = mySeat() !== null;
   await render();
+  if (mySeat() !== null) scrollTo(0, 0);  // a new deal: its first turn in view, not the last result
 }
 
 async function deal() {
