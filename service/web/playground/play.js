@@ -290,15 +290,8 @@ async function chooseSeat() {
   const me = mySeat();
   play.selected = [];
   $("viewer").disabled = me !== null;
-  if (me !== null) {
-    $("viewer").value = String(me);
-    for (const select of document.querySelectorAll("#bots select")) {
-      const seat = Number(select.dataset.seat);
-      if (seat === me) select.value = "human";
-      else if (select.value === "human") select.value = "BASIC";
-      state.bots[seat] = select.value;
-    }
-  }
+  if (me !== null) $("viewer").value = String(me);
+  setBotOptions();  // yours human, the others computers, each named from your seat
   await render();
   await botsPlay();
 }
