@@ -118,7 +118,8 @@ def test_the_turn_fits_one_screen_upright_and_sideways(browser, server, viewport
         context.close()
 
 
-def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa: F811
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 740, "height": 360}])
+def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server, viewport):  # noqa: F811
     """Issue 59 item 8: the whole turn (the pile, your side's melds, 24 cards in hand, your
     moves) within one 360 x 740 screen, at six players (the longest pile line), the melds
     named by their cards and your hand fanned by rank."""
@@ -144,7 +145,7 @@ def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa
         discard="6D 9S",
         turn_seat=1,
     )
-    context, pg = _phone(browser)
+    context, pg = _phone(browser, viewport)
     try:
         _opened(pg, server.base_url)
         pg.locator("#settings > summary").tap()
@@ -170,7 +171,7 @@ def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa
             sel: pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
             for sel in ("#pile", "#my-melds", "#my-hand", "#moves")
         }
-        assert all(v <= PHONE["height"] for v in bottoms.values()), bottoms
+        assert all(v <= viewport["height"] for v in bottoms.values()), bottoms
         # "10" whole in the fans: no card over it (the hand's and the melds' on the table)
         clipped = pg.evaluate(
             """() => [...document.querySelectorAll(
@@ -182,7 +183,7 @@ def test_a_turn_of_24_cards_and_six_melds_fits_a_phone(browser, server):  # noqa
         )
         assert clipped == [], clipped
         assert _serious_axe_violations(pg) == []
-        _shot(pg, "game-24-cards")
+        _shot(pg, f"game-24-cards-{viewport['width']}x{viewport['height']}")
         assert pg.console_errors == []
     finally:
         context.close()
