@@ -328,6 +328,11 @@ def _my_turn_checks(pg, player, stages, seen: dict) -> None:
         assert "drawStock" in moves, (moves, pg.inner_text("#play"))
         lines = pg.eval_on_selector_all("#recent li", "ls => ls.map(l => l.innerText)")
         seen["recent"] = max(seen.get("recent", 0), len(lines))
+        # the card the last seat threw, marked on the pile and named as such
+        marked = pg.locator("#pile .pile-top .card.fresh")
+        if marked.count():
+            assert "just discarded by" in marked.get_attribute("aria-label")
+            seen["pileMarked"] = seen.get("pileMarked", 0) + 1
     if phase == "PLAY" and seat == str(ME):
         stages.check("first turn to play")
         seen["fresh"] = seen.get("fresh", 0) + pg.locator("#my-hand button.fresh").count()
@@ -434,6 +439,7 @@ def test_whole_deals_on_a_phone_by_tapping_cards_and_moves(browser, server, play
         assert mine_applied and all(a["action"]["seat"] == ME for a in mine_applied)
         # what the others did was shown under the pile; the draw's cards were marked
         assert seen.get("recent", 0) >= 1 and seen.get("fresh", 0) >= 1, seen
+        assert seen.get("pileMarked", 0) >= 1, seen
         # the taps each kind of move took
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / f"taps-{players}.json").write_text(

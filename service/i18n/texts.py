@@ -214,6 +214,7 @@ UI_TEXTS = {
     "turnOf.PLAY": N_("{name} to play"),
     "wentOut": N_("{name} went out"),
     "freshCard": N_("{card}, just drawn"),
+    "discardedBy": N_("{card}, just discarded by {name}"),
     "recent.drew": N_("drew {cards}"),
     "recent.drewCount": N_("drew {count}"),
     "recent.tookPile": N_("took the pile ({count} cards)"),

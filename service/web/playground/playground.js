@@ -94,8 +94,13 @@ function turnLine(s) {
 
 function renderPile(p) {
   const frozen = p.frozenForSides || [];
-  $("pile").replaceChildren(el("div", { class: "pile-top" },
-    p.count ? card(p.top) : el("span", { class: "card empty" }, "")),
+  const top = p.count ? card(p.top) : el("span", { class: "card empty" }, "");
+  const by = discardedBy();
+  if (p.count && by !== null) {  // the card another seat just threw, marked and named so
+    top.classList.add("fresh");
+    top.setAttribute("aria-label", t("discardedBy", { card: cardName(p.top), name: seatName(by) }));
+  }
+  $("pile").replaceChildren(el("div", { class: "pile-top" }, top),
   el("div", {}, el("b", {}, t("pile")), el("div", { class: "muted" },
     p.count ? t("pileCount", { count: p.count }) : t("empty")),
   el("div", {}, p.blocked ? el("span", { class: "badge blocked" }, t("blocked")) : "",

@@ -67,3 +67,11 @@ function freshCards() {
   }
   return fresh;
 }
+
+// The seat another than yours whose last move put the pile's top card there, or null.
+function discardedBy() {
+  const me = mySeat();
+  const last = [...state.history].reverse().find((e) => e.kind === "move");
+  if (me === null || !last || last.seat === me) return null;
+  return last.events.some((e) => e.type === "DISCARDED") ? last.seat : null;
+}
