@@ -34,8 +34,8 @@ ARG WHEELHOUSE=""
 COPY . .
 
 # The build tools are requirements-build.txt, the list `make runtime` installs into
-# .tools/build (googleapis-common-protos provides google/api/*.proto, imported by
-# proto/samba/v1). Generate the protobuf modules exactly as `make proto` does, then build
+# .tools/build (the google/api/*.proto that proto/samba/v1 imports are vendored in
+# proto/google/). Generate the protobuf modules exactly as `make proto` does, then build
 # the wheels: the project's own wheel, compiled (SAMBA_COMPILE=1: the build fails rather
 # than ship the slower pure-Python build; setup.py), plus a wheel for every runtime
 # dependency (pyproject.toml's dependencies: the set `make run` installs into .venv). With

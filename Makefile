@@ -25,7 +25,7 @@ LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole out
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
         bench-instructions bench-service bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
         bench-bots bench-oracle train-bots bots-labels fuzz image-test scale-test nginx haproxy promtool \
-        breaking-proto clean
+        breaking-proto cpp-example clean
 
 # The compiled build (setup.py, docs/performance.md#the-compiled-build): the engine and the
 # service's per-call folders (service/codec, service/pipeline) compiled with mypyc (from
@@ -195,6 +195,21 @@ promtool:
 	@test -x $(PROMTOOL) || { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null); } || \
 	  { echo "the chart tests need promtool at $(PROMTOOL): apt-get install prometheus" >&2; exit 1; }
 
+# The C++ example (examples/cpp, docs/clients.md): its code generated from proto/ and built
+# with Debian's g++, protoc, grpc_cpp_plugin and libgrpc++ (installed when missing and running
+# as root, as nginx is), as it is and under -DOPTIONAL= as <windows.h> defines it, into
+# .tools/cpp/<a hash of the .proto files>/, so the slow compile of the generated code is done
+# once per schema; tests/test_cpp_example.py plays it against a real server.
+CPP_PACKAGES := g++ pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev libssl-dev
+cpp-example:
+	@{ command -v g++ && command -v protoc && command -v grpc_cpp_plugin && pkg-config --exists grpc++ protobuf \
+	   && test -f /usr/include/openssl/evp.h; } >/dev/null 2>&1 || \
+	  { test "$$(id -u)" = 0 && (apt-get update -qq && apt-get install -y -qq $(CPP_PACKAGES) >/dev/null); } || \
+	  { echo "the C++ example needs $(CPP_PACKAGES): apt-get install them" >&2; exit 1; }
+	@# one build at a time: two pytest workers may ask for it at once
+	@mkdir -p $(TOOLS) && flock $(TOOLS)/cpp.lock \
+	  $(MAKE) --no-print-directory -s -C examples/cpp -j2 BUILD=$(CURDIR)/$(TOOLS)/cpp
+
 # Three replicas (the same signing and page-token keys) behind nginx, round-robin per call
 # over REST and gRPC: the Python and TypeScript bots play whole matches, then again during a
 # rolling restart and with one replica SIGKILLed (docs/deployment.md); then a game loop
@@ -209,14 +224,14 @@ scale-test: install nginx typescript-bots
 
 # `make test` runs everything: the checks below, the fast tests, and the tests that start
 # the real servers or need helm/hadolint (pytest markers `servers` and `tools`), and the
-# TypeScript client's tests, and the browser tests (system Chromium).
+# TypeScript client's tests, and the browser tests (system Chromium), and the C++ example.
 # pytest runs last, so its summary closes the output.
 # The suite runs against the compiled build (SAMBA_BUILD=compiled: an import fails rather
 # than fall back); `make test SAMBA_BUILD=pure` runs it against the Python source.
 # tests/test_compiled_build.py compares the two engines position by position.
 test: export SAMBA_BUILD ?= compiled
 test: install lint-proto breaking-proto deploy-tools lint typecheck browser nginx haproxy promtool \
-      test-typescript image-test
+      cpp-example test-typescript image-test
 	$(PY) -m pytest -n 2
 
 # Builds the Dockerfile with podman offline (a local Debian bookworm base of the same Python

@@ -3,15 +3,17 @@
 # installed as the package samba_adjudicator.schema.v1 (pyproject.toml maps it). Used by
 # `make proto` and the Dockerfile's build stage, so both produce the same modules.
 # Generated code is never committed nor edited by hand.
-#   usage: proto/generate.sh PYTHON   (a Python with grpcio-tools and googleapis-common-protos)
+#   usage: proto/generate.sh PYTHON   (a Python with grpcio-tools)
 set -euo pipefail
 PY=${1:-python3}
 cd "$(dirname "$0")/.."
-# google/api/field_behavior.proto comes from googleapis-common-protos (site-packages).
-GOOGLEAPIS=$("$PY" -c 'import os, google.api; print(os.path.dirname(os.path.dirname(list(google.api.__path__)[0])))')
+# The googleapis files the schema imports (google/api/*) are vendored in proto/google/, beside
+# the error details every error carries (google/rpc/*), so proto/ alone is every include a
+# client in any language needs (docs/clients.md); at run time the Python modules of
+# google.api and google.rpc come from googleapis-common-protos.
 rm -rf generated
 mkdir -p generated
-"$PY" -m grpc_tools.protoc -I"$GOOGLEAPIS" -Iproto \
+"$PY" -m grpc_tools.protoc -Iproto \
   --python_out=generated --grpc_python_out=generated --pyi_out=generated \
   --include_source_info --include_imports \
   --descriptor_set_out=generated/samba/v1/descriptors.binpb proto/samba/v1/*.proto

@@ -272,3 +272,32 @@ def test_api_and_bots_say_one_sentence_on_sending_a_computer_move_twice():
     assert (strong.CLOCK_SLACK, strong.CLOCK_FLOOR) == (2.0, 0.5)  # "twice ... half a second"
     assert "twice `budgetMs` plus half a second of the search's own" in found.group(0)
     assert "idempotent: the same request gives the same move" not in api
+
+
+def _details_by_code() -> dict[str, set[str]]:
+    """Every detail key each violation code is made with: the keywords of the engine's calls
+    of ``violation`` and ``penalty_violations`` whose code is a literal."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            codes = [a.value for a in node.args if isinstance(a, ast.Constant) and a.value in CODES]
+            if name in {"violation", "penalty_violations"} and codes:
+                keys = {k.arg for k in node.keywords if k.arg and k.arg != "penalty"}
+                found.setdefault(codes[0], set()).update(keys)
+    return {code: keys for code, keys in found.items() if keys}
+
+
+def test_the_details_table_names_every_detail_of_every_code():
+    """docs/api.md#violation-details lists, per code, exactly the details the engine gives."""
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    section = text.split('<a id="violation-details"></a>', 1)[1].split("<a id=", 1)[0]
+    table = {
+        m.group(1): set(re.findall(r"`([a-zA-Z]+)` [a-z]", m.group(2)))
+        for m in re.finditer(r"^\| `([A-Z_]+)` \| (.+) \|$", section, re.MULTILINE)
+    }
+    assert table == _details_by_code()

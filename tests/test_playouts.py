@@ -4,8 +4,9 @@ For every profile, every allowed player count and both variations, hypothesis pi
 and a sequence of choices; the deal is played by choosing among ``legal_actions``. After
 every step: cards are conserved, every position not over lists at least one legal action
 (no dead ends, docs/rules.md "Further decisions"), every listed action validates, validate
-and apply agree, apply never mutates its input, a sample of unlisted actions is refused,
-and every seat's known cards (docs/rules.md#public-knowledge) stay within its hand. Play is
+and apply agree, every event names the acting seat, apply never mutates its input, a
+sample of unlisted actions is refused, and every seat's known cards
+(docs/rules.md#public-knowledge) stay within its hand. Play is
 steered now and then into asking "may I go out?" and answering "no", and short-stock deals
 (one deck, small hands) reach the end of the stock within the bound.
 """
@@ -137,6 +138,10 @@ def play(  # noqa: C901 - one playout
         assert dataclasses.astuple(s) == before, "apply mutated its input"
         assert outcome.legal and not outcome.violations
         assert validate(s, action) == []
+        # docs/api.md#event: every event names the acting seat and its side, so a typed
+        # client reads Event.seat 0 as seat 0, never as "no seat"
+        acting = (action.seat, s.seats[action.seat].side)
+        assert all((e.seat, e.side) == acting for e in outcome.events), outcome.events
         _check_known(s, outcome.snapshot, action, outcome.events)
         s = outcome.snapshot
         assert zone_cards(s) == pack, "cards not conserved"

@@ -269,3 +269,29 @@ def test_fields_required_unless_another_is_given_are_not_annotated():
 
 def test_goout_not_required():
     assert field_behavior_pb2.REQUIRED not in _behaviors(pb.Turn, "go_out")
+
+
+def test_proto_alone_is_every_include_a_client_needs(tmp_path):
+    """A client in another language generates from proto/ alone (docs/clients.md): the
+    schema, the googleapis files it imports and the error details every error carries
+    (google.rpc.Status, ErrorInfo, BadRequest) are all there, with nothing but protoc's own
+    well-known types besides."""
+    from grpc_tools import protoc
+
+    root = DOCS.parent / "proto"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.proto"))
+    assert {"google/rpc/status.proto", "google/rpc/error_details.proto"} <= set(files)
+    out = tmp_path / "all.binpb"
+    well_known = Path(protoc.__file__).parent / "_proto"
+    status = protoc.main(
+        ["protoc", f"-I{root}", f"-I{well_known}", f"--descriptor_set_out={out}", *files]
+    )
+    assert status == 0
+    from google.protobuf import descriptor_pb2
+
+    names = {
+        f"{file.package}.{message.name}"
+        for file in descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file
+        for message in file.message_type
+    }
+    assert {"google.rpc.Status", "google.rpc.ErrorInfo", "google.rpc.BadRequest"} <= names

@@ -45,6 +45,7 @@ WHOLE_SYSTEM = {
     "test_client_wheel.py": TOOLS,
     "test_compiled_build.py": TOOLS,
     "test_computer_moves.py": SERVERS,
+    "test_cpp_example.py": SERVERS,
     "test_connection_limits.py": SERVERS,
     "test_deadlines.py": SERVERS,
     "test_deal_proof.py": SERVERS,

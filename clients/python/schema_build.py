@@ -22,13 +22,6 @@ TARGET = HERE / "client" / "_pb"
 _ABSOLUTE = re.compile(r"^from samba\.v1 import ", re.MULTILINE)
 
 
-def googleapis_protos() -> Path:
-    """Where googleapis-common-protos keeps google/api/field_behavior.proto."""
-    import google.api
-
-    return Path(list(google.api.__path__)[0]).parent.parent
-
-
 def generate(target: Path = TARGET) -> list[Path]:
     """Generate the modules into ``target`` (replaced); returns the files written."""
     protos = sorted((PROTO_ROOT / "samba" / "v1").glob("*.proto"))
@@ -41,7 +34,6 @@ def generate(target: Path = TARGET) -> list[Path]:
         sys.executable,
         "-m",
         "grpc_tools.protoc",
-        f"-I{googleapis_protos()}",
         f"-I{PROTO_ROOT}",
         f"--python_out={out}",
         f"--grpc_python_out={out}",
