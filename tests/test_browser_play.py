@@ -125,6 +125,8 @@ class Tapper:
         self.pg.wait_for_function(
             "ply => document.querySelector('#turn').dataset.ply !== ply", arg=ply
         )
+        # the new position drawn whole (the hand too), not only the turn line
+        self.pg.wait_for_function(READY)
 
     def clear(self) -> None:
         if self.pg.locator("#clear").is_visible():

@@ -61,7 +61,7 @@ function moveButton(a) {
 
 async function playMove(action) {
   play.selected = [];
-  await apply(action);
+  await settled(() => apply(action));  // not ready from the tap until the move is drawn
 }
 
 // What the selection would most plainly be, to ask the service why it is not a move: the
