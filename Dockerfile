@@ -48,7 +48,8 @@ RUN if [ -n "$WHEELHOUSE" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS="/src/$WH
 # --------------------------------------------------------------------------- runtime
 FROM ${PYTHON_IMAGE} AS runtime
 
-ARG VERSION=0.1.0
+# The release (VERSION; `make dist` and `make image-test` pass it): the OCI version label.
+ARG VERSION=0.0.0-dev
 ARG SOURCE_URL=https://github.com/samba-adjudicator/samba-adjudicator
 ARG LICENSES=NOASSERTION
 

@@ -77,7 +77,7 @@ $(GENERATED): $(PROTOS) proto/generate.sh | $(BUILD_STAMP)
 
 # The generated package must exist before the editable install, which records the
 # project's packages when it runs (a later generated/ would not be importable).
-$(STAMP): pyproject.toml $(GENERATED)
+$(STAMP): pyproject.toml VERSION $(GENERATED)
 	@echo "make: $(VENV), the service's packages and the samba-adjudicator command (log: $(LOG))"
 	@{ test -x $(PY) || $(PYTHON) -m venv $(VENV); } $(LOGGED)
 	@# The editable install is the Python source; the compiled build is made beside it.
@@ -256,6 +256,13 @@ playthroughs: install
 deal-vectors: install
 	$(PY) tests/deal_vectors.py
 
+# conformance/exchanges.json: golden exchanges of every RPC on both transports, recorded
+# from a real server (conformance/README.md); the service's and both clients' tests read them.
+# Review the diff when an answer changes on purpose.
+.PHONY: conformance
+conformance: install
+	$(PY) tests/conformance_vectors.py
+
 # The settings table of docs/service.md, made from the settings (service/ops/config.py);
 # tests/service/ops/test_config.py checks it is current.
 .PHONY: docs
@@ -314,19 +321,73 @@ test-typescript: install $(TS)/node_modules/.installed
 typescript-bots: $(TS)/node_modules/.installed
 	cd $(TS) && npm run build && npm run build:test
 
-# The clients as files to install elsewhere: clients/typescript/samba-adjudicator-client-*.tgz
-# (npm install it), and dist/samba_adjudicator_client-*.whl (`make client-wheel`, below).
-typescript-client: $(TS)/node_modules/.installed
-	cd $(TS) && npm pack
+# The release, said once: VERSION (README.md#releases). Every artefact below takes it at
+# build time: the Python distributions from pyproject.toml (the server) and setup.py (the
+# client), the npm tarball and the chart from the flags given here, the image from its
+# VERSION build arg.
+RELEASE := $(shell cat VERSION)
+DIST ?= dist
 
+# The clients as files to install elsewhere: dist/samba-adjudicator-client-<release>.tgz (npm
+# install it) and dist/samba_adjudicator_client-<release>.whl (`make client-wheel`, below).
+# The tarball is packed from a staged copy given the release (package.json says
+# 0.0.0-development: npm has no flag for the version of `npm pack`).
+# Built only when a source changed since the last build (`make test-typescript` builds it too),
+# so that packing under `make test` never rewrites a build other tests are running.
+TS_STAGE = $(DIST)/.typescript-client
+TS_BUILT := $(TS)/dist/index.js
+$(TS_BUILT): $(TS)/node_modules/.installed $(wildcard $(TS)/src/*.ts) $(PROTOS) $(TS)/buf.gen.yaml \
+             $(TS)/tsconfig.json
+	cd $(TS) && npm run build
+
+typescript-client: $(TS_BUILT)
+	rm -rf $(TS_STAGE) && mkdir -p $(TS_STAGE)
+	cp -r $(TS)/package.json $(TS)/README.md $(TS)/dist $(TS)/examples $(TS_STAGE)/
+	cd $(TS_STAGE) && npm pkg set version=$(RELEASE) && \
+	  npm pack --ignore-scripts --silent --pack-destination $(abspath $(DIST)) >/dev/null
+	rm -rf $(TS_STAGE)
+
+# The server's wheel, compiled as SAMBA_COMPILE chooses (WHEEL_COMPILE=0: the Python source
+# alone, in seconds, as tests/test_release.py builds it).
+WHEEL_COMPILE ?= $(SAMBA_COMPILE)
 wheel: runtime
-	$(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+	SAMBA_COMPILE=$(WHEEL_COMPILE) $(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(DIST) .
+
+# The server's sdist, through setuptools' own build backend (the PEP 517 hook `python -m
+# build` would call; MANIFEST.in adds what its setup.py needs).
+.PHONY: sdist
+sdist: runtime
+	mkdir -p $(DIST)
+	$(BUILD_PY) -c 'import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])' \
+	  $(DIST) >/dev/null
 
 # The Python client alone: dist/samba_adjudicator_client-*.whl (pure Python; grpcio, protobuf,
 # httpx, googleapis-common-protos), its protobuf modules generated into it at build time.
 .PHONY: client-wheel
 client-wheel: runtime
-	$(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist clients/python
+	$(BUILD_PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(DIST) clients/python
+
+# The chart, its version and appVersion (the default image tag) the release's.
+.PHONY: chart
+chart: $(TOOLS)/bin/helm
+	mkdir -p $(DIST)
+	$(TOOLS)/bin/helm package helm/samba-adjudicator --version $(RELEASE) --app-version $(RELEASE) \
+	  -d $(DIST) >/dev/null
+
+# A release's files, each with the release of VERSION (README.md#releases): the server's wheel
+# and sdist, the Python client's wheel, the TypeScript client's npm tarball, the chart's package
+# (`dist-files`, about a minute; tests/test_release.py builds them and reads each one's version)
+# and the image, built offline as `make image-test` builds it, tagged samba-adjudicator:<release>
+# with its OCI version label, and saved as dist/samba-adjudicator-<release>.oci.tar
+# (`dist-image`, minutes).
+.PHONY: dist dist-files dist-image
+dist: dist-files dist-image
+	@ls -1 $(DIST)
+
+dist-files: wheel sdist client-wheel typescript-client chart
+
+dist-image: install deploy-tools
+	$(PY) tests/image_check.py --dist $(DIST)
 
 # Every bench target runs the build SAMBA_BUILD chooses (default: compiled when installed);
 # SAMBA_BUILD=pure for the Python source (docs/performance.md).

@@ -48,7 +48,6 @@ from bench import scenarios  # noqa: E402
 from samba_adjudicator import engine  # noqa: E402
 from samba_adjudicator.engine.model import Problem, Snapshot  # noqa: E402
 from samba_adjudicator.service.base import pb  # noqa: E402
-from samba_adjudicator.service.base.signing import Signer  # noqa: E402
 from samba_adjudicator.service.codec import (  # noqa: E402
     answers,
     convert,
@@ -59,6 +58,7 @@ from samba_adjudicator.service.codec import (  # noqa: E402
     wire,
 )
 from samba_adjudicator.service.codec.actions import action_to_proto  # noqa: E402
+from samba_adjudicator.service.codec.signing import Signer  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.pipeline.call import Call  # noqa: E402
 from samba_adjudicator.service.pipeline.loading import (  # noqa: E402

@@ -31,8 +31,8 @@ import httpx  # noqa: E402
 from scale_cluster import Nginx, Replica, shared_keys  # noqa: E402
 from service_bench import REST_VALIDATE, VALIDATE, ensure_tools, h2load, make_request, wrk  # noqa: E402
 
-from samba_adjudicator.service.base.signing import Signer  # noqa: E402
 from samba_adjudicator.service.codec import jsonio  # noqa: E402
+from samba_adjudicator.service.codec.signing import Signer  # noqa: E402
 
 
 def _load(transport: str, port: int, payloads: dict, args, tmp: Path) -> dict:

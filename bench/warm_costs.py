@@ -43,8 +43,8 @@ from samba_adjudicator.engine import model  # noqa: E402
 from samba_adjudicator.engine import ruleset as er  # noqa: E402
 from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.base.lru import Lru  # noqa: E402
-from samba_adjudicator.service.base.signing import Signer  # noqa: E402
 from samba_adjudicator.service.codec import convert, jsonio  # noqa: E402
+from samba_adjudicator.service.codec.signing import Signer  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.pipeline.call import received  # noqa: E402
 from samba_adjudicator.service.pipeline.decoding import request_type  # noqa: E402

@@ -17,10 +17,16 @@ podman runs with ``--runtime runc``; rlimits are set below the host's (runc cann
 them equal to the hard limits in this sandbox). Needs root; installs podman, runc and
 mmdebstrap with apt-get when missing. Then the Helm chart runs on that image under
 ``podman kube play`` (tests/kube_play_check.py; Helm from ``make deploy-tools``).
+
+The image is given the release of VERSION (its ``VERSION`` build arg), and says it: the OCI
+version label and ``samba_build_info``'s ``version`` are checked. ``--dist DIR`` (`make
+dist-image`) builds the same image tagged ``samba-adjudicator:<release>``, checks its label
+and saves it to ``DIR/samba-adjudicator-<release>.oci.tar``, without serving it.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -41,6 +47,9 @@ BASE = "localhost/samba-python:3.11-bookworm"
 #: The builder stage's base: the same Python with gcc and its headers (the compiled build).
 BUILDER_BASE = "localhost/samba-python-build:3.11-bookworm"
 IMAGE = "localhost/samba-adjudicator:image-test"
+#: The release (README.md#releases): every artefact's version.
+RELEASE = (ROOT / "VERSION").read_text().strip()
+LABEL = "org.opencontainers.image.version"
 WHEELHOUSE = ".wheelhouse"
 #: What the builder stage installs with pip: the build tools (requirements-build.txt, the
 #: list `make runtime` installs into .tools/build); the wheelhouse adds every runtime
@@ -131,12 +140,14 @@ def ensure_wheelhouse() -> None:
     )
 
 
-def build() -> None:
+def build(tag: str = IMAGE) -> None:
     sh(
         PODMAN
         + [
             "build",
             *LIMITS,
+            "--build-arg",
+            f"VERSION={RELEASE}",
             "--build-arg",
             f"PYTHON_IMAGE={BASE}",
             "--build-arg",
@@ -144,10 +155,17 @@ def build() -> None:
             "--build-arg",
             f"WHEELHOUSE={WHEELHOUSE}",
             "-t",
-            IMAGE,
+            tag,
             str(ROOT),
         ]
     )
+    label = subprocess.run(
+        PODMAN + ["image", "inspect", tag, "--format", f'{{{{ index .Labels "{LABEL}" }}}}'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert label == RELEASE, f"{LABEL} is {label!r}, the release {RELEASE!r}"
 
 
 def free_port() -> int:
@@ -210,7 +228,9 @@ def serve_and_call() -> None:
         metrics = httpx.get(base + "/metrics", timeout=10).text
         assert 'samba_requests_total{method="Deal",' in metrics, metrics[:2000]
         # the image runs the compiled build, and its Python source is there as the fallback
-        assert 'build="compiled"' in metrics, [m for m in metrics.splitlines() if "build_info" in m]
+        build_info = [m for m in metrics.splitlines() if m.startswith("samba_build_info{")]
+        assert 'build="compiled"' in build_info[0], build_info
+        assert f'version="{RELEASE}"' in build_info[0], build_info
         assert '"build": "compiled"' in logs(name), logs(name)
         fallback = podman_exec(
             name,
@@ -264,11 +284,27 @@ def logs(name: str) -> str:
     return subprocess.run(PODMAN + ["logs", name], capture_output=True, text=True).stdout
 
 
+def dist(folder: Path) -> None:
+    """The release's image, tagged with it and saved as an OCI archive in ``folder``."""
+    tag = f"localhost/samba-adjudicator:{RELEASE}"
+    build(tag)
+    folder.mkdir(parents=True, exist_ok=True)
+    archive = folder / f"samba-adjudicator-{RELEASE}.oci.tar"
+    archive.unlink(missing_ok=True)
+    sh(PODMAN + ["save", "--format", "oci-archive", "-o", str(archive), tag])
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dist", type=Path, help="build the release's image into this folder")
+    args = parser.parse_args()
     ensure_tools()
     ensure_base(BASE)
     ensure_base(BUILDER_BASE, ",gcc,libc6-dev,python3-dev")
     ensure_wheelhouse()
+    if args.dist:
+        dist(args.dist)
+        return 0
     try:
         build()
         serve_and_call()

@@ -85,9 +85,10 @@ class ServerProcess:
         )
         full_env = serve_env(env, workers)
         # a test that needs calls in flight asks for slow ones: tests/slow_server.py
-        # or counts its JSON parses
-        slow = bool(
-            full_env.get("SAMBA_TEST_DELAY_SECONDS") or full_env.get("SAMBA_TEST_PARSE_LOG")
+        # (or counts its JSON parses, or has workers fail to start)
+        slow = any(
+            full_env.get(k)
+            for k in ("SAMBA_TEST_DELAY_SECONDS", "SAMBA_TEST_PARSE_LOG", "SAMBA_TEST_START_FAILS")
         )
         self.proc = subprocess.Popen(
             serve_command(*args, workers=workers, slow=slow),

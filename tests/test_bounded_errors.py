@@ -23,6 +23,7 @@ from service_fixtures import (  # noqa: F401
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import errors, pb
+from samba_adjudicator.service.codec import error_bodies
 
 pytestmark = pytest.mark.servers
 
@@ -128,7 +129,7 @@ def test_echoed_values_and_messages_are_cut_short():
     assert cut.startswith("'" + "m" * errors.MAX_ECHO + "'") and "10000 characters" in cut
     err = errors.ApiError("NOT_FOUND", "X", "y" * 100_000)
     assert len(err.message) == errors.MAX_MESSAGE
-    assert len(errors.grpc_status(err, "r").SerializeToString()) < 2 * errors.MAX_MESSAGE
+    assert len(error_bodies.grpc_status(err, "r").SerializeToString()) < 2 * errors.MAX_MESSAGE
 
 
 def test_a_million_view_seats_cost_a_worker_no_memory(dealt):

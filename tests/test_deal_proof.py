@@ -308,7 +308,7 @@ def test_the_signature_covers_the_commitment_on_the_one_hmac_path():
     """The commitment (field 15) follows the signature (14) in a snapshot's bytes: the cheap
     test of a signature reads it, and an edited commitment fails it."""
     from samba_adjudicator.service.base import pb
-    from samba_adjudicator.service.base.signing import Signer
+    from samba_adjudicator.service.codec.signing import Signer
     from samba_adjudicator.service.pipeline.api import Adjudicator
 
     signer = Signer.parse(f"k:{base64.b64encode(b'k' * 32).decode()}")

@@ -14,11 +14,11 @@ from builders import make_snapshot
 from service_fixtures import ServerProcess, cli_call
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service.base import page_tokens, pb
+from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio
-from samba_adjudicator.service.ops import config
+from samba_adjudicator.service.codec.signing import Signer
+from samba_adjudicator.service.ops import config, page_tokens
 from samba_adjudicator.service.pipeline.api import Adjudicator
 
 pytestmark = pytest.mark.servers

@@ -34,7 +34,7 @@ from test_service_grpc import rich
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec.signing import Signer
 
 REPO = Path(__file__).resolve().parents[1]
 BUF = REPO / ".tools" / "node_modules" / ".bin" / "buf"

@@ -23,7 +23,7 @@ from service_fixtures import (  # noqa: F401
 
 from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.service.base import errors as _errors
-from samba_adjudicator.service.codec import jsonio
+from samba_adjudicator.service.codec import error_bodies, jsonio
 
 pytestmark = pytest.mark.servers
 
@@ -79,7 +79,7 @@ def test_same_error_everywhere(http, stub, method, body):
         br = error_details_pb2.BadRequest()
         status.details[1].Unpack(br)
         violations = [Problem(v.field, v.reason, v.description) for v in br.field_violations]
-    rebuilt = _errors.rest_body(
+    rebuilt = error_bodies.rest_body(
         _errors.ApiError(code, info.reason, status.message, violations), "x"
     )
     if code != "INVALID_ARGUMENT":

@@ -28,8 +28,8 @@ from samba_adjudicator.engine.derived import awaiting_seats
 from samba_adjudicator.engine.model import Event, GoOut, Phase, RulesetRef
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.runtime import Runtime
 

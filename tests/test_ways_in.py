@@ -37,10 +37,10 @@ from samba_adjudicator.engine.model import Phase
 from samba_adjudicator.engine.ruleset import PROFILES, resolve
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.errors import HTTP_STATUS
-from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.base.errors import GRPC_CODE, HTTP_STATUS
 from samba_adjudicator.service.codec import jsonio
 from samba_adjudicator.service.codec.actions import action_to_proto
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator
 from samba_adjudicator.service.pipeline.call import received
 from samba_adjudicator.service.pipeline.runtime import Runtime
@@ -55,7 +55,7 @@ SNAPSHOT_METHODS = sorted(
     for name, (request_type, _) in METHODS.items()
     if {"snapshot", "previous", "deal"} & set(request_type.DESCRIPTOR.fields_by_name)
 )
-_CODE_OF_STATUS = {v: k for k, v in grpc_server.errors.GRPC_CODE.items()}
+_CODE_OF_STATUS = {v: k for k, v in GRPC_CODE.items()}
 
 
 # -- positions ---------------------------------------------------------------------------

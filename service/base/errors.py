@@ -2,26 +2,21 @@
 
 An ``ApiError`` carries a canonical gRPC code name, a stable ErrorInfo ``reason``, an
 English message and, for invalid arguments, every field problem (``engine.model.Problem``:
-the one shape of a field problem, from JSON parsing to the engine). Transports render it:
-``rest_body`` (REST and CLI JSON, with ``http_status``) or ``grpc_status`` (a
-``google.rpc.Status`` with packed ErrorInfo and BadRequest for rich gRPC status).
+the one shape of a field problem, from JSON parsing to the engine). An error is a value here,
+on the ground floor: its bodies on the wire are ``service.codec.error_bodies``'s, its words
+in another language ``service.i18n.localize``'s.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, MutableSequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import dataclass, field
 
-from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import code_pb2
 
 from samba_adjudicator.engine.messages import english, flat
 from samba_adjudicator.engine.problems import Problem
-
-from ..codec.json_render import to_dict
-from ..i18n.catalogs import say, say_plural
-from ..i18n.negotiation import DEFAULT
 
 DOMAIN = "samba.v1"
 
@@ -173,10 +168,34 @@ def invalid_argument(problems: Iterable[Problem], reason: str = "INVALID_REQUEST
     return ApiError("INVALID_ARGUMENT", reason, message, listed, omitted)
 
 
-def summary(problems: list[Problem], omitted: int = 0, lang: str = DEFAULT) -> str:
-    """An invalid argument's message in ``lang``: the first problem, and how many more."""
+#: Says a template filled from its parameters in a language, and the plural form a count
+#: picks (``service.i18n.catalogs.say`` and ``say_plural``). The English ones below are the
+#: templates themselves: the ground floor reads no catalog.
+Say = Callable[[str, str, Mapping[str, str] | None], str]
+SayPlural = Callable[[str, str, str, int, Mapping[str, str]], str]
+
+
+def _english(lang: str, template: str, params: Mapping[str, str] | None = None) -> str:
+    return template.format_map(params) if params is not None else template
+
+
+def _english_plural(
+    lang: str, singular: str, plural: str, n: int, params: Mapping[str, str]
+) -> str:
+    return (singular if n == 1 else plural).format_map(params)
+
+
+def summary(
+    problems: list[Problem],
+    omitted: int = 0,
+    lang: str = "",
+    say: Say = _english,
+    say_plural: SayPlural = _english_plural,
+) -> str:
+    """An invalid argument's message: the first problem, and how many more; in English, or
+    in ``lang`` with ``service.i18n``'s ``say`` and ``say_plural``."""
     if not problems:
-        return say(lang, "invalid request")
+        return say(lang, "invalid request", None)
     first = problems[0]
     if first.field:
         params = {"field": first.field, "description": first.description}
@@ -220,56 +239,3 @@ def new_request_id() -> str:
     """128 random bits as 32 hex digits (the format of ``uuid4().hex``, at a third of the
     cost)."""
     return os.urandom(16).hex()
-
-
-# -- rendering ----------------------------------------------------------------------------
-
-
-def error_info(err: ApiError, request_id: str) -> error_details_pb2.ErrorInfo:
-    info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN)
-    info.metadata["requestId"] = request_id
-    if err.omitted:
-        info.metadata["omittedProblems"] = str(err.omitted)
-    return info
-
-
-def bad_request(err: ApiError) -> error_details_pb2.BadRequest | None:
-    if not err.is_invalid_argument:
-        return None
-    br = error_details_pb2.BadRequest()
-    for p in err.field_violations:
-        br.field_violations.add(field=p.field, description=p.description, reason=p.reason)
-    return br
-
-
-def grpc_status(err: ApiError, request_id: str) -> status_pb2.Status:
-    """``google.rpc.Status`` for gRPC rich status (grpc_status.rpc_status.to_status)."""
-    st = status_pb2.Status(code=err.grpc_code, message=err.message)
-    for detail in (error_info(err, request_id), bad_request(err)):
-        if detail is not None:
-            packed = any_pb2.Any()
-            packed.Pack(detail, deterministic=True)
-            st.details.append(packed)
-    return st
-
-
-def _detail_dict(msg) -> dict:
-    body = {"@type": "type.googleapis.com/" + msg.DESCRIPTOR.full_name}
-    body.update(to_dict(msg))
-    return body
-
-
-def rest_body(err: ApiError, request_id: str) -> dict:
-    """The REST/CLI error body of docs/api.md#errors (``{"error": {...}}``)."""
-    details = [_detail_dict(error_info(err, request_id))]
-    br = bad_request(err)
-    if br is not None:
-        details.append(_detail_dict(br))
-    return {
-        "error": {
-            "code": err.http_status,
-            "status": err.code,
-            "message": err.message,
-            "details": details,
-        }
-    }

@@ -70,9 +70,14 @@ def decode(text: str | bytes, message_type: type[Message]) -> tuple[Message, Pro
     return decode_dict(loads(text), message_type)
 
 
+#: Actions one ReplayDeal replays (``service.pipeline.api`` holds the protobuf request to it).
+MAX_REPLAY_ACTIONS = 2000
 #: Message full name -> {top-level JSON field: (method, most items)}: longer lists are
-#: refused (RESOURCE_EXHAUSTED) before their items are walked.
-ITEM_LIMITS: dict[str, dict[str, tuple[str, int]]] = {}
+#: refused (RESOURCE_EXHAUSTED) before their items are walked (a megabyte of JSON holds
+#: forty thousand actions).
+ITEM_LIMITS: dict[str, dict[str, tuple[str, int]]] = {
+    "samba.v1.ReplayDealRequest": {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)},
+}
 
 
 def _check_item_limits(data: dict, desc: _d.Descriptor) -> None:

@@ -14,7 +14,7 @@ from samba_adjudicator.engine.model import Problem
 from samba_adjudicator.engine.violations import CODES
 
 from ..base.errors import MAX_TEXT, ApiError, clip, summary
-from .catalogs import say
+from .catalogs import say, say_plural
 from .negotiation import DEFAULT
 
 
@@ -45,7 +45,7 @@ def localize_error(err: ApiError, lang: str) -> ApiError:
     if err.template:
         message = say(lang, err.template, err.params)
     elif err.is_invalid_argument:
-        message = summary(problems, err.omitted, lang)
+        message = summary(problems, err.omitted, lang, say, say_plural)
     else:
         message = say(lang, err.message)
     return ApiError(

@@ -6,12 +6,8 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from .tracing import log_ids
-
-if TYPE_CHECKING:
-    from ..pipeline.call import Record
+from .tracing import Record, log_ids
 
 #: The per-call lines' logger (``service.pipeline.runtime``).
 CALLS = logging.getLogger("samba.server")

@@ -10,6 +10,7 @@
 | ``samba_snapshot_cache_total`` | counter | ``method``, ``outcome`` (``hit`` / ``miss``) |
 | ``samba_build_info`` | gauge (=1) | ``version``, ``ruleset_revision``, ``build`` |
 | ``samba_trace_spans_dropped_total`` | counter | ``reason`` (``service.ops.tracing.Ledger``) |
+| ``samba_worker_start_failures_total`` | counter | (none; ``--workers N``: failed replacements) |
 
 ``outcome`` is one of ``legal`` / ``illegal`` (ValidateAction, ApplyAction, ReplayDeal: the
 first illegal action makes it ``illegal``; CheckMeld: ``valid``), ``ok`` (the methods that
@@ -116,6 +117,12 @@ class Metrics:
             "them or could not be reached), unsent (not sent when the drain's time for "
             "traces ran out).",
             ["reason"],
+            **kw,
+        )
+        self.worker_start_failures = Counter(
+            "samba_worker_start_failures_total",
+            "Worker processes of --workers N that failed to start in place of one that "
+            "died (tried again, with a growing wait).",
             **kw,
         )
 

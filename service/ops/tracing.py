@@ -29,15 +29,44 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
-if TYPE_CHECKING:
-    from ..pipeline.call import Record
+from ..base.errors import ApiError
 
 log = logging.getLogger("samba.server")
 
 #: What a transport read: (``traceparent``, ``tracestate``), ``""`` for a missing one.
 Carried = tuple[str, str]
+
+
+class CallFacts(Protocol):
+    """What a span and a log line read of a call (``service.pipeline.call.Call``). ops/ is
+    a floor below the pipeline (CONTRIBUTING.md): it names the shape it reads, not the
+    class."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def transport(self) -> str: ...
+    @property
+    def request_id(self) -> str: ...
+    @property
+    def trace(self) -> Carried | None: ...
+
+
+class Record(Protocol):
+    """What became of a call, as a span and a log line read it
+    (``service.pipeline.call.Record``)."""
+
+    @property
+    def call(self) -> CallFacts: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def elapsed(self) -> float: ...
+    @property
+    def error(self) -> ApiError | None: ...
+
 
 SERVICE = "samba.v1.Adjudicator"
 #: The default ``service.name`` of the exported spans (``OTEL_SERVICE_NAME`` replaces it).

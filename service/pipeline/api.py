@@ -27,17 +27,18 @@ from samba_adjudicator.engine.derived import awaiting_seats
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
 
-from ..base import page_tokens, pb
+from ..base import pb
 from ..base.errors import (
     Problems,
     echo,
     invalid_argument,
     too_many_items,
 )
-from ..base.signing import Signer
 from ..codec import answers, convert, jsonio, paths, required, rulesets, snapshot_bytes
 from ..codec.actions import action_to_proto
+from ..codec.signing import Signer
 from ..i18n.negotiation import DEFAULT
+from ..ops import page_tokens
 from . import computer, int_range, reveal, verify, views
 from .call import Call
 from .decoding import Request, read, request_type
@@ -47,12 +48,8 @@ from .loading import SNAPSHOT_CACHE_SIZE, SnapshotLoader, pin_version
 if TYPE_CHECKING:
     from ..ops.config import Settings
 
-MAX_REPLAY_ACTIONS = 2000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-# JSON requests are refused before their actions are read one by one (a megabyte holds
-# forty thousand of them)
-jsonio.ITEM_LIMITS["samba.v1.ReplayDealRequest"] = {"actions": ("ReplayDeal", MAX_REPLAY_ACTIONS)}
 
 Handler = Callable[..., Message]
 #: ListLegalActionsRequest.snapshot: its lowest field number, so first in its encoding
@@ -67,7 +64,7 @@ class Adjudicator:
         self,
         signer: Signer | None = None,
         *,
-        max_replay_actions: int = MAX_REPLAY_ACTIONS,
+        max_replay_actions: int = jsonio.MAX_REPLAY_ACTIONS,
         cache_size: int = SNAPSHOT_CACHE_SIZE,
         page_token_key: bytes | None = None,
         lists_kept_bytes: int = LISTS_KEPT_BYTES,

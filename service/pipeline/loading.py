@@ -44,7 +44,6 @@ from ..base.errors import (
     invalid_argument,
 )
 from ..base.lru import Lru
-from ..base.signing import Signer
 from ..codec import (
     convert,
     paths,
@@ -52,6 +51,7 @@ from ..codec import (
     snapshot_code,
 )
 from ..codec.actions import action_from_proto, meld_ids
+from ..codec.signing import Signer
 from ..ops.config import Settings
 
 if TYPE_CHECKING:

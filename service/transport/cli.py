@@ -63,12 +63,8 @@ def run(
     """One CLI call without I/O: (exit status, JSON body). It is answered like a REST call
     (``Runtime.answer``: the same decoding and error boundary), without metrics, its texts
     in ``lang`` (an Accept-Language value; English when empty or unknown)."""
-    from ..base.errors import (
-        ApiError,
-        internal_error,
-        new_request_id,
-        rest_body,
-    )
+    from ..base.errors import ApiError, internal_error, new_request_id
+    from ..codec.error_bodies import rest_body
     from ..codec.jsonio import to_dict
     from ..i18n.localize import localize_error
     from ..i18n.negotiation import choose
@@ -79,8 +75,7 @@ def run(
     language = choose(lang)
     try:
         if adjudicator is None:
-            from ..base import page_tokens
-            from ..ops import config
+            from ..ops import config, page_tokens
             from ..pipeline.api import Adjudicator
 
             # the server's settings and environment; the page-token key the CLI's own

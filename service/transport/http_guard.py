@@ -38,14 +38,9 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from samba_adjudicator.engine.messages import problem
 
-from ..base.errors import (
-    ApiError,
-    api_error,
-    invalid_argument,
-    new_request_id,
-    rest_body,
-)
+from ..base.errors import ApiError, api_error, invalid_argument, new_request_id
 from ..codec import jsonio
+from ..codec.error_bodies import rest_body
 from ..pipeline.runtime import VERSION_HEADER
 
 log = logging.getLogger("samba.rest")

@@ -8,6 +8,11 @@ stamps the time) every ``PROBE_SECONDS``; a loop whose last stamp is older than
 answers 503 on the admin port (the REST port's too, when its loop can answer) and gRPC
 health says NOT_SERVING. Once every loop answers again, readiness returns. Each change is
 logged (``event loop stalled`` with the loops, ``event loops answer again``).
+
+With ``--workers N`` it also reads the supervisor's word on the other workers (``peers``: one
+flag per worker, set while the supervisor cannot start that worker's replacement,
+``service.transport.supervisor``): while one is set, readiness is red on every worker, whose
+``/readyz`` names the missing ones (a worker's own ports go unserved meanwhile).
 """
 
 from __future__ import annotations
@@ -83,9 +88,11 @@ class LoopWatch:
         loops: dict,
         stall: float = STALL_SECONDS,
         every: float = PROBE_SECONDS,
+        peers=None,
     ) -> None:
         self.state = state
         self.loops = dict(loops)
+        self.peers = peers
         self.stall = stall
         self.every = every
         now = time.monotonic()
@@ -115,6 +122,8 @@ class LoopWatch:
         if stalled != self.state.stalled:
             self._report(stalled, now)
             self.state.set_stalled(stalled)
+        if self.peers is not None:
+            self.state.set_missing(tuple(i for i, flag in enumerate(self.peers) if flag))
         for name, loop in self.loops.items():
             if name in self._pending:
                 continue

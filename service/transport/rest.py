@@ -112,6 +112,11 @@ GZIP_MIN_BYTES = 1024
 GZIP_LEVEL = 6
 
 
+#: ``Retry-After`` of a call refused because the server is stopping (503 SHUTTING_DOWN):
+#: retry at once, on another replica (the connection is closed).
+DRAIN_RETRY_AFTER = b"1"
+
+
 class SambaMiddleware:
     """Pure ASGI: request id, ``x-samba-version``, early 413, last-resort JSON 500. The
     early 413 of an RPC's route is a call refused: counted, logged and traced
@@ -151,6 +156,8 @@ class SambaMiddleware:
                 ]
                 if self.state.draining and (b"connection", b"close") not in headers:
                     headers.append((b"connection", b"close"))  # clients reconnect elsewhere
+                if self.state.draining and message["status"] == 503:
+                    headers.append((b"retry-after", DRAIN_RETRY_AFTER))  # another replica
                 headers = language_headers(headers, language)
                 message = {**message, "headers": headers + extra}
             await send(message)

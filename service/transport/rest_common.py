@@ -6,8 +6,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..base.errors import ApiError, api_error, rest_body
+from ..base.errors import ApiError, api_error
 from ..codec import jsonio
+from ..codec.error_bodies import rest_body
 from ..i18n.localize import localize_error
 from ..i18n.negotiation import DEFAULT as DEFAULT_LANGUAGE
 from ..ops.tracing import Carried, carried

@@ -10,8 +10,8 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from ..base.signing import Signer
 from ..codec import jsonio
+from ..codec.signing import Signer
 from ..ops import metrics
 from ..pipeline.runtime import VERSION, Runtime
 from ..web import examples, openapi

@@ -16,8 +16,7 @@ import sys
 
 from samba_adjudicator.engine.build import CURRENT as BUILD
 
-from ..base import page_tokens
-from ..ops import config
+from ..ops import config, page_tokens
 from ..ops.logs import setup_logging
 from .listeners import PortUnavailable
 from .server import run_single

@@ -14,12 +14,21 @@ state crosses a fork) that each bind the same ports with ``SO_REUSEPORT``; the k
 spreads connections over them. Prometheus runs in multi-process mode: the parent creates
 (or empties) ``PROMETHEUS_MULTIPROC_DIR`` — a temporary directory when the variable is
 unset, removed at exit — so ``/metrics`` on any worker sums every worker. A worker that
-dies is replaced; the parent prints the listening line when every worker is ready.
+dies is replaced on its ports, which the parent holds meanwhile (a replacement that fails to
+start is tried again: ``service.transport.supervisor``); the parent prints the listening
+line when every worker is ready.
 
 Shutdown (SIGTERM or SIGINT; the parent forwards it to the workers): readiness flips first
 (``/readyz`` answers 503, gRPC health NOT_SERVING for "" and samba.v1.Adjudicator), new
 calls are refused, in-flight calls get ``--shutdown-grace-seconds`` to finish, then the
 process exits 0.
+
+The drain's end is own code where the libraries' mechanisms failed the drain tests
+(issue 56, tests/test_drain.py, tests/test_drain_end.py): grpcio's ``server.stop(grace)``
+answered calls arriving while it ran CANCELLED, and at the signal it refused later calls
+without the SHUTTING_DOWN reason (``GrpcServer.settle``); uvicorn's shutdown (with
+``timeout_graceful_shutdown``, kept for what it does) closes its listeners with
+connections still queued, which resets them (``Worker._last_connections``).
 """
 
 from __future__ import annotations
@@ -41,11 +50,14 @@ from samba_adjudicator.engine.deadline import stop_all
 from ..ops.config import worker_ports
 from ..ops.logs import setup_logging
 from .listeners import (
+    LISTEN_BACKLOG,
     bind_admin,
     bind_http,
     check_grpc_port,
     fit_connections,
     own_ports,
+    stop_new_connections,
+    take_new_connections,
 )
 from .loop_watch import LoopWatch, after_pending_io
 
@@ -66,6 +78,10 @@ EXIT_MARGIN_SECONDS = 5.0
 #: process's end): the last spans' export (tracing on) ends this long before the margin's
 #: end, whatever the collector does.
 EXIT_RESERVE = 0.5
+#: Seconds the drain's end gives the connections queued on REST's listeners to be accepted,
+#: and their requests to be answered (``Worker._last_connections``); within the servers'
+#: stop (ANSWER_MARGIN + 1 s).
+SETTLE_SECONDS = 0.25
 #: Seconds after the grace that calls stopped at its end get to write their UNAVAILABLE
 #: answers before the servers stop. A stopped call ends at its next deadline checkpoint; on
 #: a loaded machine that took more than 0.25 s.
@@ -74,9 +90,17 @@ ANSWER_MARGIN = 0.75
 
 class Worker:
     """Both servers of one process; ``index``: the worker's number (its own ports,
-    ``--worker-grpc-port`` and ``--worker-http-port`` plus it)."""
+    ``--worker-grpc-port`` and ``--worker-http-port`` plus it); ``own_http``: the listening
+    socket of its own REST port, held by the supervisor (``listeners.listen_own_http``);
+    ``peers``: the supervisor's flags of the workers it cannot start (``LoopWatch``)."""
 
-    def __init__(self, settings, index: int = 0) -> None:
+    def __init__(
+        self,
+        settings,
+        index: int = 0,
+        own_http: socket.socket | None = None,
+        peers=None,
+    ) -> None:
         settings = fit_connections(settings)
         import uvicorn
 
@@ -87,6 +111,8 @@ class Worker:
 
         self.settings = settings
         self.own_ports = worker_ports(settings, index)
+        self.own_http = own_http
+        self.peers = peers
         self.state = State()
         self.runtime = Runtime(settings, state=self.state)
         self.grpc = make_server(self.runtime, settings, self.own_ports[0])
@@ -101,11 +127,12 @@ class Worker:
             # idle connections are left to close
             timeout_graceful_shutdown=1,
             server_header=False,
-            backlog=2048,
+            backlog=LISTEN_BACKLOG,
             timeout_keep_alive=settings.idle_timeout_seconds,
             http=protocol_class(self.connections),
         )
         self.uvicorn = uvicorn.Server(self.uv_config)
+        self.http_socks: list[socket.socket] = []
         self._uv_thread: threading.Thread | None = None
         self._uv_error: BaseException | None = None
         self.grpc_port: int | None = None
@@ -125,8 +152,11 @@ class Worker:
         check_grpc_port(self.settings)
         check_grpc_port(self.settings, own_grpc, "--worker-grpc-port")
         grpc_port = self.grpc_port = self.grpc.start()
-        socks = [bind_http(self.settings)]
-        if own_http:
+        socks = self.http_socks = [bind_http(self.settings)]
+        if self.own_http is not None:
+            take_new_connections(self.own_http)
+            socks.append(self.own_http)
+        elif own_http:
             socks.append(bind_http(self.settings, own_http, "--worker-http-port"))
         http_port = self.http_port = socks[0].getsockname()[1]
         from .admin import AdminServer
@@ -149,7 +179,9 @@ class Worker:
         self.state.set_ready()
         # readiness follows the API loops too (service/transport/loop_watch.py)
         self.watch = LoopWatch(
-            self.state, {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()}
+            self.state,
+            {"grpc": self.grpc.loop, "rest": self.uvicorn.servers[0].get_loop()},
+            peers=self.peers,
         )
         self.watch.start()
         return grpc_port, http_port, admin_port
@@ -160,6 +192,21 @@ class Worker:
     def _busy(self) -> bool:
         return self._rest_busy() or self.grpc.in_flight.count > 0
 
+    def _last_connections(self) -> None:
+        """REST's listeners take no new connection; those queued on them are accepted and
+        their requests, when they come within SETTLE_SECONDS, answered SHUTTING_DOWN, so
+        that uvicorn's shutdown, which closes the listeners and the idle connections,
+        resets none that carried a request (``listeners.stop_new_connections``; uvicorn's
+        ``timeout_graceful_shutdown`` waits only for requests already being answered)."""
+        for sock in self.http_socks:
+            stop_new_connections(sock)
+        accepted = threading.Event()
+        after_pending_io(self.uvicorn.servers[0].get_loop(), accepted.set)
+        accepted.wait(SETTLE_SECONDS)
+        settled = time.monotonic() + SETTLE_SECONDS
+        while self._rest_busy() and time.monotonic() < settled:
+            time.sleep(0.01)
+
     def shutdown(self) -> bool:
         """Drain: not ready at once, refuse new calls, answer the others within the grace.
 
@@ -168,8 +215,11 @@ class Worker:
         answered UNAVAILABLE SHUTTING_DOWN (REST: 503 JSON, ``connection: close``); every
         call received before it gets its normal answer if it finishes within the grace.
         Calls still computing at the end of the grace are stopped (engine.deadline) and
-        answered UNAVAILABLE SHUTTING_DOWN within ANSWER_MARGIN; only then are the servers
-        stopped, so no accepted call is cut off without an answer."""
+        answered UNAVAILABLE SHUTTING_DOWN within ANSWER_MARGIN; only then do the servers
+        end, so no accepted call is cut off without an answer: REST takes no new
+        connection and answers those queued (``_last_connections``) before uvicorn stops;
+        gRPC is left running, refusing, until every status is sent (``GrpcServer.settle``),
+        and the exit closes its connections."""
         grace = self.settings.shutdown_grace_seconds
         log.info("draining", extra={"fields": {"graceSeconds": grace}})
         started = time.monotonic()
@@ -192,10 +242,10 @@ class Worker:
         answered_by = time.monotonic() + ANSWER_MARGIN
         while self._busy() and time.monotonic() < answered_by:
             time.sleep(0.02)
-        grpc_done = self.grpc.stop(ANSWER_MARGIN)
-        self.uvicorn.should_exit = True
         limit = time.monotonic() + ANSWER_MARGIN + 1.0
-        ok = grpc_done.wait(max(limit - time.monotonic(), 0))
+        self._last_connections()
+        ok = self.grpc.settle(limit)
+        self.uvicorn.should_exit = True
         if self._uv_thread is not None:
             self._uv_thread.join(max(limit - time.monotonic(), 0))
             ok = ok and not self._uv_thread.is_alive()
@@ -297,12 +347,13 @@ def run_single(settings, announce: Callable[[dict], None]) -> int:
     _exit_now(0)
 
 
-def worker_entry(settings, index: int, queue) -> None:
-    """A worker process (multiprocessing spawn target)."""
+def worker_entry(settings, index: int, queue, own_http=None, peers=None) -> None:
+    """A worker process (multiprocessing spawn target); ``own_http`` and ``peers``: see
+    ``Worker``."""
     setup_logging(settings.log_level)
     signals = SignalWaiter()
     try:
-        worker = Worker(settings, index)
+        worker = Worker(settings, index, own_http, peers)
         ports = worker.start()
     except BaseException as e:  # noqa: BLE001
         log.exception("worker %d failed to start", index)

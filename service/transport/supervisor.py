@@ -1,7 +1,12 @@
 """``serve --workers N`` (N > 1): the parent process that reserves the ports, starts the
 worker processes (``service.transport.server.worker_entry``), replaces those that die and
 forwards the shutdown to them (``service.transport.server`` describes the whole; started
-by ``service.transport.serve``)."""
+by ``service.transport.serve``).
+
+Own code, not uvicorn's process manager (``uvicorn.supervisors.Multiprocess``, which also
+replaces dead workers): it runs uvicorn's server in each worker with the same sockets for
+all, where a worker here runs gRPC beside REST and has ports of its own
+(``--worker-grpc-port``, ``--worker-http-port``) that must outlive it; not tried."""
 
 from __future__ import annotations
 
@@ -42,11 +47,23 @@ def prepare_metrics_dir(default_temp: bool) -> str | None:
     return created
 
 
+#: Seconds before the first new try at starting a worker whose replacement failed to start;
+#: each failure in a row doubles it, up to RETRY_MAX_SECONDS.
+RETRY_FIRST_SECONDS = 0.5
+RETRY_MAX_SECONDS = 8.0
+
+
 class _Supervisor:
     """The worker processes of ``--workers N``: started, watched, replaced, stopped.
-    ``status`` is the exit status of ``serve`` (1 once anything failed)."""
+    ``status`` is the exit status of ``serve`` (1 once anything failed).
 
-    def __init__(self, settings, ctx) -> None:
+    A replacement that fails to start (its port cannot be bound, anything) never stops the
+    server: it is counted (``samba_worker_start_failures_total``), logged, flagged in
+    ``missing`` (every worker's readiness reads it: ``loop_watch.LoopWatch``) and tried
+    again after RETRY_FIRST_SECONDS, doubling up to RETRY_MAX_SECONDS. It used to count as a
+    death, and eleven in a minute stopped the server with its other workers (issue 56)."""
+
+    def __init__(self, settings, ctx, own_http: dict | None = None) -> None:
         self.settings = settings
         self.ctx = ctx
         self.queue = ctx.Queue()
@@ -54,6 +71,13 @@ class _Supervisor:
         self.failed = False
         self.received: list[int] = []
         self.status = 0
+        #: worker -> its own REST port's listening socket (listeners.listen_own_http)
+        self.own_http = own_http or {}
+        #: one flag per worker, shared with every worker: its replacement cannot start
+        self.missing = ctx.RawArray("b", settings.workers)
+        self.starting: set[int] = set()  # replacements not yet ready
+        self.failures: dict[int, int] = {}  # worker -> failed starts in a row
+        self.retry_at: dict[int, float] = {}  # worker -> when to try it again
 
     def on_signal(self, signum, frame) -> None:
         # no lock here (server.SignalWaiter says why): the main thread polls ``received``
@@ -65,7 +89,7 @@ class _Supervisor:
     def spawn(self, index: int) -> None:
         p = self.ctx.Process(
             target=worker_entry,
-            args=(self.settings, index, self.queue),
+            args=(self.settings, index, self.queue, self.own_http.get(index), self.missing),
             name=f"samba-worker-{index}",
             daemon=False,
         )
@@ -96,30 +120,71 @@ class _Supervisor:
                 self._fail("worker failed to start", {"worker": index, "error": info})
 
     def watch(self) -> None:
-        """Replace workers that die until a signal (or too many deaths in a minute)."""
-        from ..ops import metrics
-
-        restarts: list[float] = []
+        """Replace workers that die, and try again those that fail to start, until a
+        signal."""
         looked = 0.0
         while not self.stopping():
-            time.sleep(SIGNAL_POLL_SECONDS)
-            if time.monotonic() - looked < 0.5:
+            self._read_reports(SIGNAL_POLL_SECONDS)
+            now = time.monotonic()
+            for index, at in list(self.retry_at.items()):
+                if now >= at:
+                    del self.retry_at[index]
+                    self._replace(index)
+            if now - looked < 0.5:
                 continue
-            looked = time.monotonic()
+            looked = now
             for index, p in list(self.procs.items()):
-                if p.is_alive():
-                    continue
-                metrics.mark_process_dead(p.pid)
-                log.error(
-                    "worker exited; replacing it",
-                    extra={"fields": {"worker": index, "exitCode": p.exitcode}},
-                )
-                now = time.monotonic()
-                restarts = [t for t in restarts if now - t < 60] + [now]
-                if len(restarts) > 5 * self.settings.workers:
-                    self._fail("workers keep dying; giving up")
-                    break
-                self.spawn(index)
+                if not p.is_alive() and index not in self.retry_at:
+                    self._dead(index, p)
+
+    def _read_reports(self, wait: float) -> None:
+        """The replacements' reports: ready, or failed to start (``worker_entry``)."""
+        try:
+            kind, index, pid, info = self.queue.get(timeout=wait)
+        except Exception:  # queue.Empty
+            return
+        if kind == "ready":
+            self.starting.discard(index)
+            self.failures.pop(index, None)
+            self.missing[index] = 0
+            log.info("worker ready", extra={"fields": {"worker": index, "pid": pid}})
+        elif pid == self.procs[index].pid:  # not a late report of an earlier try
+            self._start_failed(index, info)
+
+    def _dead(self, index: int, p) -> None:
+        from ..ops import metrics
+
+        metrics.mark_process_dead(p.pid)
+        if index in self.starting:  # died before it was ready: as a failed start
+            self._start_failed(index, f"exit code {p.exitcode}")
+            return
+        log.error(
+            "worker exited; replacing it",
+            extra={"fields": {"worker": index, "exitCode": p.exitcode}},
+        )
+        self._replace(index)
+
+    def _replace(self, index: int) -> None:
+        self.starting.add(index)
+        self.spawn(index)
+
+    def _start_failed(self, index: int, error: str) -> None:
+        from ..ops import metrics
+
+        if index not in self.starting:  # its death after the report: already counted
+            return
+        self.starting.discard(index)
+        self.missing[index] = 1
+        failures = self.failures[index] = self.failures.get(index, 0) + 1
+        wait = min(RETRY_FIRST_SECONDS * 2 ** (failures - 1), RETRY_MAX_SECONDS)
+        self.retry_at[index] = time.monotonic() + wait
+        metrics.get().worker_start_failures.inc()
+        log.error(
+            "worker failed to start; trying again",
+            extra={
+                "fields": {"worker": index, "error": error, "failures": failures, "retryIn": wait}
+            },
+        )
 
     def stop(self) -> None:
         """Forward the shutdown to every worker; kill those past the grace period."""
@@ -166,14 +231,16 @@ def run_supervisor(settings, announce: Callable[[dict], None]) -> int:
     except OSError as e:
         print(f"samba-adjudicator serve: cannot bind {settings.host}: {e}", file=sys.stderr)
         return 1
-    reserved = [g, h, a, *own]  # bound, never listening: they only hold the port numbers
+    # bound, never listening: they only hold the port numbers (the own REST ports listen)
+    reserved = [g, h, a, *own.values()]
     settings = replace(
         settings,
         grpc_port=g.getsockname()[1],
         http_port=h.getsockname()[1],
         admin_port=a.getsockname()[1],
     )
-    supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"))
+    own_http = {i: s for (i, kind), s in own.items() if kind == 1}
+    supervisor = _Supervisor(settings, multiprocessing.get_context("spawn"), own_http)
     signal.signal(signal.SIGTERM, supervisor.on_signal)
     signal.signal(signal.SIGINT, supervisor.on_signal)
     for i in range(settings.workers):

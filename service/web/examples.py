@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 import json
 
-from ..base.errors import ApiError, rest_body
-from ..base.signing import Signer
+from ..base.errors import ApiError
 from ..codec import jsonio
+from ..codec.error_bodies import rest_body
+from ..codec.signing import Signer
 from ..pipeline.api import Adjudicator
 from ..pipeline.call import Call
 from ..pipeline.runtime import Runtime

@@ -10,8 +10,8 @@ import json
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F, is_required, real_oneofs
 from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, required
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime

@@ -7,13 +7,12 @@ import base64
 
 import pytest
 from builders import make_snapshot
-from google.rpc import code_pb2, error_details_pb2
 
 from samba_adjudicator.engine import model as m
-from samba_adjudicator.service.base import errors, pb
+from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.errors import ApiError
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import METHODS, Adjudicator, kebab
 from samba_adjudicator.service.pipeline.call import Call
 from samba_adjudicator.service.pipeline.runtime import Runtime
@@ -263,56 +262,6 @@ def test_bad_key_specs(spec):
 def test_signing_off_by_default():
     assert Signer.parse("") is None
     assert call(Adjudicator(), "Deal", pb.DealRequest(players=2, seed="s")).snapshot.signature == ""
-
-
-def test_error_bodies():
-    err = errors.invalid_argument(
-        [m.Problem("snapshot.seats[0].hand[3]", "UNKNOWN_CARD_CODE", "'ZZ' is not a card code")]
-    )
-    body = errors.rest_body(err, "req-1")
-    assert body == {
-        "error": {
-            "code": 400,
-            "status": "INVALID_ARGUMENT",
-            "message": "snapshot.seats[0].hand[3]: 'ZZ' is not a card code",
-            "details": [
-                {
-                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                    "reason": "INVALID_REQUEST",
-                    "domain": "samba.v1",
-                    "metadata": {"requestId": "req-1"},
-                },
-                {
-                    "@type": "type.googleapis.com/google.rpc.BadRequest",
-                    "fieldViolations": [
-                        {
-                            "field": "snapshot.seats[0].hand[3]",
-                            "description": "'ZZ' is not a card code",
-                            "reason": "UNKNOWN_CARD_CODE",
-                        }
-                    ],
-                },
-            ],
-        }
-    }
-    st = errors.grpc_status(err, "req-1")
-    assert st.code == code_pb2.INVALID_ARGUMENT and len(st.details) == 2
-    info, br = error_details_pb2.ErrorInfo(), error_details_pb2.BadRequest()
-    assert st.details[0].Unpack(info) and st.details[1].Unpack(br)
-    assert (
-        info.metadata["requestId"] == "req-1"
-        and br.field_violations[0].reason == "UNKNOWN_CARD_CODE"
-    )
-    nf = errors.grpc_status(ApiError("NOT_FOUND", "UNKNOWN_PROFILE", "no"), "r")
-    assert nf.code == code_pb2.NOT_FOUND and len(nf.details) == 1
-    for code, http in [
-        ("PERMISSION_DENIED", 403),
-        ("RESOURCE_EXHAUSTED", 413),
-        ("DEADLINE_EXCEEDED", 504),
-        ("FAILED_PRECONDITION", 400),
-        ("NOT_FOUND", 404),
-    ]:
-        assert ApiError(code, "X", "m").http_status == http
 
 
 def broken_adjudicator(monkeypatch) -> Adjudicator:

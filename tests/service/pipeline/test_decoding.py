@@ -15,8 +15,8 @@ from prometheus_client import REGISTRY
 
 from samba_adjudicator.engine import model as m
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.signing import Signer
 from samba_adjudicator.service.codec import convert, jsonio, wire
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.call import Call, received
 from samba_adjudicator.service.pipeline.decoding import read

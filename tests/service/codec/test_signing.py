@@ -1,14 +1,14 @@
 """The signature's cheap check over the bytes received (``Signer.signed_as_encoded``) finds
 the signature field by walking the top-level fields in number order: any fields the schema
 numbers after it (today the deal commitment; tomorrow another) are covered as they come,
-with nothing in service/base/signing.py to widen."""
+with nothing in service/codec/signing.py to widen."""
 
 from __future__ import annotations
 
 import base64
 
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.base.signing import Signer
+from samba_adjudicator.service.codec.signing import Signer
 from samba_adjudicator.service.codec.snapshot_parts import varint
 
 SIGNATURE = pb.Snapshot.DESCRIPTOR.fields_by_name["signature"].number

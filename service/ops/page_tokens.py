@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING
 
 from samba_adjudicator.engine.model import Problem
 
-from .errors import ApiError, invalid_argument
-from .signing import Signer, decode_key
+from ..base.errors import ApiError, invalid_argument
+from ..codec.signing import Signer, decode_key
 
 if TYPE_CHECKING:
-    from ..ops.config import Settings
+    from .config import Settings
 
 ENV = "SAMBA_PAGE_TOKEN_KEY"
 _DERIVATION_LABEL = b"samba.v1 page tokens"

@@ -17,9 +17,9 @@ import hmac
 import re
 from dataclasses import dataclass
 
-from ..codec import wire
-from . import pb
-from .errors import ApiError, api_error
+from ..base import pb
+from ..base.errors import ApiError, api_error
+from . import wire
 
 ENV = "SAMBA_SNAPSHOT_KEYS"
 VERSION = "v1"
