@@ -116,14 +116,16 @@ class Tapper:
             "#moves button.move", "bs => bs.map(b => b.dataset.move)"
         )
 
-    def move(self, kind: str) -> None:
+    def move(self, kind: str, counted_as: str = "") -> None:
         ply = self.pg.eval_on_selector("#turn", "t => t.dataset.ply")
         self.tap(f"#moves button[data-move='{kind}']")
-        self.counts.setdefault(kind, []).append(self.taps)
+        self.counts.setdefault(counted_as or kind, []).append(self.taps)
         self.taps = 0
         self.pg.wait_for_function(
             "ply => document.querySelector('#turn').dataset.ply !== ply", arg=ply
         )
+        # the new position drawn whole (the hand too), not only the turn line
+        self.pg.wait_for_function(READY)
 
     def clear(self) -> None:
         if self.pg.locator("#clear").is_visible():
@@ -142,7 +144,10 @@ class Tapper:
     def refused(self) -> bool:
         why = self.pg.locator("#why li.violation")
         if why.count():
-            self.refusals.append(why.first.inner_text())
+            # every refusal says what to do (issue 59 item 11)
+            fix = self.pg.inner_text("#why p.fix")
+            assert fix.strip(), self.pg.inner_text("#why")
+            self.refusals.append(f"{why.first.inner_text()} / {fix}")
             return True
         return False
 
@@ -174,14 +179,22 @@ class Tapper:
                     _error(self.pg),
                 )
                 self.clear()
+                # an opening short of points: one wild card more (a joker counts 50)
+                wilds = sorted((c for c in self.hand() if c == "JK" or c[:-1] == "2"), key=len)
+                if wilds and len(self.hand()) > 6:
+                    self.select([c for c in self.hand() if c[:-1] == rank][:3] + wilds[-1:])
+                    if "meld" in self.moves():
+                        self.move("meld", counted_as="meldWithWild")
+                        return
+                    self.refused()
+                    self.clear()
                 return
 
     def try_meld_tap(self) -> None:
         """A natural of a rank the side has melded, added by tapping that meld."""
         melds = self.pg.eval_on_selector_all(
             ".meld.target",
-            "ms => ms.map(m => [m.dataset.meld, [...m.querySelectorAll('[data-card]')]"
-            ".map(c => c.dataset.card)])",
+            "ms => ms.map(m => [m.dataset.meld, m.dataset.cards.split(' ')])",
         )
         for meld_id, cards in melds:
             ranks = {c[:-1] for c in cards if c != "JK" and c[:-1] != "2"}
@@ -239,17 +252,19 @@ class Tapper:
 
 
 def _layout_on_a_phone(pg) -> dict[str, float]:
-    """Checks the phone's layout; answers where the pile, the hand and the moves end."""
+    """Checks the phone's layout; answers where the pile, your melds, the hand and the moves
+    end (the whole turn within the first screen)."""
     widths = pg.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     assert widths[0] <= widths[1] == 360, widths
-    # the pile, the hand and the moves within the first screen and a half
-    bottoms = {}
-    for sel in ("#pile", "#my-hand", "#moves"):
-        bottoms[sel] = pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
-        assert bottoms[sel] <= 1.5 * PHONE["height"], (sel, bottoms[sel])
+    bottoms = _turn_bottoms(pg)
+    for sel, bottom in bottoms.items():
+        assert bottom <= PHONE["height"], (sel, bottom)
     # settings, the event log and the developer panels folded
     folded = pg.eval_on_selector_all("details.fold", "ds => ds.map(d => [d.id, d.open])")
     assert folded and all(not is_open for _, is_open in folded), folded
+    # the developer tools behind their switch: no API link, no move number, no meld id
+    assert not pg.locator("header nav").is_visible()
+    assert not pg.locator("aside").is_visible()
     # every touch target shown is at least 44 x 44 CSS px
     small = pg.evaluate(
         """() => [...document.querySelectorAll(
@@ -264,7 +279,88 @@ def _layout_on_a_phone(pg) -> dict[str, float]:
     return bottoms
 
 
-def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  # noqa: F811
+def _turn_bottoms(pg) -> dict[str, float]:
+    """Where the turn's parts end, from the top of the page: the pile, what the others did,
+    your melds, your hand and your moves."""
+    return {
+        sel: pg.eval_on_selector(sel, "e => e.getBoundingClientRect().bottom + scrollY")
+        for sel in ("#pile", "#recent", "#my-melds", "#my-hand", "#moves")
+    }
+
+
+#: the seats' names from seat ME, in seat order, at each table size (play passes to the left)
+NAMES_FROM_ME = {
+    2: ["Across", "You"],
+    4: ["Right", "You", "Left", "Partner"],
+    6: ["Right", "You", "Left", "Far left", "Across", "Far right"],
+}
+
+
+class Stages:
+    """axe-core at every stage a player reaches: the first turn to play, after your side's
+    first meld, the end of the deal, the next deal (0 serious or critical each time)."""
+
+    def __init__(self, pg):
+        self.pg = pg
+        self.checked: dict[str, list] = {}
+
+    def check(self, stage: str) -> None:
+        if stage not in self.checked:
+            self.checked[stage] = _serious_axe_violations(self.pg)
+            assert self.checked[stage] == [], (stage, self.checked[stage])
+
+
+def _in_view(pg, selector: str) -> bool:
+    return pg.eval_on_selector(
+        selector,
+        "e => { const r = e.getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; }",
+    )
+
+
+def _my_turn_checks(pg, player, stages, seen: dict) -> None:
+    """What a player sees at each of their turns: nothing selected when the turn opens (taps
+    while the computers played selected nothing), what the others did under the pile, the
+    draw's cards marked, going out asked only where possible, the turn within one screen."""
+    phase, seat = pg.eval_on_selector("#turn", "t => [t.dataset.phase, t.dataset.seat]")
+    assert pg.locator("#my-hand button.selected").count() == 0
+    moves = player.moves()
+    if phase == "DRAW" and "yes" not in moves:
+        assert "drawStock" in moves, (moves, pg.inner_text("#play"))
+        lines = pg.eval_on_selector_all("#recent li", "ls => ls.map(l => l.innerText)")
+        seen["recent"] = max(seen.get("recent", 0), len(lines))
+        # the card the last seat threw, marked on the pile and named as such
+        marked = pg.locator("#pile .pile-top .card.fresh")
+        if marked.count():
+            assert "just discarded by" in marked.get_attribute("aria-label")
+            seen["pileMarked"] = seen.get("pileMarked", 0) + 1
+    if phase == "PLAY" and seat == str(ME):
+        stages.check("first turn to play")
+        seen["fresh"] = seen.get("fresh", 0) + pg.locator("#my-hand button.fresh").count()
+        # nothing selected: the hint leads; "may I go out?" only where the side could, quiet
+        assert pg.locator("#moves p.muted").count() == 1, pg.inner_text("#moves")
+        if "askGoOut" in moves:
+            assert "quiet" in pg.eval_on_selector("#moves [data-move=askGoOut]", "b => b.className")
+            seen["ask"] = seen.get("ask", 0) + 1
+        if len(player.hand()) <= 24:
+            pg.evaluate("scrollTo(0, 0)")
+            bottoms = _turn_bottoms(pg)
+            seen["bottoms"] = {
+                k: max(v, seen.get("bottoms", {}).get(k, 0)) for k, v in bottoms.items()
+            }
+            assert all(v <= PHONE["height"] for v in bottoms.values()), bottoms
+    if pg.locator("#my-melds .meld").count():
+        stages.check("after a meld")
+        names = pg.eval_on_selector_all(
+            "#my-melds .meld .sr-only", "ss => ss.map(s => s.innerText)"
+        )
+        assert all(n.startswith("Add to ") and " m" not in n for n in names), names
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_whole_deals_on_a_phone_by_tapping_cards_and_moves(browser, server, players):  # noqa: F811
+    """Issues 50 and 59: a person plays a whole deal and the next one's first turn at 2, 4 and
+    6 players from one seat, by tapping only, on a 360 x 740 touch screen."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     applies = []
     try:
@@ -281,82 +377,148 @@ def test_a_whole_deal_on_a_phone_by_tapping_cards_and_moves(browser, server):  #
                 else None
             ),
         )
-        _open_settings_and_sit(pg, server.base_url, "table-phone-3")
-        pg.locator("#settings > summary").tap()  # fold the settings again
+        _deal_on_a_phone(pg, server.base_url, f"table-phone-{players}", players)
+        names = pg.eval_on_selector_all(".seat .seat-head b", "bs => bs.map(b => b.innerText)")
+        assert names == NAMES_FROM_ME[players]
         player = Tapper(pg)
-        checked = False
+        stages = Stages(pg)
+        seen: dict = {}
         ply = "-1"
+        bottoms = None
         while True:
             pg.wait_for_function(MY_TURN_OR_OVER, arg=[ME, ply], timeout=120_000)
             assert _error(pg) == ""
             if pg.eval_on_selector("#turn", "t => t.dataset.phase") == "OVER":
                 break
             # the others' hands face down, their counts shown; nothing listed needed
-            for other in (0, 2, 3):
+            for other in set(range(players)) - {ME}:
                 seat = pg.locator(f".seat[data-seat='{other}']")
                 assert seat.locator(".card[data-card]").count() == 0
                 assert seat.locator(".card.back").count() > 0
-            if not checked and pg.eval_on_selector("#turn", "t => t.dataset.phase") == "PLAY":
-                checked = True
+            _my_turn_checks(pg, player, stages, seen)
+            if bottoms is None and pg.eval_on_selector("#turn", "t => t.dataset.phase") == "PLAY":
                 bottoms = _layout_on_a_phone(pg)
-                assert _serious_axe_violations(pg) == []
                 assert not pg.locator("#clear").is_visible()  # nothing selected
                 player.tap_card(0)
-                _shot(pg, "play-phone-selected")
+                _shot(pg, f"play-phone-{players}-selected")
                 player.clear()
                 assert not pg.locator("#clear").is_visible()
             ply = pg.eval_on_selector("#turn", "t => t.dataset.ply")
             player.turn()
-        assert checked
-        _shot(pg, "play-phone-deal-over")
-        # the deal ends with the service's own score of the final position
+            _tap_while_the_computers_play(pg)
+        assert bottoms is not None
+        # the end of the deal brought into view: the result from your side, and Next deal
+        pg.wait_for_function(READY)
+        assert _in_view(pg, "#outcome .result-line") and _in_view(pg, "#outcome [data-move]")
+        stages.check("the end of the deal")
+        _shot(pg, f"play-phone-{players}-deal-over")
+        pg.screenshot(path=str(SHOTS / f"play-phone-{players}-deal-over-screen.png"))
         final = pg.evaluate("() => state.snapshot")
         assert final["result"]["reason"] in ("WENT_OUT", "STOCK_EXHAUSTED")
         score = pg.request.post(
             server.base_url + "/v1/deals:score", data=json.dumps({"snapshot": final})
         ).json()
+        mine = final["seats"][ME].get("side", 0)
+        ours = next(s for s in score["sides"] if s.get("side", 0) == mine)
+        theirs = max(s.get("dealTotal", 0) for s in score["sides"] if s.get("side", 0) != mine)
+        assert pg.inner_text("#outcome .result-line") == (
+            f"Your side {ours.get('dealTotal', 0):,} - {theirs:,} them"
+        )
+        # the service's own itemised score of the final position, folded under the result
         shown = pg.eval_on_selector_all(
             "#outcome tr[data-term]",
             "rs => rs.map(r => [r.dataset.term,"
-            " [...r.querySelectorAll('td')].map(d => d.innerText)])",
+            " [...r.querySelectorAll('td')].map(d => d.textContent)])",
         )
         expected = [
             [term, [str(side.get(term, 0)) for side in score["sides"]]] for term, _ in shown
         ]
         assert shown == expected and len(shown) == 11
-        assert pg.locator("#outcome").is_visible()
         assert not pg.locator("#clear").is_visible()
         # every move of seat ME was a tap on the page: no typed action, no list
-        mine = [a for a in applies if "action" in a]
-        assert mine and all(a["action"]["seat"] == ME for a in mine)
-        assert pg.eval_on_selector("#actions-fold", "d => d.open") is False
-        assert pg.eval_on_selector("#try-fold", "d => d.open") is False
+        mine_applied = [a for a in applies if "action" in a]
+        assert mine_applied and all(a["action"]["seat"] == ME for a in mine_applied)
+        # what the others did was shown under the pile; the draw's cards were marked
+        assert seen.get("recent", 0) >= 1 and seen.get("fresh", 0) >= 1, seen
+        assert seen.get("pileMarked", 0) >= 1, seen
         # the taps each kind of move took
         SHOTS.mkdir(parents=True, exist_ok=True)
-        (SHOTS / "taps.json").write_text(
+        (SHOTS / f"taps-{players}.json").write_text(
             json.dumps(
-                {"taps": player.counts, "refusals": player.refusals, "bottoms": bottoms}, indent=1
+                {
+                    "taps": player.counts,
+                    "refusals": player.refusals,
+                    "bottoms": bottoms,
+                    "seen": seen,
+                    "axe": stages.checked,
+                },
+                indent=1,
             )
         )
         assert set(player.counts["drawStock"]) == {1}
         assert set(player.counts.get("discard", [2])) == {2}
         assert set(player.counts.get("meld", [4])) == {4}
         assert set(player.counts.get("takePile", [3])) == {3}
-        assert "meld" in player.counts or player.refusals, player.counts
+        assert set(player.counts.get("meldWithWild", [5])) == {5}
 
-        # the next deal of the match: the match scores carried
+        # the next deal of the match: the match scores carried, every other seat a computer
         pg.locator("#outcome button[data-move='nextDeal']").tap()
         pg.wait_for_function("document.querySelector('#turn').dataset.phase !== 'OVER'")
-        pg.wait_for_function(READY)
+        pg.wait_for_function(MY_TURN_OR_OVER, arg=[ME, "-1"], timeout=120_000)
         following = pg.evaluate("() => state.snapshot")
         assert following.get("dealNumber") == 2
         assert [s.get("matchScore", 0) for s in following["sides"]] == [
             s.get("matchTotal", 0) for s in score["sides"]
         ]
+        levels = [pg.input_value(f"#bot-{seat}") for seat in range(players)]
+        assert levels == ["human" if seat == ME else "BASIC" for seat in range(players)]
+        stages.check("the next deal")
+        # the next deal's first turn in view, not the last result
+        assert pg.evaluate("scrollY") == 0
         assert _error(pg) == ""
         _same_origin(pg, server.base_url)
     finally:
         context.close()
+
+
+def _deal_on_a_phone(pg, base: str, seed: str, players: int) -> None:
+    """The page as a phone opens it (you at the seat to act first, the others computers),
+    then a deal of `players` from Settings: every seat but yours is a computer again."""
+    pg.goto(base + "/playground")
+    pg.wait_for_function(f"document.querySelector('#me').value === '{ME}' && {READY}")
+    assert pg.locator("#play").is_visible()
+    pg.locator("#settings > summary").tap()
+    pg.select_option("#profile", "classic")
+    pg.select_option("#players", str(players))
+    pg.fill("#seed", seed)
+    pg.locator("#deal").tap()
+    pg.locator("#settings > summary").tap()  # folded again
+    pg.wait_for_function(
+        "n => document.querySelectorAll('.seat').length === n"
+        " && document.querySelector('#seed').value !== ''",
+        arg=players,
+    )
+    pg.wait_for_function(MY_TURN_OR_OVER, arg=[ME, "-1"], timeout=120_000)
+    assert _error(pg) == ""
+    levels = [pg.input_value(f"#bot-{seat}") for seat in range(players)]
+    assert levels == ["human" if seat == ME else "BASIC" for seat in range(players)]
+    # each profile says what kind of game it is
+    assert "10,000 to win" in pg.eval_on_selector("#profile-about", "p => p.textContent")
+
+
+def _tap_while_the_computers_play(pg) -> None:
+    """A card tapped while the computers play selects nothing (the next turn opens clean)."""
+    # checked and tapped in one go: the computers may finish their moves meanwhile
+    selected = pg.evaluate(
+        """me => { const t = document.querySelector('#turn');
+                   const card = document.querySelector('#my-hand button');
+                   if (t.dataset.phase === 'OVER' || t.dataset.awaiting === String(me) || !card)
+                     return null;
+                   card.click();
+                   return document.querySelectorAll('#my-hand button.selected').length; }""",
+        ME,
+    )
+    assert selected in (None, 0), selected
 
 
 def test_the_wide_table_keeps_its_layout_is_keyboard_playable_and_names_its_cards(
@@ -410,7 +572,8 @@ def test_the_wide_table_keeps_its_layout_is_keyboard_playable_and_names_its_card
             pg.wait_for_function(READY)
             named = pg.evaluate("() => ['6D', 'AS', 'JK'].map(c => cardName(c))")
             assert named == [six, ace, joker], (lang, named)
-            draw = pg.evaluate("() => t('yourHand', {seat: 1})")
+            count = pg.locator("#my-hand button").count()
+            draw = pg.evaluate("n => t('yourHand', {count: n})", count)
             assert pg.inner_text("#my-title") == draw
         assert _error(pg) == ""
         _same_origin(pg, server.base_url)
@@ -452,12 +615,13 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
         pg.locator("#my-hand button[data-card='KC']").focus()
         pg.keyboard.press("Enter")
         pg.wait_for_function(READY)
-        kings = pg.locator(".meld.target", has=pg.locator("[data-card='KH']"))
+        kings = pg.locator(".meld.target[data-cards^='KH']")
         assert kings.get_attribute("role") == "button"
+        assert kings.locator(".sr-only").inner_text() == "Add to Ks, 7 cards"
         kings.focus()
         pg.keyboard.press("Enter")
         pg.wait_for_function(MY_TURN_OR_OVER, arg=[0, "0"])
-        assert kings.locator("[data-card='KC']").count() == 2
+        assert kings.get_attribute("data-cards").split().count("KC") == 2
         assert pg.locator("#log li[data-event='MELD_EXTENDED']").count() == 1
         pg.locator("#my-hand button[data-card='9C']").click()
         pg.wait_for_function(READY)
@@ -467,7 +631,7 @@ def test_the_match_ends_with_its_winner_and_a_new_match(browser, server):  # noq
         pg.locator("#moves button[data-move='goOut']").click()
         pg.wait_for_function("document.querySelector('#turn').dataset.phase === 'OVER'")
         pg.wait_for_function(READY)
-        assert pg.inner_text("#outcome .match-over") == "The match is over: side 0 wins."
+        assert pg.inner_text("#outcome .match-over") == "The match is over: your side won."
         pg.locator("#outcome button[data-move='newMatch']").click()
         pg.wait_for_function("document.querySelector('#turn').dataset.phase !== 'OVER'")
         pg.wait_for_function(READY)

@@ -32,6 +32,7 @@ WHOLE_SYSTEM = {
     "test_bounded_work.py": SERVERS,
     "test_browser.py": BROWSER,
     "test_browser_bots.py": BROWSER,
+    "test_browser_game.py": BROWSER,
     "test_browser_play.py": BROWSER,
     "test_browser_table.py": BROWSER,
     "test_browser_tools.py": TOOLS,

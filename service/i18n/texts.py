@@ -87,6 +87,7 @@ UI_TEXTS = {
     "blocked": N_("blocked"),
     "frozenFor": N_("frozen for {sides}"),
     "notFrozen": N_("not frozen"),
+    "frozenAll": N_("frozen for everyone"),
     "seatSide": N_("side {side}"),
     "handCount": N_("cards in hand: {count}"),
     "sideSeats": N_("seats {seats}"),
@@ -152,13 +153,10 @@ UI_TEXTS = {
     "settings": N_("Settings"),
     "youPlay": N_("You play"),
     "nobody": N_("no seat: explore"),
-    "yourHand": N_("Your hand, seat {seat}"),
-    "tapCards": N_(
-        "Tap cards to select them: the moves they allow appear here; "
-        "tap a meld of your side to add them to it."
-    ),
-    "waitingFor.computer": N_("Seat {seat} is thinking…"),
-    "waitingFor.human": N_("Waiting for seat {seat}."),
+    "yourHand": N_("Your hand: {count} cards"),
+    "tapCards": N_("Tap cards to choose them; tap one of your melds to add them to it."),
+    "waitingFor.computer": N_("{seat} is thinking…"),
+    "waitingFor.human": N_("Waiting for {seat}."),
     "noMove": N_("No move with these cards:"),
     "moveDraw": N_("Draw"),
     "moveTakePile": N_("Take the pile"),
@@ -173,10 +171,10 @@ UI_TEXTS = {
     "moveYes": N_("Yes, go out"),
     "moveNo": N_("No, not yet"),
     "clearSelection": N_("Clear the selection"),
-    "addToMeld": N_("add the selected cards to meld {meld}"),
     "nextDeal": N_("Next deal"),
     "newMatch": N_("New match"),
-    "matchOver": N_("The match is over: side {side} wins."),
+    "matchWon": N_("The match is over: your side won."),
+    "matchLost": N_("The match is over: {side} won."),
     "matchDrawn": N_("The match is over: a draw."),
     "dealNumber": N_("deal {number}"),
     "cardName": N_("{rank} of {suit}"),
@@ -198,6 +196,89 @@ UI_TEXTS = {
     "suit.H": N_("hearts"),
     "suit.D": N_("diamonds"),
     "suit.C": N_("clubs"),
+    # playing from a seat: the page as a game (issue 59)
+    "devTools": N_("Developer tools"),
+    "place.you": N_("You"),
+    "place.left": N_("Left"),
+    "place.right": N_("Right"),
+    "place.across": N_("Across"),
+    "place.partner": N_("Partner"),
+    "place.farLeft": N_("Far left"),
+    "place.farRight": N_("Far right"),
+    "side.yours": N_("Your side"),
+    "meldOf": N_("{rank}s"),
+    "meldWilds": N_("wild cards"),
+    "turnMine.DRAW": N_("Your turn: draw or take the pile"),
+    "turnMine.PLAY": N_("Your turn: meld, then discard"),
+    "turnOf.DRAW": N_("{name} to draw"),
+    "turnOf.PLAY": N_("{name} to play"),
+    "wentOut": N_("{name} went out"),
+    "freshCard": N_("{card}, just drawn"),
+    "discardedBy": N_("{card}, just discarded by {name}"),
+    "recent.drew": N_("drew {cards}"),
+    "recent.drewCount": N_("drew {count}"),
+    "recent.tookPile": N_("took the pile ({count} cards)"),
+    "recent.tookTop": N_("took {cards}"),
+    "recent.redThree": N_("laid a red 3: {cards}"),
+    "recent.melded": N_("melded {cards}"),
+    "recent.added": N_("added {cards}"),
+    "recent.swapped": N_("swapped {cards}"),
+    "recent.discarded": N_("discarded {cards}"),
+    "recent.asked": N_("asked: may I go out?"),
+    "recent.wentOut": N_("went out"),
+    "logResumed": N_("the game before the reload"),
+    "scoreDetails": N_("Score details"),
+    "cardsInMeld": N_("{count} cards"),
+    "resultLine": N_("Your side {us} - {them} them"),
+    "dealWon": N_("Your side won the deal"),
+    "dealTied": N_("A tie"),
+    "dealLost": N_("{side} won the deal"),
+    "matchLine": N_("match: {us} - {them}"),
+    # what to do after a refusal a player can reach by tapping (after the service's reason)
+    "fix.WRONG_PHASE": N_("Draw first (Draw, or take the pile), then meld and discard."),
+    "fix.PILE_FROZEN": N_(
+        "Select two natural cards of the top card's rank to take the pile, or tap Draw."
+    ),
+    "fix.TAKE_NEEDS_NATURAL_PAIR": N_(
+        "Select two natural cards of the top card's rank to take the pile, or tap Draw."
+    ),
+    "fix.PILE_BLOCKED": N_("The pile cannot be taken now: tap Draw."),
+    "fix.MELD_TOO_SHORT": N_("Select at least three cards of one rank (or of a run), then Meld."),
+    "fix.MIXED_RANKS": N_("Select cards of one rank only (wild cards may join them)."),
+    "fix.NOT_A_RUN": N_("For a run, select cards of one suit in unbroken order, no card twice."),
+    "fix.TOO_MANY_WILDS": N_("Select fewer wild cards, or more natural cards."),
+    "fix.WILD_RULE_BROKEN": N_("Select fewer wild cards, or more natural cards."),
+    "fix.THREES_NOT_MELDABLE": N_("3s are not melded with other cards: discard a black 3 instead."),
+    "fix.BLACK_THREES_ONLY_WHEN_GOING_OUT": N_("Keep your black 3s for going out, or discard one."),
+    "fix.INITIAL_MELD_TOO_LOW": N_(
+        "Add more cards, or select several melds at once, until they count enough; or discard."
+    ),
+    "fix.HAND_FLOOR": N_("Keep at least two cards in your hand: meld fewer cards."),
+    "fix.GO_OUT_REQUIREMENT_NOT_MET": N_(
+        "Your side needs more canastas to go out: keep a card to discard."
+    ),
+    "fix.MELD_CLOSED": N_("That meld is closed: add the cards to another meld, or meld them anew."),
+    "fix.WILD_ONTO_CANASTA_NOT_ALLOWED": N_(
+        "Add the wild card to a meld that is not yet a canasta."
+    ),
+    "fix.SIDE_WILD_LIMIT": N_("Select fewer wild cards, or more natural cards."),
+    "fix.other": N_("Choose other cards, or clear the selection."),
+    "profileName.classic": N_("Classic Samba"),
+    "profileName.pagat": N_("Pagat's Samba"),
+    "profileName.spanish": N_("Spanish Samba"),
+    "profileName.canasta": N_("Canasta"),
+    "profileName.bolivia": N_("Bolivia"),
+    "profileName.official": N_("Official Samba"),
+    "profileAbout.classic": N_(
+        "Samba as it is usually played: three decks, sambas, 10,000 to win."
+    ),
+    "profileAbout.pagat": N_("Samba by Pagat's published rules, for 2 to 4 players."),
+    "profileAbout.spanish": N_(
+        "Traditional Spanish Samba: premiums and penalties, 2 to 6 players."
+    ),
+    "profileAbout.canasta": N_("Classic Canasta: two decks, no runs, 5,000 to win."),
+    "profileAbout.bolivia": N_("Bolivia: wild-card canastas and runs, 15,000 to win."),
+    "profileAbout.official": N_("Samba by the official Canasta laws, for four players."),
 }
 
 

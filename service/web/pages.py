@@ -40,6 +40,10 @@ PLAYGROUND_FILES = {
     "cards.js": "text/javascript",
     "log.js": "text/javascript",
     "play.js": "text/javascript",
+    "names.js": "text/javascript",
+    "keep.js": "text/javascript",
+    "recent.js": "text/javascript",
+    "tools.js": "text/javascript",
     "playground.css": "text/css",
 }
 #: The site's icon, an SVG (browsers ask /favicon.ico of every page, whatever it links).

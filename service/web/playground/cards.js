@@ -17,7 +17,9 @@ const rankIndex = (code) => (code === "JK" ? RANK_ORDER.length : RANK_ORDER.inde
 function card(code, small = false) {
   const suit = suitOf(code);
   const colour = code === "JK" ? "joker" : (suit === "H" || suit === "D" ? "red" : "black");
-  const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : ""].join(" ").trim();
+  // "10", the one rank of two characters, is set narrower so a fan's next card leaves it whole
+  const cls = ["card", colour, isWild(code) ? "wild" : "", small ? "mini" : "",
+    rankOf(code) === "10" ? "ten" : ""].join(" ").replace(/ +/g, " ").trim();
   const face = code === "JK" ? [el("span", { class: "rank" }, "★")]
     : [el("span", { class: "rank" }, rankOf(code)), el("span", { class: "suit" }, SUIT_SYMBOLS[suit])];
   return el("span", { class: cls, "data-card": code, title: code, role: "img", "aria-label": cardName(code) }, face);

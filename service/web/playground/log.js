@@ -26,7 +26,8 @@ function seenEvents(entry) {
 
 function logEntry(entry) {
   if (entry.kind !== "move") {
-    const what = entry.kind === "deal" ? t("logDealt", entry.dealt) : t("logInspected");
+    const what = entry.kind === "deal" ? t("logDealt", entry.dealt)
+      : t(entry.kind === "resumed" ? "logResumed" : "logInspected");
     return el("li", { class: "log-deal", "data-kind": entry.kind }, what);
   }
   const who = entry.level ? t("logComputer", { level: t("level." + entry.level) }) : t("logHuman");
@@ -35,7 +36,7 @@ function logEntry(entry) {
     ? el("div", { class: "reason muted" }, `${entry.reason.message} (${entry.reason.code})`) : "";
   return el("li", { class: "log-move" + (entry.level ? " computer" : ""), "data-seat": entry.seat,
     "data-by": entry.level ? "computer" : "human" },
-  el("div", { class: "log-head" }, el("b", {}, t("seatTitle", { seat: entry.seat })), ` · ${who}`),
+  el("div", { class: "log-head" }, el("b", {}, seatName(entry.seat)), ` · ${who}`),
   events.length ? el("ul", {}, events.map((e) => el("li", { "data-event": e.type }, eventText(e))))
     : el("div", { class: "muted" }, t("logNothing")), reason);
 }

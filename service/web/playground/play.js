@@ -43,7 +43,8 @@ function moveKind(a) {
 function moveLabel(a) {
   const kind = moveKind(a);
   const added = ((a.meld || {}).additions || [])[0] || {};
-  const meld = added.meldId || (a.takePile || a.takeTopCard || a.swapWild || {}).meldId;
+  const id = added.meldId || (a.takePile || a.takeTopCard || a.swapWild || {}).meldId;
+  const meld = id ? meldLabel(id) : undefined;
   const keys = { goOut: "moveGoOut", meld: "moveMeld", add: "moveAdd", drawStock: "moveDraw",
     takePile: meld ? "moveTakePileOnto" : "moveTakePile", takeTopCard: "moveTakeTop",
     swapWild: "moveSwap", discard: "moveDiscard", askGoOut: "moveAsk", yes: "moveYes", no: "moveNo" };
@@ -51,14 +52,16 @@ function moveLabel(a) {
 }
 
 function moveButton(a) {
-  const button = el("button", { type: "button", class: "move", "data-move": moveKind(a) }, moveLabel(a));
+  const kind = moveKind(a);
+  const button = el("button", { type: "button", class: "move" + (kind === "askGoOut" ? " quiet" : ""),
+    "data-move": kind }, moveLabel(a));
   button.addEventListener("click", () => guarded(() => playMove(a)));
   return button;
 }
 
 async function playMove(action) {
   play.selected = [];
-  await apply(action);
+  await settled(() => apply(action));  // not ready from the tap until the move is drawn
 }
 
 // What the selection would most plainly be, to ask the service why it is not a move: the
@@ -81,11 +84,31 @@ async function offer(fits, action) {
   if (token !== play.token) return;
   if (verdict.legal) { $("moves").replaceChildren(moveButton(action)); return; }
   $("moves").replaceChildren();
-  why.replaceChildren(el("p", {}, t("noMove")), el("ul", {}, (verdict.violations || []).map(
-    (v) => el("li", { class: "violation", "data-code": v.code }, v.message))));
+  const violations = verdict.violations || [];
+  why.replaceChildren(el("p", {}, t("noMove")), el("ul", {}, violations.map(
+    (v) => el("li", { class: "violation", "data-code": v.code }, v.message))),
+  el("p", { class: "fix" }, whatToDo(violations)));
+}
+
+// What to do about the first refusal: its own advice, else to choose again.
+function whatToDo(violations) {
+  const key = "fix." + ((violations[0] || {}).code || "other");
+  return t(key) === key ? t("fix.other") : t(key);
 }
 
 const myTurn = () => !state.snapshot.result && awaitedSeat(state.snapshot) === mySeat();
+
+// Whether your side could go out now: it holds the canastas (and sambas) the table asks for
+// (docs/rules.md#going-out). Asking "may I go out?" is offered only then.
+function canGoOut() {
+  const s = state.snapshot;
+  const rules = state.rulesets.find((r) => r.profile === s.ruleset.profile) || {};
+  const table = (rules.tableSizes || []).find((x) => x.players === s.seats.length) || {};
+  const melds = s.sides[s.seats[mySeat()].side].melds || [];
+  const complete = melds.filter((m) => (m.cards || []).length >= 7);
+  const sambas = complete.filter((m) => m.status === "SAMBA").length;
+  return complete.length >= (table.goOutCanastas ?? 0) && sambas >= (rules.goOutSambas ?? 0);
+}
 
 async function renderMoves() {
   const sel = selectedCards();
@@ -94,27 +117,48 @@ async function renderMoves() {
     $("why").replaceChildren();
     const seat = awaitedSeat(state.snapshot);
     const who = state.bots[seat] && state.bots[seat] !== "human" ? "computer" : "human";
-    $("moves").replaceChildren(state.snapshot.result ? "" : el("p", { class: "waiting" }, t("waitingFor." + who, { seat })));
+    $("moves").replaceChildren(state.snapshot.result ? ""
+      : el("p", { class: "waiting" }, t("waitingFor." + who, { seat: seatName(seat) })));
     return;
   }
-  const fits = state.legal.actions.filter((a) => sameCards(handCardsOf(a), sel));
+  const fits = state.legal.actions.filter((a) => sameCards(handCardsOf(a), sel)
+    && (!a.askGoOut || canGoOut()));
   await offer(fits, sel.length ? plainAction(sel) : null);
-  if (!sel.length && !fits.length) $("moves").replaceChildren(el("p", { class: "muted" }, t("tapCards")));
+  // nothing selected while playing: the hint leads, asking to go out (where possible) after it
+  if (!sel.length && !fits.some((a) => !a.askGoOut)) {
+    $("moves").replaceChildren(el("p", { class: "muted" }, t("tapCards")), ...fits.map(moveButton));
+  }
+}
+
+// Which cards of the hand to mark as new: the first of each code the turn's draw brought.
+function freshIndexes() {
+  const left = [...freshCards()];
+  const marked = new Set();
+  play.hand.forEach((code, i) => {
+    const at = left.indexOf(code);
+    if (at >= 0) { marked.add(i); left.splice(at, 1); }
+  });
+  return marked;
 }
 
 function renderMyHand() {
   const seat = state.shown.seats[mySeat()];
   play.hand = sortedHand(seat.hand || []);
-  play.selected = state.snapshot.result ? [] : play.selected.filter((i) => i < play.hand.length);
-  $("my-title").textContent = t("yourHand", { seat: mySeat() });
+  // a selection is for your turn: none stands before it or after it
+  play.selected = myTurn() ? play.selected.filter((i) => i < play.hand.length) : [];
+  const fresh = freshIndexes();
+  $("my-title").textContent = t("yourHand", { count: play.hand.length });
+  $("my-hand").classList.toggle("waiting", !myTurn());
   $("my-hand").replaceChildren(...play.hand.map((code, i) => {
     const pressed = play.selected.includes(i);
     const face = card(code);
-    // named by its words ("six of diamonds"); the face (6♦) is for the eyes
+    // named by its words ("six of diamonds", "new" if just drawn); the face (6♦) is for the eyes
     for (const part of face.children) part.setAttribute("aria-hidden", "true");
-    const button = el("button", { type: "button", class: face.className + (pressed ? " selected" : ""),
-      "data-card": code, "aria-pressed": String(pressed) }, el("span", { class: "sr-only" }, cardName(code)),
-    [...face.childNodes]);
+    const cls = face.className + (pressed ? " selected" : "") + (fresh.has(i) ? " fresh" : "");
+    const button = el("button", { type: "button", class: cls, "data-card": code, "aria-pressed": String(pressed),
+      "aria-disabled": String(!myTurn()) },
+      el("span", { class: "sr-only" }, fresh.has(i) ? t("freshCard", { card: cardName(code) }) : cardName(code)),
+      [...face.childNodes]);
     button.addEventListener("click", () => guarded(() => toggle(i)));
     return button;
   }));
@@ -122,7 +166,7 @@ function renderMyHand() {
 }
 
 async function toggle(i) {
-  if (state.snapshot.result) return;
+  if (!myTurn()) return;  // the computers are playing: a tap selects nothing
   play.selected = play.selected.includes(i) ? play.selected.filter((j) => j !== i) : [...play.selected, i];
   const button = $("my-hand").children[i];
   button.classList.toggle("selected", play.selected.includes(i));
@@ -131,22 +175,51 @@ async function toggle(i) {
   await settled(renderMoves);
 }
 
-// The deal's end: the result, the service's itemised score, and the next deal of the match
-// (or the match's end).
+// The deal's end, brought into view: your side's points against theirs and who won, the next
+// deal (or the match's end), then the service's itemised score (ScoreDeal), folded on a phone.
 function renderOutcome() {
   const box = $("outcome");
   const s = state.snapshot;
+  const shown = box.hidden;
   box.hidden = !s.result || !state.score;
   if (box.hidden) { box.replaceChildren(); return; }
   const score = $("score").cloneNode(true);
   score.removeAttribute("id");
-  const match = state.score.matchOver ? (state.score.draw ? t("matchDrawn")
-    : t("matchOver", { side: state.score.winnerSide ?? 0 })) : "";
+  const match = matchLine(state.score);
   const next = el("button", { type: "button", class: "move primary", "data-move": match ? "newMatch" : "nextDeal" },
     t(match ? "newMatch" : "nextDeal"));
   next.addEventListener("click", () => guarded(match ? deal : nextDeal));
-  box.replaceChildren(el("p", {}, ...turnLine(s), " · ", t("dealNumber", { number: s.dealNumber || 1 })),
-    el("div", { class: "scroll-x" }, score), match ? el("p", { class: "match-over" }, el("b", {}, match)) : "", next);
+  const details = el("details", { class: "score-details" }, el("summary", {}, t("scoreDetails")),
+    el("div", { class: "scroll-x" }, score));
+  details.open = state.dev;
+  box.replaceChildren(...resultLines(state.score, s), match ? el("p", { class: "match-over" }, el("b", {}, match)) : "",
+    next, details);
+  if (shown) box.scrollIntoView({ block: "start" });
+}
+
+// "Your side 440 - 1,920 them", who won the deal and why, the match so far.
+function resultLines(score, s) {
+  const mine = s.seats[mySeat()].side;
+  const us = score.sides.find((x) => (x.side ?? 0) === mine) || {};
+  const others = score.sides.filter((x) => (x.side ?? 0) !== mine);
+  const best = (key) => Math.max(...others.map((x) => x[key] ?? 0));
+  const top = others.reduce((a, b) => ((b.dealTotal ?? 0) > (a.dealTotal ?? 0) ? b : a), others[0] || {});
+  const won = (us.dealTotal ?? 0) > best("dealTotal") ? t("dealWon")
+    : (us.dealTotal ?? 0) === best("dealTotal") ? t("dealTied") : t("dealLost", { side: sideName(top.side ?? 0) });
+  return [
+    el("p", { class: "result-line", "data-testid": "result" }, el("b", {},
+      t("resultLine", { us: points(us.dealTotal), them: points(best("dealTotal")) }))),
+    el("p", {}, won, " (", resultWhy(s), ") · ", t("dealNumber", { number: s.dealNumber || 1 }),
+      " · ", t("matchLine", { us: points(us.matchTotal), them: points(best("matchTotal")) })),
+  ];
+}
+
+// The match's end, if this deal ended it: who won, said from your side.
+function matchLine(score) {
+  if (!score.matchOver) return "";
+  if (score.draw) return t("matchDrawn");
+  const side = score.winnerSide ?? 0;
+  return side === state.snapshot.seats[mySeat()].side ? t("matchWon") : t("matchLost", { side: sideName(side) });
 }
 
 async function renderPlay() {
@@ -155,6 +228,7 @@ async function renderPlay() {
   $("play").hidden = me === null;
   if (me === null) return;
   renderMyHand();
+  renderMyMelds();
   renderOutcome();
   await renderMoves();
 }
@@ -173,17 +247,29 @@ async function addToMeld(meldId) {
   if (sel.length) await offer([], { seat: mySeat(), meld: { additions: [{ meldId, cards: sel }] } });
 }
 
-// A meld on the table, made a target to tap while the player's side owns it.
-function meldTarget(node, meldId, side) {
-  const me = mySeat();
-  if (me === null || !state.snapshot || state.snapshot.seats[me].side !== side) return node;
-  node.classList.add("target");
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", t("addToMeld", { meld: meldId }));
-  node.addEventListener("click", () => guarded(() => meldTapped(meldId)));
+// Your side's melds as a strip by your hand: each a button named by its cards ("Add to 8s")
+// with its size (and canasta or samba), tapped to add the selection to it (or take the pile
+// onto it). Their cards are on the table, under Your side.
+function renderMyMelds() {
+  const s = state.shown;
+  const melds = s.sides[s.seats[mySeat()].side].melds || [];
+  $("my-melds").replaceChildren(...(melds.length ? melds.map(myMeld)
+    : [el("span", { class: "muted" }, t("noMelds"))]));
+}
+
+function myMeld(m) {
+  const name = meldName(m);
+  const complete = m.status === "CANASTA" || m.status === "SAMBA";
+  // the name said is the move ("Add to 8s"); the fan and the name shown are for the eyes
+  const node = el("div", { class: "meld target" + (complete ? " " + m.status : ""), "data-meld": m.id,
+    "data-cards": (m.cards || []).join(" "), role: "button", tabindex: "0" },
+  el("span", { class: "sr-only" }, t("moveAdd", { meld: name }) + ", " + t("cardsInMeld", { count: (m.cards || []).length })),
+  el("span", { class: "meld-name", "aria-hidden": "true" }, name),
+  el("span", { class: "meld-count", "aria-hidden": "true" }, `×${(m.cards || []).length}`),
+  complete ? el("span", { class: "badge " + m.status }, t("status." + m.status)) : "");
+  node.addEventListener("click", () => guarded(() => meldTapped(m.id)));
   node.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); guarded(() => meldTapped(meldId)); }
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); guarded(() => meldTapped(m.id)); }
   });
   return node;
 }
@@ -204,21 +290,15 @@ async function chooseSeat() {
   const me = mySeat();
   play.selected = [];
   $("viewer").disabled = me !== null;
-  if (me !== null) {
-    $("viewer").value = String(me);
-    for (const select of document.querySelectorAll("#bots select")) {
-      const seat = Number(select.dataset.seat);
-      if (seat === me) select.value = "human";
-      else if (select.value === "human") select.value = "BASIC";
-      state.bots[seat] = select.value;
-    }
-  }
+  if (me !== null) $("viewer").value = String(me);
+  setBotOptions();  // yours human, the others computers, each named from your seat
   await render();
   await botsPlay();
 }
 
 function setSeatOptions() {
-  const before = $("me").value;
+  const before = state.resumeSeat || $("me").value;
+  state.resumeSeat = "";
   const seats = state.snapshot.seats.length;
   $("me").replaceChildren(el("option", { value: "" }, t("nobody")),
     ...Array.from({ length: seats }, (_, i) => el("option", { value: String(i) }, t("seatN", { seat: i }))));

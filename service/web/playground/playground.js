@@ -9,6 +9,7 @@
 const state = {
   snapshot: null, shown: null, rulesets: [], lang: "en", texts: null, bots: {}, botsPlaying: false,
   history: [], lastSeat: null, legal: { actions: [], complete: true }, score: null,
+  dev: false, seedTyped: false, resumeSeat: "",
 };
 const LEVELS = ["human", "RANDOM", "BASIC", "STRONG"];
 const COMPUTER_PAUSE_MS = 350;  // between two computer moves, so a person sees each one
@@ -57,37 +58,28 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// -- actions --------------------------------------------------------------------------------
-
-function describeAction(a) {
-  const parts = [];
-  if (a.drawStock) parts.push(ui("actDraw"));
-  if (a.takePile) {
-    parts.push(a.takePile.meldId ? ui("actTakePileOnto", { meld: a.takePile.meldId })
-      : ui("actTakePileWith", { cards: inlineCards(a.takePile.handCards || []) }));
-  }
-  if (a.takeTopCard) parts.push(ui("actTakeTop", { meld: a.takeTopCard.meldId }));
-  const meld = a.meld || a.takePile || {};
-  for (const m of meld.newMelds || []) parts.push(ui("actMeld", { cards: inlineCards(m.cards) }));
-  for (const m of meld.additions || []) {
-    parts.push(ui("actAdd", { cards: inlineCards(m.cards), meld: m.meldId }));
-  }
-  if (a.swapWild) {
-    const s = a.swapWild;
-    parts.push(ui("actSwap", { natural: card(s.natural, true), wild: card(s.wild, true), meld: s.meldId }));
-  }
-  if (a.discard) parts.push(ui("actDiscard", { cards: card(a.discard.card, true) }));
-  if (a.askGoOut) parts.push(ui("actAsk"));
-  if (a.answerGoOut) parts.push(ui(a.answerGoOut.allow ? "actYes" : "actNo"));
-  const out = [t("seatN", { seat: a.seat ?? 0 })];
-  for (const part of parts) out.push(": ", ...part);
-  return out;
-}
-
 // -- the table ------------------------------------------------------------------------------
+
+// The turn as a player reads it: whose turn by name, the stock; the move number and the
+// seats awaited only among the developer tools.
+const resultWhy = (s) => (s.result.reason === "WENT_OUT" ? t("wentOut", { name: seatName(s.result.seat ?? 0) })
+  : t("result." + s.result.reason));
+
+function playerTurnLine(s) {
+  const tn = s.turn;
+  if (s.result) return [el("b", {}, t("dealOver")), ` (${resultWhy(s)})`];
+  const seat = awaitedSeat(s);
+  const parts = [el("b", {}, seat === mySeat() ? t("turnMine." + tn.phase)
+    : t("turnOf." + tn.phase, { name: seatName(seat) }))];
+  if (tn.goOut && tn.goOut !== "NOT_ASKED") parts.push(" · " + t("goOut." + tn.goOut));
+  parts.push(" · " + t("stock", { count: s.stockCount ?? 0 }));
+  if (state.dev) parts.push(" · " + t("ply", { ply: s.ply ?? 0 }));
+  return parts;
+}
 
 function turnLine(s) {
   const tn = s.turn;
+  if (mySeat() !== null) return playerTurnLine(s);
   if (s.result) {
     const why = s.result.reason === "WENT_OUT" ? t("result.WENT_OUT", { seat: s.result.seat ?? 0 })
       : t("result." + s.result.reason);
@@ -102,13 +94,18 @@ function turnLine(s) {
 
 function renderPile(p) {
   const frozen = p.frozenForSides || [];
-  $("pile").replaceChildren(el("div", { class: "pile-top" },
-    p.count ? card(p.top) : el("span", { class: "card empty" }, "")),
+  const top = p.count ? card(p.top) : el("span", { class: "card empty" }, "");
+  const by = discardedBy();
+  if (p.count && by !== null) {  // the card another seat just threw, marked and named so
+    top.classList.add("fresh");
+    top.setAttribute("aria-label", t("discardedBy", { card: cardName(p.top), name: seatName(by) }));
+  }
+  $("pile").replaceChildren(el("div", { class: "pile-top" }, top),
   el("div", {}, el("b", {}, t("pile")), el("div", { class: "muted" },
     p.count ? t("pileCount", { count: p.count }) : t("empty")),
   el("div", {}, p.blocked ? el("span", { class: "badge blocked" }, t("blocked")) : "",
-    frozen.length ? el("span", { class: "badge frozen" },
-      t("frozenFor", { sides: frozen.map((x) => t("seatSide", { side: x })).join(", ") }))
+    frozen.length ? el("span", { class: "badge frozen" }, frozen.length === state.shown.sides.length
+      && mySeat() !== null ? t("frozenAll") : t("frozenFor", { sides: frozen.map(sideName).join(", ") }))
       : el("span", { class: "badge" }, t("notFrozen")))));
 }
 
@@ -116,36 +113,42 @@ function renderSeat(seat, awaiting) {
   const cls = "seat" + (awaiting.includes(seat.seat) ? " to-move" : "") + (mySeat() === seat.seat ? " mine" : "")
     + (state.lastSeat === seat.seat ? " moved" : "");
   const level = state.bots[seat.seat];
+  const side = mySeat() === null ? ` · ${t("seatSide", { side: seat.side })}` : "";
   return el("div", { class: cls, "data-seat": seat.seat },
-    el("div", { class: "seat-head" }, el("b", {}, t("seatTitle", { seat: seat.seat })),
-      el("span", { class: "muted" }, ` · ${t("seatSide", { side: seat.side })} · `
-        + t("handCount", { count: seat.handCount ?? 0 })),
+    el("div", { class: "seat-head" }, el("b", {}, seatName(seat.seat)),
+      isPartner(seat.seat) && seat.side !== undefined && state.snapshot.seats.length !== 4
+        ? el("span", { class: "badge" }, t("place.partner")) : "",
+      el("span", { class: "muted" }, `${side} · ` + t("handCount", { count: seat.handCount ?? 0 })),
       level && level !== "human" ? el("span", { class: "badge computer" }, t("level." + level)) : ""),
     seat.handHidden || (!(seat.hand || []).length && seat.handCount)
       ? el("div", { class: "cards hand" }, backs(seat.handCount)) : hand(seat.hand || []));
 }
 
-function renderMeld(m, side) {
-  return meldTarget(el("div", { class: "meld", "data-meld": m.id },
+function renderMeld(m) {
+  return el("div", { class: "meld", "data-meld": m.id },
     el("div", { class: "cards fan" }, (m.cards || []).map((c) => card(c))),
-    el("div", { class: "meld-tags" }, el("code", {}, m.id),
+    el("div", { class: "meld-tags" }, el("code", { class: "meld-id" }, meldName(m)),
       el("span", { class: "badge" }, t("kind." + m.kind)),
       el("span", { class: "badge " + m.status }, t("status." + m.status)),
-      m.natural ? el("span", { class: "badge" }, t("natural")) : "")), m.id, side);
+      m.natural ? el("span", { class: "badge" }, t("natural")) : ""));
 }
 
+// A side: its seats, scores, red 3s and melds (yours, while you play, also by your hand).
 function renderSide(side) {
+  const me = mySeat();
+  const mine = me !== null && state.snapshot.seats[me].side === side.side;
   const melds = side.melds || [];
-  return el("div", { class: "side", "data-side": side.side },
-    el("div", { class: "side-head" }, el("b", {}, t("sideTitle", { side: side.side })),
-      el("span", { class: "muted" }, ` · ${t("sideSeats", { seats: (side.seats || []).join(", ") })} · `
+  const seats = me === null ? ` · ${t("sideSeats", { seats: (side.seats || []).join(", ") })}` : "";
+  return el("div", { class: "side" + (mine ? " mine" : ""), "data-side": side.side },
+    el("div", { class: "side-head" }, el("b", {}, me === null ? t("sideTitle", { side: side.side }) : sideName(side.side)),
+      el("span", { class: "muted" }, `${seats} · `
         + t("matchScore", { points: side.matchScore ?? 0 }) + " · "
         + (side.opened ? t("opened") : t("initialMeld", { points: side.initialMeldRequirement ?? 0 })))),
     (side.redThrees || []).length
       ? el("div", { class: "red-threes" }, t("redThrees") + " ", inlineCards(side.redThrees)) : "",
     (side.penalties || []).length ? el("div", {}, t("penalties") + ": "
       + side.penalties.map((x) => `${x.code} ${x.points}`).join(", ")) : "",
-    el("div", { class: "melds" }, melds.length ? melds.map((m) => renderMeld(m, side.side))
+    el("div", { class: "melds" }, melds.length ? melds.map(renderMeld)
       : el("span", { class: "muted" }, t("noMelds"))));
 }
 
@@ -172,31 +175,6 @@ async function shownSnapshot() {
   return (await call("/v1/deals:view", request)).snapshot;
 }
 
-// The actions are listed on the full position the page keeps, never on the view shown (a
-// view hides the other hands: the service cannot list a hidden seat's moves). Viewing as one
-// seat or a spectator, only the viewing seat's own actions are listed, so the list shows no
-// card the view hides.
-async function renderActions() {
-  const list = $("actions");
-  const s = state.snapshot;
-  list.replaceChildren();
-  state.legal = { actions: [], complete: true };
-  if (s.result) { $("action-count").textContent = `(${t("dealOver")})`; return; }
-  const viewer = $("viewer").value;
-  if (viewer !== "full" && viewer !== String(awaitedSeat(s))) {
-    $("action-count").textContent = `(${t("notThisSeat", { seat: awaitedSeat(s) })})`;
-    return;
-  }
-  const answer = await call("/v1/actions:list", { snapshot: s, pageSize: 1000 });
-  state.legal = { actions: answer.actions || [], complete: !!answer.complete };
-  $("action-count").textContent = `(${answer.totalSize ?? 0}${answer.complete ? "" : ", " + t("incomplete")})`;
-  for (const action of answer.actions || []) {
-    const button = el("button", { type: "button" }, describeAction(action));
-    button.addEventListener("click", () => guarded(() => apply(action)));
-    list.append(el("li", {}, button));
-  }
-}
-
 // The score of the full position: withdrawn while a view hides hands, except at the deal's
 // end, when the page scores the position it keeps (every hand is counted then).
 async function renderScore() {
@@ -219,7 +197,7 @@ async function renderScore() {
   const rows = ["meldPoints", "canastaBonus", "sambaBonus", "boliviaBonus", "redThreePoints",
     "goingOutBonus", "concealedBonus", "handPenalty", "penaltyPoints", "dealTotal", "matchTotal"];
   $("score").replaceChildren(
-    el("tr", {}, el("th", {}, t("term")), answer.sides.map((x) => el("th", {}, t("seatSide", { side: x.side ?? 0 })))),
+    el("tr", {}, el("th", {}, t("term")), answer.sides.map((x) => el("th", {}, sideName(x.side ?? 0)))),
     ...rows.map((r) => el("tr", { "data-term": r }, el("th", {}, state.texts.scoreLabels[r] || r),
       answer.sides.map((x) => el("td", {}, x[r] ?? 0)))));
 }
@@ -230,34 +208,15 @@ async function render() {
     state.shown = await shownSnapshot();
     renderTable(state.shown);
     renderLog();
+    renderRecent();
     await renderActions();
     await renderScore();
     await renderPlay();
   });
+  keepGame();
 }
 
 // -- playing --------------------------------------------------------------------------------
-
-const ruleLink = (rule) => rule.replace(/^docs\//, "/reference/");  // docs/rules.md#turn -> /reference/…
-
-// A typed action may lack fields describeAction expects: then it is shown as typed.
-function judged(action) {
-  try { return describeAction(action); } catch { return JSON.stringify(action); }
-}
-
-// The verdict names the action it judged and how (validated, or applied from the list).
-function renderViolations(answer, how, action) {
-  const box = $("verdict");
-  box.replaceChildren(el("span", { class: answer.legal ? "legal" : "illegal" },
-    t(answer.legal ? "legal" : "illegal")), el("span", { class: "judged" }, ` · ${t(how)}: `, judged(action)));
-  const list = el("ul");
-  for (const v of answer.violations || []) {
-    list.append(el("li", { class: "violation" }, el("code", {}, v.code), ` ${v.message} `,
-      el("a", { href: ruleLink(v.rule), target: "_blank", title: t("ruleLinkTitle") }, v.rule),
-      v.penaltyPoints ? ` (${t("penaltyOf", { points: v.penaltyPoints })})` : ""));
-  }
-  box.append(list);
-}
 
 // The seat whose action is awaited: the seat to play, or the partner answering.
 function awaitedSeat(s) {
@@ -265,21 +224,29 @@ function awaitedSeat(s) {
   return waiting.length ? waiting[0] : (s.turn.seat ?? 0);
 }
 
+// Who plays each seat: you at yours, and at every other seat a computer (basic unless another
+// level was chosen), whatever the table's size; while exploring, whatever was chosen.
 function setBotOptions() {
   const seats = state.snapshot.seats.length;
   const before = state.bots;
+  const me = mySeat();
+  const level = (i) => {
+    if (i === me) return "human";
+    if (me !== null && (!before[i] || before[i] === "human")) return "BASIC";
+    return before[i] || "human";
+  };
   state.bots = {};
   $("bots").replaceChildren(...Array.from({ length: seats }, (_, i) => {
     const select = el("select", { id: `bot-${i}`, "data-seat": i },
       ...LEVELS.map((v) => el("option", { value: v }, t("level." + v))));
-    select.value = before[i] || "human";
+    select.value = level(i);
     state.bots[i] = select.value;
     select.addEventListener("change", () => guarded(async () => {
       state.bots[i] = select.value;
       renderTable(state.shown);
       await botsPlay();
     }));
-    return el("label", {}, t("seatN", { seat: i }) + " ", select);
+    return el("label", {}, seatName(i, false) + " ", select);
   }));
 }
 
@@ -304,22 +271,6 @@ async function botsPlay() {
       await new Promise((done) => setTimeout(done, COMPUTER_PAUSE_MS));
     }
   } finally { state.botsPlaying = false; }
-}
-
-// A hint for the seat in view (the awaited seat when viewing everything).
-async function hint() {
-  const box = $("hint-text");
-  if (!state.snapshot || state.snapshot.result) { box.textContent = t("dealOver"); return; }
-  const viewer = $("viewer").value;
-  const seat = awaitedSeat(state.snapshot);
-  if (viewer === "spectator" || (viewer !== "full" && Number(viewer) !== seat)) {
-    box.textContent = t("notThisSeat", { seat });
-    return;
-  }
-  const answer = await call("/v1/actions:suggest",
-    { snapshot: await shownSnapshot(), seat, level: $("hint-level").value, seed: $("seed").value });
-  box.replaceChildren(el("b", {}, describeAction(answer.action)), ` — ${answer.reason.message} `,
-    el("code", {}, answer.reason.code));
 }
 
 async function apply(action) {
@@ -361,33 +312,16 @@ async function newPosition(snapshot, first) {
   setBotOptions();
   $("viewer").disabled = mySeat() !== null;
   await render();
+  if (mySeat() !== null) scrollTo(0, 0);  // a new deal: its first turn in view, not the last result
 }
 
 async function deal() {
-  const dealt = { profile: $("profile").value, players: Number($("players").value), seed: $("seed").value };
+  const dealt = { profile: $("profile").value, players: Number($("players").value), seed: seedForDeal() };
   const answer = await call("/v1/deals:deal", {
     ruleset: { profile: dealt.profile }, players: dealt.players, seed: dealt.seed,
   });
   await newPosition(answer.snapshot, { kind: "deal", dealt });
   await botsPlay();
-}
-
-function parsed(id, key) {
-  try { return JSON.parse($(id).value); } catch (e) { throw { error: { message: t(key, { error: e.message }) } }; }
-}
-
-async function typedAction(path) {
-  const action = parsed("action-json", "notJsonAction");
-  if (path === "apply") return apply(action);
-  $("verdict").replaceChildren();
-  renderViolations(await call("/v1/actions:validate", { snapshot: state.snapshot, action }), "validated", action);
-}
-
-async function inspect() {
-  const pasted = parsed("snapshot-json", "notJsonSnapshot");
-  const snapshot = pasted.snapshot || pasted;
-  await call("/v1/deals:view", { snapshot });  // the service checks it: a 400 lists every problem
-  await newPosition(snapshot, { kind: "inspect" });
 }
 
 // A new language: every label, the table, the log and the lists said again.
@@ -396,6 +330,7 @@ async function changeLanguage() {
   await loadTexts();
   $("verdict").replaceChildren();
   $("hint-text").replaceChildren();
+  setProfileOptions();
   if (!state.snapshot) return;
   setViewerOptions();
   setSeatOptions();
@@ -406,9 +341,11 @@ async function changeLanguage() {
 async function start() {
   await loadTexts();
   state.rulesets = (await call("/v1/rulesets")).rulesets;
-  $("profile").replaceChildren(...state.rulesets.map((r) => el("option", { value: r.profile }, r.profile)));
+  setProfileOptions();
   setPlayerOptions();
-  $("profile").addEventListener("change", setPlayerOptions);
+  $("profile").addEventListener("change", () => { setPlayerOptions(); setProfileAbout(); });
+  $("seed").addEventListener("input", () => { state.seedTyped = true; });
+  $("dev").addEventListener("change", () => guarded(async () => { setDev($("dev").checked); await render(); }));
   $("deal").addEventListener("click", () => guarded(deal));
   $("viewer").addEventListener("change", () => guarded(render));
   $("sort").addEventListener("change", () => guarded(async () => {
@@ -417,18 +354,43 @@ async function start() {
   }));
   $("me").addEventListener("change", () => guarded(chooseSeat));
   $("clear").addEventListener("click", () => guarded(async () => { play.selected = []; await renderPlay(); }));
-  // folded on a phone, open on a wide screen (the page as it was)
+  // folded on a phone, open on a wide screen (the page as it was); the developer tools
+  // shown on a wide screen, behind their switch on a phone
   const wide = matchMedia("(min-width: 901px)").matches;
   for (const fold of document.querySelectorAll("details.fold")) fold.open = wide;
+  setDev(wide);
   $("validate").addEventListener("click", () => guarded(() => typedAction("validate")));
   $("apply-typed").addEventListener("click", () => guarded(() => typedAction("apply")));
   $("inspect").addEventListener("click", () => guarded(inspect));
   $("language").addEventListener("change", () => guarded(changeLanguage));
   $("hint").addEventListener("click", () => guarded(hint));
   $("copy").addEventListener("click", () => { $("snapshot-json").value = JSON.stringify(state.snapshot, null, 1); });
+  if (await resumeGame()) { await botsPlay(); return; }
   await deal();
   // on a phone a person plays: from the seat to act first, against the computer
   if (!wide) { $("me").value = String(awaitedSeat(state.snapshot)); await chooseSeat(); }
+}
+
+// The developer tools (the API links, the panels, View as, the move number, meld ids) shown
+// or not: one switch, in Settings.
+function setDev(on) {
+  state.dev = on;
+  $("dev").checked = on;
+  document.body.classList.toggle("dev", on);
+}
+
+// Each profile by its name, with a line saying what kind of game it is.
+function setProfileOptions() {
+  const current = $("profile").value;
+  $("profile").replaceChildren(...state.rulesets.map((r) => el("option", { value: r.profile },
+    t("profileName." + r.profile) === "profileName." + r.profile ? r.profile : t("profileName." + r.profile))));
+  if (current) $("profile").value = current;
+  setProfileAbout();
+}
+
+function setProfileAbout() {
+  const key = "profileAbout." + $("profile").value;
+  $("profile-about").textContent = t(key) === key ? "" : t(key);
 }
 
 guarded(start);
