@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     # fmt: on
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, **others):  # type: ignore[override]
+    def settings_customise_sources(cls, settings_cls, init_settings, **others):  # type: ignore[override,unused-ignore]
         return (init_settings,)  # the environment is read by ``load`` only, from its mapping
 
     @model_validator(mode="after")
