@@ -160,7 +160,8 @@ def test_the_codec_runs_the_generated_text_and_consults_no_table_per_call():
         text=True,
         check=True,
     ).stdout.split()
-    assert [name for name in service if "codegen" in name or name.endswith(".fields")] == []
+    ours = [name for name in service if name.startswith("samba_adjudicator") or "codegen" in name]
+    assert [name for name in ours if "codegen" in name or name.endswith(".fields")] == []
 
 
 def test_the_set_up_wrote_the_text_the_generator_prints():
