@@ -17,7 +17,8 @@ import httpx
 import pytest
 from google.protobuf import json_format
 from huge_positions import huge_hand
-from service_fixtures import ServerProcess
+from prometheus_client.parser import text_string_to_metric_families
+from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
@@ -151,11 +152,39 @@ def _grpc_answer(srv: ServerProcess, out: list) -> None:
             out.append((e.code().name, e.details()))
 
 
+def _in_flight(srv: ServerProcess) -> dict[str, float]:
+    """``samba_requests_in_flight`` by transport, read on the admin port: calls the server
+    has received and is answering."""
+    text = httpx.get(srv.admin_url + "/metrics", timeout=10).text
+    return {
+        s.labels["transport"]: s.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "samba_requests_in_flight"
+        for s in family.samples
+    }
+
+
+#: Seconds each call of the next test takes (the test delay): long enough for the slowest
+#: of its threads to start its call while the first is still in flight (2.2 s at a load of
+#: 20), and within the grace.
+CALL_SECONDS = 5.0
+
+
 def test_calls_received_before_sigterm_get_their_normal_answer_on_both_transports():
     """Issue 20, case 6: with the grace long enough, every call that arrived before SIGTERM
     is answered 200 / OK, even those whose body arrives after it; calls arriving after it
-    get SHUTTING_DOWN on both transports."""
-    srv = ServerProcess("--shutdown-grace-seconds", "6", env={"SAMBA_TEST_DELAY_SECONDS": "1.5"})
+    get SHUTTING_DOWN on both transports.
+
+    The signal goes once the server answers all 9 calls (its in-flight gauge) and the
+    slow POST's head is in its socket (``ss``). It went after a fixed 0.7 s until issue 61:
+    at a load of 10-20 the test's threads had not all sent their calls by then (one to all
+    six REST calls left 0.03-2.2 s after the signal, rightly refused SHUTTING_DOWN), and
+    the test failed in 3 of 6 runs."""
+    srv = ServerProcess(
+        "--shutdown-grace-seconds",
+        str(CALL_SECONDS * 2),
+        env={"SAMBA_TEST_DELAY_SECONDS": str(CALL_SECONDS)},
+    )
     rest: list = []
     grpc_out: list = []
     late_rest: list = []
@@ -175,7 +204,8 @@ def test_calls_received_before_sigterm_get_their_normal_answer_on_both_transport
                 b"POST /v1/melds:check HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
                 % len(body)
             )
-            time.sleep(0.7)  # every call is in flight now
+            wait_for(lambda: _in_flight(srv) == {"rest": 6, "grpc": 3}, timeout=60)
+            _wait_arrived(srv.http_port, 0, 0)  # the slow POST's head too
             srv.proc.send_signal(signal.SIGTERM)
             time.sleep(0.3)
             slow.sendall(body)
