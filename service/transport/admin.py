@@ -40,6 +40,8 @@ from .rest_common import json_response
 ADMIN_MAX_CONNECTIONS = 32
 #: Seconds a request may take to arrive whole.
 ADMIN_READ_TIMEOUT = 2.0
+#: Seconds an idle connection stays open (uvicorn takes whole seconds).
+ADMIN_IDLE_SECONDS = 2
 
 
 def admin_app(state) -> Starlette:
@@ -69,7 +71,7 @@ class AdminServer:
             access_log=False,
             lifespan="off",
             server_header=False,
-            timeout_keep_alive=ADMIN_READ_TIMEOUT,
+            timeout_keep_alive=ADMIN_IDLE_SECONDS,
             http=protocol_class(guard),
         )
         self.server = uvicorn.Server(config)
