@@ -287,6 +287,9 @@ def measure(pid: int, admin_port: int | None, seconds: float, rate: int | None) 
         data = Path(tmp) / "perf.data"
         perf = None
         if rate is not None:
+            ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"
+            os.mkfifo(ctl)
+            os.mkfifo(ack)
             perf = subprocess.Popen(
                 [
                     "perf",
@@ -304,11 +307,19 @@ def measure(pid: int, admin_port: int | None, seconds: float, rate: int | None) 
                     str(BUFFER_PAGES),
                     "-o",
                     str(data),
+                    "-D",
+                    "-1",  # events off until the window: perf's start on a busy machine
+                    "--control",
+                    f"fifo:{ctl},{ack}",
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            time.sleep(1.0)  # perf attaches to every thread
+            # opening the fifo waits for perf to have set up; the ack, for sampling on
+            with open(ctl, "w") as c, open(ack) as a:
+                c.write("enable\n")
+                c.flush()
+                a.readline()
         w = Window()
         cpu0, calls0, w.start = thread_cpu(pid), calls_counted(admin_port), time.monotonic()
         time.sleep(seconds)
