@@ -23,7 +23,7 @@ LOGGED = >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "make: failed; the whole out
 
 .PHONY: install runtime run test test-fast lint format typecheck typecheck-engine test-typescript \
         typescript-client wheel client-wheel proto lint-proto bench bench-cold bench-legal \
-        bench-instructions bench-service bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
+        bench-instructions bench-service bench-stages bench-deal bench-abuse bench-waits bench-views bench-client bench-scale \
         bench-bots bench-bots-full bench-oracle train-bots bots-labels fuzz image-test scale-test nginx haproxy promtool \
         breaking-proto cpp-example clean
 
@@ -414,6 +414,14 @@ bench-instructions: install
 # BENCH_ARGS="--duration 2" to shorten, "--dry-run" to check the requests and load nothing.
 bench-service: install
 	$(PY) bench/service_bench.py $(BENCH_ARGS)
+
+# The real server's CPU per call split into stages (transport, decoding, cache, snapshot
+# read, checks, engine, answer, render, metrics, log, thread hops), both transports, a loaded,
+# a new and a new signed position, sampled with perf (root; apt-get install linux-perf) and
+# checked against the scheduler's CPU count (docs/performance.md). About 3 minutes;
+# BENCH_ARGS="--only grpc-new --seconds 3 --detail 5".
+bench-stages: install
+	nice -n 10 $(PY) bench/stages.py $(BENCH_ARGS)
 
 # Server CPU per whole deal (Deal + one ApplyAction per move, views and next actions in the
 # answer), gRPC and REST, signing off and on, the BASIC player choosing in the client or

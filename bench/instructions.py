@@ -61,6 +61,15 @@ CALLS = {
         "run('ValidateAction', body, adjudicator=warm)",
         1000,
     ),
+    # the body as the project's clients and bench-service send it: compact JSON
+    "ValidateAction compact JSON→JSON, new snapshot": (
+        "run('ValidateAction', compact, adjudicator=Adjudicator())",
+        300,
+    ),
+    "ValidateAction compact JSON→JSON, snapshot seen": (
+        "run('ValidateAction', compact, adjudicator=warm)",
+        1000,
+    ),
     # the servers' path: Runtime.invoke (metrics, the log line, the span when tracing is on)
     "ValidateAction served (invoke), seen": (
         "invoke()",
@@ -92,6 +101,7 @@ wire = request.SerializeToString()
 apply_wire = pb.ApplyActionRequest(snapshot=request.snapshot, action=request.action,
                                    include_views=True).SerializeToString()
 body = json.dumps(jsonio.to_dict(request)).encode()
+compact = json.dumps(jsonio.to_dict(request), separators=(',', ':')).encode()
 warm = Adjudicator()
 import inspect, types
 from samba_adjudicator.service.ops.config import Settings

@@ -1,7 +1,8 @@
 """The benchmarks measure what they say (nothing here is timed): `make bench-deal` plays whole
 deals to their end on both transports, signing off and on, and counts calls and server CPU;
 `make bench-service` sends the signing server the snapshot it signed itself and sets each
-row beside its target."""
+row beside its target; `make bench-stages` gives every sample of the server's CPU one stage
+and sets their sum beside the CPU the kernel counted."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import service_bench  # noqa: E402
+import stages  # noqa: E402
 
 pytestmark = pytest.mark.servers
 
@@ -119,3 +121,107 @@ def test_warm_costs_measures_each_candidate_on_a_played_deal(tmp_path):
     assert all(r["us"] > 0 for r in rows)
     assert all(r["bytes"] > 0 for r in rows if r["what"].startswith("shared"))
     assert "calls of one deal" in table
+
+
+def test_stage_rules_give_a_stack_the_stage_of_its_work():
+    """Read from the root: the innermost matching frame sets the stage, an absorbing one
+    keeps what it calls (the engine's functions under the consistency check are the
+    check's), interpreted code is placed by its compiled caller, and a stack outside the
+    pipeline is the transport's part that owns its leaf."""
+    invoke = ["lib:cygrpc.so", "_PyEval_EvalFrameDefault", "runtime.Runtime.invoke"]
+    load = [
+        *invoke,
+        "runtime.Runtime.answer",
+        "api.Adjudicator.answer",
+        "api.Adjudicator.validate_action",
+        "loading.SnapshotLoader.load",
+    ]
+    cases = {
+        (
+            *load,
+            "loading.SnapshotLoader._trust",
+            "consistency.check_snapshot",
+            "melds.check_new",
+            "PyDict_GetItem",
+        ): "checks (signature, consistency, derived fields)",
+        (
+            *load,
+            "convert.snapshot_from_proto",
+            "snapshot_code._read_Seat",
+            "PyUpb_Message_GetAttr",
+        ): "snapshot read (protobuf to engine values)",
+        (*load[:-1], "game.validate", "melds.check_new"): "engine (validate)",
+        (*load, "_PyEval_EvalFrameDefault", "PyDict_SetItem"): "cache (key, lookup, put)",
+        (*invoke, "_PyEval_EvalFrameDefault", "PyFloat_FromDouble"): "metrics",
+        (*invoke, "runtime.Runtime._count", "_PyEval_EvalFrameDefault"): "metrics",
+        (
+            *invoke,
+            "runtime.Runtime.answer",
+            "decoding.read",
+            "decoding._from_protobuf",
+            "upb_Decode",
+        ): "decoding (parse, required and enum walks)",
+        (*invoke, "runtime.Runtime._finish"): "log (tracing off: no span)",
+        (*invoke, "call.Record.__init__"): "the Call (Call, Record, deadline, budget)",
+        (
+            "lib:cygrpc.so",
+            "_PyEval_EvalFrameDefault",
+            "PyUpb_Message_SerializeToString",
+        ): "render and serialise",
+        (
+            "start_thread",
+            "lib:cygrpc.so",
+            "epoll_wait",
+            "entry_SYSCALL_64",
+            "do_syscall_64",
+            "__x64_sys_epoll_wait",
+        ): stages.KERNEL,
+        (
+            "start_thread",
+            "lib:cygrpc.so",
+            "do_syscall_64",
+            "__x64_sys_futex",
+            "futex_wake",
+        ): stages.HOPS,
+        ("start_thread", "lib:cygrpc.so", "lib:cygrpc.so"): stages.CORE,
+        ("lib:cygrpc.so", "_PyEval_EvalFrameDefault", "_PyType_Lookup"): stages.PYTHON,
+        (
+            "_PyEval_EvalFrameDefault",
+            "__pyx_f_9httptools_6parser",
+            "llhttp__internal__run",
+        ): stages.HTTP,
+        (*load, "gc_collect_main", "move_unreachable"): stages.GC,
+    }
+    for frames, stage in cases.items():
+        assert stages.stage_of(list(frames)) == stage, frames
+    # the names the rules read: a compiled function's dotted mypyc name, a symbol, a library
+    assert stages.frame_name("CPyDef_loading___SnapshotLoader____trust", "x.so") == (
+        "loading.SnapshotLoader._trust"
+    )
+    assert stages.frame_name("[unknown]", "/a/b/cygrpc.cpython-311.so") == (
+        "lib:cygrpc.cpython-311.so"
+    )
+
+
+def test_stages_bench_partitions_the_servers_cpu(tmp_path):
+    """One scenario on the real server: every sample counted in exactly one stage (the
+    stages, the threads and the innermost frames give the same total), and that total set
+    beside the CPU the scheduler counted over the same window (generous bounds: a busy
+    machine moves it; docs/performance.md has the measured figures)."""
+    rows, table = run_bench(
+        "stages.py", "--only", "grpc-new,rest-loaded", "--seconds", "2", tmp_path=tmp_path
+    )
+    assert [r["scenario"] for r in rows] == ["rest-loaded", "grpc-new"]
+    for r in rows:
+        total = r["sum_us"]
+        assert r["samples"] > 20 and total > 0
+        assert set(r["stages_us"]) <= set(stages.ORDER)
+        by_thread = sum(sampled for sampled, _ in r["threads_us"].values())
+        by_leaf = sum(sum(leaves.values()) for leaves in r["leaves_us"].values())
+        assert by_thread == pytest.approx(total) and by_leaf == pytest.approx(total)
+        assert 0.5 < total / r["measured_us"] < 1.2, r
+    # a new position is read and checked; a loaded one is neither
+    loaded, new = (r["stages_us"] for r in rows)
+    assert new["checks (signature, consistency, derived fields)"] > 0
+    assert loaded.get("checks (signature, consistency, derived fields)", 0) == 0
+    assert "| **sum of the stages** |" in table and "| sum / measured |" in table

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import Problem
 
@@ -27,13 +25,9 @@ from ..base.descriptors import join
 Twice = tuple[dict, list[str]]
 
 
-def none_given_twice(text: str | bytes, data: Any) -> bool:
-    """Whether no object of ``text`` gives a key twice, ``data`` being what orjson read
-    from it (False: it may, read it again)."""
-    try:
-        again = orjson.dumps(data)
-    except TypeError:  # orjson.JSONEncodeError: what it cannot write, the reference reads
-        return False
+def none_given_twice(text: str | bytes, again: bytes) -> bool:
+    """Whether no object of ``text`` gives a key twice, ``again`` being orjson's compact
+    writing of what it read from it (False: it may, read it again)."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")  # the CLI's: counted as REST's bytes
     colons = text.count(b":")

@@ -3,6 +3,8 @@ protobuf's own reader (json_format.Parse) refuses the text, whichever reader rea
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from google.protobuf import json_format
 
@@ -65,3 +67,25 @@ def test_every_way_of_giving_a_key_twice_is_refused_as_protobuf_refuses_it(text)
 )
 def test_keys_given_once_are_read(text):
     assert isinstance(loads(text), dict)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"n":1234567890123456789,"m":12345678901234567890,"f":0.1,"l":[{"a":1},{"a":2}]}',
+        '{"\u00e9":"\u00fc:x","a":[true,false,null],"s":"a\\"b"}'.encode(),
+        b'{"big":123456789012345678901234567890,"e":1e5,"z":-0}',
+        b'{"a":1,"b":{"a":1,"b":[]}}',
+    ],
+)
+def test_a_compact_text_reads_as_the_reference_reads_it(text):
+    """Compact text, as the project's clients send it, is taken as orjson read it when
+    writing that again gives the text back (long integers, escapes and floats included):
+    the same values as ``json``'s."""
+    value = loads(text)
+    assert value == json.loads(text) and type(value) is dict
+
+
+def test_a_compact_text_with_a_key_given_twice_is_refused():
+    """Writing back what orjson read loses the dropped copy: not the text, so counted."""
+    assert _refused_at(b'{"a":1,"b":{"c":1,"c":1}}') == [("b.c", "OUT_OF_RANGE")]
