@@ -44,6 +44,7 @@ WHOLE_SYSTEM = {
     "test_client_retry.py": SERVERS,
     "test_client_tables.py": SERVERS,
     "test_client_twins.py": SERVERS,
+    "test_client_typing.py": TOOLS,
     "test_client_wheel.py": TOOLS,
     "test_compiled_build.py": TOOLS,
     "test_computer_moves.py": SERVERS,
