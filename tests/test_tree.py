@@ -23,6 +23,7 @@ GAME = "the whole game: playouts, playthroughs, fuzzing"
 ACROSS = "one concern across engine/ and service/"
 
 WHOLE_SYSTEM = {
+    "test_adding_an_rpc.py": DOCS,
     "test_admin_port.py": SERVERS,
     "test_benches.py": BENCH,
     "test_bots_bench.py": BENCH,

@@ -50,9 +50,10 @@ from ..base.errors import ApiError, invalid_argument
 from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
 from ..i18n.negotiation import choose as choose_language
-from ..pipeline.api import REMEMBERS
+from ..pipeline.api import METHODS
 from ..pipeline.boundary import as_api_error
 from ..pipeline.call import Call, received, stoppable
+from ..pipeline.rpc import RPCS
 from ..pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
@@ -242,7 +243,7 @@ class _Calls:
         except ApiError as e:
             return error_response(e, call.request_id, None, call.lang)
         body = jsonio.to_dict(response)
-        if call.method in REMEMBERS and "snapshot" in body:
+        if RPCS[call.method].remembers and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
 
@@ -287,15 +288,10 @@ class _Calls:
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in route_tags(ROUTES)}
-        # the GET routes: their request made from the path (docs/api.md#methods)
-        gets: dict[str, Callable[..., Message]] = {
-            "ListRulesets": pb.ListRulesetsRequest,
-            "GetRuleset": pb.GetRulesetRequest,
-        }
         for rpc, verb, path, tag, summary in ROUTES:
             routers[tag].add_api_route(
-                path,
-                self.endpoint(rpc, gets.get(rpc)),
+                path,  # a GET's request is made from its path (docs/api.md#methods)
+                self.endpoint(rpc, METHODS[rpc][0] if verb == "get" else None),
                 methods=[verb.upper()],
                 operation_id=rpc,
                 summary=summary,
