@@ -57,7 +57,11 @@ GENERATED := generated/samba/v1/descriptors.binpb
 # tables (codegen/) beside the protobuf code: proto/generate.sh writes it with the rest, and
 # this rule again when the generator or the engine's values it reads change.
 CODEC := generated/samba/v1/snapshot_code.py
-RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS) $(CODEC)
+# The Python client's typed methods, written beside its protobuf modules
+# (clients/python/schema_build.py): `make proto` writes them with the rest, and this rule again
+# when their generator changes.
+CLIENT_METHODS := clients/python/client/_pb/rpc_methods.py
+RUNTIME := $(STAMP) $(COMPILED) $(CATALOGS) $(CODEC) $(CLIENT_METHODS)
 
 runtime:
 	@$(MAKE) -s --no-print-directory -j2 $(RUNTIME)
@@ -96,6 +100,10 @@ $(CODEC): $(GENERATED) $(wildcard codegen/*.py) $(wildcard engine/*.py) service/
 
 # The compiled build is made again when the schema changes too: the generated code it
 # stages is a prerequisite, not only something to exist first.
+$(CLIENT_METHODS): $(GENERATED) clients/python/schema_build.py | $(BUILD_STAMP)
+	@echo "make: the Python client's protobuf modules and methods (log: $(LOG))"
+	@$(BUILD_PY) clients/python/schema_build.py $(LOGGED)
+
 $(COMPILED): $(HOT_SOURCES) setup.py dataclass_inits.py pyproject.toml $(GENERATED) $(CODEC)
 	@echo "make: compiling the engine and the per-call modules with mypyc, SAMBA_COMPILE=$(SAMBA_COMPILE) (log: $(LOG))"
 	@SAMBA_COMPILE=$(SAMBA_COMPILE) $(BUILD_PY) setup.py --quiet build_ext --inplace --parallel 2 $(LOGGED)

@@ -48,10 +48,10 @@ from samba_adjudicator.service.codec.signing import Signer  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.pipeline.call import received  # noqa: E402
 from samba_adjudicator.service.pipeline.decoding import request_type  # noqa: E402
+from samba_adjudicator.service.pipeline.rpc import RPCS  # noqa: E402
 from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
 
 SIGNER = Signer.parse("k1:" + base64.b64encode(os.urandom(32)).decode())
-REMEMBERS = ("Deal", "ApplyAction")
 
 
 def _runtime() -> Runtime:
@@ -65,7 +65,7 @@ def _answer(rt: Runtime, method: str, data: bytes, rest: bool) -> dict | None:
         response.SerializeToString()
         return None
     body = jsonio.to_dict(response)
-    if method in REMEMBERS and "snapshot" in body:
+    if RPCS[method].remembers and "snapshot" in body:
         rt.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
     return body
 

@@ -25,7 +25,8 @@ from service_fixtures import ServerProcess, memory_mb, wait_for
 from samba_adjudicator.client import NO_RETRY, AdjudicatorError, Client
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, OFFLOAD, weigh
+from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, weigh
+from samba_adjudicator.service.pipeline.rpc import RPCS
 from samba_adjudicator.service.transport.loop_watch import PROBE_SECONDS, STALL_SECONDS
 
 # -- which calls are heavy -----------------------------------------------------------------
@@ -33,7 +34,11 @@ from samba_adjudicator.service.transport.loop_watch import PROBE_SECONDS, STALL_
 
 def test_every_method_with_include_legal_actions_is_looked_at():
     assert set(ASKS_LISTING) == {"Deal", "ApplyAction", "ReplayDeal"}
-    assert set(OFFLOAD) == {"ReplayDeal", "ListLegalActions", "SuggestAction"}
+    assert {n for n, rpc in RPCS.items() if rpc.heavy} == {
+        "ReplayDeal",
+        "ListLegalActions",
+        "SuggestAction",
+    }
 
 
 @pytest.mark.parametrize("method", ["ApplyAction", "Deal"])

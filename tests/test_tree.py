@@ -23,6 +23,7 @@ GAME = "the whole game: playouts, playthroughs, fuzzing"
 ACROSS = "one concern across engine/ and service/"
 
 WHOLE_SYSTEM = {
+    "test_adding_an_rpc.py": DOCS,
     "test_admin_port.py": SERVERS,
     "test_benches.py": BENCH,
     "test_bots_bench.py": BENCH,
@@ -44,6 +45,7 @@ WHOLE_SYSTEM = {
     "test_client_retry.py": SERVERS,
     "test_client_tables.py": SERVERS,
     "test_client_twins.py": SERVERS,
+    "test_client_typing.py": TOOLS,
     "test_client_wheel.py": TOOLS,
     "test_compiled_build.py": TOOLS,
     "test_computer_moves.py": SERVERS,

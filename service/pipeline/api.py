@@ -23,6 +23,8 @@ from google.protobuf.message import Message
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.action_order import canonical
+from samba_adjudicator.engine.deal_seed import contribution_problems
+from samba_adjudicator.engine.dealing import MAX_SEED_BYTES
 from samba_adjudicator.engine.derived import awaiting_seats
 from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.model import Event, Problem, RulesetRef, Snapshot
@@ -37,9 +39,10 @@ from ..base.errors import (
 from ..codec import answers, convert, jsonio, paths, required, rulesets, snapshot_bytes
 from ..codec.actions import action_to_proto
 from ..codec.signing import Signer
+from ..i18n.catalogs import word
 from ..i18n.negotiation import DEFAULT
 from ..ops import page_tokens
-from . import computer, int_range, reveal, verify, views
+from . import computer, int_range, reveal, views
 from .call import Call
 from .decoding import Request, read, request_type
 from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
@@ -51,7 +54,6 @@ if TYPE_CHECKING:
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 
-Handler = Callable[..., Message]
 #: ListLegalActionsRequest.snapshot: its lowest field number, so first in its encoding
 _LIST_SNAPSHOT = pb.ListLegalActionsRequest.DESCRIPTOR.fields_by_name["snapshot"].number
 assert min(f.number for f in pb.ListLegalActionsRequest.DESCRIPTOR.fields) == _LIST_SNAPSHOT
@@ -351,6 +353,38 @@ class Adjudicator:
         self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
         return resp
 
+    def verify_deal(self, r: Request) -> pb.VerifyDealResponse:
+        """A deal checked against the seeds revealed after it
+        (docs/dealing.md#5-deals-players-can-verify): its first snapshot or any later one, full
+        or a player's view (signed when signing is on); the check is the engine's."""
+        req, problems, lang = r.message, r.problems, r.lang
+        if len(req.seed.encode("utf-8")) > MAX_SEED_BYTES:
+            problems.append(
+                problem(
+                    "seed",
+                    "OUT_OF_RANGE",
+                    "seed is at most {max} bytes of UTF-8",
+                    max=MAX_SEED_BYTES,
+                )
+            )
+        contributions = list(req.seed_contributions)
+        problems.extend(contribution_problems(contributions, "seedContributions"))
+        if not req.HasField("deal"):
+            paths.raise_if(problems)
+        snap, _ = self.snapshots.load(r, field="deal")
+        found = engine.verify_deal(snap, req.seed, contributions)
+        return pb.VerifyDealResponse(
+            verified=not found,
+            problems=[
+                pb.VerifyDealProblem(
+                    field=p.field,
+                    reason=p.reason,
+                    description=word(lang, p.description, p.template, p.params),
+                )
+                for p in found
+            ],
+        )
+
     def suggest_action(self, r: Request) -> pb.SuggestActionResponse:
         req, problems = r.message, r.problems
         if problems and req.budget_ms < 0:  # else the engine reports it with the seat's
@@ -360,28 +394,13 @@ class Adjudicator:
         return pb.SuggestActionResponse(action=chosen.action, reason=chosen.reason)
 
 
-_HANDLERS: dict[str, Handler] = {
-    "ListRulesets": Adjudicator.list_rulesets,
-    "GetRuleset": Adjudicator.get_ruleset,
-    "Deal": Adjudicator.deal,
-    "CheckMeld": Adjudicator.check_meld,
-    "ValidateAction": Adjudicator.validate_action,
-    "ApplyAction": Adjudicator.apply_action,
-    "ListLegalActions": Adjudicator.list_legal_actions,
-    "ScoreDeal": Adjudicator.score_deal,
-    "GetPlayerView": Adjudicator.get_player_view,
-    "ReplayDeal": Adjudicator.replay_deal,
-    "SuggestAction": Adjudicator.suggest_action,
-    "VerifyDeal": verify.verify_deal,
-}
-#: RPC name -> (request message type, handler(adjudicator, request)), in the schema's order.
-METHODS: dict[str, tuple[type[Message], Handler]] = {
-    m.name: (request_type(m.name), _HANDLERS[m.name]) for m in pb.SERVICE.methods
-}
-#: The methods whose answer's snapshot is remembered as loaded (SnapshotLoader.render).
-REMEMBERS = frozenset({"Deal", "ApplyAction", "ReplayDeal"})
-
-
 def kebab(method: str) -> str:
     """``ListLegalActions`` -> ``list-legal-actions`` (CLI subcommands)."""
     return "".join("-" + c.lower() if c.isupper() else c for c in method).lstrip("-")
+
+
+#: RPC name -> (request message type, handler: the Adjudicator method of its snake_case name)
+METHODS: dict[str, tuple[type[Message], Callable[..., Message]]] = {
+    m.name: (request_type(m.name), getattr(Adjudicator, kebab(m.name).replace("-", "_")))
+    for m in pb.SERVICE.methods
+}

@@ -3,10 +3,10 @@
 A heavy call runs on a worker thread, never on a server's event loop, and at most
 ``HEAVY_CALLS`` of them compute at once (``service.pipeline.runtime``): a listing of a
 150-card hand takes half a second of CPU, and on the loop it kept ``/healthz`` and cheap
-calls waiting seconds. Heavy are the methods that always list (``OFFLOAD``), a call of any
-method that asks for the awaited seat's first page (``include_legal_actions``), and an
-ApplyAction with a ``computer`` move, decided from the request's bytes before they are
-decoded:
+calls waiting seconds. Heavy are the methods that always list (their row's ``heavy``:
+``service.pipeline.rpc``), a call of any method that asks for the awaited seat's first page
+(``include_legal_actions``), and an ApplyAction with a ``computer`` move, decided from the
+request's bytes before they are decoded:
 
 - protobuf (gRPC): the request's top-level fields are walked (their lengths skipped, not
   read) and the flag's field read, set in any of its occurrences;
@@ -29,20 +29,16 @@ from samba_adjudicator.engine.problems import InvalidInput
 from ..base import pb
 from ..codec import json_text, wire
 from . import computer
-from .decoding import request_type
+from .rpc import RPCS
 
-#: Methods whose every call lists legal actions (or replays up to 2,000 actions).
-OFFLOAD = frozenset({"ReplayDeal", "ListLegalActions", "SuggestAction"})
 #: The request field that asks for a listing with the answer.
 LISTING_FIELD = "include_legal_actions"
 #: Method -> the field number of ``include_legal_actions`` in its request, for every
 #: method whose request has it.
 ASKS_LISTING = {
-    method: fields[LISTING_FIELD].number
-    for method, fields in (
-        [(m.name, request_type(m.name).DESCRIPTOR.fields_by_name) for m in pb.SERVICE.methods]
-    )
-    if LISTING_FIELD in fields
+    m.name: m.input_type.fields_by_name[LISTING_FIELD].number
+    for m in pb.SERVICE.methods
+    if LISTING_FIELD in m.input_type.fields_by_name
 }
 #: Requests larger than this run on a worker thread whatever their method (runtime: reading
 #: a snapshot of a hundred thousand cards takes a third of a second); so JSON bodies up to
@@ -57,8 +53,8 @@ def weigh(method: str, body: bytes | str | Message, json: bool) -> tuple[bool, A
     and the JSON body as read to find the flag (None: not read), which the request's
     decoding starts from (``service.pipeline.call``: a body is parsed once)."""
     if not isinstance(body, bytes):
-        return method in OFFLOAD, None
-    if method in OFFLOAD or computer.is_heavy(method, body, json):
+        return RPCS[method].heavy, None
+    if RPCS[method].heavy or computer.is_heavy(method, body, json):
         return True, None
     number = ASKS_LISTING.get(method)
     if number is None:

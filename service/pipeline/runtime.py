@@ -44,6 +44,7 @@ from .call import Call, Record, size
 from .decoding import Request, read
 from .heavy import OFFLOAD_BYTES
 from .lifecycle import State
+from .rpc import RPCS
 from .slots import Slots, Ticket
 from .stops import Ceiling, check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
@@ -121,20 +122,6 @@ def _cache_outcome(r: Request) -> str:
     if r.snapshot is None:
         return ""
     return "miss" if r.snapshot.loaded is None else "hit"
-
-
-def _outcome(method: str, response: Message) -> tuple[str, list[str]]:
-    """(outcome label, violation codes) of a successful answer."""
-    if method in ("ValidateAction", "ApplyAction"):
-        codes = [v.code for v in response.violations]
-        return ("legal" if response.legal else "illegal"), codes
-    if method == "CheckMeld":
-        return ("legal" if response.valid else "illegal"), [v.code for v in response.violations]
-    if method == "ReplayDeal":
-        codes = [v.code for r in response.results for v in r.violations]
-        illegal = response.HasField("first_illegal_index")
-        return ("illegal" if illegal else "legal"), codes
-    return "ok", []
 
 
 class Runtime:
@@ -270,7 +257,7 @@ class Runtime:
             if ticket is None or not ticket.counted:  # counted already while it waited
                 counted = self.decoding.admit(size(call))
             response = self.answer(call, record)
-            record.outcome, record.codes = _outcome(call.method, response)
+            record.outcome, record.codes = RPCS[call.method].outcome(response)
             return response
         except ApiError as e:
             record.failed(e)

@@ -57,7 +57,7 @@ from ..i18n.negotiation import choose as choose_language
 from ..ops import tracing
 from ..pipeline.budget import line_full
 from ..pipeline.call import Call, received, stoppable
-from ..pipeline.heavy import OFFLOAD
+from ..pipeline.rpc import RPCS
 from ..pipeline.runtime import VERSION_HEADER, Runtime, request_id_from, shutting_down
 from ..pipeline.slots import Ticket
 from .grpc_connections import EVICT_HEADROOM, IdleEvictor
@@ -168,13 +168,13 @@ def _call(
 
 
 def _generic_handlers(make, make_read_late, echo) -> list:
-    """The Adjudicator's handlers: unary, except the methods that are always heavy
-    (``OFFLOAD``), whose handler is called before their request is read
-    (``_read_late``)."""
+    """The Adjudicator's handlers: unary, except the methods that are always heavy (their
+    row's ``heavy``: service.pipeline.rpc), whose handler is called before their request is
+    read (``_read_late``)."""
     handlers = {
         name: (
             grpc.stream_unary_rpc_method_handler(make_read_late(name))
-            if name in OFFLOAD
+            if RPCS[name].heavy
             else grpc.unary_unary_rpc_method_handler(make(name))
         )
         for name in pb.SERVICE.methods_by_name

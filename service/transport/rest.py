@@ -52,11 +52,11 @@ from ..base.errors import ApiError, invalid_argument
 from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
 from ..i18n.negotiation import choose as choose_language
-from ..pipeline.api import REMEMBERS
+from ..pipeline.api import METHODS
 from ..pipeline.boundary import as_api_error
 from ..pipeline.budget import line_full
 from ..pipeline.call import Call, received, stoppable
-from ..pipeline.heavy import OFFLOAD
+from ..pipeline.rpc import RPCS
 from ..pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
@@ -247,19 +247,19 @@ class _Calls:
         except ApiError as e:
             return error_response(e, call.request_id, None, call.lang)
         body = jsonio.to_dict(response)
-        if call.method in REMEMBERS and "snapshot" in body:
+        if RPCS[call.method].remembers and "snapshot" in body:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
 
     def _turn_away(self, request: Request, method: str) -> None:
         """Raise MEMORY_BUDGET before the body is read when the call is heavy by its method
-        (``OFFLOAD``), both slots are taken and its ``Content-Length`` finds no room in the
+        (its row's ``heavy``), both slots are taken and its ``Content-Length`` finds no room in the
         line (``Slots.turns_away``), as gRPC refuses it before reading (``_read_late``): 60
         bodies of 0.9 MB read only to be refused kept the REST loop turning for seconds
         while the gRPC loop waited for the interpreter lock. ApplyAction and Deal are heavy
         only by their ``includeLegalActions``, which is in the body: they are read first.
         A call the drain refuses is read and answered SHUTTING_DOWN as before."""
-        if method not in OFFLOAD or getattr(request.state, "after_sigterm", False):
+        if not RPCS[method].heavy or getattr(request.state, "after_sigterm", False):
             return
         size = content_length(request.headers.get("content-length"))
         if size is not None and self.runtime.heavy.turns_away(size):
@@ -307,15 +307,10 @@ class _Calls:
 
     def routers(self) -> list[APIRouter]:
         routers = {tag: APIRouter(tags=[tag]) for tag in route_tags(ROUTES)}
-        # the GET routes: their request made from the path (docs/api.md#methods)
-        gets: dict[str, Callable[..., Message]] = {
-            "ListRulesets": pb.ListRulesetsRequest,
-            "GetRuleset": pb.GetRulesetRequest,
-        }
         for rpc, verb, path, tag, summary in ROUTES:
             routers[tag].add_api_route(
-                path,
-                self.endpoint(rpc, gets.get(rpc)),
+                path,  # a GET's request is made from its path (docs/api.md#methods)
+                self.endpoint(rpc, METHODS[rpc][0] if verb == "get" else None),
                 methods=[verb.upper()],
                 operation_id=rpc,
                 summary=summary,

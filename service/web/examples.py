@@ -1,18 +1,20 @@
 """Worked examples of every REST route, made by the service itself.
 
 The OpenAPI document shows, for each route, a request the service accepts, the answer it
-gives, and the error it gives to a broken version of that request. None of them is written
-by hand: a real deal is dealt from a fixed seed and the requests are built from it (the
-first legal action of the seat to move, a legal discard after it, ...), then answered by
-an ``Adjudicator`` set up as the servers' are (with the same snapshot-signing keys, so the
-example snapshots carry valid signatures where signing is on). A change of rules or schema
-cannot leave a stale example behind.
+gives, and the error it gives to a broken version of that request. The requests are the RPCs'
+rows (``service.pipeline.rpc``) filled in from a real deal dealt from a fixed seed (the first
+legal action of the seat to move, a legal discard after it, ...), and answered by an
+``Adjudicator`` set up as the servers' are (with the same snapshot-signing keys, so the example
+snapshots carry valid signatures where signing is on): no position or answer is written by
+hand, and a change of rules or schema cannot leave a stale one behind.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import re
+from typing import Any
 
 from ..base.errors import ApiError
 from ..codec import jsonio
@@ -20,6 +22,7 @@ from ..codec.error_bodies import rest_body
 from ..codec.signing import Signer
 from ..pipeline.api import Adjudicator
 from ..pipeline.call import Call
+from ..pipeline.rpc import RPCS
 from ..pipeline.runtime import Runtime
 
 EXAMPLE_SEED = "example-seed-1"
@@ -37,54 +40,37 @@ def _answer(adjudicator: Adjudicator, method: str, body: dict) -> dict:
         return rest_body(e, EXAMPLE_REQUEST_ID)
 
 
-def _requests(adjudicator: Adjudicator) -> dict[str, dict]:
-    deal = {"ruleset": {"profile": "classic"}, "players": 4, "seed": EXAMPLE_SEED}
-    snapshot = _answer(adjudicator, "Deal", deal)["snapshot"]
-    listed = _answer(adjudicator, "ListLegalActions", {"snapshot": snapshot})["actions"]
-    first = listed[0]  # the draw of the seat to move
-    after = _answer(adjudicator, "ApplyAction", {"snapshot": snapshot, "action": first})
-    then = _answer(adjudicator, "ListLegalActions", {"snapshot": after["snapshot"]})["actions"]
-    discard = next(a for a in then if "discard" in a)
-    return {
-        "Deal": deal,
-        "CheckMeld": {"ruleset": {"profile": "classic"}, "cards": ["7H", "7D", "2C"]},
-        "ValidateAction": {"snapshot": snapshot, "action": first},
-        "ApplyAction": {"snapshot": snapshot, "action": first},
-        "ListLegalActions": {"snapshot": snapshot, "pageSize": 10},
-        "ScoreDeal": {"snapshot": snapshot, "provisional": True},
-        "GetPlayerView": {"snapshot": snapshot, "seat": first["seat"]},
-        "ReplayDeal": {"snapshot": snapshot, "actions": [first, discard]},
-        "SuggestAction": {
-            "snapshot": after["snapshot"],
-            "seat": first["seat"],
-            "level": "BASIC",
-            "seed": EXAMPLE_SEED,
-        },
-        "VerifyDeal": {"deal": snapshot, "seed": EXAMPLE_SEED},
-    }
+def _filled(body: dict[str, Any], sample: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with each ``"$name"`` in it the sample's ``name``."""
+    text = re.sub(r'"\$(\w+)"', lambda m: json.dumps(sample[m[1]]), json.dumps(body))
+    return json.loads(text)
+
+
+def _sample(adjudicator: Adjudicator) -> dict[str, Any]:
+    """What the examples name: a deal of EXAMPLE_SEED, the first legal action of the seat to
+    move (a draw), the snapshot after it and a legal discard then."""
+    ask = functools.partial(_answer, adjudicator)
+    s: dict[str, Any] = {"seed": EXAMPLE_SEED}
+    s["snapshot"] = ask("Deal", _filled(RPCS["Deal"].example or {}, s))["snapshot"]
+    s["first"] = first = ask("ListLegalActions", {"snapshot": s["snapshot"]})["actions"][0]
+    s["after"] = ask("ApplyAction", {"snapshot": s["snapshot"], "action": first})["snapshot"]
+    then = ask("ListLegalActions", {"snapshot": s["after"]})["actions"]
+    return {**s, "seat": first["seat"], "discard": next(a for a in then if "discard" in a)}
 
 
 @functools.cache
 def route_examples(signer: Signer | None) -> dict[str, dict]:
-    """RPC name -> {"request": body or None, "response": body, "error": error body}, made
-    with the server's ``signer``."""
+    """RPC name -> {"request": body or None, "response": body, "error": error body or None},
+    made with the server's ``signer`` from each RPC's row (``service.pipeline.rpc``)."""
     adjudicator = Adjudicator(signer=signer)
+    sample = _sample(adjudicator)
     out: dict[str, dict] = {}
-    for method, body in _requests(adjudicator).items():
-        broken = {**body, TYPO_FIELD: []}
+    for method, rpc in RPCS.items():
+        body = None if rpc.example is None else _filled(rpc.example, sample)
+        error = rpc.error or (None if body is None else {**body, TYPO_FIELD: []})
         out[method] = {
             "request": body,
-            "response": _answer(adjudicator, method, body),
-            "error": _answer(adjudicator, method, broken),
+            "response": _answer(adjudicator, method, body or {}),
+            "error": None if error is None else _answer(adjudicator, method, error),
         }
-    out["ListRulesets"] = {
-        "request": None,
-        "response": _answer(adjudicator, "ListRulesets", {}),
-        "error": None,
-    }
-    out["GetRuleset"] = {
-        "request": {"profile": "classic+open"},
-        "response": _answer(adjudicator, "GetRuleset", {"profile": "classic+open"}),
-        "error": _answer(adjudicator, "GetRuleset", {"profile": "chess"}),
-    }
     return out

@@ -19,7 +19,9 @@ to be ready within their deadline.
 
 The two clients are one: every public method is written once in ``Core``, as steps
 (steps.py) that each client's shell performs, blocking or on asyncio; ``Client`` and
-``AsyncClient`` add only their context manager.
+``AsyncClient`` add only their context manager, and the method of each RPC, typed with its
+request and response messages (``_pb/rpc_methods.py``, generated from the schema when the
+client is built: an RPC added to the .proto is a method here).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, ClassVar, Self
 
 from google.protobuf.message import Message
 
+from ._pb.rpc_methods import AsyncMethods, BlockingMethods
 from .errors import AdjudicatorError
 from .retry import DEFAULT_RETRY, Attempts, RetryPolicy
 from .rpcs import RPCS, Request, answer_as
@@ -41,30 +44,6 @@ from .transports import CHANNEL_OPTIONS, GrpcTransport, RestTransport
 #: Default deadline of a call, in seconds: every attempt of the call within it, so that a
 #: service restarting (a few seconds) is ridden out.
 DEFAULT_TIMEOUT = 10.0
-
-
-def _method(name: str):
-    rpc = RPCS[name]
-
-    def method(
-        self,
-        request: Request = None,
-        *,
-        timeout: float | None = None,
-        request_id: str | None = None,
-        locale: str | None = None,
-        table: str | None = None,
-    ):
-        return Core.call(
-            self, name, request, timeout=timeout, request_id=request_id, locale=locale, table=table
-        )
-
-    method.__name__ = method.__qualname__ = rpc.python_name
-    method.__doc__ = (
-        f"``{name}`` (REST ``{rpc.verb} {rpc.path}``): "
-        f"{rpc.request_class.__name__} -> {rpc.response_class.__name__}."
-    )
-    return method
 
 
 def _page_request(request: Request, token: str) -> Request:
@@ -109,19 +88,6 @@ class Core:
         for name, core in vars(Core).items():
             if not name.startswith("_") and callable(core) and not isinstance(core, classmethod):
                 setattr(cls, name, shell.method(core, cls))
-
-    list_rulesets = _method("ListRulesets")
-    get_ruleset = _method("GetRuleset")
-    deal = _method("Deal")
-    check_meld = _method("CheckMeld")
-    validate_action = _method("ValidateAction")
-    apply_action = _method("ApplyAction")
-    list_legal_actions = _method("ListLegalActions")
-    score_deal = _method("ScoreDeal")
-    get_player_view = _method("GetPlayerView")
-    replay_deal = _method("ReplayDeal")
-    suggest_action = _method("SuggestAction")
-    verify_deal = _method("VerifyDeal")
 
     def __init__(
         self, transport, timeout: float | None, retry: RetryPolicy | None = DEFAULT_RETRY
@@ -222,7 +188,7 @@ class Core:
         yield from self.transport.close()
 
 
-class Client(Core, shell=BLOCKING):
+class Client(Core, BlockingMethods, shell=BLOCKING):
     """A blocking client. ``Client.grpc(target)`` or ``Client.rest(base_url)``."""
 
     def __enter__(self) -> Self:
@@ -232,7 +198,7 @@ class Client(Core, shell=BLOCKING):
         self.close()
 
 
-class AsyncClient(Core, shell=ASYNCIO):
+class AsyncClient(Core, AsyncMethods, shell=ASYNCIO):
     """An asyncio client: ``await client.deal(...)``. ``AsyncClient.grpc`` / ``.rest``."""
 
     async def __aenter__(self) -> Self:
