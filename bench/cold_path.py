@@ -64,8 +64,6 @@ from samba_adjudicator.service.pipeline.call import Call  # noqa: E402
 from samba_adjudicator.service.pipeline.loading import (  # noqa: E402
     SNAPSHOT,
     SnapshotLoader,
-    cache_key,
-    json_cache_key,
     pin_version,
 )
 from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
@@ -138,7 +136,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
 
     def bookkeeping(c: dict[str, Any]) -> None:
         snap = c["snap"]
-        loader.cache.put(c["key"], snap)
+        loader.cache.put(c["source"].key, snap)
         pin_version(snap.ruleset_ref.version, snap.ruleset, "snapshot.ruleset.version")
 
     def validate(c: dict[str, Any]) -> None:
@@ -171,8 +169,8 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["data"] = jsonio.loads(body)
 
     def key(c: dict[str, Any]) -> None:
-        c["key"] = json_cache_key(c["data"][SNAPSHOT])
-        assert loader.loaded(c["key"]) is None
+        c["source"] = loader.received_json(c["data"][SNAPSHOT])
+        assert c["source"].loaded is None
 
     def to_protobuf(c: dict[str, Any]) -> None:
         c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
@@ -202,8 +200,8 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     def split(c: dict[str, Any]) -> None:
         found = wire.split_field(data, number)
         assert found is not None
-        c["key"] = cache_key("pb", found[0])
-        assert loader.loaded(c["key"]) is None
+        c["source"] = loader.received(found[0])
+        assert c["source"].loaded is None
 
     def parse(c: dict[str, Any]) -> None:
         c["msg"] = Request.FromString(data)

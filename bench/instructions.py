@@ -76,8 +76,8 @@ CALLS = {
     # route's ``answer``), without grpcio and uvicorn: a new position (a cache of size 0) and
     # one seen, signing off and on (the snapshot then signed, as the service answered it)
     **{
-        f"{method} {way} served, {seen}{', signed' if signed else ''}": (
-            f"served({method!r}, {way!r}, {seen == 'seen'}, {signed})",
+        f"{method} {way} served, {seen}, {'signed' if signed else 'unsigned'}": (
+            f"transported({method!r}, {way!r}, {seen == 'seen'}, {signed})",
             (200 if method == "ApplyAction" else 400) * (1 if seen == "new" else 2),
         )
         for method in ("ValidateAction", "ApplyAction")
@@ -141,7 +141,8 @@ signer = Signer.parse('bench:' + 'A' * 43 + '=')
 signed_snapshot = convert.snapshot_to_proto(s)
 signer.sign(signed_snapshot)
 bodies = {{}}
-for method, kind in (('ValidateAction', pb.ValidateActionRequest), ('ApplyAction', pb.ApplyActionRequest)):
+kinds = (('ValidateAction', pb.ValidateActionRequest), ('ApplyAction', pb.ApplyActionRequest))
+for method, kind in kinds:
     for signed in (False, True):
         r = kind(snapshot=signed_snapshot if signed else request.snapshot, action=request.action)
         if method == 'ApplyAction':
@@ -155,7 +156,7 @@ for seen in (False, True):
         run_time = Runtime(Settings(), adjudicator=adj)
         ways['gRPC', seen, signed] = lambda call, rt=run_time: grpc_server._call(rt, call)
         ways['REST', seen, signed] = rest_way._Calls(run_time, 1 << 20).answer
-def served(method, way, seen, signed):
+def transported(method, way, seen, signed):
     call = received(method, bodies[method, way, signed], 'rest' if way == 'REST' else 'grpc', 'r')
     return ways[way, seen, signed](call)
 for _ in range(3):  # warm-up: first calls fill the caches every later call finds

@@ -44,6 +44,7 @@ from .call import Call, Record, size
 from .decoding import Request, read
 from .heavy import OFFLOAD_BYTES
 from .lifecycle import State
+from .loading import Answer
 from .slots import Slots, Ticket
 from .stops import Ceiling, check_deadline, earlier, interrupted
 from .stops import (  # the transports' name for it
@@ -191,8 +192,14 @@ class Runtime:
     def answer(
         self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
     ) -> Message:
+        """``answered``'s message, whole (its snapshots parsed into it)."""
+        return self.answered(call, record, problems).whole()
+
+    def answered(
+        self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
+    ) -> Answer:
         """The error boundary: read the call's request (``service.pipeline.decoding``),
-        adjudicate it and return the response, or raise ApiError
+        adjudicate it and return its ``Answer`` (``service.pipeline.loading``), or raise ApiError
         (``service.pipeline.boundary``), never anything else. Past the call's ``deadline``
         (before or after the engine ran) the answer is DEADLINE_EXCEEDED. The engine's work
         also stops at the server's ceiling (``ceiling`` seconds of this thread's CPU time
@@ -219,9 +226,9 @@ class Runtime:
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
-                response = self.adjudicator.answer(request)
+                answer = self.adjudicator.answer(request)
             check_deadline(method, deadline)
-            return response
+            return answer
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
             raise self._interrupted(call, ceiling) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
@@ -240,8 +247,8 @@ class Runtime:
         """``answer`` for a request message already built in process (a library user)."""
         return self.answer(Call(method, request, lang=lang), problems=problems or ())
 
-    def invoke(self, call: Call, ticket: Ticket | None = None) -> Message:
-        """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
+    def invoke(self, call: Call, ticket: Ticket | None = None) -> Answer:
+        """``answered`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
         parented on the caller's trace context (``service.ops.tracing``), all three from
         one ``Record``. Reading the request happens inside the accounting, so parse failures
@@ -269,9 +276,9 @@ class Runtime:
                 raise line_full(size(call)) if ticket.refused else self._interrupted(call)
             if ticket is None or not ticket.counted:  # counted already while it waited
                 counted = self.decoding.admit(size(call))
-            response = self.answer(call, record)
-            record.outcome, record.codes = _outcome(call.method, response)
-            return response
+            answer = self.answered(call, record)
+            record.outcome, record.codes = _outcome(call.method, answer.message)
+            return answer
         except ApiError as e:
             record.failed(e)
             raise

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
+from google.protobuf.message import Message
+
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
 from samba_adjudicator.engine.messages import problem
@@ -27,11 +29,12 @@ from samba_adjudicator.engine.scoring import match_outcome
 from ..base import pb
 from ..base.errors import ApiError, ProblemList, Problems, invalid_argument
 from ..codec.answers import event_to_proto
+from ..codec.snapshot_bytes import as_field
 from . import int_range
 
 
-class Renderer(Protocol):
-    def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot: ...
+class Writer(Protocol):
+    def written(self, snap: Snapshot, remember: bool = False) -> tuple[bytes, Snapshot]: ...
 
 
 def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
@@ -39,25 +42,34 @@ def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
 
 
 def seat_views(
-    renderer: Renderer, snap: Snapshot, events: Sequence[Event], seats: Sequence[int] = ()
-) -> tuple[list[pb.SeatView], pb.SpectatorView | None]:
-    """(one SeatView per seat in seat order, the spectator's view) of ``snap`` and
-    ``events``; with ``seats`` (``view_seats``, checked by ``check_view_seats``) only those
-    seats' views, in that order, and no spectator view."""
-    views = [
-        pb.SeatView(
-            seat=i,
-            snapshot=renderer.render(engine.player_view(snap, i)),
-            events=_events(events, i),
-        )
-        for i in (seats or range(len(snap.seats)))
-    ]
-    if seats:
-        return views, None
-    spectator = pb.SpectatorView(
-        snapshot=renderer.render(engine.player_view(snap, None)), events=_events(events, None)
-    )
-    return views, spectator
+    writer: Writer,
+    response: Message,
+    snap: Snapshot,
+    events: Sequence[Event],
+    seats: Sequence[int] = (),
+) -> list[bytes]:
+    """The ``views`` of ``response`` (one SeatView per seat in seat order) and its
+    ``spectator_view``, of ``snap`` and ``events``, as fields' bytes (each snapshot as
+    written, signed); with ``seats`` (``view_seats``, checked by ``check_view_seats``) only
+    those seats' views, in that order, and no spectator view."""
+    fields = response.DESCRIPTOR.fields_by_name
+    views = fields["views"].number
+    out = []
+    for i in seats or range(len(snap.seats)):
+        view = pb.SeatView(seat=i, events=_events(events, i))
+        out.append(as_field(views, _with_snapshot(writer, view, engine.player_view(snap, i))))
+    if not seats:
+        view = pb.SpectatorView(events=_events(events, None))
+        spectator = _with_snapshot(writer, view, engine.player_view(snap, None))
+        out.append(as_field(fields["spectator_view"].number, spectator))
+    return out
+
+
+def _with_snapshot(writer: Writer, view: pb.SeatView | pb.SpectatorView, snap: Snapshot) -> bytes:
+    """A view's bytes: its own fields, then its ``snapshot`` as written."""
+    number = view.DESCRIPTOR.fields_by_name["snapshot"].number
+    written, _ = writer.written(snap)
+    return view.SerializeToString(deterministic=True) + as_field(number, written)
 
 
 def off_the_table(seat: int, snap: Snapshot, field: str) -> Problem | None:

@@ -47,10 +47,8 @@ from samba_adjudicator.engine.messages import problem
 from ..base import pb
 from ..base.descriptors import http_route
 from ..base.errors import ApiError, invalid_argument
-from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
 from ..i18n.negotiation import choose as choose_language
-from ..pipeline.api import REMEMBERS
 from ..pipeline.boundary import as_api_error
 from ..pipeline.call import Call, received, stoppable
 from ..pipeline.runtime import (
@@ -70,7 +68,6 @@ from .rest_common import (
     call_request_id,
     call_trace,
     error_response,
-    json_response,
     request_head,
     too_large,
 )
@@ -238,13 +235,10 @@ class _Calls:
 
     def answer(self, call: Call, ticket: Ticket | None = None) -> Response:
         try:
-            response = self.runtime.invoke(call, ticket)
+            answer = self.runtime.invoke(call, ticket)
         except ApiError as e:
             return error_response(e, call.request_id, None, call.lang)
-        body = jsonio.to_dict(response)
-        if call.method in REMEMBERS and "snapshot" in body:
-            self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
-        return json_response(body)
+        return Response(answer.json(), media_type=JSON)
 
     async def run(self, request: Request, call: Call) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
