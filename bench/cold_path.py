@@ -54,6 +54,7 @@ from samba_adjudicator.service.codec import (  # noqa: E402
     jsonio,
     paths,
     required,
+    snapshot_bytes,
     snapshot_code,
     wire,
 )
@@ -169,7 +170,7 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["data"] = jsonio.loads(body)
 
     def key(c: dict[str, Any]) -> None:
-        c["source"] = loader.received_json(c["data"][SNAPSHOT])
+        c["source"] = loader.received(c["data"][SNAPSHOT])
         assert c["source"].loaded is None
 
     def to_protobuf(c: dict[str, Any]) -> None:
@@ -229,7 +230,7 @@ def whole_path(
 
     def call() -> None:
         runtime.adjudicator.snapshots.cache.clear()
-        render(runtime.answer(Call(METHOD, data, json=json)))
+        render(runtime.answer(Call(METHOD, data, json=json)).whole())
 
     return call
 
@@ -272,6 +273,7 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
     SIGNER.sign(signed)
     encoded = signed.SerializeToString(deterministic=True)
     canonical = convert.snapshot_to_proto(snap)
+    unsigned = snapshot_bytes.encode(snap)
     obj = jsonio.to_dict(canonical)
     msg = pb.Snapshot.FromString(encoded)
     return {
@@ -283,8 +285,8 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
         ),
         "JSON, any other form: JSON -> protobuf": lambda: jsonio.decode_dict(obj, pb.Snapshot),
         "JSON, any other form: the required walk": lambda: required.missing_required(msg, SNAPSHOT),
-        "fallback: service's rendering": lambda: convert.snapshot_to_proto(snap),
-        "fallback: signature verify over it": lambda: SIGNER.verify(canonical, signed.signature),
+        "fallback: service's rendering": lambda: snapshot_bytes.encode(snap),
+        "fallback: signature verify over it": lambda: SIGNER.signs(unsigned, signed.signature),
         "new Adjudicator() (engine_bench's cold rows)": Adjudicator,
     }
 

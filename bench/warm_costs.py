@@ -59,7 +59,7 @@ def _runtime() -> Runtime:
 
 def _answer(rt: Runtime, method: str, data: bytes, rest: bool) -> dict | None:
     """One call as its transport makes it (REST also remembers the JSON rendering)."""
-    answer = rt.answered(received(method, data, "rest" if rest else "grpc", "warm"))
+    answer = rt.answer(received(method, data, "rest" if rest else "grpc", "warm"))
     if not rest:
         answer.wire()
         return None

@@ -309,7 +309,9 @@ class Adjudicator:
             self._seat(seat, snap, "seat")
         if revealing:  # for display: not signed (service/pipeline/reveal.py)
             resp = pb.GetPlayerViewResponse()
-            self.snapshots.open_view(r, resp, reveal.revealed_view(snap, seat, req.reveal))
+            self.snapshots.answer(
+                r, resp, reveal.revealed_view(snap, seat, req.reveal), signed=False
+            )
         else:
             resp = pb.GetPlayerViewResponse()
             self.snapshots.answer(r, resp, engine.player_view(snap, seat))

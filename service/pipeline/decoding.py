@@ -110,7 +110,7 @@ def read(call: Call, loader: SnapshotLoader, problems: Iterable[Problem] = ()) -
             )
         message, found, source = data, list(problems), None
         if number is not None and data.HasField(SNAPSHOT):
-            source = loader.source_of(data.snapshot)
+            source = loader.received(data.snapshot.SerializeToString(deterministic=True))
     elif call.json:
         parsed = jsonio.loads(data) if call.parsed is None else call.parsed
         message, found, source = _from_json(parsed, message_type, number, loader)
@@ -137,6 +137,7 @@ def _from_protobuf(
             return message_type.FromString(data), [], None
         snapshot_bytes, rest = split
         source = loader.received(snapshot_bytes)
+        assert source is not None  # bytes always have a key
         return (
             message_type.FromString(data if source.loaded is None else rest),
             [],
@@ -161,11 +162,11 @@ def _from_json(
 ) -> tuple[Message, errors.Problems, SnapshotSource | None]:
     """JSON already read (``jsonio.loads``: text that is not JSON raised InvalidInput,
     MALFORMED_JSON); every problem is returned. The snapshot is keyed by its compact JSON
-    (``SnapshotLoader.received_json``)."""
+    (``SnapshotLoader.received``)."""
     snapshot = data.get(SNAPSHOT) if isinstance(data, dict) else None
     source = None
     if isinstance(snapshot, dict) and number is not None:
-        source = loader.received_json(snapshot)
+        source = loader.received(snapshot)
     if source is None:
         return (*jsonio.decode_dict(data, message_type), None)
     if source.loaded is not None:  # the rest of the request only

@@ -14,13 +14,9 @@ Steps, in order (``SnapshotLoader.load``):
    again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
 
 After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
-view check. ``answer`` is the way out: the snapshot written once (signed), handed on as
-those bytes (``Answer``: gRPC sends them as written, the other ways parse them once into the
-answer), and with ``remember`` kept as loaded under them; REST keeps it under its JSON text
-too, the text written once for the key and the body (``Answer.json``).
-
-A key is the encoding a snapshot came in and its exact bytes in that encoding (``"pb"``:
-protobuf, as received or as answered; ``"json"``: the object written compactly by orjson).
+view check. ``answer`` is the way out: written once, signed, handed on as those bytes
+(``Answer``) and, with ``remember``, kept as loaded under them (REST: under its JSON too).
+A key is the encoding (``"pb"``, ``"json"``) and the exact bytes in it (``received``).
 """
 
 from __future__ import annotations
@@ -68,8 +64,6 @@ if TYPE_CHECKING:
 SNAPSHOT_CACHE_SIZE: int = Settings.model_fields["snapshot_cache_size"].default
 SNAPSHOT = "snapshot"  # the field (and path) of every request that carries one
 
-SnapshotKey = tuple[str, bytes]
-
 
 def _json_text(obj: dict) -> bytes | None:
     """A snapshot's JSON object written compactly, its cache key (None when orjson cannot
@@ -98,25 +92,21 @@ def _has_non_finite(value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotSource:
-    """How a transport received a request's snapshot: ``key`` (``cache_key``) and ``loaded``,
-    the snapshot loaded earlier from that same key, if any.
+    """How a transport received a request's snapshot: ``key`` and ``loaded``, the snapshot
+    loaded earlier from that same key, if any.
 
     With ``loaded`` set the transport has not parsed the snapshot at all and the request
     message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
     call's cost when a client sends one position several times (candidate moves, pages)."""
 
-    key: SnapshotKey
+    key: tuple[str, bytes]
     loaded: Snapshot | None = None
 
 
 class Answer:
-    """An RPC's answer as its handler left it: the ``message``, and the snapshots it
-    carries as the service wrote them (``rendered``: their fields' protobuf bytes, after the
-    message's own; ``remembered``: the position kept as loaded, for REST's JSON key).
-
-    gRPC sends ``wire()``, the bytes as written: protobuf reads a field wherever it comes,
-    and a repeated one (``views``) in the order written. ``whole()`` parses them into the
-    message once, for the other ways, which need the message."""
+    """An RPC's ``message`` as its handler left it, and the snapshots it carries as written
+    (``rendered``: their fields' bytes; ``remembered``: the position kept). gRPC sends them
+    as written (``wire``); the other ways parse them into the message once (``whole``)."""
 
     def __init__(self, message: Message, request: Request, owner: SnapshotLoader) -> None:
         self.message = message
@@ -135,8 +125,8 @@ class Answer:
         return self.message
 
     def json(self) -> bytes:
-        """The proto3 JSON body; a remembered snapshot's JSON text is written once, the key
-        it is kept under and the body's bytes."""
+        """The JSON body; a remembered snapshot's text is written once: its key, and a
+        fragment of the body."""
         body = jsonio.to_dict(self.whole())
         given = body.get(SNAPSHOT)
         text = None
@@ -160,27 +150,14 @@ class SnapshotLoader:
         self.signer = signer
         self.cache = Lru(cache_size)
 
-    def loaded(self, key: SnapshotKey) -> Snapshot | None:
-        """The snapshot loaded earlier from exactly this encoding."""
-        return self.cache.get(key)
-
-    def received(self, encoded: bytes) -> SnapshotSource:
-        """A snapshot received as protobuf bytes: keyed by them, looked up before parsing."""
-        key = ("pb", encoded)
-        return SnapshotSource(key, self.cache.get(key))
-
-    def received_json(self, obj: dict) -> SnapshotSource | None:
-        """A snapshot received as a JSON object (parsed, not read): keyed by its compact
-        text (None: it has no key, and is read the ordinary way)."""
-        text = _json_text(obj)
+    def received(self, encoded: bytes | dict) -> SnapshotSource | None:
+        """A snapshot as received, looked up before it is read: protobuf bytes keyed by
+        them, a JSON object by its compact text (None: it has none, and is read)."""
+        text = encoded if isinstance(encoded, bytes) else _json_text(encoded)
         if text is None:
             return None
-        key = ("json", text)
+        key = ("pb" if isinstance(encoded, bytes) else "json", text)
         return SnapshotSource(key, self.cache.get(key))
-
-    def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
-        """A snapshot handed over in process as a whole message: keyed by its bytes."""
-        return self.received(msg.SerializeToString(deterministic=True))
 
     def load(
         self,
@@ -272,49 +249,36 @@ class SnapshotLoader:
             unsigned = snapshot_bytes.encode(snap)
             if not self.signer.signs(unsigned, msg.signature):
                 raise self.signer.invalid(f"{field}.signature")
-            if _unsigned_encoding(msg) == unsigned:
+            given = wire.split_field(msg.SerializeToString(deterministic=True), SIGNATURE, True)
+            if given is not None and given[1] == unsigned:
                 return
         paths.raise_if(snapshot_code.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
-    def written(self, snap: Snapshot, remember: bool = False) -> tuple[bytes, Snapshot]:
+    def written(
+        self, snap: Snapshot, remember: bool = False, signed: bool = True
+    ) -> tuple[bytes, Snapshot]:
         """(the snapshot's bytes as answered, signed when keys are set; what loading them
-        gives): written once (``snapshot_bytes.rendering``), the signature made over them,
-        never parsed here.
-
-        ``remember``: a position this service has just produced (a deal, an applied action)
-        is what the client sends next (the next player's legal actions, the next
-        validation): it is kept as loaded under the exact bytes the answer carries, so that
-        call need not load it (the tests compare the two on played deals of every profile).
-        Snapshot has no map fields, so its bytes are the same with or without deterministic
-        serialization, inside the answer or alone."""
-        sign = None if self.signer is None else self.signer.signature_of_payload
+        gives), written once (``snapshot_bytes.rendering``). ``remember``: a position just
+        produced is what the client sends next; it is kept as loaded under those bytes
+        (Snapshot has no map fields: the same bytes inside the answer or alone)."""
+        sign = None if self.signer is None or not signed else self.signer.signature_of_payload
         answered, signature = snapshot_bytes.rendering(snap, sign)
         loaded = dataclasses.replace(snap, signature=signature)
         if remember:
             self.cache.put(("pb", answered), loaded)
         return answered, loaded
 
-    def answer(self, r: Request, response: Message, snap: Snapshot, remember: bool = False) -> None:
-        """``response.snapshot`` is ``snap`` as answered (``written``): its field's bytes
-        go with the answer (``Answer``); ``remember``: the position is kept as loaded, and
-        for REST under its JSON text too."""
+    def answer(
+        self, r: Request, response: Message, snap: Snapshot, remember=False, signed=True
+    ) -> None:
+        """``response.snapshot`` is ``snap`` as written (unsigned: a view revealed for
+        display); ``remember``: kept as loaded, for REST under its JSON text too (``Answer``)."""
         number = response.DESCRIPTOR.fields_by_name[SNAPSHOT].number
-        answered, loaded = self.written(snap, remember)
+        answered, loaded = self.written(snap, remember, signed)
         r.rendered.append(snapshot_bytes.as_field(number, answered))
         if remember:
             r.remembered = loaded
-
-    def open_view(self, r: Request, response: Message, snap: Snapshot) -> None:
-        """``response.snapshot`` is ``snap`` unsigned (a view for display, never loaded)."""
-        number = response.DESCRIPTOR.fields_by_name[SNAPSHOT].number
-        r.rendered.append(snapshot_bytes.encode_as_field(number, snap))
-
-
-def _unsigned_encoding(msg: pb.Snapshot) -> bytes:
-    """The snapshot's deterministic encoding without its signature field."""
-    split = wire.split_field(msg.SerializeToString(deterministic=True), SIGNATURE, ordered=True)
-    return b"" if split is None else split[1]
 
 
 def _encoding_of(msg: pb.Snapshot, source: SnapshotSource | None) -> bytes:

@@ -191,12 +191,6 @@ class Runtime:
     # -- answering -------------------------------------------------------------------------
     def answer(
         self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
-    ) -> Message:
-        """``answered``'s message, whole (its snapshots parsed into it)."""
-        return self.answered(call, record, problems).whole()
-
-    def answered(
-        self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
     ) -> Answer:
         """The error boundary: read the call's request (``service.pipeline.decoding``),
         adjudicate it and return its ``Answer`` (``service.pipeline.loading``), or raise ApiError
@@ -245,10 +239,10 @@ class Runtime:
         lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
-        return self.answer(Call(method, request, lang=lang), problems=problems or ())
+        return self.answer(Call(method, request, lang=lang), problems=problems or ()).whole()
 
     def invoke(self, call: Call, ticket: Ticket | None = None) -> Answer:
-        """``answered`` one call of a server, counted in ``service.ops.metrics`` and logged (one
+        """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
         parented on the caller's trace context (``service.ops.tracing``), all three from
         one ``Record``. Reading the request happens inside the accounting, so parse failures
@@ -276,7 +270,7 @@ class Runtime:
                 raise line_full(size(call)) if ticket.refused else self._interrupted(call)
             if ticket is None or not ticket.counted:  # counted already while it waited
                 counted = self.decoding.admit(size(call))
-            answer = self.answered(call, record)
+            answer = self.answer(call, record)
             record.outcome, record.codes = _outcome(call.method, answer.message)
             return answer
         except ApiError as e:

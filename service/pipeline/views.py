@@ -16,7 +16,7 @@ them from forged ones; the match end (target score, ``max_deals``) is enforced e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from google.protobuf.message import Message
 
@@ -31,10 +31,7 @@ from ..base.errors import ApiError, ProblemList, Problems, invalid_argument
 from ..codec.answers import event_to_proto
 from ..codec.snapshot_bytes import as_field
 from . import int_range
-
-
-class Writer(Protocol):
-    def written(self, snap: Snapshot, remember: bool = False) -> tuple[bytes, Snapshot]: ...
+from .loading import SnapshotLoader
 
 
 def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
@@ -42,34 +39,28 @@ def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
 
 
 def seat_views(
-    writer: Writer,
-    response: Message,
-    snap: Snapshot,
-    events: Sequence[Event],
-    seats: Sequence[int] = (),
+    writer: SnapshotLoader, response: Message, snap: Snapshot, events: Sequence[Event], seats=()
 ) -> list[bytes]:
-    """The ``views`` of ``response`` (one SeatView per seat in seat order) and its
-    ``spectator_view``, of ``snap`` and ``events``, as fields' bytes (each snapshot as
-    written, signed); with ``seats`` (``view_seats``, checked by ``check_view_seats``) only
-    those seats' views, in that order, and no spectator view."""
+    """The ``views`` (one SeatView per seat in seat order) and ``spectator_view`` fields of
+    ``response``, of ``snap`` and ``events``, each snapshot as written (signed); with
+    ``seats`` (``view_seats``, checked by ``check_view_seats``) only those seats' views, in
+    that order, and no spectator view."""
     fields = response.DESCRIPTOR.fields_by_name
-    views = fields["views"].number
-    out = []
-    for i in seats or range(len(snap.seats)):
-        view = pb.SeatView(seat=i, events=_events(events, i))
-        out.append(as_field(views, _with_snapshot(writer, view, engine.player_view(snap, i))))
+    out = [
+        _view(writer, fields["views"], pb.SeatView(seat=i, events=_events(events, i)), snap, i)
+        for i in seats or range(len(snap.seats))
+    ]
     if not seats:
-        view = pb.SpectatorView(events=_events(events, None))
-        spectator = _with_snapshot(writer, view, engine.player_view(snap, None))
-        out.append(as_field(fields["spectator_view"].number, spectator))
+        spectator = pb.SpectatorView(events=_events(events, None))
+        out.append(_view(writer, fields["spectator_view"], spectator, snap, None))
     return out
 
 
-def _with_snapshot(writer: Writer, view: pb.SeatView | pb.SpectatorView, snap: Snapshot) -> bytes:
-    """A view's bytes: its own fields, then its ``snapshot`` as written."""
+def _view(writer: SnapshotLoader, field, view: Message, snap: Snapshot, seat: int | None) -> bytes:
+    """Field ``field`` holding ``view``: its own fields, then ``seat``'s view as written."""
     number = view.DESCRIPTOR.fields_by_name["snapshot"].number
-    written, _ = writer.written(snap)
-    return view.SerializeToString(deterministic=True) + as_field(number, written)
+    written, _ = writer.written(engine.player_view(snap, seat))
+    return as_field(field.number, view.SerializeToString() + as_field(number, written))
 
 
 def off_the_table(seat: int, snap: Snapshot, field: str) -> Problem | None:

@@ -284,12 +284,12 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
         adj = Adjudicator()
         first = answer(adj, method, request)
         key = ("pb", request.snapshot.SerializeToString(deterministic=True))
-        if adj.snapshots.loaded(key) is not None:
+        if adj.snapshots.cache.get(key) is not None:
             assert answer(adj, method, request) == first, method
         assert answer(Adjudicator(), method, request) == first, method
     adj = Adjudicator()
     answer(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap))
-    assert adj.snapshots.loaded(("pb", snap.SerializeToString(deterministic=True))) is not None
+    assert adj.snapshots.cache.get(("pb", snap.SerializeToString(deterministic=True))) is not None
 
 
 # -- positions the service produced (SnapshotLoader.remember) ---------------------------------
@@ -343,7 +343,7 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
     assert status is None
     snapshot_bytes, method = answered_snapshot("Deal", out), "Deal"
     for _ply in range(40):
-        kept = adj.snapshots.loaded(("pb", snapshot_bytes))
+        kept = adj.snapshots.cache.get(("pb", snapshot_bytes))
         assert kept is not None, method
         loaded = load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
         assert same_snapshot(kept, loaded), method

@@ -90,7 +90,7 @@ def test_grpc_sends_the_snapshots_as_written_and_the_next_call_finds_them(counte
     assert (answer.snapshot.signature != "") == signed
     produced = wire.split_field(out, 3)[0]
     assert pb.Snapshot.FromString(produced) == answer.snapshot
-    assert adj.snapshots.loaded(("pb", produced)) is not None
+    assert adj.snapshots.cache.get(("pb", produced)) is not None
     counted.clear()
     validate = pb.ValidateActionRequest(
         snapshot=answer.snapshot, action=pb.Action(seat=answer.snapshot.turn.seat, draw_stock={})
@@ -119,7 +119,7 @@ def test_rest_writes_the_snapshot_as_json_once_for_its_key_and_body(counted, sig
     assert counted["snapshot written as JSON"] == 2, counted
     assert counted["SerializeToString"] == 0 and counted["FromString"] == 0, counted
     produced = json.loads(applied.body)["snapshot"]
-    assert adj.snapshots.received_json(produced).loaded is not None
+    assert adj.snapshots.received(produced).loaded is not None
     validate = json.dumps(
         {"snapshot": produced, "action": {"seat": produced["turn"]["seat"], "drawStock": {}}}
     )
