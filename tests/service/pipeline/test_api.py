@@ -513,4 +513,4 @@ def test_a_signed_snapshot_is_trusted_from_its_bytes_and_nothing_else_is():
     fresh = Runtime(None, Adjudicator(signer=signer), count_calls=False)
     data = pb.ValidateActionRequest(snapshot=canonical, action=action).SerializeToString()
     assert signer.signed_as_encoded(canonical.SerializeToString(), canonical.signature)
-    assert fresh.answer(Call("ValidateAction", data)).legal
+    assert fresh.answer(Call("ValidateAction", data)).message.legal
