@@ -54,6 +54,7 @@ from samba_adjudicator.service.codec import (  # noqa: E402
     jsonio,
     paths,
     required,
+    snapshot_bytes,
     snapshot_code,
     wire,
 )
@@ -64,8 +65,6 @@ from samba_adjudicator.service.pipeline.call import Call  # noqa: E402
 from samba_adjudicator.service.pipeline.loading import (  # noqa: E402
     SNAPSHOT,
     SnapshotLoader,
-    cache_key,
-    json_cache_key,
     pin_version,
 )
 from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
@@ -138,7 +137,7 @@ def _stages() -> dict[str, tuple[str, Stage]]:
 
     def bookkeeping(c: dict[str, Any]) -> None:
         snap = c["snap"]
-        loader.cache.put(c["key"], snap)
+        loader.cache.put(c["source"].key, snap)
         pin_version(snap.ruleset_ref.version, snap.ruleset, "snapshot.ruleset.version")
 
     def validate(c: dict[str, Any]) -> None:
@@ -171,8 +170,8 @@ def json_stages(body: bytes) -> list[tuple[str, Stage]]:
         c["data"] = jsonio.loads(body)
 
     def key(c: dict[str, Any]) -> None:
-        c["key"] = json_cache_key(c["data"][SNAPSHOT])
-        assert loader.loaded(c["key"]) is None
+        c["source"] = loader.received(c["data"][SNAPSHOT])
+        assert c["source"].loaded is None
 
     def to_protobuf(c: dict[str, Any]) -> None:
         c["msg"], c["problems"] = jsonio.decode_dict(c["data"], Request)
@@ -202,8 +201,8 @@ def protobuf_stages(data: bytes) -> list[tuple[str, Stage]]:
     def split(c: dict[str, Any]) -> None:
         found = wire.split_field(data, number)
         assert found is not None
-        c["key"] = cache_key("pb", found[0])
-        assert loader.loaded(c["key"]) is None
+        c["source"] = loader.received(found[0])
+        assert c["source"].loaded is None
 
     def parse(c: dict[str, Any]) -> None:
         c["msg"] = Request.FromString(data)
@@ -231,7 +230,7 @@ def whole_path(
 
     def call() -> None:
         runtime.adjudicator.snapshots.cache.clear()
-        render(runtime.answer(Call(METHOD, data, json=json)))
+        render(runtime.answer(Call(METHOD, data, json=json)).whole())
 
     return call
 
@@ -274,6 +273,7 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
     SIGNER.sign(signed)
     encoded = signed.SerializeToString(deterministic=True)
     canonical = convert.snapshot_to_proto(snap)
+    unsigned = snapshot_bytes.encode(snap)
     obj = jsonio.to_dict(canonical)
     msg = pb.Snapshot.FromString(encoded)
     return {
@@ -285,8 +285,8 @@ def extra_stages(snap: Snapshot) -> dict[str, Callable[[], Any]]:
         ),
         "JSON, any other form: JSON -> protobuf": lambda: jsonio.decode_dict(obj, pb.Snapshot),
         "JSON, any other form: the required walk": lambda: required.missing_required(msg, SNAPSHOT),
-        "fallback: service's rendering": lambda: convert.snapshot_to_proto(snap),
-        "fallback: signature verify over it": lambda: SIGNER.verify(canonical, signed.signature),
+        "fallback: service's rendering": lambda: snapshot_bytes.encode(snap),
+        "fallback: signature verify over it": lambda: SIGNER.signs(unsigned, signed.signature),
         "new Adjudicator() (engine_bench's cold rows)": Adjudicator,
     }
 

@@ -81,6 +81,19 @@ CALLS = {
         1000,
     ),
     "gRPC metadata read (id, language, trace)": ("read_metadata(context)", 4000),
+    # a transport's whole answer, the bytes it sends included (gRPC: ``_call``; REST: the
+    # route's ``answer``), without grpcio and uvicorn: a new position (a cache of size 0) and
+    # one seen, signing off and on (the snapshot then signed, as the service answered it)
+    **{
+        f"{method} {way} served, {seen}, {'signed' if signed else 'unsigned'}": (
+            f"transported({method!r}, {way!r}, {seen == 'seen'}, {signed})",
+            (200 if method == "ApplyAction" else 400) * (1 if seen == "new" else 2),
+        )
+        for method in ("ValidateAction", "ApplyAction")
+        for way in ("gRPC", "REST")
+        for seen in ("new", "seen")
+        for signed in (False, True)
+    },
 }
 
 _SETUP = """
@@ -132,6 +145,30 @@ def invoke(**kw):
     return rt.invoke(received('ValidateAction', served, 'grpc', 'r', **kw))
 metadata = (('x-request-id', 'r-1'), ('user-agent', 'grpc-python/1.7'), ('traceparent', parent))
 context = types.SimpleNamespace(invocation_metadata=lambda: metadata)
+from samba_adjudicator.service.codec.signing import Signer
+from samba_adjudicator.service.transport import rest as rest_way
+signer = Signer.parse('bench:' + 'A' * 43 + '=')
+signed_snapshot = convert.snapshot_to_proto(s)
+signer.sign(signed_snapshot)
+bodies = {{}}
+kinds = (('ValidateAction', pb.ValidateActionRequest), ('ApplyAction', pb.ApplyActionRequest))
+for method, kind in kinds:
+    for signed in (False, True):
+        r = kind(snapshot=signed_snapshot if signed else request.snapshot, action=request.action)
+        if method == 'ApplyAction':
+            r.include_views = True
+        bodies[method, 'gRPC', signed] = r.SerializeToString()
+        bodies[method, 'REST', signed] = json.dumps(jsonio.to_dict(r)).encode()
+ways = {{}}
+for seen in (False, True):
+    for signed in (False, True):
+        adj = Adjudicator(signer=signer if signed else None, cache_size=1024 if seen else 0)
+        run_time = Runtime(Settings(), adjudicator=adj)
+        ways['gRPC', seen, signed] = lambda call, rt=run_time: grpc_server._call(rt, call)
+        ways['REST', seen, signed] = rest_way._Calls(run_time, 1 << 20).answer
+def transported(method, way, seen, signed):
+    call = received(method, bodies[method, way, signed], 'rest' if way == 'REST' else 'grpc', 'r')
+    return ways[way, seen, signed](call)
 for _ in range(3):  # warm-up: first calls fill the caches every later call finds
     {call}
 for _ in range({n}):

@@ -48,7 +48,6 @@ from samba_adjudicator.service.codec.signing import Signer  # noqa: E402
 from samba_adjudicator.service.pipeline.api import Adjudicator  # noqa: E402
 from samba_adjudicator.service.pipeline.call import received  # noqa: E402
 from samba_adjudicator.service.pipeline.decoding import request_type  # noqa: E402
-from samba_adjudicator.service.pipeline.rpc import RPCS  # noqa: E402
 from samba_adjudicator.service.pipeline.runtime import Runtime  # noqa: E402
 
 SIGNER = Signer.parse("k1:" + base64.b64encode(os.urandom(32)).decode())
@@ -60,14 +59,11 @@ def _runtime() -> Runtime:
 
 def _answer(rt: Runtime, method: str, data: bytes, rest: bool) -> dict | None:
     """One call as its transport makes it (REST also remembers the JSON rendering)."""
-    response = rt.answer(received(method, data, "rest" if rest else "grpc", "warm"))
+    answer = rt.answer(received(method, data, "rest" if rest else "grpc", "warm"))
     if not rest:
-        response.SerializeToString()
+        answer.wire()
         return None
-    body = jsonio.to_dict(response)
-    if RPCS[method].remembers and "snapshot" in body:
-        rt.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
-    return body
+    return jsonio.loads(answer.json())
 
 
 def game_calls(seed: str) -> list[tuple[str, bytes]]:

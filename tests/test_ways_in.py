@@ -221,7 +221,8 @@ class Ways:
 
     def render(self, snap) -> dict:
         """The snapshot as this service answers it (signed when signing is on)."""
-        return jsonio.to_dict(self.runtime.adjudicator.snapshots.render(snap))
+        written, _ = self.runtime.adjudicator.snapshots.written(snap)
+        return jsonio.to_dict(pb.Snapshot.FromString(written))
 
     def via_rest(self, method: str, body: bytes) -> tuple:
         response = self.rest.answer(received(method, body, "rest", RID))

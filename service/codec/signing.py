@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
 import re
 from dataclasses import dataclass
@@ -86,20 +85,6 @@ class Signer:
         return cls(tuple(keys)) if keys else None
 
     # -- signing ---------------------------------------------------------------------------
-    @staticmethod
-    def payload(snapshot) -> bytes:
-        """Deterministic encoding of ``snapshot`` (a pb.Snapshot) with signature cleared."""
-        copy = type(snapshot)()
-        copy.CopyFrom(snapshot)
-        copy.signature = ""
-        return copy.SerializeToString(deterministic=True)
-
-    def _mac(self, secret: bytes, snapshot) -> bytes:
-        return hmac.new(secret, self.payload(snapshot), hashlib.sha256).digest()
-
-    def signature(self, snapshot) -> str:
-        return self.signature_of_payload(self.payload(snapshot))
-
     def signature_of_payload(self, payload: bytes) -> str:
         """The signature of a snapshot whose unsigned deterministic encoding is ``payload``."""
         key_id, secret = self.keys[0]
@@ -107,8 +92,11 @@ class Signer:
         return f"{VERSION}.{key_id}.{_b64url(digest)}"
 
     def sign(self, snapshot) -> None:
-        """Set ``snapshot.signature`` in place (a canonical pb.Snapshot)."""
-        snapshot.signature = self.signature(snapshot)
+        """Set ``snapshot.signature`` in place (a canonical pb.Snapshot built by a caller)."""
+        snapshot.signature = ""
+        snapshot.signature = self.signature_of_payload(
+            snapshot.SerializeToString(deterministic=True)
+        )
 
     # -- verifying -------------------------------------------------------------------------
     def check_present(self, signature: str, field: str = "snapshot.signature") -> None:
@@ -166,15 +154,6 @@ class Signer:
             return False
         digest = hmac.digest(secret, payload, "sha256")
         return hmac.compare_digest(_b64url(digest).encode(), parts[2].encode())
-
-    def verify(self, canonical, signature: str, field: str = "snapshot.signature") -> None:
-        """Raise PERMISSION_DENIED unless ``signature`` signs ``canonical`` (pb.Snapshot)."""
-        self.check_present(signature, field)
-        _, key_id, mac = signature.split(".")
-        secret = dict(self.keys)[key_id]
-        expected = _b64url(self._mac(secret, canonical))
-        if not hmac.compare_digest(expected.encode(), mac.encode()):
-            raise self.invalid(field)
 
     @staticmethod
     def invalid(field: str = "snapshot.signature") -> ApiError:

@@ -39,9 +39,15 @@ def _len_field(tag: bytes, payload: bytes) -> bytes:
     return tag + varint(len(payload)) + payload
 
 
+def as_field(number: int, payload: bytes) -> bytes:
+    """``payload``, a message's bytes, as field ``number`` of an enclosing message (tag,
+    length, bytes): a snapshot or a message holding one, handed on as written."""
+    return _len_field(varint(number << 3 | 2), payload)
+
+
 def encode_as_field(number: int, snap: m.Snapshot) -> bytes:
     """``encode(snap)`` as field ``number`` of an enclosing message (tag, length, bytes)."""
-    return _len_field(varint(number << 3 | 2), encode(snap))
+    return as_field(number, encode(snap))
 
 
 def encode(snap: m.Snapshot) -> bytes:
@@ -49,16 +55,14 @@ def encode(snap: m.Snapshot) -> bytes:
     return write_head(snap) + write_tail(snap)
 
 
-def rendering(snap: m.Snapshot, sign: Callable[[bytes], str] | None) -> tuple[bytes, bytes]:
-    """(``encode(snap)``, the bytes as answered): the second with the signature ``sign``
-    makes over the first (its field before the deal commitment: the message's own
-    serialization), or the first itself when ``sign`` is None. Written once, signed once,
-    never parsed to be serialized again."""
+def rendering(snap: m.Snapshot, sign: Callable[[bytes], str] | None) -> tuple[bytes, str]:
+    """(the bytes as answered, their signature): the signature ``sign`` makes over
+    ``encode(snap)`` in its field, before the deal commitment (the message's own
+    serialization), or ``encode(snap)`` and "" when ``sign`` is None. Written once, signed
+    once, never parsed to be serialized again."""
     head, tail = write_head(snap), write_tail(snap)
     unsigned = head + tail
-    if sign is None:
-        return unsigned, unsigned
-    signature = sign(unsigned).encode()
+    signature = "" if sign is None else sign(unsigned)
     if not signature:
-        return unsigned, unsigned
-    return unsigned, head + _len_field(_SIGNATURE_TAG, signature) + tail
+        return unsigned, ""
+    return head + _len_field(_SIGNATURE_TAG, signature.encode()) + tail, signature

@@ -36,7 +36,7 @@ from ..base.errors import (
     invalid_argument,
     too_many_items,
 )
-from ..codec import answers, convert, jsonio, paths, required, rulesets, snapshot_bytes
+from ..codec import answers, jsonio, paths, required, rulesets, snapshot_bytes
 from ..codec.actions import action_to_proto
 from ..codec.signing import Signer
 from ..i18n.catalogs import word
@@ -46,7 +46,7 @@ from . import computer, int_range, reveal, views
 from .call import Call
 from .decoding import Request, read, request_type
 from .kept_lists import LISTS_KEPT_BYTES, KeptList, KeptLists
-from .loading import SNAPSHOT_CACHE_SIZE, SnapshotLoader, pin_version
+from .loading import SNAPSHOT_CACHE_SIZE, Answer, SnapshotLoader, pin_version
 
 if TYPE_CHECKING:
     from ..ops.config import Settings
@@ -93,16 +93,16 @@ class Adjudicator:
         )
 
     # -- entry points --------------------------------------------------------------------
-    def answer(self, r: Request) -> Message:
-        """The response to a request read by ``service.pipeline.decoding.read``."""
-        return METHODS[r.method][1](self, r)
+    def answer(self, r: Request) -> Answer:
+        """The answer to a request read by ``service.pipeline.decoding.read``."""
+        return Answer(METHODS[r.method][1](self, r), r, self.snapshots)
 
     def call(
         self, method: str, request: Message, problems: Iterable[Problem] = (), lang: str = DEFAULT
     ) -> Message:
         """``answer`` for a message built in process (``problems``: those found building it;
         ``lang``: the answer's language)."""
-        return self.answer(read(Call(method, request, lang=lang), self.snapshots, problems))
+        return self.answer(read(Call(method, request, lang=lang), self.snapshots, problems)).whole()
 
     @staticmethod
     def _ruleset(msg: pb.RulesetRef, problems: Problems) -> tuple[er.Ruleset, RulesetRef]:
@@ -159,21 +159,17 @@ class Adjudicator:
             ref,
             contributions=tuple(req.seed_contributions),
         )
-        resp = pb.DealResponse(
-            snapshot=self.snapshots.render(snap, remember=True),
-            ruleset=rulesets.ruleset_to_proto(rules, r.lang),
-        )
-        self._extras(resp, req, snap, ())
+        resp = pb.DealResponse(ruleset=rulesets.ruleset_to_proto(rules, r.lang))
+        self.snapshots.answer(r, resp, snap, remember=True)
+        self._extras(r, resp, snap, ())
         return resp
 
-    def _extras(self, resp, req, snap: Snapshot, events: Sequence[Event]) -> None:
+    def _extras(self, r: Request, resp, snap: Snapshot, events: Sequence[Event]) -> None:
         """The answer's views and next page, as the request asks (service.pipeline.views)."""
+        req = r.message
         views.check_view_seats(req, snap)
         if req.include_views:
-            seats, spectator = views.seat_views(self.snapshots, snap, events, req.view_seats)
-            resp.views.extend(seats)
-            if spectator is not None:
-                resp.spectator_view.CopyFrom(spectator)
+            r.rendered.extend(views.seat_views(self.snapshots, resp, snap, events, req.view_seats))
         awaiting = awaiting_seats(snap)
         if req.include_legal_actions and awaiting:
             seat = awaiting[0]
@@ -235,14 +231,14 @@ class Adjudicator:
         resp = pb.ApplyActionResponse(
             legal=out.legal,
             violations=[answers.violation_to_proto(v, lang) for v in out.violations],
-            snapshot=self.snapshots.render(out.snapshot, remember=True),
             events=[answers.event_to_proto(e) for e in out.events],
         )
+        self.snapshots.answer(r, resp, out.snapshot, remember=True)
         if out.score is not None:
             resp.score.CopyFrom(answers.score_to_proto(out.score))
         if chosen is not None:
             resp.chosen.CopyFrom(chosen[1])
-        self._extras(resp, req, out.snapshot, out.events)
+        self._extras(r, resp, out.snapshot, out.events)
         return resp
 
     def list_legal_actions(self, r: Request) -> pb.ListLegalActionsResponse:
@@ -314,11 +310,13 @@ class Adjudicator:
         if seat is not None:
             self._seat(seat, snap, "seat")
         if revealing:  # for display: not signed (service/pipeline/reveal.py)
-            open_view = reveal.revealed_view(snap, seat, req.reveal)
-            resp = pb.GetPlayerViewResponse(snapshot=convert.snapshot_to_proto(open_view))
+            resp = pb.GetPlayerViewResponse()
+            self.snapshots.answer(
+                r, resp, reveal.revealed_view(snap, seat, req.reveal), signed=False
+            )
         else:
-            view = engine.player_view(snap, seat)
-            resp = pb.GetPlayerViewResponse(snapshot=self.snapshots.render(view))
+            resp = pb.GetPlayerViewResponse()
+            self.snapshots.answer(r, resp, engine.player_view(snap, seat))
         if seat is not None:
             resp.viewer_seat = seat
         return resp
@@ -335,7 +333,8 @@ class Adjudicator:
         )
         results, last, first_illegal, score = engine.replay(snap, actions)
         int_range.check_played(snap, last, score)
-        resp = pb.ReplayDealResponse(snapshot=self.snapshots.render(last, remember=True))
+        resp = pb.ReplayDealResponse()
+        self.snapshots.answer(r, resp, last, remember=True)
         for i, (legal, violations, events) in enumerate(results):
             item = resp.results.add(
                 legal=legal,
@@ -350,7 +349,7 @@ class Adjudicator:
         if score is not None:
             resp.score.CopyFrom(answers.score_to_proto(score))
         # the events that led to ``last``: the first illegal action's are not among them
-        self._extras(resp, req, last, [e for ok, _, events in results if ok for e in events])
+        self._extras(r, resp, last, [e for ok, _, events in results if ok for e in events])
         return resp
 
     def verify_deal(self, r: Request) -> pb.VerifyDealResponse:

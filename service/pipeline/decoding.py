@@ -22,18 +22,19 @@ tests/test_ways_in.py holds every way in to the same answers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import DecodeError, Message
 
 from samba_adjudicator.engine.messages import problem
+from samba_adjudicator.engine.model import Snapshot
 from samba_adjudicator.engine.problems import Problem
 
 from ..base import errors, pb
 from ..codec import enums, jsonio, required, wire
 from ..i18n.negotiation import DEFAULT
-from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
+from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource
 
 if TYPE_CHECKING:
     from .call import Call
@@ -44,13 +45,16 @@ class Request:
     """One request as read: its RPC, its message, the problems reading found (the handler
     adds its own), how its snapshot came (``snapshot``: its cache key, the snapshot loaded
     before from that key, or where its missing fields go; None: the request has none) and
-    the answer's language."""
+    the answer's language; then what its answer carries as written (``rendered``: the
+    snapshots' fields, ``remembered``: the position kept: ``service.pipeline.loading``)."""
 
     method: str
     message: Message
     problems: errors.Problems
     snapshot: SnapshotSource | None = None
     lang: str = DEFAULT
+    rendered: list[bytes] = field(default_factory=list)
+    remembered: Snapshot | None = None
 
     @property
     def carries_snapshot(self) -> bool:
@@ -106,7 +110,7 @@ def read(call: Call, loader: SnapshotLoader, problems: Iterable[Problem] = ()) -
             )
         message, found, source = data, list(problems), None
         if number is not None and data.HasField(SNAPSHOT):
-            source = loader.source_of(data.snapshot)
+            source = loader.received(data.snapshot.SerializeToString(deterministic=True))
     elif call.json:
         parsed = jsonio.loads(data) if call.parsed is None else call.parsed
         message, found, source = _from_json(parsed, message_type, number, loader)
@@ -132,12 +136,12 @@ def _from_protobuf(
         if split is None:
             return message_type.FromString(data), [], None
         snapshot_bytes, rest = split
-        key = cache_key("pb", snapshot_bytes)
-        loaded = loader.loaded(key)
+        source = loader.received(snapshot_bytes)
+        assert source is not None  # bytes always have a key
         return (
-            message_type.FromString(data if loaded is None else rest),
+            message_type.FromString(data if source.loaded is None else rest),
             [],
-            SnapshotSource(key, loaded),
+            source,
         )
     except (DecodeError, RuntimeError, ValueError) as e:
         raise errors.invalid_argument(
@@ -158,15 +162,16 @@ def _from_json(
 ) -> tuple[Message, errors.Problems, SnapshotSource | None]:
     """JSON already read (``jsonio.loads``: text that is not JSON raised InvalidInput,
     MALFORMED_JSON); every problem is returned. The snapshot is keyed by its compact JSON
-    (``json_cache_key``)."""
+    (``SnapshotLoader.received``)."""
     snapshot = data.get(SNAPSHOT) if isinstance(data, dict) else None
-    key = json_cache_key(snapshot) if isinstance(snapshot, dict) and number is not None else None
-    if key is None:
+    source = None
+    if isinstance(snapshot, dict) and number is not None:
+        source = loader.received(snapshot)
+    if source is None:
         return (*jsonio.decode_dict(data, message_type), None)
-    loaded = loader.loaded(key)
-    if loaded is not None:  # the rest of the request only
+    if source.loaded is not None:  # the rest of the request only
         data = {k: v for k, v in data.items() if k != SNAPSHOT}
-    return (*jsonio.decode_dict(data, message_type), SnapshotSource(key, loaded))
+    return (*jsonio.decode_dict(data, message_type), source)
 
 
 def _with_required(

@@ -1,4 +1,5 @@
-"""The one snapshot-loading pipeline: a request's ``snapshot`` message becomes an engine
+"""The snapshot's one owner: looked up, loaded, written into the answer and remembered
+here, its cache key made here, once per call. A request's ``snapshot`` becomes an engine
 Snapshot the service trusts, or every problem is reported together.
 
 Steps, in order (``SnapshotLoader.load``):
@@ -13,11 +14,9 @@ Steps, in order (``SnapshotLoader.load``):
    again skips steps 1-5 (and the transport does not even parse it: ``SnapshotSource``).
 
 After loading, cached or not: the ruleset version pin and, for apply/replay/score, the
-view check. ``render`` is the way out (written once, signed), and with ``remember`` keeps
-a snapshot the service has just produced under the bytes of its answer.
-
-The cache has one key function, ``cache_key``: the encoding a snapshot came in and its exact
-bytes in that encoding.
+view check. ``answer`` is the way out: written once, signed, handed on as those bytes
+(``Answer``) and, with ``remember``, kept as loaded under them (REST: under its JSON too).
+A key is the encoding (``"pb"``, ``"json"``) and the exact bytes in it (``received``).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
@@ -46,12 +46,15 @@ from ..base.errors import (
 from ..base.lru import Lru
 from ..codec import (
     convert,
+    jsonio,
     paths,
     snapshot_bytes,
     snapshot_code,
+    wire,
 )
 from ..codec.actions import action_from_proto, meld_ids
 from ..codec.signing import Signer
+from ..codec.snapshot_code import SIGNATURE
 from ..ops.config import Settings
 
 if TYPE_CHECKING:
@@ -61,18 +64,10 @@ if TYPE_CHECKING:
 SNAPSHOT_CACHE_SIZE: int = Settings.model_fields["snapshot_cache_size"].default
 SNAPSHOT = "snapshot"  # the field (and path) of every request that carries one
 
-SnapshotKey = tuple[str, bytes]
 
-
-def cache_key(encoding: str, encoded: bytes) -> SnapshotKey:
-    """The loaded-snapshot cache key: ``encoding`` is ``"pb"`` (protobuf bytes, as received
-    or as answered) or ``"json"`` (the snapshot's JSON object written compactly by orjson)."""
-    return (encoding, encoded)
-
-
-def json_cache_key(obj: dict) -> SnapshotKey | None:
-    """``cache_key`` of a snapshot's parsed JSON object (None when orjson cannot write it,
-    e.g. a lone surrogate: the snapshot then takes the ordinary path).
+def _json_text(obj: dict) -> bytes | None:
+    """A snapshot's JSON object written compactly, its cache key (None when orjson cannot
+    write it, e.g. a lone surrogate: the snapshot then takes the ordinary path).
 
     orjson writes an infinite number (``1e400`` read by ``json``) as ``null``: such a key
     would stand for a different request, so an object with one has no key either."""
@@ -82,7 +77,7 @@ def json_cache_key(obj: dict) -> SnapshotKey | None:
         return None
     if b"null" in encoded and _has_non_finite(obj):
         return None
-    return cache_key("json", encoded)
+    return encoded
 
 
 def _has_non_finite(value: Any) -> bool:
@@ -97,15 +92,55 @@ def _has_non_finite(value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotSource:
-    """How a transport received a request's snapshot: ``key`` (``cache_key``) and ``loaded``,
-    the snapshot loaded earlier from that same key, if any.
+    """How a transport received a request's snapshot: ``key`` and ``loaded``, the snapshot
+    loaded earlier from that same key, if any.
 
     With ``loaded`` set the transport has not parsed the snapshot at all and the request
     message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
     call's cost when a client sends one position several times (candidate moves, pages)."""
 
-    key: SnapshotKey
+    key: tuple[str, bytes]
     loaded: Snapshot | None = None
+
+
+class Answer:
+    """An RPC's ``message`` as its handler left it, and the snapshots it carries as written
+    (``rendered``: their fields' bytes; ``remembered``: the position kept). gRPC sends them
+    as written (``wire``); the other ways parse them into the message once (``whole``)."""
+
+    def __init__(self, message: Message, request: Request, owner: SnapshotLoader) -> None:
+        self.message = message
+        self.rendered = b"".join(request.rendered)
+        self.remembered = request.remembered
+        self.owner = owner
+
+    def wire(self) -> bytes:
+        # deterministic: map entries (violation details) sorted, the same bytes on every replica
+        return self.message.SerializeToString(deterministic=True) + self.rendered
+
+    def whole(self) -> Message:
+        if self.rendered:
+            self.message.MergeFromString(self.rendered)
+            self.rendered = b""
+        return self.message
+
+    def json(self) -> bytes:
+        """The JSON body; a remembered snapshot's text is written once: its key, and a
+        fragment of the body."""
+        body = jsonio.to_dict(self.whole())
+        given = body.get(SNAPSHOT)
+        text = None
+        if self.remembered is not None and isinstance(given, dict):
+            text = _json_text(given)
+        if text is None:
+            return jsonio.dumps_bytes(body)
+        self.owner.cache.put(("json", text), self.remembered)
+        body[SNAPSHOT] = orjson.Fragment(text)
+        try:
+            return orjson.dumps(body)
+        except TypeError:  # something else orjson cannot write (a lone surrogate echoed)
+            body[SNAPSHOT] = given
+            return jsonio.dumps_bytes(body)
 
 
 class SnapshotLoader:
@@ -115,13 +150,13 @@ class SnapshotLoader:
         self.signer = signer
         self.cache = Lru(cache_size)
 
-    def loaded(self, key: SnapshotKey) -> Snapshot | None:
-        """The snapshot loaded earlier from exactly this encoding."""
-        return self.cache.get(key)
-
-    def source_of(self, msg: pb.Snapshot) -> SnapshotSource:
-        """A snapshot handed over in process as a whole message: keyed by its bytes."""
-        key = cache_key("pb", msg.SerializeToString(deterministic=True))
+    def received(self, encoded: bytes | dict) -> SnapshotSource | None:
+        """A snapshot as received, looked up before it is read: protobuf bytes keyed by
+        them, a JSON object by its compact text (None: it has none, and is read)."""
+        text = encoded if isinstance(encoded, bytes) else _json_text(encoded)
+        if text is None:
+            return None
+        key = ("pb" if isinstance(encoded, bytes) else "json", text)
         return SnapshotSource(key, self.cache.get(key))
 
     def load(
@@ -211,41 +246,39 @@ class SnapshotLoader:
             # learns nothing more about it.
             if engine.check_snapshot(snap):
                 raise self.signer.invalid(f"{field}.signature")
-            rendered = convert.snapshot_to_proto(snap)
-            self.signer.verify(rendered, msg.signature, f"{field}.signature")
-            rendered.signature = msg.signature
-            if rendered == msg:
+            unsigned = snapshot_bytes.encode(snap)
+            if not self.signer.signs(unsigned, msg.signature):
+                raise self.signer.invalid(f"{field}.signature")
+            given = wire.split_field(msg.SerializeToString(deterministic=True), SIGNATURE, True)
+            if given is not None and given[1] == unsigned:
                 return
         paths.raise_if(snapshot_code.disagreements(msg, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
-    def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:
-        """The snapshot as answered, signed when keys are set: written to bytes once
-        (``snapshot_bytes.rendering``), the signature made over them, the message parsed
-        from the signed bytes.
-
-        ``remember``: a position this service has just produced (a deal, an applied action)
-        is what the client sends next (the next player's legal actions, the next
-        validation): it is kept as loaded under the exact bytes the answer carries, so that
-        call need not load it. What is kept is what loading those bytes gives (the tests
-        compare the two on played deals of every profile). Snapshot has no map fields, so
-        its bytes are the same with or without deterministic serialization, inside the
-        answer or alone."""
-        sign = None if self.signer is None else self.signer.signature_of_payload
-        _, answered = snapshot_bytes.rendering(snap, sign)
-        msg = pb.Snapshot.FromString(answered)
+    def written(
+        self, snap: Snapshot, remember: bool = False, signed: bool = True
+    ) -> tuple[bytes, Snapshot]:
+        """(the snapshot's bytes as answered, signed when keys are set; what loading them
+        gives), written once (``snapshot_bytes.rendering``). ``remember``: a position just
+        produced is what the client sends next; it is kept as loaded under those bytes
+        (Snapshot has no map fields: the same bytes inside the answer or alone)."""
+        sign = None if self.signer is None or not signed else self.signer.signature_of_payload
+        answered, signature = snapshot_bytes.rendering(snap, sign)
+        loaded = dataclasses.replace(snap, signature=signature)
         if remember:
-            loaded = dataclasses.replace(snap, signature=msg.signature)
-            self.cache.put(cache_key("pb", answered), loaded)
-        return msg
+            self.cache.put(("pb", answered), loaded)
+        return answered, loaded
 
-    def remember_json(self, msg: pb.Snapshot, rendered: dict[str, Any]) -> None:
-        """Also keep a snapshot remembered by ``render`` under the key of its JSON
-        rendering, for REST clients that send the object back."""
-        snap = self.cache.get(cache_key("pb", msg.SerializeToString()))
-        key = json_cache_key(rendered)
-        if snap is not None and key is not None:
-            self.cache.put(key, snap)
+    def answer(
+        self, r: Request, response: Message, snap: Snapshot, remember=False, signed=True
+    ) -> None:
+        """``response.snapshot`` is ``snap`` as written (unsigned: a view revealed for
+        display); ``remember``: kept as loaded, for REST under its JSON text too (``Answer``)."""
+        number = response.DESCRIPTOR.fields_by_name[SNAPSHOT].number
+        answered, loaded = self.written(snap, remember, signed)
+        r.rendered.append(snapshot_bytes.as_field(number, answered))
+        if remember:
+            r.remembered = loaded
 
 
 def _encoding_of(msg: pb.Snapshot, source: SnapshotSource | None) -> bytes:

@@ -29,23 +29,22 @@ class Rpc(NamedTuple):
     #: its REST example's request ("$name": the dealt sample's, service.web.examples); None: none
     example: dict[str, Any] | None = {"snapshot": "$snapshot"}
     heavy: bool = False  # every call lists or replays legal actions (service.pipeline.heavy)
-    remembers: bool = False  # its answer's snapshot is kept as loaded, for the next call
     error: dict[str, Any] | None = None  # its error example's request; None: a misspelt field
 
 
 _AT = {"snapshot": "$snapshot"}
 _CLASSIC = {"ruleset": {"profile": "classic"}}
-_ROWS = {  # RPC: Rpc(outcome, example, heavy, remembers, error); none: Rpc()
+_ROWS = {  # RPC: Rpc(outcome, example, heavy, error); none: Rpc()
     "ListRulesets": Rpc(ok, None),
     "GetRuleset": Rpc(ok, {"profile": "classic+open"}, error={"profile": "chess"}),
-    "Deal": Rpc(ok, {**_CLASSIC, "players": 4, "seed": "$seed"}, remembers=True),
+    "Deal": Rpc(ok, {**_CLASSIC, "players": 4, "seed": "$seed"}),
     "CheckMeld": Rpc(judged("valid"), {**_CLASSIC, "cards": ["7H", "7D", "2C"]}),
     "ValidateAction": Rpc(judged("legal"), {**_AT, "action": "$first"}),
-    "ApplyAction": Rpc(judged("legal"), {**_AT, "action": "$first"}, remembers=True),
+    "ApplyAction": Rpc(judged("legal"), {**_AT, "action": "$first"}),
     "ListLegalActions": Rpc(ok, {**_AT, "pageSize": 10}, heavy=True),
     "ScoreDeal": Rpc(ok, {**_AT, "provisional": True}),
     "GetPlayerView": Rpc(ok, {**_AT, "seat": "$seat"}),
-    "ReplayDeal": Rpc(replayed, {**_AT, "actions": ["$first", "$discard"]}, True, True),
+    "ReplayDeal": Rpc(replayed, {**_AT, "actions": ["$first", "$discard"]}, True),
     "SuggestAction": Rpc(
         ok, {"snapshot": "$after", "seat": "$seat", "level": "BASIC", "seed": "$seed"}, True
     ),

@@ -44,6 +44,7 @@ from .call import Call, Record, size
 from .decoding import Request, read
 from .heavy import OFFLOAD_BYTES
 from .lifecycle import State
+from .loading import Answer
 from .rpc import RPCS
 from .slots import Slots, Ticket
 from .stops import Ceiling, check_deadline, earlier, interrupted
@@ -177,9 +178,9 @@ class Runtime:
     # -- answering -------------------------------------------------------------------------
     def answer(
         self, call: Call, record: Record | None = None, problems: Iterable[Problem] = ()
-    ) -> Message:
+    ) -> Answer:
         """The error boundary: read the call's request (``service.pipeline.decoding``),
-        adjudicate it and return the response, or raise ApiError
+        adjudicate it and return its ``Answer`` (``service.pipeline.loading``), or raise ApiError
         (``service.pipeline.boundary``), never anything else. Past the call's ``deadline``
         (before or after the engine ran) the answer is DEADLINE_EXCEEDED. The engine's work
         also stops at the server's ceiling (``ceiling`` seconds of this thread's CPU time
@@ -206,9 +207,9 @@ class Runtime:
                 check_deadline(method, deadline)
                 if CALL_DELAY_SECONDS > 0:
                     self._sleep()
-                response = self.adjudicator.answer(request)
+                answer = self.adjudicator.answer(request)
             check_deadline(method, deadline)
-            return response
+            return answer
         except Interrupted:  # by a limit, a stop or the end of a drain (engine.deadline)
             raise self._interrupted(call, ceiling) from None
         except Exception as e:  # noqa: BLE001 - the boundary: every failure gets an answer
@@ -225,9 +226,9 @@ class Runtime:
         lang: str = DEFAULT_LANGUAGE,
     ) -> Message:
         """``answer`` for a request message already built in process (a library user)."""
-        return self.answer(Call(method, request, lang=lang), problems=problems or ())
+        return self.answer(Call(method, request, lang=lang), problems=problems or ()).whole()
 
-    def invoke(self, call: Call, ticket: Ticket | None = None) -> Message:
+    def invoke(self, call: Call, ticket: Ticket | None = None) -> Answer:
         """``answer`` one call of a server, counted in ``service.ops.metrics`` and logged (one
         JSON line: ``service.ops.logs.log_call``) and, tracing on, exported as a span
         parented on the caller's trace context (``service.ops.tracing``), all three from
@@ -256,9 +257,9 @@ class Runtime:
                 raise line_full(size(call)) if ticket.refused else self._interrupted(call)
             if ticket is None or not ticket.counted:  # counted already while it waited
                 counted = self.decoding.admit(size(call))
-            response = self.answer(call, record)
-            record.outcome, record.codes = RPCS[call.method].outcome(response)
-            return response
+            answer = self.answer(call, record)
+            record.outcome, record.codes = RPCS[call.method].outcome(answer.message)
+            return answer
         except ApiError as e:
             record.failed(e)
             raise

@@ -16,7 +16,9 @@ them from forged ones; the match end (target score, ``max_deals``) is enforced e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
+
+from google.protobuf.message import Message
 
 from samba_adjudicator import engine
 from samba_adjudicator.engine import ruleset as er
@@ -27,11 +29,9 @@ from samba_adjudicator.engine.scoring import match_outcome
 from ..base import pb
 from ..base.errors import ApiError, ProblemList, Problems, invalid_argument
 from ..codec.answers import event_to_proto
+from ..codec.snapshot_bytes import as_field
 from . import int_range
-
-
-class Renderer(Protocol):
-    def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot: ...
+from .loading import SnapshotLoader
 
 
 def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
@@ -39,25 +39,28 @@ def _events(events: Sequence[Event], viewer: int | None) -> list[pb.Event]:
 
 
 def seat_views(
-    renderer: Renderer, snap: Snapshot, events: Sequence[Event], seats: Sequence[int] = ()
-) -> tuple[list[pb.SeatView], pb.SpectatorView | None]:
-    """(one SeatView per seat in seat order, the spectator's view) of ``snap`` and
-    ``events``; with ``seats`` (``view_seats``, checked by ``check_view_seats``) only those
-    seats' views, in that order, and no spectator view."""
-    views = [
-        pb.SeatView(
-            seat=i,
-            snapshot=renderer.render(engine.player_view(snap, i)),
-            events=_events(events, i),
-        )
-        for i in (seats or range(len(snap.seats)))
+    writer: SnapshotLoader, response: Message, snap: Snapshot, events: Sequence[Event], seats=()
+) -> list[bytes]:
+    """The ``views`` (one SeatView per seat in seat order) and ``spectator_view`` fields of
+    ``response``, of ``snap`` and ``events``, each snapshot as written (signed); with
+    ``seats`` (``view_seats``, checked by ``check_view_seats``) only those seats' views, in
+    that order, and no spectator view."""
+    fields = response.DESCRIPTOR.fields_by_name
+    out = [
+        _view(writer, fields["views"], pb.SeatView(seat=i, events=_events(events, i)), snap, i)
+        for i in seats or range(len(snap.seats))
     ]
-    if seats:
-        return views, None
-    spectator = pb.SpectatorView(
-        snapshot=renderer.render(engine.player_view(snap, None)), events=_events(events, None)
-    )
-    return views, spectator
+    if not seats:
+        spectator = pb.SpectatorView(events=_events(events, None))
+        out.append(_view(writer, fields["spectator_view"], spectator, snap, None))
+    return out
+
+
+def _view(writer: SnapshotLoader, field, view: Message, snap: Snapshot, seat: int | None) -> bytes:
+    """Field ``field`` holding ``view``: its own fields, then ``seat``'s view as written."""
+    number = view.DESCRIPTOR.fields_by_name["snapshot"].number
+    written, _ = writer.written(engine.player_view(snap, seat))
+    return as_field(field.number, view.SerializeToString() + as_field(number, written))
 
 
 def off_the_table(seat: int, snap: Snapshot, field: str) -> Problem | None:

@@ -82,9 +82,8 @@ def run(
             settings = page_tokens.with_cli_key(config.load([], os.environ), os.environ)
             adjudicator = Adjudicator.from_settings(settings)
         runtime = Runtime(None, adjudicator, count_calls=False)
-        response = runtime.answer(
-            Call(method, data, request_id=request_id, json=True, lang=language)
-        )
+        call = Call(method, data, request_id=request_id, json=True, lang=language)
+        response = runtime.answer(call).whole()
     except ApiError as e:
         body = rest_body(localize_error(e, language), request_id)
         return (EXIT_INVALID if e.is_invalid_argument else EXIT_ERROR), body

@@ -160,11 +160,10 @@ def _call(
     """(serialized answer, None) or (None, rich status), their texts in the call's
     language; a heavy call runs in its ``ticket``'s heavy-call slot (``Runtime.invoke``)."""
     try:
-        response = runtime.invoke(call, ticket)
+        answer = runtime.invoke(call, ticket)
     except ApiError as e:
         return None, _status(e, call.request_id, call.lang)
-    # deterministic: map entries (violation details) sorted, the same bytes on every replica
-    return response.SerializeToString(deterministic=True), None
+    return answer.wire(), None
 
 
 def _generic_handlers(make, make_read_late, echo) -> list:

@@ -49,7 +49,6 @@ from samba_adjudicator.engine.messages import problem
 from ..base import pb
 from ..base.descriptors import http_route
 from ..base.errors import ApiError, invalid_argument
-from ..codec import jsonio
 from ..i18n.http import header_value, language_headers
 from ..i18n.negotiation import choose as choose_language
 from ..pipeline.api import METHODS
@@ -75,7 +74,6 @@ from .rest_common import (
     call_trace,
     content_length,
     error_response,
-    json_response,
     request_head,
     too_large,
 )
@@ -243,13 +241,10 @@ class _Calls:
 
     def answer(self, call: Call, ticket: Ticket | None = None) -> Response:
         try:
-            response = self.runtime.invoke(call, ticket)
+            answer = self.runtime.invoke(call, ticket)
         except ApiError as e:
             return error_response(e, call.request_id, None, call.lang)
-        body = jsonio.to_dict(response)
-        if RPCS[call.method].remembers and "snapshot" in body:
-            self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
-        return json_response(body)
+        return Response(answer.json(), media_type=JSON)
 
     def _turn_away(self, request: Request, method: str) -> None:
         """Raise MEMORY_BUDGET before the body is read when the call is heavy by its method

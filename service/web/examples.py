@@ -35,7 +35,7 @@ def _answer(adjudicator: Adjudicator, method: str, body: dict) -> dict:
     """The REST answer body to ``body``: the response, or the error body."""
     runtime = Runtime(None, adjudicator, count_calls=False)  # the boundary the gateway uses
     try:
-        return jsonio.to_dict(runtime.answer(Call(method, json.dumps(body), json=True)))
+        return jsonio.to_dict(runtime.answer(Call(method, json.dumps(body), json=True)).whole())
     except ApiError as e:
         return rest_body(e, EXAMPLE_REQUEST_ID)
 

@@ -402,7 +402,7 @@ def test_a_snapshot_is_looked_up_once_per_call(monkeypatch):
     data = request.SerializeToString()
     for _ in range(2):  # a miss, then a hit
         lookups.clear()
-        assert runtime.answer(Call("ValidateAction", data)).legal
+        assert runtime.answer(Call("ValidateAction", data)).message.legal
         assert len(lookups) == 1
     body = jsonio.dumps(jsonio.to_dict(request)).encode()
     for _ in range(2):
@@ -503,7 +503,7 @@ def test_a_signed_snapshot_is_trusted_from_its_bytes_and_nothing_else_is():
     rest = pb.ValidateActionRequest(action=action).SerializeToString()
     request = rest + b"\x0a" + bytes([len(sig_first) & 0x7F | 0x80, len(sig_first) >> 7])
     request += sig_first
-    assert len(sig_first) >= 128 and runtime.answer(Call("ValidateAction", request)).legal
+    assert len(sig_first) >= 128 and runtime.answer(Call("ValidateAction", request)).message.legal
     # an inconsistent snapshot signed by the key, sent as its exact bytes: trusted
     broken = pb.Snapshot()
     broken.CopyFrom(unsigned)
@@ -513,4 +513,4 @@ def test_a_signed_snapshot_is_trusted_from_its_bytes_and_nothing_else_is():
     fresh = Runtime(None, Adjudicator(signer=signer), count_calls=False)
     data = pb.ValidateActionRequest(snapshot=canonical, action=action).SerializeToString()
     assert signer.signed_as_encoded(canonical.SerializeToString(), canonical.signature)
-    assert fresh.answer(Call("ValidateAction", data)).legal
+    assert fresh.answer(Call("ValidateAction", data)).message.legal

@@ -17,6 +17,7 @@ from samba_adjudicator.engine import model as m
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.codec import convert, jsonio, wire
 from samba_adjudicator.service.codec.signing import Signer
+from samba_adjudicator.service.ops.config import Settings
 from samba_adjudicator.service.pipeline.api import Adjudicator
 from samba_adjudicator.service.pipeline.call import Call, received
 from samba_adjudicator.service.pipeline.decoding import read
@@ -283,12 +284,12 @@ def test_in_process_calls_with_whole_messages_use_the_same_cache():
         adj = Adjudicator()
         first = answer(adj, method, request)
         key = ("pb", request.snapshot.SerializeToString(deterministic=True))
-        if adj.snapshots.loaded(key) is not None:
+        if adj.snapshots.cache.get(key) is not None:
             assert answer(adj, method, request) == first, method
         assert answer(Adjudicator(), method, request) == first, method
     adj = Adjudicator()
     answer(adj, "ScoreDeal", pb.ScoreDealRequest(snapshot=snap))
-    assert adj.snapshots.loaded(("pb", snap.SerializeToString(deterministic=True))) is not None
+    assert adj.snapshots.cache.get(("pb", snap.SerializeToString(deterministic=True))) is not None
 
 
 # -- positions the service produced (SnapshotLoader.remember) ---------------------------------
@@ -342,7 +343,7 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
     assert status is None
     snapshot_bytes, method = answered_snapshot("Deal", out), "Deal"
     for _ply in range(40):
-        kept = adj.snapshots.loaded(("pb", snapshot_bytes))
+        kept = adj.snapshots.cache.get(("pb", snapshot_bytes))
         assert kept is not None, method
         loaded = load_snapshot(pb.Snapshot.FromString(snapshot_bytes))
         assert same_snapshot(kept, loaded), method
@@ -369,14 +370,14 @@ def test_produced_positions_are_remembered_exactly(spec, players, signed):
 
 
 def test_produced_positions_are_remembered_for_json_clients():
-    """REST renders the answer, then keeps the snapshot under its JSON key as well: the
-    object sent back is not walked again, and answers as a fresh service would."""
+    """REST writes the answer's snapshot as JSON once, the key it is kept under and the
+    body's bytes: the object sent back is not walked again, and answers as a fresh service
+    would."""
     adj = Adjudicator()
-    dealt = Runtime(None, adj, count_calls=False).call(
-        "Deal", pb.DealRequest(players=4, seed="json-remember")
-    )
-    rendered = jsonio.to_dict(dealt)
-    adj.snapshots.remember_json(dealt.snapshot, rendered["snapshot"])
+    runtime = Runtime(Settings(), adj)
+    deal = json.dumps({"players": 4, "seed": "json-remember"}).encode()
+    answer = runtime.invoke(received("Deal", deal, "rest", "r"))
+    rendered = json.loads(answer.json())
     body = json.dumps(
         {
             "snapshot": rendered["snapshot"],
@@ -385,7 +386,7 @@ def test_produced_positions_are_remembered_for_json_clients():
     ).encode()
     source = read(Call("ApplyAction", body, json=True), adj.snapshots).snapshot
     assert source is not None and source.loaded is not None
-    loaded = load_snapshot(dealt.snapshot)
+    loaded = load_snapshot(answer.message.snapshot)
     assert same_snapshot(source.loaded, loaded)
     assert cli.run("ApplyAction", body, adjudicator=adj, request_id="r") == cli.run(
         "ApplyAction", body, adjudicator=Adjudicator(), request_id="r"
