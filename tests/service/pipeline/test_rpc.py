@@ -37,7 +37,7 @@ def test_the_outcome_of_an_answer_is_its_rows():
 
     def outcome(name: str, body: dict) -> tuple[str, list[str]]:
         answer = runtime.answer(Call(name, json.dumps(body), json=True))
-        return RPCS[name].outcome(answer)
+        return RPCS[name].outcome(answer.message)
 
     assert outcome("CheckMeld", examples["CheckMeld"]["request"]) == ("legal", [])
     bad = {**examples["CheckMeld"]["request"], "cards": ["7H", "8D"]}
