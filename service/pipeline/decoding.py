@@ -31,7 +31,7 @@ from samba_adjudicator.engine.messages import problem
 from samba_adjudicator.engine.problems import Problem
 
 from ..base import errors, pb
-from ..codec import enums, jsonio, required, wire
+from ..codec import enums, jsonio, required, snapshot_code, wire
 from ..i18n.negotiation import DEFAULT
 from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource, cache_key, json_cache_key
 
@@ -55,7 +55,9 @@ class Request:
     @property
     def carries_snapshot(self) -> bool:
         """Whether the request has a snapshot (in its message, or loaded before)."""
-        if self.snapshot is not None and self.snapshot.loaded is not None:
+        if self.snapshot is not None and (
+            self.snapshot.loaded is not None or self.snapshot.read is not None
+        ):
             return True
         return SNAPSHOT in self.message.DESCRIPTOR.fields_by_name and self.message.HasField(
             SNAPSHOT
@@ -164,15 +166,19 @@ def _from_json(
     if key is None:
         return (*jsonio.decode_dict(data, message_type), None)
     loaded = loader.loaded(key)
-    if loaded is not None:  # the rest of the request only
-        data = {k: v for k, v in data.items() if k != SNAPSHOT}
-    return (*jsonio.decode_dict(data, message_type), SnapshotSource(key, loaded))
+    read = snapshot_code.read_json(snapshot, SNAPSHOT) if loaded is None else None
+    if loaded is None and read is None:  # new, and read the long way: every problem found
+        return (*jsonio.decode_dict(data, message_type), SnapshotSource(key))
+    rest = {k: v for k, v in data.items() if k != SNAPSHOT}  # the snapshot is read
+    given = snapshot if read is not None else None
+    return (*jsonio.decode_dict(rest, message_type), SnapshotSource(key, loaded, read, given))
 
 
 def _with_required(
     message: Message, problems: errors.Problems, source: SnapshotSource | None
 ) -> tuple[errors.Problems, SnapshotSource | None]:
-    """The problems plus the missing REQUIRED fields (a snapshot loaded before: not walked)."""
-    if source is not None and source.loaded is not None:
+    """The problems plus the missing REQUIRED fields (a snapshot loaded before or read
+    from JSON: not walked)."""
+    if source is not None and (source.loaded is not None or source.read is not None):
         return required.with_required(message, problems, skip=(SNAPSHOT,)), source
     return required.with_required(message, problems), source

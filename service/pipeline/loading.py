@@ -106,6 +106,10 @@ class SnapshotSource:
 
     key: SnapshotKey
     loaded: Snapshot | None = None
+    #: Read from its JSON object ``given`` straight into engine values (REST), not yet
+    #: trusted: the request message has no ``snapshot`` either.
+    read: Snapshot | None = None
+    given: dict | None = None
 
 
 class SnapshotLoader:
@@ -144,8 +148,11 @@ class SnapshotLoader:
         source = request.snapshot if field == SNAPSHOT else None
         snap = source.loaded if source is not None else None
         fresh = snap is None
-        if fresh:
-            self._check_signature_present(msg, problems, field)
+        if fresh and source is not None and source.read is not None:
+            snap = source.read
+            self._check_signature_present(snap.signature, problems, field)
+        elif fresh:
+            self._check_signature_present(msg.signature, problems, field)
             snap = convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
@@ -161,13 +168,13 @@ class SnapshotLoader:
             raise _view_refused(snap, field)
         return snap, converted
 
-    def _check_signature_present(self, msg: pb.Snapshot, problems: Problems, field: str) -> None:
+    def _check_signature_present(self, signature: str, problems: Problems, field: str) -> None:
         """Signing on, nothing wrong with the request so far (a snapshot missing a REQUIRED
         field is refused for that instead): the signature must be there and name a key,
         checked before the snapshot is read."""
         if problems or self.signer is None:
             return
-        self.signer.check_present(msg.signature, f"{field}.signature")
+        self.signer.check_present(signature, f"{field}.signature")
 
     @staticmethod
     def _actions(
@@ -200,7 +207,10 @@ class SnapshotLoader:
         its sender learns nothing more), then rendered the service's way and its signature
         verified over that rendering, then its given output-only fields compared with the
         derived ones unless it is that rendering exactly. Unsigned: consistency, then the
-        output-only fields."""
+        output-only fields. A snapshot read straight from JSON has no received encoding:
+        its signature is checked over the service's rendering."""
+        if source is not None and source.given is not None:
+            return self._trust_json(snap, field, source.given)
         if self.signer is None:
             paths.raise_if(paths.prefixed(engine.check_snapshot(snap), field))
         else:
@@ -217,6 +227,17 @@ class SnapshotLoader:
             if rendered == msg:
                 return
         paths.raise_if(snapshot_code.disagreements(msg, snap, field))
+
+    def _trust_json(self, snap: Snapshot, field: str, given: dict) -> None:
+        """``_trust`` of a snapshot read from JSON ``given``: the same checks, the same
+        refusals, the signature verified over ``snapshot_bytes.encode`` (what the service
+        signed, were it its own), the given output-only fields compared over the JSON."""
+        inconsistent = paths.prefixed(engine.check_snapshot(snap), field)
+        if self.signer is None:
+            paths.raise_if(inconsistent)
+        elif inconsistent or not self.signer.signs(snapshot_bytes.encode(snap), snap.signature):
+            raise self.signer.invalid(f"{field}.signature")
+        paths.raise_if(snapshot_code.disagreements_json(given, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def render(self, snap: Snapshot, remember: bool = False) -> pb.Snapshot:

@@ -93,8 +93,9 @@ def request_id_from(value: str | None) -> str:
 
 def _profile_of(r: Request) -> str:
     request, source = r.message, r.snapshot
-    if source is not None and source.loaded is not None:  # the message has no snapshot
-        return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
+    snap = None if source is None else source.loaded or source.read
+    if snap is not None:  # the message has no snapshot
+        return _metrics.base_profile(snap.ruleset_ref.profile, _KNOWN_PROFILES)
     ref = None
     if request.DESCRIPTOR.fields_by_name.get("snapshot") is not None and request.HasField(
         "snapshot"
