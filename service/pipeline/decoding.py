@@ -55,9 +55,7 @@ class Request:
     @property
     def carries_snapshot(self) -> bool:
         """Whether the request has a snapshot (in its message, or loaded before)."""
-        if self.snapshot is not None and (
-            self.snapshot.loaded is not None or self.snapshot.read is not None
-        ):
+        if self.snapshot is not None and self.snapshot.loaded is not None:
             return True
         return SNAPSHOT in self.message.DESCRIPTOR.fields_by_name and self.message.HasField(
             SNAPSHOT
@@ -166,19 +164,19 @@ def _from_json(
     if key is None:
         return (*jsonio.decode_dict(data, message_type), None)
     loaded = loader.loaded(key)
-    read = snapshot_code.read_json(snapshot, SNAPSHOT) if loaded is None else None
-    if loaded is None and read is None:  # new, and read the long way: every problem found
-        return (*jsonio.decode_dict(data, message_type), SnapshotSource(key))
-    rest = {k: v for k, v in data.items() if k != SNAPSHOT}  # the snapshot is read
-    given = snapshot if read is not None else None
-    return (*jsonio.decode_dict(rest, message_type), SnapshotSource(key, loaded, read, given))
+    given = None
+    if loaded is None:  # new: straight into engine values, or None and the long way
+        loaded = snapshot_code.read_json(snapshot, SNAPSHOT)
+        given = snapshot if loaded is not None else None
+    if loaded is not None:  # the rest of the request only
+        data = {k: v for k, v in data.items() if k != SNAPSHOT}
+    return (*jsonio.decode_dict(data, message_type), SnapshotSource(key, loaded, given))
 
 
 def _with_required(
     message: Message, problems: errors.Problems, source: SnapshotSource | None
 ) -> tuple[errors.Problems, SnapshotSource | None]:
-    """The problems plus the missing REQUIRED fields (a snapshot loaded before or read
-    from JSON: not walked)."""
-    if source is not None and (source.loaded is not None or source.read is not None):
+    """The problems plus the missing REQUIRED fields (a snapshot loaded before: not walked)."""
+    if source is not None and source.loaded is not None:
         return required.with_required(message, problems, skip=(SNAPSHOT,)), source
     return required.with_required(message, problems), source

@@ -98,17 +98,16 @@ def _has_non_finite(value: Any) -> bool:
 @dataclass(frozen=True, slots=True)
 class SnapshotSource:
     """How a transport received a request's snapshot: ``key`` (``cache_key``) and ``loaded``,
-    the snapshot loaded earlier from that same key, if any.
+    the snapshot loaded earlier from that same key, if any (or, with ``given``, just read).
 
-    With ``loaded`` set the transport has not parsed the snapshot at all and the request
-    message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
+    With ``loaded`` set the transport has not parsed the snapshot into a message and the
+    request message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
     call's cost when a client sends one position several times (candidate moves, pages)."""
 
     key: SnapshotKey
     loaded: Snapshot | None = None
-    #: Read from its JSON object ``given`` straight into engine values (REST), not yet
-    #: trusted: the request message has no ``snapshot`` either.
-    read: Snapshot | None = None
+    #: The JSON object ``loaded`` was just read from (REST: straight into engine values, no
+    #: message between), to be trusted as a new snapshot is.
     given: dict | None = None
 
 
@@ -147,13 +146,10 @@ class SnapshotLoader:
         problems = request.problems
         source = request.snapshot if field == SNAPSHOT else None
         snap = source.loaded if source is not None else None
-        fresh = snap is None
-        if fresh and source is not None and source.read is not None:
-            snap = source.read
-            self._check_signature_present(snap.signature, problems, field)
-        elif fresh:
-            self._check_signature_present(msg.signature, problems, field)
-            snap = convert.snapshot_from_proto(msg, field, problems)
+        fresh = snap is None or source is not None and source.given is not None
+        if fresh:
+            self._check_signature_present(msg if snap is None else snap, problems, field)
+            snap = snap or convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
             raise InvalidInput(
@@ -168,13 +164,15 @@ class SnapshotLoader:
             raise _view_refused(snap, field)
         return snap, converted
 
-    def _check_signature_present(self, signature: str, problems: Problems, field: str) -> None:
+    def _check_signature_present(
+        self, msg: pb.Snapshot | Snapshot, problems: Problems, field: str
+    ) -> None:
         """Signing on, nothing wrong with the request so far (a snapshot missing a REQUIRED
         field is refused for that instead): the signature must be there and name a key,
         checked before the snapshot is read."""
         if problems or self.signer is None:
             return
-        self.signer.check_present(signature, f"{field}.signature")
+        self.signer.check_present(msg.signature, f"{field}.signature")
 
     @staticmethod
     def _actions(

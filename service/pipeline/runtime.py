@@ -93,9 +93,8 @@ def request_id_from(value: str | None) -> str:
 
 def _profile_of(r: Request) -> str:
     request, source = r.message, r.snapshot
-    snap = None if source is None else source.loaded or source.read
-    if snap is not None:  # the message has no snapshot
-        return _metrics.base_profile(snap.ruleset_ref.profile, _KNOWN_PROFILES)
+    if source is not None and source.loaded is not None:  # the message has no snapshot
+        return _metrics.base_profile(source.loaded.ruleset_ref.profile, _KNOWN_PROFILES)
     ref = None
     if request.DESCRIPTOR.fields_by_name.get("snapshot") is not None and request.HasField(
         "snapshot"
@@ -121,7 +120,7 @@ def _cache_outcome(r: Request) -> str:
     "" (``samba_snapshot_cache_total``)."""
     if r.snapshot is None:
         return ""
-    return "miss" if r.snapshot.loaded is None else "hit"
+    return "miss" if r.snapshot.loaded is None or r.snapshot.given is not None else "hit"
 
 
 def _outcome(method: str, response: Message) -> tuple[str, list[str]]:

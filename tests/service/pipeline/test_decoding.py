@@ -103,12 +103,13 @@ def test_a_new_json_snapshot_is_read_straight_into_engine_values():
         data = jsonio.to_dict(request)
         body = json.dumps(data).encode()
         r = read(Call(method, body, json=True), adj.snapshots)
-        assert r.snapshot is not None and r.snapshot.read == position(), method
+        assert r.snapshot is not None and r.snapshot.given is not None, method
+        assert r.snapshot.loaded == position(), method
         assert not r.message.HasField("snapshot") and r.carries_snapshot, method
         data["snapshot"]["ply"] = str(data["snapshot"]["ply"])
         long_way = json.dumps(data).encode()
         r = read(Call(method, long_way, json=True), adj.snapshots)
-        assert r.snapshot is not None and r.snapshot.read is None, method
+        assert r.snapshot is not None and r.snapshot.loaded is None, method
         assert r.message.HasField("snapshot"), method
         first = cli.run(method, body, adjudicator=Adjudicator(), request_id="r")
         assert cli.run(method, long_way, adjudicator=Adjudicator(), request_id="r") == first
