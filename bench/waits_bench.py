@@ -12,10 +12,11 @@
   while the two calls waited (none: they did not wait for a move to end).
 - ``line``: issue 56's flood: two STRONG computer moves (budgetMs 2000) holding both slots,
   then ListLegalActions of about 0.9 MB (a hand of bad card codes) sent at once, 160 over
-  gRPC and 60 over REST, then 300 over gRPC; meanwhile a probe times a cheap gRPC
-  ValidateAction, the API port's ``/healthz`` and the admin port's ``/readyz`` one after
-  another. The worker's peak RSS (VmHWM), the probe's slowest answer and how many took over
-  1 s, and what the flood's calls were answered.
+  gRPC and 60 over REST, then 300 over gRPC; meanwhile a probe times a cheap
+  ValidateAction on gRPC and on REST, gRPC health Check, the API port's ``/healthz`` and
+  the admin port's ``/readyz`` one after another (``floods.CheapProbe``). The worker's
+  peak RSS (VmHWM), the probe's slowest answer and how many took over 1 s, and what the
+  flood's calls were answered.
 
     make bench-waits                       # all three, 3 rounds
     make bench-waits BENCH_ARGS="--only exit --rounds 1"
@@ -37,17 +38,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import grpc  # noqa: E402
 import httpx  # noqa: E402
 import test_heavy_calls as heavy  # noqa: E402
 import test_tracing as traced  # noqa: E402
-from floods import OWN_CONNECTION, flood_listings  # noqa: E402
-from google.protobuf import json_format  # noqa: E402
+from floods import CheapProbe, flood_listings  # noqa: E402
 from huge_positions import huge_draw  # noqa: E402
 from service_fixtures import ServerProcess, memory_mb, wait_for  # noqa: E402
 
-from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc  # noqa: E402
-from samba_adjudicator.service.base import pb  # noqa: E402
 from samba_adjudicator.service.transport.server import EXIT_MARGIN_SECONDS  # noqa: E402
 
 
@@ -138,56 +135,16 @@ def queue_case(round_: int) -> str:
     )
 
 
-def _get(url: str) -> None:
-    httpx.get(url, timeout=30).raise_for_status()
-
-
-class _Probe:
-    """Cheap calls one after another until stopped: gRPC ValidateAction, the API port's
-    ``/healthz``, the admin port's ``/readyz``; when each was sent and its seconds."""
-
-    def __init__(self, srv: ServerProcess, dealt: dict) -> None:
-        self.srv = srv
-        self.request = json_format.ParseDict(
-            {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}, pb.ValidateActionRequest()
-        )
-        self.took: dict[str, list[tuple[float, float]]] = {"grpc": [], "healthz": [], "readyz": []}
-        self.failed: list[str] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _timed(self, name: str, send) -> None:
-        started = time.monotonic()
-        try:
-            send()
-        except Exception as e:  # noqa: BLE001 - a failed probe is a figure of the bench
-            self.failed.append(f"{name}: {type(e).__name__}")
-        self.took[name].append((started, time.monotonic() - started))
-
-    def _run(self) -> None:
-        with grpc.insecure_channel(self.srv.grpc_target, options=OWN_CONNECTION) as ch:
-            stub = adjudicator_pb2_grpc.AdjudicatorStub(ch)
-            while not self.stop.is_set():
-                self._timed("grpc", lambda: stub.ValidateAction(self.request, timeout=30))
-                self._timed("healthz", lambda: _get(self.srv.base_url + "/healthz"))
-                self._timed("readyz", lambda: _get(self.srv.admin_url + "/readyz"))
-                time.sleep(0.05)
-
-    def finish(self, flood_from: float) -> str:
-        """The slowest answer of each probe before ``flood_from`` (the two moves alone, the
-        baseline) and after; how many after took over 1 s."""
-        self.stop.set()
-        self.thread.join(60)
-        parts, over, count = [], 0, 0
-        for name, samples in self.took.items():
-            alone = max((x for t, x in samples if t < flood_from), default=0.0)
-            flood = [x for t, x in samples if t >= flood_from]
-            over += sum(1 for x in flood if x > 1.0)
-            count += len(flood)
-            parts.append(f"{name} {alone:.2f} → {max(flood, default=0.0):.2f} s")
-        failed = f" ({len(self.failed)} failed)" if self.failed else ""
-        return f"{', '.join(parts)} | {over}/{count}{failed}"
+def _probed(probe: CheapProbe, flood_from: float) -> str:
+    """The slowest answer of each probe before ``flood_from`` (the two moves alone, the
+    baseline) and after; how many after took over 1 s."""
+    probe.finish()
+    alone, flood = probe.slowest(0.0, flood_from), probe.slowest(flood_from)
+    parts = [f"{name} {alone[name]:.2f} → {flood[name]:.2f} s" for name in probe.took]
+    after = [x for samples in probe.took.values() for t, x in samples if t >= flood_from]
+    over = sum(1 for x in after if x > 1.0)
+    failed = f" ({len(probe.failed)} failed)" if probe.failed else ""
+    return f"{', '.join(parts)} | {over}/{len(after)}{failed}"
 
 
 #: Seconds of deadline each call of the flood has (the issue's clients waited as long).
@@ -205,7 +162,7 @@ def line_case(grpc_calls: int, rest_calls: int) -> str:
         moves = heavy._Moves(srv)
         moves.send(huge_draw(), 2, 2000, "hold")
         wait_for(lambda: heavy._in_flight(srv) == 2, timeout=30)
-        probe = _Probe(srv, dealt)
+        probe = CheapProbe(srv.grpc_target, srv.base_url, dealt, srv.admin_url)
         time.sleep(PROBE_ALONE_SECONDS)  # the baseline: the probe with the two moves alone
         before = memory_mb(srv.proc.pid)
         started = time.monotonic()
@@ -216,7 +173,7 @@ def line_case(grpc_calls: int, rest_calls: int) -> str:
             )
         )
         took = time.monotonic() - started
-        probed = probe.finish(started)
+        probed = _probed(probe, started)
         peak = memory_mb(srv.proc.pid)
         for t in moves.threads:
             t.join(120)

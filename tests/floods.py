@@ -1,16 +1,21 @@
 """The floods of issue 34, shared by the tests and ``make bench-abuse``: heavy calls that list
-a 149-card hand from four clients, and connections holding large request heads."""
+a 149-card hand from four clients, and connections holding large request heads; issue 56's
+flood of 0.9 MB listings, and the probe that times cheap calls meanwhile (``make
+bench-waits``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import socket
 import threading
+import time
 
 import grpc
 import httpx
 from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from huge_positions import bad_codes, huge_hand
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
@@ -135,3 +140,80 @@ def flood_listings(
     for ch in channels:
         ch.close()
     return answers
+
+
+class CheapProbe:
+    """Cheap calls one after another until ``finish``, from a process of its own (as a
+    kubelet's probe or another client would be: the flood's client, in this process, holds
+    its interpreter lock for seconds while it sends): gRPC ValidateAction and health Check
+    (a connection of their own), REST ValidateAction, the API port's ``/healthz`` and the
+    admin port's ``/readyz`` (``admin_url``; None: left out). ``took``, once finished: per
+    name, (when it was sent, its seconds), ``time.monotonic()`` (one clock for every
+    process); ``failed``: what failed."""
+
+    def __init__(self, grpc_target: str, base_url: str, dealt: dict, admin_url=None) -> None:
+        names = ["grpc", "health", "rest", "healthz"] + (["readyz"] if admin_url else [])
+        self.took: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+        self.failed: list[str] = []
+        context = multiprocessing.get_context("spawn")  # no grpc state crosses a fork
+        self._stop = context.Event()
+        self._results, sending = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_probe,
+            args=(grpc_target, base_url, dealt, admin_url, names, self._stop, sending),
+            daemon=True,
+        )
+        self._process.start()
+        ready = self._results.recv()  # its first round is answered: it runs
+        assert ready == "ready", ready
+
+    def finish(self) -> None:
+        self._stop.set()
+        self.took, self.failed = self._results.recv()
+        self._process.join(120)
+
+    def slowest(self, since: float, until: float = float("inf")) -> dict[str, float]:
+        """Per name, the slowest answer of the calls sent from ``since`` until ``until``
+        (``time.monotonic()``)."""
+        return {
+            name: max((x for t, x in samples if since <= t < until), default=0.0)
+            for name, samples in self.took.items()
+        }
+
+
+def _probe(grpc_target, base_url, dealt, admin_url, names, stop, results) -> None:
+    """``CheapProbe``'s process: rounds of its calls until ``stop``, then its samples and
+    failures sent on ``results``."""
+    body = {"snapshot": dealt, "action": {"seat": 1, "drawStock": {}}}
+    request = json_format.ParseDict(body, pb.ValidateActionRequest())
+    check = health_pb2.HealthCheckRequest(service="samba.v1.Adjudicator")
+    took: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    failed: list[str] = []
+    with (
+        grpc.insecure_channel(grpc_target, options=OWN_CONNECTION) as ch,
+        httpx.Client(timeout=60) as http,
+    ):
+        stub, health = adjudicator_pb2_grpc.AdjudicatorStub(ch), health_pb2_grpc.HealthStub(ch)
+        calls = {
+            "grpc": lambda: stub.ValidateAction(request, timeout=60),
+            "health": lambda: health.Check(check, timeout=60),
+            "rest": lambda: http.post(base_url + "/v1/actions:validate", json=body),
+            "healthz": lambda: http.get(base_url + "/healthz"),
+            "readyz": lambda: http.get(f"{admin_url}/readyz"),
+        }
+        first = True
+        while first or not stop.is_set():
+            for name in names:
+                started = time.monotonic()
+                try:
+                    answer = calls[name]()
+                    if isinstance(answer, httpx.Response):
+                        answer.raise_for_status()
+                except Exception as e:  # noqa: BLE001 - a failed probe is a figure of its own
+                    failed.append(f"{name}: {type(e).__name__}")
+                took[name].append((started, time.monotonic() - started))
+            if first:
+                results.send("ready")
+                first = False
+            time.sleep(0.05)
+    results.send((took, failed))

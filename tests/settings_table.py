@@ -25,12 +25,12 @@ END = "<!-- end of settings -->\n"
 def markdown_table() -> str:
     """The table: every listed setting's flag, twin, default, range or choices, and help."""
     rows = ["| flag | environment | default | range | meaning |", "|---|---|---|---|---|"]
-    for f, spec in config.specs():
-        if spec.listed:
-            flag = f"`{config.flag_of(f)}`" if spec.flag else "—"
-            bounds = config.range_text(spec).replace("..", "–") or ", ".join(spec.choices)
-            default = f"`{config.default_text(f, spec)}`"
-            rows.append(f"| {flag} | `{config.env_of(f)}` | {default} | {bounds} | {spec.help} |")
+    for name, s in config.schema().items():
+        if s.get("listed", True):
+            flag = f"`{config.flag_of(name)}`" if s.get("flag", True) else "—"
+            bounds = config.range_text(s).replace("..", "–") or ", ".join(s.get("enum", ()))
+            env, default = config.env_of(name), config.default_text(s)
+            rows.append(f"| {flag} | `{env}` | `{default}` | {bounds} | {s['description']} |")
     return "\n".join(rows) + "\n"
 
 
@@ -68,10 +68,9 @@ def chart_schema(text: str) -> str:
     flag) made afresh from the model's JSON Schema."""
     schema = json.loads(text)
     chart = schema["properties"]["server"]["properties"]
-    model = config.Settings.model_json_schema()["properties"]
-    for f, spec in config.specs():
-        if spec.listed and spec.flag:
-            chart[camel(f.name)] = _narrowed(model[f.name], chart.get(camel(f.name), {}))
+    for name, s in config.schema().items():
+        if s.get("listed", True) and s.get("flag", True):
+            chart[camel(name)] = _narrowed(s, chart.get(camel(name), {}))
     return json.dumps(schema, indent=2) + "\n"
 
 

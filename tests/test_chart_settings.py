@@ -7,7 +7,6 @@ it is said once, here, with the reason (docs/deployment.md). Offline: no helm ne
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -42,48 +41,57 @@ def camel(name: str) -> str:
     return head + "".join(word.title() for word in rest)
 
 
-def chart_settings() -> list[tuple[dataclasses.Field, config.Spec]]:
-    """The settings a ConfigMap carries: listed, given by a flag (the keys are secrets)."""
-    return [(f, spec) for f, spec in config.specs() if spec.listed and spec.flag]
+def chart_settings() -> list[tuple[str, dict]]:
+    """The settings a ConfigMap carries, each (name, its JSON Schema): listed, given by a
+    flag (the keys are secrets)."""
+    return [
+        (name, s)
+        for name, s in config.schema().items()
+        if s.get("listed", True) and s.get("flag", True)
+    ]
 
 
-def _expected_schema(f: dataclasses.Field, spec: config.Spec) -> dict:
-    out: dict = {"type": _TYPES[type(f.default)]}
-    if spec.low is not None:
-        out["minimum"], out["maximum"] = spec.low, spec.high
-    if spec.choices:
-        out["enum"] = sorted(spec.choices)
-    return out | CHART_NARROWS.get(f.name, {})
+def _default(name: str):
+    return config.Settings.model_fields[name].default
+
+
+def _expected_schema(name: str, spec: dict) -> dict:
+    out: dict = {"type": _TYPES[type(_default(name))]}
+    if "minimum" in spec:
+        out["minimum"], out["maximum"] = spec["minimum"], spec["maximum"]
+    if "enum" in spec:
+        out["enum"] = sorted(spec["enum"])
+    return out | CHART_NARROWS.get(name, {})
 
 
 def test_every_setting_is_a_chart_value_with_its_default():
     drifted = []
-    for f, _ in chart_settings():
-        default = CHART_DEFAULTS.get(f.name, f.default)
-        given = VALUES.get(camel(f.name), "missing")
+    for name, _ in chart_settings():
+        default = CHART_DEFAULTS.get(name, _default(name))
+        given = VALUES.get(camel(name), "missing")
         if given != (list(default) if isinstance(default, tuple) else default):
-            drifted.append(f"{f.name}: values.yaml server.{camel(f.name)} is {given!r}")
+            drifted.append(f"{name}: values.yaml server.{camel(name)} is {given!r}")
     assert not drifted, drifted
 
 
 def test_every_setting_s_schema_is_its_range():
     drifted = []
-    for f, spec in chart_settings():
-        schema = dict(SCHEMA["properties"].get(camel(f.name), {}))
+    for name, spec in chart_settings():
+        schema = dict(SCHEMA["properties"].get(camel(name), {}))
         if "enum" in schema:
             schema["enum"] = sorted(schema["enum"])
         said = {k: schema.get(k) for k in ("type", "minimum", "maximum", "enum") if k in schema}
-        if said != _expected_schema(f, spec):
+        if said != _expected_schema(name, spec):
             drifted.append(
-                f"{f.name}: {said} in values.schema.json, not {_expected_schema(f, spec)}"
+                f"{name}: {said} in values.schema.json, not {_expected_schema(name, spec)}"
             )
     assert not drifted, drifted
 
 
-def _passed(f: dataclasses.Field) -> bool:
+def _passed(name: str) -> bool:
     """The ConfigMap's line ``SAMBA_X: {{ .Values.server.x ... }}``, or the same line inside
     ``{{- with .Values.server.x }}`` (set only when given)."""
-    value, env = rf"\.Values\.server\.{camel(f.name)}\b", config.env_of(f)
+    value, env = rf"\.Values\.server\.{camel(name)}\b", config.env_of(name)
     direct = rf"^{env}: .*{value}"
     within = rf"^{{{{- with {value} }}}}\n{env}: "
     return any(re.search(p, SETTINGS_MAP, re.M) for p in (direct, within))
@@ -92,17 +100,17 @@ def _passed(f: dataclasses.Field) -> bool:
 def test_every_setting_reaches_the_server_under_its_variable():
     """The ConfigMap names each value's own variable, and no variable the server does not
     read (the build choice is the engine's: engine/build.py)."""
-    drifted = [f.name for f, _ in chart_settings() if not _passed(f)]
+    drifted = [name for name, _ in chart_settings() if not _passed(name)]
     assert not drifted, drifted
-    known = {config.env_of(f) for f, _ in config.specs()} | {build.ENV}
+    known = {config.env_of(name) for name in config.schema()} | {build.ENV}
     assert set(re.findall(r"^(SAMBA_\w+):", SETTINGS_MAP, re.M)) <= known
     assert VALUES["build"] in build.CHOICES
     assert sorted(SCHEMA["properties"]["build"]["enum"]) == sorted(build.CHOICES)
 
 
 def test_the_keys_come_from_a_secret_under_their_variables():
-    for f, spec in config.specs():
-        if spec.listed and not spec.flag:
+    for name, spec in config.schema().items():
+        if spec.get("listed", True) and not spec.get("flag", True):
             assert re.search(
-                rf"- name: {config.env_of(f)}\n\s+valueFrom:\n\s+secretKeyRef:", DEPLOYMENT
-            ), f.name
+                rf"- name: {config.env_of(name)}\n\s+valueFrom:\n\s+secretKeyRef:", DEPLOYMENT
+            ), name

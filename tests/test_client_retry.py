@@ -1,5 +1,7 @@
 """The Python client's retry policy: UNAVAILABLE (a draining replica, a refused connection,
-REST 503) is sent again with capped exponential backoff and jitter; nothing else is; off
+REST 503) is sent again with capped exponential backoff and jitter, and RESOURCE_EXHAUSTED
+when the server is busy for now (SERVER_BUSY, MEMORY_BUDGET), not before its hint; nothing
+else is; off
 with ``retry=None``; a gRPC service config reaches the channel
 (docs/api.md#retries-and-idempotency)."""
 
@@ -25,6 +27,7 @@ from samba_adjudicator.client import (
     Client,
     RetryPolicy,
 )
+from samba_adjudicator.client.errors import from_rest
 from samba_adjudicator.client.retry import DEFAULT_RETRY, UNTIMED_ATTEMPTS, Attempts
 
 pytestmark = pytest.mark.servers
@@ -61,6 +64,39 @@ def test_only_unavailable_and_cancelled_are_retried_by_default():
         assert Attempts(DEFAULT_RETRY, None).retry_after(_error(status)) is not None
     assert Attempts(NO_RETRY, None).retry_after(_error("UNAVAILABLE")) is None
     assert Attempts(None, None).retry_after(_error("UNAVAILABLE")) is None
+
+
+def test_a_busy_servers_resource_exhausted_is_retried_after_its_hint():
+    """Issue 56: the server answers RESOURCE_EXHAUSTED with a retry hint when it is busy for
+    now (SERVER_BUSY, MEMORY_BUDGET), and the client gave up at once. It retries those,
+    not before the hint, and still never a request too large or too costly."""
+
+    def exhausted(reason: str, hint: float | None) -> AdjudicatorError:
+        return AdjudicatorError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, "test", reason=reason, retry_after=hint
+        )
+
+    for reason, hint in (("MEMORY_BUDGET", 1.0), ("SERVER_BUSY", 2.0)):
+        delay = Attempts(DEFAULT_RETRY, None, rng=lambda: 0.5).retry_after(exhausted(reason, hint))
+        assert delay == hint, reason
+    for reason in ("REQUEST_TOO_LARGE", "CALL_TOO_EXPENSIVE"):
+        assert Attempts(DEFAULT_RETRY, None).retry_after(exhausted(reason, None)) is None
+    # a hint past the call's deadline: the error is raised rather than slept on
+    assert Attempts(DEFAULT_RETRY, 0.5).retry_after(exhausted("MEMORY_BUDGET", 1.0)) is None
+
+
+def test_the_retry_hint_is_read_from_a_rest_answer():
+    """``Retry-After`` as this service sends it (seconds); gRPC's trailer is read from a real
+    server's refusal in tests/test_heavy_calls.py."""
+    rest = from_rest(
+        429,
+        {"error": {"status": "RESOURCE_EXHAUSTED", "message": "m", "details": []}},
+        "rid",
+        "1",
+    )
+    assert (rest.status, rest.retry_after) == ("RESOURCE_EXHAUSTED", 1.0)
+    assert from_rest(503, None, "rid", "Wed, 21 Oct 2026 07:28:00 GMT").retry_after is None
+    assert from_rest(503, None, "rid").retry_after is None
 
 
 def test_the_timeout_covers_every_attempt():

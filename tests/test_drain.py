@@ -17,7 +17,8 @@ import httpx
 import pytest
 from google.protobuf import json_format
 from huge_positions import huge_hand
-from service_fixtures import ServerProcess
+from prometheus_client.parser import text_string_to_metric_families
+from service_fixtures import ServerProcess, wait_for
 
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
@@ -151,11 +152,39 @@ def _grpc_answer(srv: ServerProcess, out: list) -> None:
             out.append((e.code().name, e.details()))
 
 
+def _in_flight(srv: ServerProcess) -> dict[str, float]:
+    """``samba_requests_in_flight`` by transport, read on the admin port: calls the server
+    has received and is answering."""
+    text = httpx.get(srv.admin_url + "/metrics", timeout=10).text
+    return {
+        s.labels["transport"]: s.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "samba_requests_in_flight"
+        for s in family.samples
+    }
+
+
+#: Seconds each call of the next test takes (the test delay): long enough for the slowest
+#: of its threads to start its call while the first is still in flight (2.2 s at a load of
+#: 20), and within the grace.
+CALL_SECONDS = 5.0
+
+
 def test_calls_received_before_sigterm_get_their_normal_answer_on_both_transports():
     """Issue 20, case 6: with the grace long enough, every call that arrived before SIGTERM
     is answered 200 / OK, even those whose body arrives after it; calls arriving after it
-    get SHUTTING_DOWN on both transports."""
-    srv = ServerProcess("--shutdown-grace-seconds", "6", env={"SAMBA_TEST_DELAY_SECONDS": "1.5"})
+    get SHUTTING_DOWN on both transports.
+
+    The signal goes once the server answers all 9 calls (its in-flight gauge) and the
+    slow POST's head is in its socket (``ss``). It went after a fixed 0.7 s until issue 61:
+    at a load of 10-20 the test's threads had not all sent their calls by then (one to all
+    six REST calls left 0.03-2.2 s after the signal, rightly refused SHUTTING_DOWN), and
+    the test failed in 3 of 6 runs."""
+    srv = ServerProcess(
+        "--shutdown-grace-seconds",
+        str(CALL_SECONDS * 2),
+        env={"SAMBA_TEST_DELAY_SECONDS": str(CALL_SECONDS)},
+    )
     rest: list = []
     grpc_out: list = []
     late_rest: list = []
@@ -175,7 +204,8 @@ def test_calls_received_before_sigterm_get_their_normal_answer_on_both_transport
                 b"POST /v1/melds:check HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
                 % len(body)
             )
-            time.sleep(0.7)  # every call is in flight now
+            wait_for(lambda: _in_flight(srv) == {"rest": 6, "grpc": 3}, timeout=60)
+            _wait_arrived(srv.http_port, 0, 0)  # the slow POST's head too
             srv.proc.send_signal(signal.SIGTERM)
             time.sleep(0.3)
             slow.sendall(body)
@@ -365,6 +395,10 @@ def _grpc_outcome(future) -> tuple:
         return ("grpc", e.code().name, e.details())
 
 
+#: Seconds of grace of the next test: the listings' whole work, however busy the machine.
+LISTINGS_GRACE = 90
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers):
     """Issue 34: 4 REST + 4 gRPC listings whose bytes were in the server's sockets at the
@@ -376,9 +410,14 @@ def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers)
     machine that is slow to send them cannot make a call arrive after it (with a fixed
     0.3 s instead, this failed at a load of 9); so signalled, gRPC refused 1 to 3 of its 4
     in 3 of 8 runs until its drain waited for its core to read them
-    (loop_watch.wait_kernel_read): 0 in 16."""
+    (loop_watch.wait_kernel_read): 0 in 16.
+
+    The grace is LISTINGS_GRACE: with 20 s, at a load of 20 (the test niced 10, the pure
+    build) the 8 listings (about 4.4 s of CPU) were not all done when it ended, and the
+    last two REST ones were stopped and answered SHUTTING_DOWN after 19.9 s (issue 61;
+    their heads had been parsed before the signal)."""
     base = huge_hand(100)
-    srv = ServerProcess("--shutdown-grace-seconds", "20", workers=workers)
+    srv = ServerProcess("--shutdown-grace-seconds", str(LISTINGS_GRACE), workers=workers)
     rest_requests = []
     for i in range(4):
         body = json.dumps({"snapshot": {**base, "ply": 1000 + i}}).encode()
@@ -397,7 +436,7 @@ def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers)
     sockets = [socket.create_connection(("127.0.0.1", srv.http_port)) for _ in range(4)]
 
     def rest_answer(sock: socket.socket) -> None:
-        sock.settimeout(60)
+        sock.settimeout(LISTINGS_GRACE + 30)
         with sock.makefile("rb") as f:
             status = f.readline().split()
             rest = f.read().decode(errors="replace")
@@ -410,7 +449,9 @@ def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers)
         rest_before, _ = _acked_to(srv.http_port)
         grpc_before, _ = _acked_to(srv.grpc_port)
         futures = [
-            adjudicator_pb2_grpc.AdjudicatorStub(ch).ListLegalActions.future(r, timeout=60)
+            adjudicator_pb2_grpc.AdjudicatorStub(ch).ListLegalActions.future(
+                r, timeout=LISTINGS_GRACE + 30
+            )
             for ch, r in zip(channels, requests, strict=True)
         ]
         for sock, data in zip(sockets, rest_requests, strict=True):
@@ -423,8 +464,8 @@ def test_listings_sent_before_sigterm_on_a_busy_server_are_all_answered(workers)
             t.start()
         outcomes += [_grpc_outcome(f) for f in futures]
         for t in threads:
-            t.join(90)
-        assert srv.proc.wait(60) == 0
+            t.join(LISTINGS_GRACE + 30)
+        assert srv.proc.wait(LISTINGS_GRACE + 30) == 0
         assert sorted(str(o[1]) for o in outcomes) == ["200"] * 4 + ["OK"] * 4, outcomes
     finally:
         for ch in channels:

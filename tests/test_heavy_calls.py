@@ -5,8 +5,10 @@ readiness turns red while an API event loop cannot answer (docs/service.md#readi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import statistics
 import threading
 import time
@@ -14,12 +16,13 @@ import time
 import grpc
 import httpx
 import pytest
-from floods import flood_heavy, flood_listings
+from floods import LISTING_CODES, CheapProbe, flood_heavy, flood_listings
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from huge_positions import huge_draw
+from huge_positions import bad_codes, huge_draw
 from service_fixtures import ServerProcess, memory_mb, wait_for
 
+from samba_adjudicator.client import NO_RETRY, AdjudicatorError, Client
 from samba_adjudicator.schema.v1 import adjudicator_pb2_grpc
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.pipeline.heavy import ASKS_LISTING, OFFLOAD, weigh
@@ -335,6 +338,21 @@ LINE_FLOOD = {"grpc": 160, "rest": 60}
 #: Peak resident memory (VmHWM) of the worker meanwhile, MB: the chart's request per
 #: worker (348-387 MB before, each waiting call holding its request).
 LINE_PEAK_MB = 256
+#: Seconds the probe times cheap calls with the two moves alone, before the flood (its
+#: baseline).
+PROBE_ALONE_SECONDS = 3.0
+#: The slowest cheap call or probe during the flood, seconds: issue 56's figure, held
+#: while the machine is quiet enough (a load of about 10: 0.53 s).
+LINE_PROBE_SECONDS = 1.0
+#: At the load this shared 2-core machine had (16-28, other sessions' work), the flood's
+#: slowest probe took 0.6-2.5 s with the fix, 11-54 times the same run's slowest with the
+#: two moves alone (2.9-9.3 s, 13-257 times, before): past the issue's figure, the
+#: slowest must stay within this many times the baseline, a guard against the seconds of
+#: before coming back; what the fix changed, the interpreter lock's switch interval, is
+#: held by tests/test_service_lifecycle.py (a timing of it did not hold apart from the
+#: machine's load: a cheap call's median beside the moves over its quiet median was 13-93
+#: times before, 1.1-7.3 times after, with other tests running).
+LINE_PROBE_RATIO = 100.0
 
 
 @pytest.mark.servers
@@ -343,12 +361,19 @@ def test_heavy_calls_past_the_budget_are_refused_at_once_and_memory_stays_bounde
     ListLegalActions of 0.9 MB all waited in line, each holding its request, to their
     deadline (348-387 MB). The line's bytes count against the decoding budget now: the few
     that fit wait, the others are refused at once, while the
-    moves still hold the slots, RESOURCE_EXHAUSTED (REST 429) with a retry hint."""
+    moves still hold the slots, RESOURCE_EXHAUSTED (REST 429) with a retry hint. Cheap
+    calls and the probes answer meanwhile: a gRPC ValidateAction sent behind the flood's
+    refused calls waited 3.7-8.4 s for them (``server.tune_switching``)."""
     srv, dealt, _ = _holding("line-budget")
     try:
+        probe = CheapProbe(srv.grpc_target, srv.base_url, dealt, srv.admin_url)
+        time.sleep(PROBE_ALONE_SECONDS)
+        flood_from = time.monotonic()
         answers = flood_listings(
             srv.base_url, srv.grpc_target, dealt, LINE_FLOOD["grpc"], LINE_FLOOD["rest"], 20.0
         )
+        flood_until = time.monotonic()
+        probe.finish()
         peak = memory_mb(srv.proc.pid)
         refused = {("grpc", "RESOURCE_EXHAUSTED", "1000"), ("rest", "429 RESOURCE_EXHAUSTED", "1")}
         waited = {("grpc", "DEADLINE_EXCEEDED", ""), ("rest", "504 DEADLINE_EXCEEDED", "")}
@@ -366,6 +391,65 @@ def test_heavy_calls_past_the_budget_are_refused_at_once_and_memory_stays_bounde
             srv.base_url + "/v1/deals:deal", json={"players": 4, "seed": "s"}, timeout=30
         )
         assert r.status_code == 200
+        alone = max(probe.slowest(0.0, flood_from).values())
+        flood = probe.slowest(flood_from, flood_until)
+        print(f"probe slowest: {alone:.2f} s alone, during the flood {flood}")
+        assert not probe.failed, probe.failed
+        bound = max(LINE_PROBE_SECONDS, LINE_PROBE_RATIO * alone)
+        assert max(flood.values()) < bound, (alone, flood)
+    finally:
+        srv.close()
+
+
+def _unsent_body(srv: ServerProcess, size: int) -> bytes:
+    """What the REST port answers a ListLegalActions whose head says ``size`` bytes and
+    whose body is never sent, until it closes the connection or 10 s pass without a byte
+    (b"": nothing, the server waits for the body)."""
+    head = (
+        b"POST /v1/actions:list HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % size
+    )
+    answer = b""
+    with socket.create_connection(("127.0.0.1", srv.http_port), timeout=10) as s:
+        s.sendall(head)
+        with contextlib.suppress(TimeoutError):
+            while chunk := s.recv(65536):  # a refusal closes the connection after it
+                answer += chunk
+    return answer
+
+
+@pytest.mark.servers
+def test_rest_heavy_calls_past_the_budget_are_refused_before_their_body_is_read():
+    """Issue 56, item 1: a REST listing was read whole before the line could refuse it. With
+    both slots held and the line's budget full, one whose ``Content-Length`` finds no room
+    is answered 429 from its head, as gRPC refuses it before reading; while the line has
+    room, the same head waits for its body."""
+    srv, dealt, _ = _holding("line-unread")
+    try:
+        assert _unsent_body(srv, 900_000) == b""  # room in line: the server waits
+        body = json.dumps({"snapshot": bad_codes(dealt, LISTING_CODES["rest"])})
+        statuses: list[int] = []
+
+        def post() -> None:
+            headers = {"x-server-timeout": "30"}
+            url = srv.base_url + "/v1/actions:list"
+            statuses.append(httpx.post(url, content=body, headers=headers, timeout=60).status_code)
+
+        for _ in range(5):
+            threading.Thread(target=post, daemon=True).start()
+        wait_for(lambda: 429 in statuses, timeout=30)  # four wait in line: the budget is full
+        answer = _unsent_body(srv, 900_000)
+        assert answer.startswith(b"HTTP/1.1 429 "), answer[:200]
+        assert b"retry-after: 1" in answer.lower() and b"MEMORY_BUDGET" in answer
+        # the Python client reads the refusal's retry hint on both transports
+        for transport, client in (
+            ("grpc", Client.grpc(srv.grpc_target, retry=NO_RETRY)),
+            ("rest", Client.rest(srv.base_url, retry=NO_RETRY)),
+        ):
+            listing = {"snapshot": bad_codes(dealt, LISTING_CODES[transport])}  # 0.9 MB
+            with pytest.raises(AdjudicatorError) as refused:
+                client.call("ListLegalActions", listing)
+            assert (refused.value.reason, refused.value.retry_after) == ("MEMORY_BUDGET", 1.0)
     finally:
         srv.close()
 

@@ -67,6 +67,14 @@ def test_listed_origin_reads_the_answer_and_the_request_id(cors_server):
     assert r.headers["x-request-id"] == "from-a-page"
 
 
+def test_a_page_can_read_the_retry_hint(cors_server):
+    """Issue 56: a 429 or 503 carries ``Retry-After``, which a browser hid from the page's
+    script (not exposed): a client in a page could not wait as the server asked."""
+    r = httpx.get(cors_server.base_url + "/healthz", headers={"origin": GAME}, timeout=30)
+    exposed = {h.strip().lower() for h in r.headers["access-control-expose-headers"].split(",")}
+    assert "retry-after" in exposed
+
+
 def test_unlisted_origin_gets_no_cors_headers(cors_server):
     r = preflight(cors_server.base_url, OTHER)
     assert "access-control-allow-origin" not in r.headers

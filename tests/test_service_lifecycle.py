@@ -171,3 +171,20 @@ def test_tune_gc_freezes_the_start_up_heap_and_raises_the_young_threshold():
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_tune_switching_hands_the_interpreter_lock_over_every_half_millisecond():
+    """Issue 56, item 1: at CPython's 5 ms each turn of an API event loop waited up to that
+    long for the lock two computing heavy calls held, and a cheap call behind a flood of
+    refused calls waited 3.7-9.3 s for grpc.aio to accept the calls ahead of it, one by one
+    (docs/service.md#switch-interval)."""
+    import sys
+
+    from samba_adjudicator.service.transport import server
+
+    before = sys.getswitchinterval()
+    try:
+        server.tune_switching()
+        assert sys.getswitchinterval() == server.SWITCH_INTERVAL_SECONDS <= 0.0005
+    finally:
+        sys.setswitchinterval(before)

@@ -14,7 +14,6 @@ worker processes get the value, never the environment again. Port 0: any free po
 from __future__ import annotations
 
 import argparse
-import collections
 import functools
 import os
 from collections.abc import Mapping
@@ -149,45 +148,32 @@ class Settings(BaseSettings):
         return self
 
 
-#: A setting's name and default (the tests' and the docs' view of a field).
-Item = collections.namedtuple("Item", "name default")
-#: One setting as the model's JSON Schema says it (``setting`` names the extras).
-Spec = collections.namedtuple(
-    "Spec", "help low high choices flag listed metavar shown also", defaults=(1, 1, None, None, "")
-)
-
-
 @functools.cache
-def specs() -> list[tuple[Item, Spec]]:
-    """Every setting (its name and default) and its spec, in the order of ``Settings``."""
-    schema = Settings.model_json_schema()["properties"]
-    out = []
-    for name, info in Settings.model_fields.items():
-        s = schema[name]
-        extras = {k: s[k] for k in Spec._fields[4:] if k in s}
-        low, high, choices = s.get("minimum"), s.get("maximum"), tuple(s.get("enum", ()))
-        out.append((Item(name, info.default), Spec(s["description"], low, high, choices, **extras)))
-    return out
+def schema() -> dict[str, dict[str, Any]]:
+    """Each setting's JSON Schema, by name, in the order of ``Settings``: its ``default``,
+    ``description`` (the help), ``minimum``/``maximum`` or ``enum``, and ``setting``'s
+    extras (``flag`` and ``listed`` only where false)."""
+    return Settings.model_json_schema()["properties"]
 
 
-def flag_of(f: Item | str) -> str:
-    return "--" + (f if isinstance(f, str) else f.name).replace("_", "-")
+def flag_of(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
-def env_of(f: Item) -> str:
-    return "SAMBA_" + f.name.upper()
+def env_of(name: str) -> str:
+    return "SAMBA_" + name.upper()
 
 
 def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def range_text(spec: Spec) -> str:
-    return f"{_number(spec.low)}..{_number(spec.high)}" if spec.low is not None else ""
+def range_text(s: dict) -> str:
+    return f"{_number(s['minimum'])}..{_number(s['maximum'])}" if "minimum" in s else ""
 
 
-def default_text(f: Item, spec: Spec) -> str:
-    return spec.shown if spec.shown is not None else _number(f.default)
+def default_text(s: dict) -> str:
+    return s.get("shown", _number(s["default"]))
 
 
 def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentParser:
@@ -197,14 +183,14 @@ def build_parser(prog: str = "samba-adjudicator serve") -> argparse.ArgumentPars
         description="Serve samba.v1.Adjudicator over gRPC and REST (one process, or --workers "
         "processes sharing the ports). Every flag has a SAMBA_* environment twin; the flag wins.",
     )
-    for f, spec in specs():
-        if spec.flag:
-            bounds = f"; {range_text(spec)}" if spec.low is not None else ""
-            text = f"{spec.help} ({env_of(f)}{bounds}; default {default_text(f, spec)})"
-            short = None if spec.choices else "N" if type(f.default) is int else "S"
-            metavar, choices = spec.metavar or short, spec.choices or None
+    for name, s in schema().items():
+        if s.get("flag", True):
+            bounds = f"; {range_text(s)}" if "minimum" in s else ""
+            text = f"{s['description']} ({env_of(name)}{bounds}; default {default_text(s)})"
+            short = None if "enum" in s else "N" if s["type"] == "integer" else "S"
             help = text.replace("%", "%%")  # argparse formats the help
-            p.add_argument(flag_of(f), dest=f.name, choices=choices, metavar=metavar, help=help)
+            metavar, choices = s.get("metavar", short), s.get("enum")
+            p.add_argument(flag_of(name), dest=name, choices=choices, metavar=metavar, help=help)
     return p
 
 
@@ -222,9 +208,9 @@ class _Environ(EnvSettingsSource):
 
 
 def _named(name: str) -> str:
-    f, spec = next((f, spec) for f, spec in specs() if f.name == name)
-    twins = ", ".join(n for n in (env_of(f), spec.also) if n)
-    return f"{flag_of(f)} ({twins})" if spec.flag else twins
+    s = schema()[name]
+    twins = ", ".join(n for n in (env_of(name), s.get("also")) if n)
+    return f"{flag_of(name)} ({twins})" if s.get("flag", True) else twins
 
 
 def _problem(error: Any) -> str:

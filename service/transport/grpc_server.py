@@ -278,7 +278,13 @@ def _read_late(runtime: Runtime, method: str, pool, in_flight: InFlight, largest
     the wire), so that a call the line has no room for (``Slots.turns_away``: its size is
     not known yet, up to ``largest``, the largest request taken) is refused without being
     read: grpc reads a unary call's request whole before its handler, and 300 calls of
-    0.9 MB, refused once read, took a worker to 380 MB."""
+    0.9 MB, refused once read, took a worker to 380 MB.
+
+    ApplyAction and Deal keep the unary handler: they are heavy only when their request
+    sets ``includeLegalActions`` (or ApplyAction's ``computer``), which is known once the
+    request is read (``heavy.weigh``); refused before reading, a cheap call (most of them)
+    would be refused for the line of heavy ones. They are refused once read, at once, and
+    their bytes are let go with the call."""
     handle = _handler(runtime, method, pool, in_flight)
 
     async def handle_read_late(requests, context) -> bytes:

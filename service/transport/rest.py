@@ -22,7 +22,9 @@ whatever lists legal actions, by method or by ``includeLegalActions``, and Apply
 (``run_in_threadpool``) so that health probes and ``/metrics`` are not stalled; a client that
 closes the connection meanwhile stops that work (``_watch_disconnect``). A heavy call waits
 for its heavy-call slot on the loop first (``service.transport.slot_wait``: no pool thread
-held), until its deadline at most.
+held), until its deadline at most; one of a method whose every call is heavy is refused
+from its ``Content-Length``, before its body is read, when the line has no room for it
+(``_Calls._turn_away``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ from ..i18n.http import header_value, language_headers
 from ..i18n.negotiation import choose as choose_language
 from ..pipeline.api import REMEMBERS
 from ..pipeline.boundary import as_api_error
+from ..pipeline.budget import line_full
 from ..pipeline.call import Call, received, stoppable
+from ..pipeline.heavy import OFFLOAD
 from ..pipeline.runtime import (
     VERSION,
     VERSION_HEADER,
@@ -69,6 +73,7 @@ from .rest_common import (
     call_language,
     call_request_id,
     call_trace,
+    content_length,
     error_response,
     json_response,
     request_head,
@@ -246,6 +251,20 @@ class _Calls:
             self.runtime.adjudicator.snapshots.remember_json(response.snapshot, body["snapshot"])
         return json_response(body)
 
+    def _turn_away(self, request: Request, method: str) -> None:
+        """Raise MEMORY_BUDGET before the body is read when the call is heavy by its method
+        (``OFFLOAD``), both slots are taken and its ``Content-Length`` finds no room in the
+        line (``Slots.turns_away``), as gRPC refuses it before reading (``_read_late``): 60
+        bodies of 0.9 MB read only to be refused kept the REST loop turning for seconds
+        while the gRPC loop waited for the interpreter lock. ApplyAction and Deal are heavy
+        only by their ``includeLegalActions``, which is in the body: they are read first.
+        A call the drain refuses is read and answered SHUTTING_DOWN as before."""
+        if method not in OFFLOAD or getattr(request.state, "after_sigterm", False):
+            return
+        size = content_length(request.headers.get("content-length"))
+        if size is not None and self.runtime.heavy.turns_away(size):
+            raise line_full(size)
+
     async def run(self, request: Request, call: Call) -> Response:
         if getattr(request.state, "after_sigterm", self.runtime.state.draining):
             err = shutting_down()
@@ -272,6 +291,7 @@ class _Calls:
             try:
                 deadline = _deadline(request)
                 if message is None:
+                    self._turn_away(request, method)
                     body: bytes | Message = await read_body(request, self.limit)
                 else:
                     body = message(**request.path_params)
@@ -349,7 +369,8 @@ def create_app(runtime: Runtime, settings) -> FastAPI:
                 "traceparent",
                 "tracestate",
             ],
-            expose_headers=["x-request-id", "x-samba-version", "content-language"],
+            # retry-after: the hint of a 429 or 503, which a page's client waits before retrying
+            expose_headers=["x-request-id", "x-samba-version", "content-language", "retry-after"],
             max_age=600,
         )
     return app

@@ -65,6 +65,16 @@ def too_large(limit: int, size: int | None = None) -> ApiError:
     )
 
 
+def content_length(value: bytes | str | None) -> int | None:
+    """A ``Content-Length`` value as a number of bytes (None: absent or not a number)."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
 def request_head(headers) -> tuple[str, int | None, Carried | None]:
     """The call's request id (``x-request-id`` or a new one), its ``Content-Length`` and
     its trace context (``traceparent``, ``tracestate``), in one pass over the headers."""
@@ -75,10 +85,7 @@ def request_head(headers) -> tuple[str, int | None, Carried | None]:
         if k == b"x-request-id":
             rid = v.decode("latin-1")
         elif k == b"content-length":
-            try:
-                size = int(v)
-            except ValueError:
-                size = None
+            size = content_length(v)
         elif k == b"traceparent" or k == b"tracestate":
             traces.append((k.decode("latin-1"), v.decode("latin-1")))
     return request_id_from(rid), size, carried(traces) if traces else None

@@ -32,6 +32,8 @@ _STATUS_BY_HTTP = {
     504: grpc.StatusCode.DEADLINE_EXCEEDED,
 }
 _DETAILS_KEY = "grpc-status-details-bin"
+#: The trailer of the server's retry hint, in milliseconds (gRFC A6).
+_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +52,9 @@ class AdjudicatorError(Exception):
 
     ``code`` (a ``grpc.StatusCode``) and ``status`` (its name, ``"INVALID_ARGUMENT"``),
     ``reason``/``domain``/``metadata`` of the ErrorInfo, ``request_id``, ``violations``
-    (every BadRequest field violation) and, over REST, ``http_status``.
+    (every BadRequest field violation), over REST ``http_status``, and ``retry_after``: the
+    server's retry hint in seconds (``grpc-retry-pushback-ms``, ``Retry-After``), None
+    without one.
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class AdjudicatorError(Exception):
         metadata: Mapping[str, str] | None = None,
         violations: Iterable[FieldViolation] = (),
         http_status: int | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(f"{code.name}{' ' + reason if reason else ''}: {message}")
         self.code = code
@@ -75,6 +80,7 @@ class AdjudicatorError(Exception):
         self.request_id = self.metadata.get("requestId") or request_id
         self.violations = list(violations)
         self.http_status = http_status
+        self.retry_after = retry_after
 
 
 def _from_details(
@@ -83,6 +89,7 @@ def _from_details(
     details: Iterable[any_pb2.Any],
     request_id: str,
     http_status: int | None = None,
+    retry_after: float | None = None,
 ) -> AdjudicatorError:
     info = None
     violations: list[FieldViolation] = []
@@ -108,21 +115,41 @@ def _from_details(
         request_id=request_id,
         violations=violations,
         http_status=http_status,
+        retry_after=retry_after,
     )
+
+
+def _hint(value: Any, unit: float) -> float | None:
+    """A retry hint's seconds (``value`` in ``unit`` seconds); None when absent or not a
+    number of seconds (an HTTP date, which this service never sends)."""
+    try:
+        seconds = float(value) * unit
+    except (TypeError, ValueError):
+        return None
+    return seconds if 0 <= seconds < float("inf") else None
 
 
 def from_grpc(err: grpc.RpcError, request_id: str) -> AdjudicatorError:
     """The rich status of a failed call (sync or asyncio), from ``grpc-status-details-bin``."""
     status = status_pb2.Status()
+    hint = None
     for key, value in err.trailing_metadata() or ():
         if key == _DETAILS_KEY:
             status.ParseFromString(value)
-    return _from_details(err.code(), err.details() or "", status.details, request_id)
+        elif key == _PUSHBACK_KEY:
+            hint = _hint(value, 0.001)
+    return _from_details(
+        err.code(), err.details() or "", status.details, request_id, retry_after=hint
+    )
 
 
-def from_rest(http_status: int, body: Any, request_id: str) -> AdjudicatorError:
+def from_rest(
+    http_status: int, body: Any, request_id: str, retry_after: str | None = None
+) -> AdjudicatorError:
     """The REST error body ``{"error": {code, status, message, details}}``; a body that is
-    not the service's (a proxy's page) still gives a status from the HTTP code."""
+    not the service's (a proxy's page) still gives a status from the HTTP code.
+    ``retry_after``: the answer's ``Retry-After`` header."""
+    hint = _hint(retry_after, 1.0)
     error = body.get("error") if isinstance(body, dict) else None
     fallback = _STATUS_BY_HTTP.get(
         http_status, grpc.StatusCode.INTERNAL if http_status >= 500 else grpc.StatusCode.UNKNOWN
@@ -133,6 +160,7 @@ def from_rest(http_status: int, body: Any, request_id: str) -> AdjudicatorError:
             f"HTTP {http_status} without an error body",
             request_id=request_id,
             http_status=http_status,
+            retry_after=hint,
         )
     details = []
     for raw in error.get("details") or ():
@@ -143,7 +171,8 @@ def from_rest(http_status: int, body: Any, request_id: str) -> AdjudicatorError:
             continue  # a detail we cannot read must not hide the status and message
         details.append(detail)
     code = _STATUS_BY_NAME.get(error.get("status"), fallback)
-    return _from_details(code, str(error.get("message", "")), details, request_id, http_status)
+    message = str(error.get("message", ""))
+    return _from_details(code, message, details, request_id, http_status, hint)
 
 
 def local(code: grpc.StatusCode, message: str, request_id: str) -> AdjudicatorError:

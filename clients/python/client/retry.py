@@ -6,7 +6,12 @@ by default is UNAVAILABLE: over gRPC the status itself (a draining replica, a re
 reset connection), over REST a 503 (draining), a 502 (a proxy that found no replica) or a
 connection error; and CANCELLED, which a draining gRPC server answers (through a proxy) for
 a call it had received but not started; this client never cancels a call itself with that
-status. Everything else (an invalid request, a deadline) answers the same on every attempt.
+status. RESOURCE_EXHAUSTED is retried when its reason says the server is busy for now
+(``SERVER_BUSY``: a wall-time cap under load; ``MEMORY_BUDGET``: the line for heavy calls
+is full), never when it says the request itself is too large or too costly; those answers
+carry the server's retry hint (``grpc-retry-pushback-ms``, ``Retry-After``), and the
+retry waits at least that long. Everything else (an invalid request, a deadline) answers
+the same on every attempt.
 
 Backoff is capped exponential with full jitter, as gRPC's own retry policy: before attempt
 ``n + 1`` the client sleeps a random time in ``[0, min(max_backoff, initial_backoff *
@@ -35,7 +40,8 @@ class RetryPolicy:
     """How often and how patiently a failed call is sent again.
 
     ``max_attempts`` counts the first one (1: never retry; None: until the call's deadline);
-    ``retryable`` holds status names.
+    ``retryable`` holds status names, ``retryable_reasons`` ErrorInfo reasons retried
+    whatever their status (the server's "busy for now").
     """
 
     max_attempts: int | None = None
@@ -43,6 +49,7 @@ class RetryPolicy:
     max_backoff: float = 1.0
     multiplier: float = 2.0
     retryable: frozenset[str] = frozenset({"UNAVAILABLE", "CANCELLED"})
+    retryable_reasons: frozenset[str] = frozenset({"SERVER_BUSY", "MEMORY_BUDGET"})
 
     def __post_init__(self) -> None:
         if self.max_attempts is not None and self.max_attempts < 1:
@@ -121,9 +128,11 @@ class Attempts:
         limit = policy.max_attempts
         if limit is None and self.deadline is None:
             limit = UNTIMED_ATTEMPTS
-        if error.status not in policy.retryable or (limit is not None and self.made >= limit):
+        retryable = error.status in policy.retryable or error.reason in policy.retryable_reasons
+        if not retryable or (limit is not None and self.made >= limit):
             return None
-        delay = self.rng() * policy.backoff_cap(self.made)
+        # the server's hint is when it expects room again: a retry before it is refused too
+        delay = max(self.rng() * policy.backoff_cap(self.made), error.retry_after or 0.0)
         if self.deadline is not None and self.clock() + delay >= self.deadline:
             return None
         return delay

@@ -129,7 +129,8 @@ def _rest_result(
     except ValueError:
         body = None
     if not response.is_success:
-        raise errors.from_rest(response.status_code, body, request_id)
+        hint = response.headers.get("retry-after")
+        raise errors.from_rest(response.status_code, body, request_id, hint)
     if body is None:
         raise errors.AdjudicatorError(
             grpc.StatusCode.INTERNAL,
