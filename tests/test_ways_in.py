@@ -498,3 +498,59 @@ def test_a_snapshot_key_given_twice_is_refused_by_the_real_server(signed_server)
             ("snapshot.seats", "OUT_OF_RANGE")
         ]
         assert http.post("/v1/actions:validate", content=sent, headers=headers).status_code == 200
+
+
+# -- REST's snapshot read straight from the JSON -------------------------------------------
+
+
+def _other_shapes(snapshot: dict) -> Iterator[tuple[str, Any]]:
+    """The edits, and each value in the other forms proto3 JSON allows or refuses: null, a
+    float, an enum by number, an object for a list and a list for an object, a field under
+    both its names, snake_case names."""
+    yield from edits(snapshot)
+    yield "snake_case", snake(snapshot)
+    for name, _edited in _edits_at(snapshot, snapshot, ()):
+        if not name.endswith(" as a string"):
+            continue
+        path = tuple(int(p) if p.isdigit() else p for p in name[: -len(" as a string")].split("."))
+        for new in (None, 1.0, [], {}):
+            yield f"{name[:-12]}={new!r}", _set(snapshot, path, new)
+    yield "turn.phase by number", _set(snapshot, ("turn", "phase"), 2)
+    yield "turn as a list", _set(snapshot, ("turn",), [])
+    yield "seats as an object", _set(snapshot, ("seats",), {})
+    yield "stockCount twice", {**snapshot, "stock_count": snapshot.get("stockCount", 0)}
+    yield "signature null", {**snapshot, "signature": None}
+
+
+@pytest.mark.parametrize("index", range(len(POSITIONS)))
+def test_a_snapshot_read_straight_from_json_is_what_json_format_reads(index):
+    """``read_json`` (REST's way in for a new snapshot) answers only for text that
+    json_format reads without a problem into the message the protobuf reader reads the same
+    engine snapshot from, with no REQUIRED field missing; its output-only check finds what
+    the protobuf one finds. Any other text is read the long way (None), and the ordinary
+    forms, the service's own rendering and its snake_case twin, are read straight."""
+    from samba_adjudicator.engine import check_snapshot
+    from samba_adjudicator.service.codec import convert, required, snapshot_code
+
+    rendered = orjson.loads(
+        orjson.dumps(jsonio.to_dict(convert.snapshot_to_proto(POSITIONS[index])))
+    )
+    assert snapshot_code.read_json(rendered, "snapshot") == POSITIONS[index]
+    assert snapshot_code.read_json(snake(rendered), "snapshot") == POSITIONS[index]
+    straight = 0
+    for name, edited in _other_shapes(rendered):
+        read = snapshot_code.read_json(edited, "snapshot")
+        if read is None:
+            continue
+        straight += 1
+        msg = pb.Snapshot()
+        json_format.ParseDict(edited, msg)  # the oracle: raises on anything it refuses
+        problems: list = required.missing_required(msg, "snapshot")
+        assert problems == [], name
+        assert snapshot_code.read(msg, "snapshot", problems) == read, name
+        assert problems == [], name
+        if not check_snapshot(read):
+            assert snapshot_code.disagreements_json(
+                edited, read, "snapshot"
+            ) == snapshot_code.disagreements(msg, read, "snapshot"), name
+    assert straight > 100
