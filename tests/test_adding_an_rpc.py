@@ -81,7 +81,7 @@ out["example"] = [sorted(example["request"]), example["response"], error]
 out["cli"] = cli._commands().get("count-stock")
 runtime = Runtime(None, Adjudicator(), count_calls=False)
 body = json.dumps(example["request"])
-out["answer"] = runtime.answer(Call("CountStock", body, "rest", json=True)).stock_size
+out["answer"] = runtime.answer(Call("CountStock", body, "rest", json=True)).message.stock_size
 out["clients"] = [inspect.getdoc(c.count_stock).splitlines()[-1] for c in (Client, AsyncClient)]
 test_docs.DOCS = test_schema.DOCS = Path(sys.argv[1])
 test_docs.test_the_endpoint_table_names_every_route_of_the_schema()
