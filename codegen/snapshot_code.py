@@ -26,7 +26,7 @@ from samba_adjudicator.engine.cards import ORDER
 from samba_adjudicator.service.base import pb
 from samba_adjudicator.service.base.descriptors import F
 
-from . import enum_check, json_read, required_walk
+from . import enum_check, required_walk
 from .fields import (
     CARDS,
     DROPS,
@@ -61,8 +61,6 @@ from samba_adjudicator.service.base.descriptors import join
 from samba_adjudicator.service.base.errors import Problems
 from samba_adjudicator.service.codec.paths import CARD_CODES as _CARD_CODES
 from samba_adjudicator.service.codec.paths import cards as _cards_at
-from samba_adjudicator.service.base import pb
-from samba_adjudicator.service.codec.jsonio import decode_dict
 from samba_adjudicator.service.codec.rulesets import ruleset_ref_from_proto, ruleset_ref_to_proto
 from samba_adjudicator.service.codec.snapshot_parts import (
     DROP,
@@ -364,9 +362,6 @@ def source() -> str:
     _writer(out, SNAPSHOT, "_write_Snapshot_head", head)
     _writer(out, SNAPSHOT, "_write_Snapshot_tail", tail)
     compare = _comparer(out, SNAPSHOT, False, set())
-    for t in tables:
-        json_read.reader(out, t)
-    compare_json = json_read.comparer(out, SNAPSHOT, False, set())
     api = [
         "",
         "",
@@ -403,9 +398,8 @@ def source() -> str:
         *[f"    {name!r}: {check}," for name, check in checks.items()],
         "}",
     ]
-    api.append(json_read.API.format(compare=compare_json))
     constants = [f"{name}: Any = {value}" for name, value in out.constants.items()]
-    return "\n".join([HEADER + json_read.HEADER, *constants, *out.lines, *api]) + "\n"
+    return "\n".join([HEADER, *constants, *out.lines, *api]) + "\n"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 """The snapshot's codec, the required walks and the enum checks, written out of the field
 tables at build time by codegen/snapshot_code.py: ``read``, ``write_head`` /
 ``write_tail`` (and ``SIGNATURE``, the field between them), ``missing``, ``disagreements``,
-``read_json`` and ``disagreements_json`` (REST's snapshot, codegen/json_read.py),
 ``WALKS`` and ``ENUM_CHECKS`` (their contracts: that generator's ``source``). The set-up
 (proto/generate.sh) writes the module beside the generated protobuf code; the compiled
 build's staging (setup.py) compiles that same text in this module's place.
@@ -14,10 +13,8 @@ from samba_adjudicator.schema.v1.snapshot_code import (
     SIGNATURE,
     WALKS,
     disagreements,
-    disagreements_json,
     missing,
     read,
-    read_json,
     write_head,
     write_tail,
 )
@@ -27,10 +24,8 @@ __all__ = [
     "SIGNATURE",
     "WALKS",
     "disagreements",
-    "disagreements_json",
     "missing",
     "read",
-    "read_json",
     "write_head",
     "write_tail",
 ]

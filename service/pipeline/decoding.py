@@ -32,7 +32,7 @@ from samba_adjudicator.engine.model import Snapshot
 from samba_adjudicator.engine.problems import Problem
 
 from ..base import errors, pb
-from ..codec import enums, jsonio, required, snapshot_code, wire
+from ..codec import enums, jsonio, required, wire
 from ..i18n.negotiation import DEFAULT
 from .loading import SNAPSHOT, SnapshotLoader, SnapshotSource
 
@@ -169,10 +169,6 @@ def _from_json(
         source = loader.received(snapshot)
     if source is None:
         return (*jsonio.decode_dict(data, message_type), None)
-    if source.loaded is None:  # new: straight into engine values, or None and the long way
-        read = snapshot_code.read_json(snapshot, SNAPSHOT)
-        if read is not None:
-            source = SnapshotSource(source.key, read, snapshot)
     if source.loaded is not None:  # the rest of the request only
         data = {k: v for k, v in data.items() if k != SNAPSHOT}
     return (*jsonio.decode_dict(data, message_type), source)

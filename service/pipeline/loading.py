@@ -92,18 +92,15 @@ def _has_non_finite(value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotSource:
-    """How a transport received a request's snapshot: ``key`` and ``loaded``,
-    the snapshot loaded earlier from that same key, if any (or, with ``given``, just read).
+    """How a transport received a request's snapshot: ``key`` and ``loaded``, the snapshot
+    loaded earlier from that same key, if any.
 
-    With ``loaded`` set the transport has not parsed the snapshot into a message and the
-    request message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
+    With ``loaded`` set the transport has not parsed the snapshot at all and the request
+    message has no ``snapshot``. Loading is a pure function of the key, and it is most of a
     call's cost when a client sends one position several times (candidate moves, pages)."""
 
     key: tuple[str, bytes]
     loaded: Snapshot | None = None
-    #: The JSON object ``loaded`` was just read from (REST: straight into engine values, no
-    #: message between), to be trusted as a new snapshot is.
-    given: dict | None = None
 
 
 class Answer:
@@ -181,10 +178,10 @@ class SnapshotLoader:
         problems = request.problems
         source = request.snapshot if field == SNAPSHOT else None
         snap = source.loaded if source is not None else None
-        fresh = snap is None or source is not None and source.given is not None
+        fresh = snap is None
         if fresh:
-            self._check_signature_present(msg if snap is None else snap, problems, field)
-            snap = snap or convert.snapshot_from_proto(msg, field, problems)
+            self._check_signature_present(msg, problems, field)
+            snap = convert.snapshot_from_proto(msg, field, problems)
         converted = self._actions(snap, actions, problems, check_meld_ids)
         if problems or snap is None:
             raise InvalidInput(
@@ -199,9 +196,7 @@ class SnapshotLoader:
             raise _view_refused(snap, field)
         return snap, converted
 
-    def _check_signature_present(
-        self, msg: pb.Snapshot | Snapshot, problems: Problems, field: str
-    ) -> None:
+    def _check_signature_present(self, msg: pb.Snapshot, problems: Problems, field: str) -> None:
         """Signing on, nothing wrong with the request so far (a snapshot missing a REQUIRED
         field is refused for that instead): the signature must be there and name a key,
         checked before the snapshot is read."""
@@ -240,10 +235,7 @@ class SnapshotLoader:
         its sender learns nothing more), then rendered the service's way and its signature
         verified over that rendering, then its given output-only fields compared with the
         derived ones unless it is that rendering exactly. Unsigned: consistency, then the
-        output-only fields. A snapshot read straight from JSON has no received encoding:
-        its signature is checked over the service's rendering."""
-        if source is not None and source.given is not None:
-            return self._trust_json(snap, field, source.given)
+        output-only fields."""
         if self.signer is None:
             paths.raise_if(paths.prefixed(engine.check_snapshot(snap), field))
         else:
@@ -261,17 +253,6 @@ class SnapshotLoader:
             if given is not None and given[1] == unsigned:
                 return
         paths.raise_if(snapshot_code.disagreements(msg, snap, field))
-
-    def _trust_json(self, snap: Snapshot, field: str, given: dict) -> None:
-        """``_trust`` of a snapshot read from JSON ``given``: the same checks, the same
-        refusals, the signature verified over ``snapshot_bytes.encode`` (what the service
-        signed, were it its own), the given output-only fields compared over the JSON."""
-        inconsistent = paths.prefixed(engine.check_snapshot(snap), field)
-        if self.signer is None:
-            paths.raise_if(inconsistent)
-        elif inconsistent or not self.signer.signs(snapshot_bytes.encode(snap), snap.signature):
-            raise self.signer.invalid(f"{field}.signature")
-        paths.raise_if(snapshot_code.disagreements_json(given, snap, field))
 
     # -- the way out -----------------------------------------------------------------------
     def written(

@@ -122,7 +122,7 @@ def _cache_outcome(r: Request) -> str:
     "" (``samba_snapshot_cache_total``)."""
     if r.snapshot is None:
         return ""
-    return "miss" if r.snapshot.loaded is None or r.snapshot.given is not None else "hit"
+    return "miss" if r.snapshot.loaded is None else "hit"
 
 
 class Runtime:

@@ -94,28 +94,6 @@ def test_json_second_sending_answers_like_the_first():
         assert cli.run(method, body, adjudicator=Adjudicator(), request_id="r") == first
 
 
-def test_a_new_json_snapshot_is_read_straight_into_engine_values():
-    """REST's new snapshot skips the protobuf message (codegen/json_read.py): the request
-    comes without it, the engine snapshot read from the JSON beside it; a form read the
-    long way (an int as a string) keeps the message. Both answer alike, cold or loaded."""
-    adj = Adjudicator()
-    snap = convert.snapshot_to_proto(position())
-    for method, request in pb_requests(snap):
-        data = jsonio.to_dict(request)
-        body = json.dumps(data).encode()
-        r = read(Call(method, body, json=True), adj.snapshots)
-        assert r.snapshot is not None and r.snapshot.given is not None, method
-        assert r.snapshot.loaded == position(), method
-        assert not r.message.HasField("snapshot") and r.carries_snapshot, method
-        data["snapshot"]["ply"] = str(data["snapshot"]["ply"])
-        long_way = json.dumps(data).encode()
-        r = read(Call(method, long_way, json=True), adj.snapshots)
-        assert r.snapshot is not None and r.snapshot.loaded is None, method
-        assert r.message.HasField("snapshot"), method
-        first = cli.run(method, body, adjudicator=Adjudicator(), request_id="r")
-        assert cli.run(method, long_way, adjudicator=Adjudicator(), request_id="r") == first
-
-
 def test_a_snapshot_with_problems_is_never_remembered():
     adj = Adjudicator()
     broken = jsonio.to_dict(convert.snapshot_to_proto(position()))
