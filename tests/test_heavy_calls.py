@@ -431,7 +431,8 @@ def test_rest_heavy_calls_past_the_budget_are_refused_before_their_body_is_read(
     room, the same head waits for its body."""
     srv, dealt, _ = _holding("line-unread")
     try:
-        assert _unsent_body(srv, 900_000) == b""  # room in line: the server waits
+        # The line is filled first, while the moves hold both slots (4.5 s of CPU each): a
+        # 10 s wait for an unsent body first let them end at a CI load (no 429 then).
         body = json.dumps({"snapshot": bad_codes(dealt, LISTING_CODES["rest"])})
         statuses: list[int] = []
 
@@ -455,6 +456,8 @@ def test_rest_heavy_calls_past_the_budget_are_refused_before_their_body_is_read(
             with pytest.raises(AdjudicatorError) as refused:
                 client.call("ListLegalActions", listing)
             assert (refused.value.reason, refused.value.retry_after) == ("MEMORY_BUDGET", 1.0)
+        wait_for(lambda: len(statuses) == 5, timeout=120)  # the line is empty again
+        assert _unsent_body(srv, 900_000) == b""  # room in line: the server waits
     finally:
         srv.close()
 
