@@ -220,8 +220,10 @@ def test_stages_bench_partitions_the_servers_cpu(tmp_path):
         by_leaf = sum(sum(leaves.values()) for leaves in r["leaves_us"].values())
         assert by_thread == pytest.approx(total) and by_leaf == pytest.approx(total)
         assert 0.5 < total / r["measured_us"] < 1.2, r
-    # a new position is read and checked; a loaded one is neither
+    # a new position is read and checked; a loaded one is not (but for its first call)
     loaded, new = (r["stages_us"] for r in rows)
     assert new["checks (signature, consistency, derived fields)"] > 0
-    assert loaded.get("checks (signature, consistency, derived fields)", 0) == 0
+    # (the loaded scenario's first call reads its position: a sample may land there)
+    checks = "checks (signature, consistency, derived fields)"
+    assert loaded.get(checks, 0) < new[checks] / 10, (loaded, new)
     assert "| **sum of the stages** |" in table and "| sum / measured |" in table
