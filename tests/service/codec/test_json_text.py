@@ -7,6 +7,8 @@ import json
 
 import pytest
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from samba_adjudicator.engine.problems import InvalidInput
 from samba_adjudicator.schema.v1 import adjudicator_pb2
@@ -89,3 +91,26 @@ def test_a_compact_text_reads_as_the_reference_reads_it(text):
 def test_a_compact_text_with_a_key_given_twice_is_refused():
     """Writing back what orjson read loses the dropped copy: not the text, so counted."""
     assert _refused_at(b'{"a":1,"b":{"c":1,"c":1}}') == [("b.c", "OUT_OF_RANGE")]
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values, st.booleans())
+def test_loads_reads_every_text_as_json_does_compact_or_not(value, compact):
+    """The compact read (one orjson parse and one writing) against the reference reading,
+    ``json``: the same value for every shape, written compactly or spaced and escaped."""
+    if compact:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    else:
+        text = json.dumps(value, indent=1)
+    assert loads(text.encode("utf-8", "surrogatepass")) == json.loads(text)
